@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim debugfs: /sys/kernel/debug/xmemsim/{hbm,dataram} (block maps)
+ * and files (each open file's allocations).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "xmemsim.h"
+
+static int heap_map_show(struct seq_file *m, void *unused)
+{
+	struct xmemsim_window *w = m->private;
+	struct xmemsim_dev *d = w->dev;
+	struct xmem_heap_block_info *bi;
+	struct xmem_heap_stats st;
+	u32 n, i;
+
+	bi = kvmalloc_array(w->heap.num_blocks, sizeof(*bi), GFP_KERNEL);
+	if (!bi)
+		return -ENOMEM;
+	mutex_lock(&d->lock);
+	n = xmem_heap_dump(&w->heap, bi, w->heap.num_blocks);
+	xmem_heap_get_stats(&w->heap, &st);
+	mutex_unlock(&d->lock);
+
+	seq_printf(m, "# %s pool %#llx+%#llx free %llu allocated %llu unused %llu largest %llu descriptors %u/%u split_refused %llu\n",
+		   w->name, w->heap.base, w->heap.size, st.free_bytes,
+		   st.allocated_bytes, st.unused_bytes, st.largest_free,
+		   st.blocks_in_use, st.num_blocks, st.split_refused);
+	for (i = 0; i < min(n, w->heap.num_blocks); i++)
+		seq_printf(m, "%#018llx %#018llx %12llu %s\n", bi[i].start,
+			   bi[i].aligned, bi[i].size,
+			   bi[i].allocated ? "alloc" : "free");
+	kvfree(bi);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(heap_map);
+
+static int files_show(struct seq_file *m, void *unused)
+{
+	struct xmemsim_dev *d = m->private;
+	struct xmemsim_file *xf;
+	struct xmemsim_alloc_rec *rec;
+
+	mutex_lock(&d->lock);
+	list_for_each_entry(xf, &d->files, node) {
+		seq_printf(m, "file pid %d allocs %u hbm %llu dataram %llu\n",
+			   xf->pid, xf->nr_allocs,
+			   xf->owned_bytes[XMEMSIM_HEAP_HBM],
+			   xf->owned_bytes[XMEMSIM_HEAP_DATARAM]);
+		list_for_each_entry(rec, &xf->allocs, file_node)
+			seq_printf(m, "  %s %#llx size %llu block_end %#llx pins %u maps %u\n",
+				   d->win[rec->heap].name, rec->addr, rec->size,
+				   rec->block_end, rec->pins, rec->maps);
+	}
+	mutex_unlock(&d->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(files);
+
+void xmemsim_debugfs_init(struct xmemsim_dev *d)
+{
+	int i;
+
+	d->debugfs = debugfs_create_dir("xmemsim", NULL);
+	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
+		debugfs_create_file(d->win[i].name, 0444, d->debugfs,
+				    &d->win[i], &heap_map_fops);
+	debugfs_create_file("files", 0444, d->debugfs, d, &files_fops);
+}
+
+void xmemsim_debugfs_fini(struct xmemsim_dev *d)
+{
+	debugfs_remove_recursive(d->debugfs);
+}

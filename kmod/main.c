@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim - a simulated accelerator device memory.
+ *
+ * Module init/exit, the geometry parameters and the misc device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/sched.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "xmemsim.h"
+
+static unsigned long long hbm_base = 0x400000000ULL;
+module_param(hbm_base, ullong, 0444);
+MODULE_PARM_DESC(hbm_base, "Device address of the HBM scratch window (default 16 GiB)");
+
+static unsigned long long hbm_size = 64ULL << 20;
+module_param(hbm_size, ullong, 0444);
+MODULE_PARM_DESC(hbm_size, "Bytes of HBM scratch (default 64 MiB)");
+
+static unsigned long long dataram_base = XMEMSIM_STAGING_LO;
+module_param(dataram_base, ullong, 0444);
+MODULE_PARM_DESC(dataram_base, "Device address of the dataram window (default 0x80000)");
+
+static unsigned long long dataram_size = XMEMSIM_STAGING_HI - XMEMSIM_STAGING_LO;
+module_param(dataram_size, ullong, 0444);
+MODULE_PARM_DESC(dataram_size, "Bytes of dataram (default 64 KiB)");
+
+static unsigned int num_blocks = XMEM_HEAP_DEFAULT_NUM_BLOCKS;
+module_param(num_blocks, uint, 0444);
+MODULE_PARM_DESC(num_blocks, "Descriptors per heap (default 32)");
+
+static unsigned int cores = 2;
+module_param(cores, uint, 0444);
+MODULE_PARM_DESC(cores, "Accelerator cores (default 2)");
+
+#define XMEMSIM_MAX_CORES	64
+
+static bool range_ok(u64 base, u64 size, u64 *end)
+{
+	return size && !check_add_overflow(base, size, end);
+}
+
+/* [a, a_end) and [b, b_end) share a byte */
+static bool ranges_overlap(u64 a, u64 a_end, u64 b, u64 b_end)
+{
+	return a < b_end && b < a_end;
+}
+
+/**
+ * xmemsim_geometry_check() - validate a device geometry
+ * @g: the geometry
+ * @why: set to a human-readable reason on failure
+ *
+ * Every window must be non-empty and not wrap the 64-bit address space, the
+ * heap pools must lie inside their windows, the DMA staging range inside
+ * the dataram window, and the two windows must not overlap and must end
+ * below 2^63, since file offsets are device addresses.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
+{
+	u64 hbm_end, dr_end, pool, pool_end;
+
+	if (!range_ok(g->hbm_base, g->hbm_size, &hbm_end)) {
+		*why = "HBM window is empty or wraps the address space";
+		return -EINVAL;
+	}
+	if (g->hbm_size <= g->hbm_pool_off) {
+		*why = "HBM window too small for its heap pool offset";
+		return -EINVAL;
+	}
+	if (!range_ok(g->dataram_base, g->dataram_size, &dr_end)) {
+		*why = "dataram window is empty or wraps the address space";
+		return -EINVAL;
+	}
+	if (hbm_end - 1 > (u64)LLONG_MAX || dr_end - 1 > (u64)LLONG_MAX) {
+		*why = "windows must end below 2^63 (file offsets are device addresses)";
+		return -EINVAL;
+	}
+	if (ranges_overlap(g->hbm_base, hbm_end, g->dataram_base, dr_end)) {
+		*why = "HBM and dataram windows overlap";
+		return -EINVAL;
+	}
+	pool = g->dataram_base + g->dataram_pool_off;
+	if (g->dataram_pool_off >= g->dataram_size ||
+	    !range_ok(pool, g->dataram_pool_size, &pool_end) ||
+	    pool_end > dr_end) {
+		*why = "dataram heap pool does not fit in the dataram window";
+		return -EINVAL;
+	}
+	if (g->staging_lo >= g->staging_hi || g->staging_lo < g->dataram_base ||
+	    g->staging_hi > dr_end) {
+		*why = "DMA staging range is not inside the dataram window";
+		return -EINVAL;
+	}
+	if (pool_end <= g->staging_lo || pool >= g->staging_hi ||
+	    min(pool_end, g->staging_hi) - max(pool, g->staging_lo) <
+	    XMEMSIM_BOUNCE_SIZE) {
+		*why = "dataram heap pool cannot hold a bounce buffer inside the staging range";
+		return -EINVAL;
+	}
+	if (!g->num_blocks || g->num_blocks > XMEM_HEAP_MAX_NUM_BLOCKS) {
+		*why = "num_blocks must be 1..1048576";
+		return -EINVAL;
+	}
+	if (!g->cores || g->cores > XMEMSIM_MAX_CORES) {
+		*why = "cores must be 1..64";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct xmemsim_dev *xdev;
+
+static int xmemsim_window_init(struct xmemsim_dev *d, struct xmemsim_window *w,
+			       const char *name,
+			       u64 base, u64 size, u64 pool_off, u64 pool_size,
+			       u32 blocks)
+{
+	int ret;
+
+	if (size > SIZE_MAX)
+		return -E2BIG;
+	w->dev = d;
+	w->name = name;
+	w->base = base;
+	w->size = size;
+	w->vaddr = vmalloc_user(size);
+	if (!w->vaddr)
+		return -ENOMEM;
+	ret = xmem_heap_init(&w->heap, base + pool_off, pool_size, blocks,
+			     XMEM_HEAP_TREE);
+	if (ret) {
+		vfree(w->vaddr);
+		w->vaddr = NULL;
+	}
+	return ret;
+}
+
+static void xmemsim_window_fini(struct xmemsim_window *w)
+{
+	if (!w->vaddr)
+		return;
+	xmem_heap_destroy(&w->heap);
+	vfree(w->vaddr);
+	w->vaddr = NULL;
+}
+
+static int xmemsim_open(struct inode *inode, struct file *file)
+{
+	struct xmemsim_file *xf;
+
+	xf = kzalloc(sizeof(*xf), GFP_KERNEL);
+	if (!xf)
+		return -ENOMEM;
+	xf->dev = xdev;
+	xf->pid = task_tgid_nr(current);
+	INIT_LIST_HEAD(&xf->allocs);
+	mutex_lock(&xdev->lock);
+	list_add_tail(&xf->node, &xdev->files);
+	mutex_unlock(&xdev->lock);
+	file->private_data = xf;
+	return 0;
+}
+
+static int xmemsim_release(struct inode *inode, struct file *file)
+{
+	struct xmemsim_file *xf = file->private_data;
+
+	xmemsim_file_release_allocs(xf);
+	kfree(xf);
+	return 0;
+}
+
+static long xmemsim_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	return xmemsim_dispatch(file->private_data, cmd,
+				(void __user *)arg, false);
+}
+
+/* sysfs: /sys/class/misc/xmemsim/{geometry,hbm_used,dataram_used} */
+static ssize_t geometry_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	const struct xmemsim_geometry *g = &xdev->geo;
+
+	struct xmemsim_window *h = &xdev->win[XMEMSIM_HEAP_HBM];
+	struct xmemsim_window *r = &xdev->win[XMEMSIM_HEAP_DATARAM];
+	int n;
+
+	n = sysfs_emit(buf, "hbm %#llx %#llx pool %#llx %#llx\n",
+		       g->hbm_base, g->hbm_size, h->heap.base, h->heap.size);
+	n += sysfs_emit_at(buf, n, "dataram %#llx %#llx pool %#llx %#llx\n",
+			   g->dataram_base, g->dataram_size, r->heap.base,
+			   r->heap.size);
+	n += sysfs_emit_at(buf, n, "staging %#llx %#llx\n", g->staging_lo,
+			   g->staging_hi);
+	n += sysfs_emit_at(buf, n, "num_blocks %u\ncores %u\n", g->num_blocks,
+			   g->cores);
+	return n;
+}
+static DEVICE_ATTR_RO(geometry);
+
+static ssize_t heap_used_show(int heap, char *buf)
+{
+	struct xmem_heap_stats st;
+
+	mutex_lock(&xdev->lock);
+	xmem_heap_get_stats(&xdev->win[heap].heap, &st);
+	mutex_unlock(&xdev->lock);
+	return sysfs_emit(buf, "%llu\n", st.allocated_bytes);
+}
+
+static ssize_t hbm_used_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return heap_used_show(XMEMSIM_HEAP_HBM, buf);
+}
+static DEVICE_ATTR_RO(hbm_used);
+
+static ssize_t dataram_used_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return heap_used_show(XMEMSIM_HEAP_DATARAM, buf);
+}
+static DEVICE_ATTR_RO(dataram_used);
+
+static struct attribute *xmemsim_attrs[] = {
+	&dev_attr_geometry.attr,
+	&dev_attr_hbm_used.attr,
+	&dev_attr_dataram_used.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(xmemsim);
+
+static const struct file_operations xmemsim_fops = {
+	.owner = THIS_MODULE,
+	.open = xmemsim_open,
+	.release = xmemsim_release,
+	.unlocked_ioctl = xmemsim_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.read_iter = xmemsim_read_iter,
+	.write_iter = xmemsim_write_iter,
+	.mmap = xmemsim_mmap,
+	.llseek = default_llseek,
+};
+
+static int __init xmemsim_init(void)
+{
+	struct xmemsim_geometry geo = {
+		.hbm_base = hbm_base,
+		.hbm_size = hbm_size,
+		.hbm_pool_off = XMEMSIM_HBM_POOL_OFF,
+		.dataram_base = dataram_base,
+		.dataram_size = dataram_size,
+		.dataram_pool_off = XMEMSIM_DATARAM_POOL_OFF,
+		.dataram_pool_size = XMEMSIM_DATARAM_POOL_SIZE,
+		.staging_lo = XMEMSIM_STAGING_LO,
+		.staging_hi = XMEMSIM_STAGING_HI,
+		.num_blocks = num_blocks,
+		.cores = cores,
+	};
+	const char *why = NULL;
+	int ret;
+
+	ret = xmemsim_geometry_check(&geo, &why);
+	if (ret) {
+		pr_err("bad geometry: %s\n", why);
+		return ret;
+	}
+
+	xdev = kzalloc(sizeof(*xdev), GFP_KERNEL);
+	if (!xdev)
+		return -ENOMEM;
+	xdev->geo = geo;
+	mutex_init(&xdev->lock);
+	INIT_LIST_HEAD(&xdev->files);
+	xdev->allocs[XMEMSIM_HEAP_HBM] = RB_ROOT;
+	xdev->allocs[XMEMSIM_HEAP_DATARAM] = RB_ROOT;
+
+	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_HBM], "hbm",
+				  geo.hbm_base, geo.hbm_size, geo.hbm_pool_off,
+				  geo.hbm_size - geo.hbm_pool_off,
+				  geo.num_blocks);
+	if (ret)
+		goto err_free;
+	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_DATARAM], "dataram",
+				  geo.dataram_base, geo.dataram_size,
+				  geo.dataram_pool_off, geo.dataram_pool_size,
+				  geo.num_blocks);
+	if (ret)
+		goto err_hbm;
+
+	xdev->misc.minor = MISC_DYNAMIC_MINOR;
+	xdev->misc.name = "xmemsim";
+	xdev->misc.fops = &xmemsim_fops;
+	xdev->misc.mode = 0666;
+	xdev->misc.groups = xmemsim_groups;
+	ret = misc_register(&xdev->misc);
+	if (ret)
+		goto err_dram;
+
+	xmemsim_debugfs_init(xdev);
+	pr_info("HBM %#llx+%#llx, dataram %#llx+%#llx, %u descriptors/heap, %u cores\n",
+		geo.hbm_base, geo.hbm_size, geo.dataram_base, geo.dataram_size,
+		geo.num_blocks, geo.cores);
+	return 0;
+
+err_dram:
+	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
+err_hbm:
+	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
+err_free:
+	kfree(xdev);
+	xdev = NULL;
+	return ret;
+}
+
+static void __exit xmemsim_exit(void)
+{
+	misc_deregister(&xdev->misc);
+	xmemsim_debugfs_fini(xdev);
+	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
+	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
+	kfree(xdev);
+}
+
+module_init(xmemsim_init);
+module_exit(xmemsim_exit);
+
+MODULE_DESCRIPTION("Simulated accelerator device memory");
+MODULE_AUTHOR("xmemsim developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the device geometry checks that decide whether insmod succeeds.
+ */
+#include <kunit/test.h>
+
+#include "../xmemsim.h"
+
+static const struct xmemsim_geometry geo_default = {
+	.hbm_base = 0x400000000ULL,
+	.hbm_size = 64ULL << 20,
+	.hbm_pool_off = XMEMSIM_HBM_POOL_OFF,
+	.dataram_base = XMEMSIM_STAGING_LO,
+	.dataram_size = XMEMSIM_STAGING_HI - XMEMSIM_STAGING_LO,
+	.dataram_pool_off = XMEMSIM_DATARAM_POOL_OFF,
+	.dataram_pool_size = XMEMSIM_DATARAM_POOL_SIZE,
+	.staging_lo = XMEMSIM_STAGING_LO,
+	.staging_hi = XMEMSIM_STAGING_HI,
+	.num_blocks = XMEM_HEAP_DEFAULT_NUM_BLOCKS,
+	.cores = 2,
+};
+
+struct geo_set {
+	size_t off;
+	u8 width;		/* 0: unused, 4 or 8 bytes */
+	u64 val;
+};
+
+struct geo_case {
+	const char *name;
+	struct geo_set set[2];
+	int expect;
+};
+
+#define SET64(field, v) { offsetof(struct xmemsim_geometry, field), 8, (v) }
+#define SET32(field, v) { offsetof(struct xmemsim_geometry, field), 4, (v) }
+
+static const struct geo_case geo_cases[] = {
+	{ "defaults", {}, 0 },
+	{ "hbm empty", { SET64(hbm_size, 0) }, -EINVAL },
+	{ "hbm wraps", { SET64(hbm_base, U64_MAX - 4095) }, -EINVAL },
+	{ "hbm ends at 2^64", { SET64(hbm_base, U64_MAX - (64ULL << 20) + 1) }, -EINVAL },
+	{ "hbm only the pool offset", { SET64(hbm_size, XMEMSIM_HBM_POOL_OFF) }, -EINVAL },
+	{ "hbm overlaps dataram", { SET64(hbm_base, 0x88000) }, -EINVAL },
+	{ "hbm at 2^63", { SET64(hbm_base, 1ULL << 63) }, -EINVAL },
+	{ "hbm ends at 2^63", { SET64(hbm_base, (1ULL << 63) - (64ULL << 20)) }, 0 },
+	{ "hbm starts where dataram ends", { SET64(hbm_base, XMEMSIM_STAGING_HI) }, 0 },
+	{ "hbm ends where dataram starts",
+	  { SET64(hbm_base, 0), SET64(hbm_size, XMEMSIM_STAGING_LO) }, 0 },
+	{ "hbm ends one byte into dataram",
+	  { SET64(hbm_base, 0), SET64(hbm_size, XMEMSIM_STAGING_LO + 1) }, -EINVAL },
+	{ "dataram smaller than its pool", { SET64(dataram_size, 0x4000) }, -EINVAL },
+	{ "staging outside dataram", { SET64(dataram_base, 0x90000) }, -EINVAL },
+	{ "no descriptors", { SET32(num_blocks, 0) }, -EINVAL },
+	{ "2^20 descriptors", { SET32(num_blocks, XMEM_HEAP_MAX_NUM_BLOCKS) }, 0 },
+	{ "2^20+1 descriptors", { SET32(num_blocks, XMEM_HEAP_MAX_NUM_BLOCKS + 1) }, -EINVAL },
+	{ "no cores", { SET32(cores, 0) }, -EINVAL },
+	{ "65 cores", { SET32(cores, 65) }, -EINVAL },
+};
+
+static void geo_apply(struct xmemsim_geometry *g, const struct geo_set *s)
+{
+	void *p = (u8 *)g + s->off;
+
+	if (s->width == 8)
+		*(u64 *)p = s->val;
+	else if (s->width == 4)
+		*(u32 *)p = s->val;
+}
+
+static void geo_case_desc(const struct geo_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(geo, geo_cases, geo_case_desc);
+
+static void geometry_check_test(struct kunit *test)
+{
+	const struct geo_case *c = test->param_value;
+	struct xmemsim_geometry g = geo_default;
+	const char *why = NULL;
+	int ret;
+
+	geo_apply(&g, &c->set[0]);
+	geo_apply(&g, &c->set[1]);
+	ret = xmemsim_geometry_check(&g, &why);
+	KUNIT_EXPECT_EQ(test, ret, c->expect);
+	if (c->expect)
+		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+}
+
+static struct kunit_case geometry_cases[] = {
+	KUNIT_CASE_PARAM(geometry_check_test, geo_gen_params),
+	{}
+};
+
+static struct kunit_suite geometry_suite = {
+	.name = "xmemsim_geometry",
+	.test_cases = geometry_cases,
+};
+
+kunit_test_suite(geometry_suite);

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xmemsim internals shared by the module's files.
+ */
+#ifndef XMEMSIM_INTERNAL_H
+#define XMEMSIM_INTERNAL_H
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+
+#include "../uapi/xmemsim.h"
+#include "xmem_heap.h"
+
+#define XMEMSIM_HBM_POOL_OFF		0x228
+#define XMEMSIM_DATARAM_POOL_OFF	0x42c
+#define XMEMSIM_DATARAM_POOL_SIZE	0x4000
+#define XMEMSIM_STAGING_LO		0x80000
+#define XMEMSIM_STAGING_HI		0x90000
+#define XMEMSIM_BOUNCE_SIZE		4096
+
+/* The device's shape, from module parameters; checked before use. */
+struct xmemsim_geometry {
+	u64 hbm_base;
+	u64 hbm_size;
+	u64 hbm_pool_off;
+	u64 dataram_base;
+	u64 dataram_size;
+	u64 dataram_pool_off;
+	u64 dataram_pool_size;
+	u64 staging_lo;
+	u64 staging_hi;
+	u32 num_blocks;
+	u32 cores;
+};
+
+int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
+
+struct xmemsim_dev;
+
+/* One window of device memory and the heap that manages its pool. */
+struct xmemsim_window {
+	struct xmemsim_dev *dev;
+	const char *name;
+	u64 base;		/* device address of byte 0 */
+	u64 size;
+	void *vaddr;		/* vmalloc_user() backing */
+	struct xmem_heap heap;
+};
+
+/*
+ * Locking rules
+ *
+ * xmemsim_dev.lock (a mutex) protects both heaps, every allocation record
+ * (the per-heap address index and each file's list) and the records' pin
+ * and map counts. It is never held across copy_{to,from}_user() or any
+ * other access that can fault on user memory: ioctl arguments are copied
+ * before the lock is taken and results after it is dropped, and the data
+ * plane pins the records it copies to or from, drops the lock, copies, and
+ * unpins. ->mmap() runs with mmap_lock held and takes dev->lock inside it,
+ * so the only order is mmap_lock -> dev->lock. A pinned or mapped record
+ * cannot be freed (-EBUSY); a file's records go when the file is released,
+ * when nothing can hold a pin or a mapping any more.
+ */
+struct xmemsim_dev {
+	struct miscdevice misc;
+	struct xmemsim_geometry geo;
+	struct mutex lock;		/* see "Locking rules" above */
+	struct xmemsim_window win[XMEMSIM_NUM_HEAPS];
+	struct rb_root allocs[XMEMSIM_NUM_HEAPS];	/* records by address */
+	struct list_head files;				/* open files */
+	u64 bounce_failures;
+	struct dentry *debugfs;
+};
+
+/* One open file of /dev/xmemsim. */
+struct xmemsim_file {
+	struct xmemsim_dev *dev;
+	struct list_head node;		/* in dev->files */
+	struct list_head allocs;	/* this file's records */
+	u64 owned_bytes[XMEMSIM_NUM_HEAPS];
+	u32 nr_allocs;
+	pid_t pid;
+};
+
+/* One live allocation, owned by one open file. */
+struct xmemsim_alloc_rec {
+	struct rb_node node;		/* in dev->allocs[heap], by addr */
+	struct list_head file_node;	/* in owner->allocs */
+	struct xmemsim_file *owner;
+	u64 addr;			/* aligned address handed out */
+	u64 size;			/* bytes asked for: the accessible range */
+	u64 block_end;			/* end of the heap block behind it */
+	u32 heap;
+	u32 pins;			/* data-plane copies in flight */
+	u32 maps;			/* live VMAs */
+};
+
+/* ioctl.c: the command table both front ends use */
+long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
+		      void __user *uarg, bool nonblock);
+void xmemsim_file_release_allocs(struct xmemsim_file *xf);
+
+/* window.c: the data plane */
+void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr);
+struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
+					   u64 addr);
+int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
+		      struct xmemsim_alloc_rec **recp);
+void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
+ssize_t xmemsim_read_iter(struct kiocb *iocb, struct iov_iter *to);
+ssize_t xmemsim_write_iter(struct kiocb *iocb, struct iov_iter *from);
+int xmemsim_mmap(struct file *file, struct vm_area_struct *vma);
+int xmemsim_heap_of(struct xmemsim_dev *d, u64 addr);
+
+/* debugfs.c */
+void xmemsim_debugfs_init(struct xmemsim_dev *d);
+void xmemsim_debugfs_fini(struct xmemsim_dev *d);
+
+#endif /* XMEMSIM_INTERNAL_H */

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# make check: every test xmemsim has, then the kernel-code gates.
+#
+#  1. scripts/deps.sh
+#  2. userspace build; host tests; host tests again under ASan/UBSan
+#  3. KUnit suites in UML (scripts/kunit.sh)
+#  4. VM test suite under KASAN/lockdep/kmemleak (scripts/vm.sh)
+#  5. checkpatch --strict, sparse (C=2) and W=1 on kmod/ and uapi/, and a
+#     build against Debian's linux-headers-6.1
+#
+# Each TAP "ok"/"not ok" line, each KUnit case and each gate counts once.
+# A stage that dies without results counts as one failure. The last line is
+# "N passed, N failed, N skipped"; the exit status is non-zero on any failure.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+RES=$REPO/build/results
+rm -rf "$RES"
+mkdir -p "$RES"
+JOBS=${JOBS:-$(nproc)}
+CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
+
+pass=0 fail=0 skip=0
+t0=$(date +%s)
+
+stage() { echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
+
+# count_tap FILE LABEL: add a TAP file's results to the totals.
+count_tap() {
+	local f=$1 label=$2 p fl s
+	p=$(grep -cE '^ok ' "$f" | head -1)
+	s=$(grep -cE '^ok .*# *(SKIP|skip)' "$f" | head -1)
+	fl=$(grep -cE '^not ok ' "$f" | head -1)
+	p=$((p - s))
+	echo "$label: $p passed, $fl failed, $s skipped"
+	grep -E '^not ok ' "$f" | sed 's/^/  /'
+	pass=$((pass + p)) fail=$((fail + fl)) skip=$((skip + s))
+	[ $((p + fl + s)) -gt 0 ]
+}
+
+gate() {	# gate NAME: one counted result from the last command's status
+	if [ "$1" -eq 0 ]; then
+		pass=$((pass + 1)); echo "ok - $2"
+	else
+		fail=$((fail + 1)); echo "not ok - $2"
+	fi
+}
+
+stage "dependencies"
+bash scripts/deps.sh || { echo "deps.sh failed"; exit 1; }
+
+stage "userspace build and host tests"
+for variant in "build" "build/asan SAN=1"; do
+	set -- $variant
+	o=$1; shift
+	label=host${1:+-asan}
+	if make -s -j"$JOBS" O="$o" "$@" userspace >"$RES/$label-build.log" 2>&1; then
+		make -s O="$o" "$@" host-tests >"$RES/$label.log" 2>&1
+		cat "$o"/results/*.tap >"$RES/$label.tap" 2>/dev/null
+		# a binary that died before its plan line
+		for t in "$o"/results/*.tap; do
+			[ -f "$t" ] || continue
+			grep -q '^1\.\.' "$t" || echo "not ok - $(basename "$t" .tap): died before its plan" >>"$RES/$label.tap"
+		done
+		count_tap "$RES/$label.tap" "$label" || { gate 1 "$label: no tests ran"; }
+	else
+		cat "$RES/$label-build.log"
+		gate 1 "$label: userspace build"
+	fi
+done
+
+stage "KUnit (UML)"
+if KUNIT_OUT=$RES/kunit.log bash scripts/kunit.sh >/dev/null 2>"$RES/kunit.err"; then
+	kr=0
+else
+	kr=1
+fi
+line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$RES/kunit.log" | tail -1)
+if [ -n "$line" ]; then
+	kp=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	kf=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+	kc=$(echo "$line" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
+	ks=$(echo "$line" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
+	kp=${kp:-0} kf=$(( ${kf:-0} + ${kc:-0} )) ks=${ks:-0}
+	echo "kunit: $kp passed, $kf failed, $ks skipped"
+	grep -E '\[(FAILED|CRASHED)\]' "$RES/kunit.log" | sed 's/^/  /'
+	pass=$((pass + kp)) fail=$((fail + kf)) skip=$((skip + ks))
+	[ $kr -ne 0 ] && [ "$kf" -eq 0 ] && gate 1 "kunit: kunit.py failed"
+else
+	tail -n 40 "$RES/kunit.err" "$RES/kunit.log" 2>/dev/null
+	gate 1 "kunit: no results"
+fi
+
+stage "VM tests (qemu, KASAN + lockdep + kmemleak)"
+bash scripts/vm.sh >"$RES/vm.tap" 2>"$RES/vm.err"
+vr=$?
+count_tap "$RES/vm.tap" "vm" || true
+if [ $vr -ne 0 ]; then
+	tail -n 60 "$RES/vm.err"
+	gate 1 "vm: the guest run failed (rc=$vr, see build/results/vm.err)"
+fi
+
+stage "kernel-code gates"
+SRC=$(bash scripts/kernel.sh src)
+VM=$(bash scripts/kernel.sh vm)
+KFILES=$(ls kmod/*.[ch] kmod/tests/*.[ch] kmod/*/*.[ch] uapi/*.h 2>/dev/null | sort -u)
+"$SRC/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types -f $KFILES \
+	>"$RES/checkpatch.log" 2>&1
+[ -s "$RES/checkpatch.log" ] && cat "$RES/checkpatch.log"
+gate $([ -s "$RES/checkpatch.log" ] && echo 1 || echo 0) "checkpatch --strict, no findings"
+
+lintsrc=$CACHE/mod-lint
+rm -rf "$lintsrc" && mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
+make -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
+wr=$?
+grep -E 'warning:|error:' "$RES/w1.log"
+gate $([ $wr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/w1.log" && echo 0 || echo 1) "W=1 build, no warnings"
+make -C "$VM" M="$lintsrc" C=2 modules >"$RES/sparse.log" 2>&1
+sr=$?
+grep -E 'warning:|error:' "$RES/sparse.log"
+gate $([ $sr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/sparse.log" && echo 0 || echo 1) "sparse (C=2), no warnings"
+
+HDR=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -1)
+if [ -n "$HDR" ]; then
+	distsrc=$CACHE/mod-distro
+	rm -rf "$distsrc" && mkdir -p "$distsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$distsrc/"
+	make -C "$HDR" M="$distsrc" modules >"$RES/distro.log" 2>&1 &&
+		[ -f "$distsrc/kmod/xmemsim.ko" ]
+	dr=$?
+	[ $dr -ne 0 ] && tail -n 30 "$RES/distro.log"
+	gate $dr "module builds against $(basename "$HDR")"
+else
+	skip=$((skip + 1)); echo "ok - distro headers build # SKIP no linux-headers-6.1"
+fi
+
+echo
+echo "make check took $(( $(date +%s) - t0 )) s"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

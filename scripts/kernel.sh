@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Build (or reuse) the kernels xmemsim runs in, from Debian's linux-source-6.1.
+#
+#   scripts/kernel.sh src   extract the source into the cache, link kmod/ in
+#   scripts/kernel.sh uml   UML KUnit kernel (kunit.py build)
+#   scripts/kernel.sh vm    x86_64 test-VM kernel from scripts/vm.config
+#
+# Cache: $XMEMSIM_CACHE (default ~/.cache/xmemsim). Everything is keyed by the
+# source package version; the VM kernel also by the hash of its fragment. A
+# call with nothing to do returns in well under a second.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
+JOBS=${JOBS:-$(nproc)}
+VER=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
+[ -n "$VER" ] || { echo "kernel.sh: linux-source-6.1 missing; run scripts/deps.sh" >&2; exit 1; }
+
+SRC=$CACHE/linux-$VER
+UML=$CACHE/uml-$VER
+VM=$CACHE/vm-$VER
+
+mkdir -p "$CACHE"
+# Locks: one for the shared source tree, one per build directory, so two
+# runs never build in one directory at once (kunit.sh takes the UML lock
+# around its runs too), while a cached VM kernel stays usable during a UML
+# build.
+lock() { exec 9>"$CACHE/.lock-$1"; flock 9; }
+
+log() { echo "kernel.sh: $*" >&2; }
+
+src() {
+	exec 8>"$CACHE/.lock-src"
+	flock 8
+	if [ ! -f "$SRC/.xmemsim-extracted" ]; then
+		log "extracting linux-source-6.1 $VER into $SRC"
+		rm -rf "$SRC" "$SRC.tmp"
+		mkdir -p "$SRC.tmp"
+		tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$SRC.tmp" --strip-components=1
+		touch "$SRC.tmp/.xmemsim-extracted"
+		mv "$SRC.tmp" "$SRC"
+	fi
+	# Link this checkout in as drivers/misc/xmemsim so the UML build sees
+	# kmod/ with its Kconfig (re-pointed at whichever checkout calls us).
+	ln -sfn "$REPO" "$SRC/drivers/misc/xmemsim"
+	grep -q 'xmemsim/kmod/Kconfig' "$SRC/drivers/misc/Kconfig" ||
+		echo 'source "drivers/misc/xmemsim/kmod/Kconfig"' >>"$SRC/drivers/misc/Kconfig"
+	grep -q 'xmemsim/' "$SRC/drivers/misc/Makefile" ||
+		echo 'obj-y += xmemsim/' >>"$SRC/drivers/misc/Makefile"
+	flock -u 8
+}
+
+uml() {
+	src
+	lock uml
+	log "UML KUnit kernel in $UML"
+	mkdir -p "$UML"
+	(cd "$SRC" && python3 tools/testing/kunit/kunit.py build --arch=um \
+		--build_dir="$UML" --kunitconfig="$REPO/kmod/tests" --jobs="$JOBS") \
+		>"$UML.build.log" 2>&1 || {
+		tail -n 60 "$UML.build.log" >&2
+		log "UML build failed (log: $UML.build.log)"
+		return 1
+	}
+}
+
+vm() {
+	src
+	lock vm
+	local hash
+	hash=$( (cat "$REPO/scripts/vm.config"; echo "$VER") | sha256sum | cut -c1-16)
+	if [ -f "$VM/arch/x86/boot/bzImage" ] && [ -f "$VM/Module.symvers" ] &&
+		[ "$(cat "$VM/.xmemsim-hash" 2>/dev/null)" = "$hash" ]; then
+		echo "$VM"
+		return 0
+	fi
+	log "building the test-VM kernel in $VM (config $hash)"
+	mkdir -p "$VM"
+	rm -f "$VM/.xmemsim-hash"
+	{
+		make -C "$SRC" O="$VM" ARCH=x86_64 tinyconfig &&
+		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$VM" \
+			"$VM/.config" "$REPO/scripts/vm.config" &&
+		make -C "$SRC" O="$VM" ARCH=x86_64 olddefconfig
+	} >"$VM.build.log" 2>&1 || { tail -n 40 "$VM.build.log" >&2; return 1; }
+	local bad=0 line
+	while read -r line; do
+		case "$line" in CONFIG_*) ;; *) continue ;; esac
+		grep -qx "$line" "$VM/.config" || { log "option lost in olddefconfig: $line"; bad=1; }
+	done <"$REPO/scripts/vm.config"
+	[ $bad -eq 0 ] || return 1
+	make -C "$SRC" O="$VM" ARCH=x86_64 -j"$JOBS" >>"$VM.build.log" 2>&1 || {
+		tail -n 60 "$VM.build.log" >&2
+		log "VM kernel build failed (log: $VM.build.log)"
+		return 1
+	}
+	echo "$hash" >"$VM/.xmemsim-hash"
+	echo "$VM"
+}
+
+case "${1:-}" in
+src) src; echo "$SRC" ;;
+uml) uml; echo "$UML" ;;
+vm) vm ;;
+paths) printf 'SRC=%s\nUML=%s\nVM=%s\n' "$SRC" "$UML" "$VM" ;;
+*) echo "usage: $0 src|uml|vm|paths" >&2; exit 2 ;;
+esac

@@ -1,0 +1,7 @@
+# Host unit tests of shared test infrastructure (the heap reference model).
+MODEL_OBJS := $(O)/tests/model/xmem_model.o
+XCFLAGS += -I$(CURDIR)/tests/model
+HOST_TESTS += $(O)/tests/host/test_xmem_model
+
+$(O)/tests/host/test_%: $(O)/tests/host/test_%.o $(MODEL_OBJS)
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS)

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tap.h - the smallest test harness that can honestly count.
+ *
+ * Each test binary prints TAP: "ok N - name" or "not ok N - name" per test,
+ * then the plan "1..N". scripts/check.sh counts those lines across every
+ * binary, so a test that crashes before printing its plan is a failure too.
+ *
+ *	TEST(parse_rejects_zero_size) { ... CHECK(x == 3); ... }
+ *	int main(void) { return tap_run(); }
+ *
+ * CHECK() records a failure and continues; REQUIRE() records it and leaves
+ * the current test. Diagnostics go to stdout as "# ..." lines.
+ */
+#ifndef XMEMSIM_TAP_H
+#define XMEMSIM_TAP_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tap_test {
+	const char *name;
+	void (*fn)(void);
+	struct tap_test *next;
+};
+
+static struct tap_test *tap_head, **tap_tail = &tap_head;
+static int tap_cur_failed;
+
+static inline void tap_register(struct tap_test *t)
+{
+	*tap_tail = t;
+	tap_tail = &t->next;
+}
+
+#define TEST(name)							\
+	static void test_##name(void);					\
+	static struct tap_test tap_t_##name = { #name, test_##name, NULL }; \
+	__attribute__((constructor)) static void tap_reg_##name(void)	\
+	{ tap_register(&tap_t_##name); }				\
+	static void test_##name(void)
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		tap_cur_failed = 1;					\
+	}								\
+} while (0)
+
+#define REQUIRE(cond) do {						\
+	if (!(cond)) {							\
+		printf("#   %s:%d: required: %s\n", __FILE__, __LINE__, #cond); \
+		tap_cur_failed = 1;					\
+		return;							\
+	}								\
+} while (0)
+
+#define CHECK_EQ_U64(a, b) do {						\
+	unsigned long long _a = (a), _b = (b);				\
+	if (_a != _b) {							\
+		printf("#   %s:%d: %s == %s: %llu != %llu\n", __FILE__, __LINE__, \
+		       #a, #b, _a, _b);					\
+		tap_cur_failed = 1;					\
+	}								\
+} while (0)
+
+#define CHECK_STR(a, b) do {						\
+	const char *_a = (a), *_b = (b);				\
+	if (!_a || !_b || strcmp(_a, _b)) {				\
+		printf("#   %s:%d: %s == %s: \"%s\" != \"%s\"\n", __FILE__, \
+		       __LINE__, #a, #b, _a ? _a : "(null)", _b ? _b : "(null)"); \
+		tap_cur_failed = 1;					\
+	}								\
+} while (0)
+
+static inline int tap_run(void)
+{
+	struct tap_test *t;
+	const char *only = getenv("TAP_ONLY");
+	int n = 0, failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (t = tap_head; t; t = t->next) {
+		if (only && !strstr(t->name, only))
+			continue;
+		tap_cur_failed = 0;
+		t->fn();
+		n++;
+		printf("%sok %d - %s\n", tap_cur_failed ? "not " : "", n, t->name);
+		failed += tap_cur_failed;
+	}
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}
+
+#endif /* XMEMSIM_TAP_H */

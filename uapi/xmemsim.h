@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * xmemsim: the user ABI of /dev/xmemsim, a simulated accelerator memory.
+ *
+ * One header for the kernel module and every user of the device. Rules that
+ * hold for every command:
+ *  - all fields are fixed width and naturally aligned; structs have no
+ *    implicit padding (the module checks every size with BUILD_BUG_ON);
+ *  - every field named reserved*, and every flag bit not defined here, must
+ *    be zero or the command fails with -EINVAL;
+ *  - outputs are written only when the command succeeds, with one
+ *    exception: heap commands also write @status (the xmem status code) when
+ *    the heap itself refused the request, so callers see why;
+ *  - an unknown command fails with -ENOTTY.
+ *
+ * Device addresses are 64-bit. The HBM scratch window and the dataram window
+ * live in one device address space and never overlap; the file offset of
+ * pread()/pwrite() is a device address, and mmap() maps one allocation whose
+ * device address is given as the offset.
+ */
+#ifndef _UAPI_XMEMSIM_H
+#define _UAPI_XMEMSIM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define XMEMSIM_ABI_VERSION	1
+#define XMEMSIM_IOC_MAGIC	0xB9
+
+/* Heaps */
+#define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
+#define XMEMSIM_HEAP_DATARAM	1	/* on-core dataram window */
+#define XMEMSIM_NUM_HEAPS	2
+
+/* xmem status codes, reported beside the errno */
+#define XMEMSIM_XMEM_OK			0
+#define XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS	(-97)	/* -ENOENT */
+#define XMEMSIM_XMEM_INVALID_ARGS	(-98)	/* -EINVAL */
+#define XMEMSIM_XMEM_ILLEGAL_ALIGN	(-99)	/* -EINVAL */
+#define XMEMSIM_XMEM_ALLOC_FAILED	(-100)	/* -ENOMEM */
+
+/* Copy methods (the seed's data_transfer_method_table) */
+#define XMEMSIM_COPY_C_MEMCPY	0
+#define XMEMSIM_COPY_VEC_MEMCPY	1
+#define XMEMSIM_COPY_DMA	2	/* through a 4 KiB dataram bounce buffer */
+
+/* XMEMSIM_IOC_GET_INFO: the device's geometry and limits. */
+struct xmemsim_info {
+	__u32 abi_version;
+	__u32 num_heaps;
+	__u32 cores;
+	__u32 num_blocks;		/* descriptors per heap */
+	__u64 hbm_base;			/* HBM scratch window */
+	__u64 hbm_size;
+	__u64 hbm_pool_base;		/* HBM heap pool */
+	__u64 hbm_pool_size;
+	__u64 dataram_base;		/* dataram window */
+	__u64 dataram_size;
+	__u64 dataram_pool_base;	/* dataram heap pool */
+	__u64 dataram_pool_size;
+	__u64 staging_lo;		/* DMA staging range [lo, hi) */
+	__u64 staging_hi;
+	__u64 stack_default;		/* STACK_ALLOC size 0 means this */
+	__u64 stack_max;
+	__u32 bounce_size;		/* DMA bounce buffer */
+	__u32 default_align;		/* HEAP_ALLOC align 0 means this */
+	__u64 reserved[8];
+};
+
+/* XMEMSIM_IOC_HEAP_ALLOC */
+#define XMEMSIM_ALLOC_ZERO	0x1U	/* clear the bytes handed out */
+#define XMEMSIM_ALLOC_FLAGS	(XMEMSIM_ALLOC_ZERO)
+
+struct xmemsim_alloc {
+	__u32 heap;		/* in: XMEMSIM_HEAP_* */
+	__u32 flags;		/* in: XMEMSIM_ALLOC_* */
+	__u64 size;		/* in: bytes, > 0 */
+	__u64 align;		/* in: power of two, 0 = 64 */
+	__u64 addr;		/* out: device address */
+	__s32 status;		/* out: xmem status */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_HEAP_FREE */
+struct xmemsim_free {
+	__u32 heap;		/* in */
+	__u32 flags;		/* in: none defined */
+	__u64 addr;		/* in: the address HEAP_ALLOC returned */
+	__s32 status;		/* out: xmem status */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_HEAP_STATS */
+struct xmemsim_heap_stats {
+	__u32 heap;		/* in */
+	__u32 reserved0;
+	__u64 pool_base;	/* out, from here on */
+	__u64 pool_size;
+	__u64 free_bytes;
+	__u64 allocated_bytes;	/* whole blocks handed out, slack included */
+	__u64 unused_bytes;	/* alignment slack inside allocated blocks */
+	__u64 largest_free;	/* largest free block */
+	__u64 split_refused;	/* splits skipped: no spare descriptor */
+	__u64 owned_bytes;	/* allocated_bytes held by this open file */
+	__u32 num_blocks;	/* descriptor pool */
+	__u32 blocks_in_use;
+	__u32 free_blocks;
+	__u32 alloc_blocks;
+	__u64 reserved[4];
+};
+
+/* XMEMSIM_IOC_HEAP_DUMP: the heap's blocks in address order. */
+#define XMEMSIM_BLOCK_ALLOCATED	0x1U
+#define XMEMSIM_BLOCK_OWNED	0x2U	/* allocated by this file */
+
+struct xmemsim_block {
+	__u64 start;		/* true start of the block */
+	__u64 aligned;		/* address handed out (start if free) */
+	__u64 size;		/* whole block */
+	__u32 flags;		/* XMEMSIM_BLOCK_* */
+	__u32 reserved;
+};
+
+struct xmemsim_heap_dump {
+	__u32 heap;		/* in */
+	__u32 capacity;		/* in: entries at @blocks */
+	__u64 blocks;		/* in: user pointer to struct xmemsim_block[] */
+	__u32 count;		/* out: blocks in the heap (may be > capacity) */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_STACK_ALLOC: an HBM stack, 64-byte aligned. */
+#define XMEMSIM_STACK_DEFAULT	4196
+#define XMEMSIM_STACK_MAX	0x400000
+
+struct xmemsim_stack_alloc {
+	__u64 size;		/* in: 0 = XMEMSIM_STACK_DEFAULT, <= MAX */
+	__u64 addr;		/* out */
+	__s32 status;		/* out: xmem status */
+	__u32 flags;		/* in: none defined */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_COPY: both ranges owned by the caller, not overlapping. */
+struct xmemsim_copy {
+	__u64 src;
+	__u64 dst;
+	__u64 len;
+	__u32 method;		/* XMEMSIM_COPY_* */
+	__u32 flags;		/* none defined */
+	__u64 reserved[2];
+};
+
+#define XMEMSIM_IOC_GET_INFO	_IOR(XMEMSIM_IOC_MAGIC, 0x00, struct xmemsim_info)
+#define XMEMSIM_IOC_HEAP_ALLOC	_IOWR(XMEMSIM_IOC_MAGIC, 0x01, struct xmemsim_alloc)
+#define XMEMSIM_IOC_HEAP_FREE	_IOWR(XMEMSIM_IOC_MAGIC, 0x02, struct xmemsim_free)
+#define XMEMSIM_IOC_HEAP_STATS	_IOWR(XMEMSIM_IOC_MAGIC, 0x03, struct xmemsim_heap_stats)
+#define XMEMSIM_IOC_HEAP_DUMP	_IOWR(XMEMSIM_IOC_MAGIC, 0x04, struct xmemsim_heap_dump)
+#define XMEMSIM_IOC_STACK_ALLOC	_IOWR(XMEMSIM_IOC_MAGIC, 0x05, struct xmemsim_stack_alloc)
+#define XMEMSIM_IOC_COPY	_IOW(XMEMSIM_IOC_MAGIC, 0x06, struct xmemsim_copy)
+
+#endif /* _UAPI_XMEMSIM_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dramplan - plan a model's DRAM tensors; re-check a plan.
+ *
+ *   dramplan [options] MODEL.json          report, PLAN.json and SVG
+ *   dramplan --format=minimalloc [options] PROBLEM.csv   offsets CSV
+ *   dramplan verify PLAN.json              independent re-check
+ *   dramplan verify --format=minimalloc SOLUTION.csv
+ *
+ * Bad input gives one message on stderr and exit status 1; no output file
+ * is written unless everything succeeded (outputs go to temporary files
+ * renamed into place at the very end).  Usage errors exit with 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dramplan.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: dramplan [options] MODEL.json\n"
+"       dramplan --format=minimalloc [options] PROBLEM.csv\n"
+"       dramplan verify [--format=minimalloc] PLAN.json|SOLUTION.csv\n"
+"\n"
+"  -o, --output FILE             plan JSON / solution CSV\n"
+"                                (default ./<name>.plan.json, ./<name>.solution.csv)\n"
+"      --svg FILE                SVG chart (default ./<name>.svg)\n"
+"      --no-svg                  do not write the chart\n"
+"      --format json|minimalloc  input format (default: json)\n"
+"      --allreduce-buffer-size MIB  CC buffer limit in MiB, -1 = auto (default 500)\n"
+"      --dram-size MIB           DRAM ceiling per core in MiB (default 16384)\n"
+"      --dram-page-size N        accepted for compatibility: the SBUF GCA granule;\n"
+"                                DRAM alignment stays a hard 4096\n"
+"      --disable-dram-allocation build the pipeline without the DRAM passes\n"
+"      --capacity BYTES          (minimalloc) fail if a buffer does not fit below\n"
+"      --order best|simplify|size|area|start  (minimalloc) order (default best)\n"
+"      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
+"  -q, --quiet                   no report on stdout\n"
+"  -h, --help\n");
+}
+
+enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
+       O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "svg", required_argument, NULL, O_SVG },
+	{ "no-svg", no_argument, NULL, O_NOSVG },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "allreduce-buffer-size", required_argument, NULL, O_CC },
+	{ "dram-size", required_argument, NULL, O_DRAM },
+	{ "dram-page-size", required_argument, NULL, O_PAGE },
+	{ "disable-dram-allocation", no_argument, NULL, O_DISABLE },
+	{ "capacity", required_argument, NULL, O_CAP },
+	{ "order", required_argument, NULL, O_ORDER },
+	{ "tensors", no_argument, NULL, O_TENSORS },
+	{ "no-tensors", no_argument, NULL, O_NOTENSORS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_i64(const char *opt, const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || !*s || *end) {
+		fprintf(stderr, "dramplan: %s: \"%s\" is not an integer\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* ./<basename without extension><suffix> */
+static char *default_out(const char *in, const char *suffix)
+{
+	const char *base = strrchr(in, '/');
+	const char *dot;
+	size_t n;
+	char *s;
+
+	base = base ? base + 1 : in;
+	dot = strrchr(base, '.');
+	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	s = malloc(n + strlen(suffix) + 1);
+	if (!s)
+		abort();
+	memcpy(s, base, n);
+	strcpy(s + n, suffix);
+	return s;
+}
+
+struct out {
+	const char *path;
+	char *tmp;
+	FILE *f;
+};
+
+static int out_open(struct out *o, const char *path)
+{
+	int fd;
+
+	o->path = path;
+	o->tmp = malloc(strlen(path) + 16);
+	if (!o->tmp)
+		abort();
+	sprintf(o->tmp, "%s.tmp.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		fprintf(stderr, "dramplan: %s: cannot create: %s\n", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(o->tmp);
+		}
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int out_close(struct out *o)
+{
+	int bad = ferror(o->f);
+
+	if (fclose(o->f) || bad) {
+		fprintf(stderr, "dramplan: %s: write error\n", o->path);
+		return -1;
+	}
+	o->f = NULL;
+	return 0;
+}
+
+static void out_abort(struct out *o)
+{
+	if (o->f)
+		fclose(o->f);
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+	}
+	o->f = NULL;
+	o->tmp = NULL;
+}
+
+static int out_commit(struct out *o)
+{
+	int rc = rename(o->tmp, o->path);
+
+	if (rc)
+		fprintf(stderr, "dramplan: %s: %s\n", o->path, strerror(errno));
+	free(o->tmp);
+	o->tmp = NULL;
+	return rc;
+}
+
+static int cmd_verify(int json, const char *path)
+{
+	struct dp_err e = { "" };
+
+	if (json) {
+		struct dp_plan *p = dp_plan_load_json(path, &e);
+		size_t n = 0;
+		uint32_t ci;
+
+		if (!p || dp_verify(p, path, &e)) {
+			fprintf(stderr, "dramplan: verify: %s\n", e.msg);
+			dp_plan_free(p);
+			return 1;
+		}
+		for (ci = 0; ci < p->ncores; ci++)
+			n += p->core[ci].n;
+		printf("%s: OK: %u core%s, %zu DRAM tensors; interfering tensors disjoint, 4 KiB aligned, floor 0x%llx respected, CC region and shared addresses consistent\n",
+		       path, p->ncores, p->ncores == 1 ? "" : "s", n,
+		       (unsigned long long)p->floor);
+		dp_plan_free(p);
+		return 0;
+	} else {
+		struct dp_csv *c = dp_csv_load(path, &e);
+
+		if (!c || dp_csv_verify(c, &e)) {
+			fprintf(stderr, "dramplan: verify: %s\n", e.msg);
+			dp_csv_free(c);
+			return 1;
+		}
+		printf("%s: OK: %zu buffers, no two live buffers overlap; peak %llu, lower bound %llu\n",
+		       path, c->n, (unsigned long long)dp_csv_peak(c),
+		       (unsigned long long)dp_csv_lower_bound(c));
+		dp_csv_free(c);
+		return 0;
+	}
+}
+
+static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
+			  const char *order, int quiet)
+{
+	static const char *const names[] = { "simplify", "size", "area", "start" };
+	struct dp_err e = { "" };
+	struct dp_place_stats st = { 0 };
+	struct dp_csv *c = dp_csv_load(in, &e);
+	enum dp_order used = DP_ORDER_SIMPLIFY;
+	char *def = NULL;
+	struct out o = { 0 };
+	double t0 = dp_now(), t;
+	uint64_t peak, lb;
+	int rc;
+
+	if (!c) {
+		fprintf(stderr, "dramplan: %s\n", e.msg);
+		return 1;
+	}
+	if (!strcmp(order, "best")) {
+		rc = dp_csv_solve_best(c, cap, &st, &used, &e);
+	} else {
+		int k;
+
+		for (k = 0; k < 4 && strcmp(order, names[k]); k++)
+			;
+		if (k == 4) {
+			fprintf(stderr, "dramplan: --order: unknown order \"%s\"\n", order);
+			dp_csv_free(c);
+			return 2;
+		}
+		used = k;
+		rc = dp_csv_solve(c, cap, used, &st, &e);
+	}
+	t = dp_now() - t0;
+	if (rc || dp_csv_verify(c, &e)) {
+		fprintf(stderr, "dramplan: %s\n", e.msg);
+		dp_csv_free(c);
+		return 1;
+	}
+	if (!outp)
+		outp = def = default_out(in, ".solution.csv");
+	if (out_open(&o, outp) || dp_csv_write(c, o.f) || out_close(&o) ||
+	    out_commit(&o)) {
+		out_abort(&o);
+		free(def);
+		dp_csv_free(c);
+		return 1;
+	}
+	peak = dp_csv_peak(c);
+	lb = dp_csv_lower_bound(c);
+	if (!quiet)
+		printf("%s: %zu buffers, order %s: peak %llu, lower bound %llu, ratio %.3f (%.3f s); wrote %s\n",
+		       in, c->n, names[used], (unsigned long long)peak,
+		       (unsigned long long)lb, lb ? (double)peak / lb : 1.0, t, outp);
+	free(def);
+	dp_csv_free(c);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct dp_opts o;
+	struct dp_err e = { "" };
+	const char *outp = NULL, *svgp = NULL, *order = "best";
+	int json = 1, nosvg = 0, quiet = 0, tensors = -1, verify = 0, c;
+	uint64_t cap = 0;
+	long long v;
+
+	dp_opts_default(&o);
+	if (argc > 1 && !strcmp(argv[1], "verify")) {
+		verify = 1;
+		argv++;
+		argc--;
+	}
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outp = optarg; break;
+		case O_SVG: svgp = optarg; break;
+		case O_NOSVG: nosvg = 1; break;
+		case O_FORMAT:
+			if (!strcmp(optarg, "json")) {
+				json = 1;
+			} else if (!strcmp(optarg, "minimalloc") || !strcmp(optarg, "csv")) {
+				json = 0;
+			} else {
+				fprintf(stderr, "dramplan: --format: unknown format \"%s\" (json or minimalloc)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_CC:
+			if (parse_i64("--allreduce-buffer-size", optarg, &v))
+				return 2;
+			if (v < -1) {
+				fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
+				return 2;
+			}
+			o.cc_mib = v;
+			break;
+		case O_DRAM:
+			if (parse_i64("--dram-size", optarg, &v))
+				return 2;
+			if (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21)) {
+				fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
+				return 2;
+			}
+			o.dram_mib = v;
+			break;
+		case O_PAGE:
+			if (parse_i64("--dram-page-size", optarg, &v))
+				return 2;
+			if (v <= 0) {
+				fprintf(stderr, "dramplan: --dram-page-size: must be positive\n");
+				return 2;
+			}
+			o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
+			break;
+		case O_DISABLE: o.disable_dram = 1; break;
+		case O_CAP:
+			if (parse_i64("--capacity", optarg, &v))
+				return 2;
+			if (v <= 0) {
+				fprintf(stderr, "dramplan: --capacity: must be positive\n");
+				return 2;
+			}
+			cap = v;
+			break;
+		case O_ORDER: order = optarg; break;
+		case O_TENSORS: tensors = 1; break;
+		case O_NOTENSORS: tensors = 0; break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (verify)
+		return cmd_verify(json, argv[optind]);
+	if (!json)
+		return cmd_minimalloc(argv[optind], outp, cap, order, quiet);
+
+	{
+		const char *in = argv[optind];
+		struct dp_model *m = dp_model_load_json(in, &e);
+		struct dp_plan *p = NULL;
+		char *logbuf = NULL, *def_out = NULL, *def_svg = NULL;
+		size_t loglen = 0, n = 0;
+		struct out po = { 0 }, so = { 0 };
+		FILE *log;
+		uint32_t ci;
+		int rc = 1;
+
+		if (!m) {
+			fprintf(stderr, "dramplan: %s\n", e.msg);
+			return 1;
+		}
+		log = open_memstream(&logbuf, &loglen);
+		if (!log)
+			abort();
+		fprintf(log, "dramplan: model '%s' (%s), %u core%s\n", m->name, in,
+			m->nc, m->nc == 1 ? "" : "s");
+		p = dp_plan_model(m, &o, log, &e);
+		if (!p || dp_verify(p, in, &e)) {
+			fprintf(stderr, "dramplan: %s\n", e.msg);
+			goto out;
+		}
+		if (!outp)
+			outp = def_out = default_out(in, ".plan.json");
+		if (!svgp && !nosvg)
+			svgp = def_svg = default_out(in, ".svg");
+		if (out_open(&po, outp) || dp_plan_write_json(p, po.f) || out_close(&po))
+			goto out;
+		if (!nosvg && (out_open(&so, svgp) || dp_plan_write_svg(p, so.f) ||
+			       out_close(&so)))
+			goto out;
+		if (out_commit(&po) || (!nosvg && out_commit(&so)))
+			goto out;
+		for (ci = 0; ci < p->ncores; ci++)
+			n += p->core[ci].n;
+		if (tensors < 0)
+			tensors = n <= 200;
+		fclose(log);
+		log = NULL;
+		if (!quiet) {
+			fwrite(logbuf, 1, loglen, stdout);
+			dp_plan_write_report(p, stdout, tensors);
+			printf("wrote plan %s%s%s\n", outp, nosvg ? "" : ", chart ",
+			       nosvg ? "" : svgp);
+		}
+		rc = 0;
+out:
+		out_abort(&po);
+		out_abort(&so);
+		if (log)
+			fclose(log);
+		free(logbuf);
+		free(def_out);
+		free(def_svg);
+		dp_plan_free(p);
+		dp_model_free(m);
+		return rc;
+	}
+}
