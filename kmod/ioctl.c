@@ -356,10 +356,10 @@ static int cmd_copy(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	    check_add_overflow(c->dst, c->len, &dend))
 		return -EINVAL;
 
-	ret = xmemsim_pin_range(xf, c->src, c->len, &srec);
+	ret = xmemsim_pin_range(xf, c->src, c->len, false, &srec);
 	if (ret)
 		return ret;
-	ret = xmemsim_pin_range(xf, c->dst, c->len, &drec);
+	ret = xmemsim_pin_range(xf, c->dst, c->len, false, &drec);
 	if (ret)
 		goto unpin_src;
 	if (c->src < dend && c->dst < send) {
@@ -456,6 +456,7 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_heap_dump) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_stack_alloc) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_copy) != 48);
+	BUILD_BUG_ON(sizeof(struct xmemsim_uring_cmd) != 16);
 
 	for (i = 0; i < ARRAY_SIZE(xmemsim_cmds); i++) {
 		if (xmemsim_cmds[i].cmd == cmd) {

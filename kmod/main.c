@@ -169,6 +169,8 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	list_add_tail(&xf->node, &xdev->files);
 	mutex_unlock(&xdev->lock);
 	file->private_data = xf;
+	/* read/write_iter honour IOCB_NOWAIT: io_uring may issue inline */
+	file->f_mode |= FMODE_NOWAIT;
 	return 0;
 }
 
@@ -252,6 +254,7 @@ static const struct file_operations xmemsim_fops = {
 	.read_iter = xmemsim_read_iter,
 	.write_iter = xmemsim_write_iter,
 	.mmap = xmemsim_mmap,
+	.uring_cmd = xmemsim_uring_cmd,
 	.llseek = default_llseek,
 };
 

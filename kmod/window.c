@@ -63,13 +63,14 @@ struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
  * @xf: the caller
  * @addr: device address
  * @len: bytes, > 0
+ * @nowait: fail with -EAGAIN rather than wait for dev->lock
  * @recp: the allocation holding the range, pinned against free
  *
  * Return: 0, -EINVAL if the range wraps, -EACCES if it is not inside one
- * allocation of @xf.
+ * allocation of @xf, -EAGAIN (only if @nowait).
  */
 int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
-		      struct xmemsim_alloc_rec **recp)
+		      bool nowait, struct xmemsim_alloc_rec **recp)
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec;
@@ -81,7 +82,10 @@ int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 	heap = xmemsim_heap_of(d, addr);
 	if (heap < 0)
 		return -EACCES;
-	mutex_lock(&d->lock);
+	if (!nowait)
+		mutex_lock(&d->lock);
+	else if (!mutex_trylock(&d->lock))
+		return -EAGAIN;
 	rec = xmemsim_rec_find(d, heap, addr);
 	if (rec && rec->owner == xf && end <= rec->addr + rec->size) {
 		rec->pins++;
@@ -111,7 +115,8 @@ static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
 		return 0;
 	if (iocb->ki_pos < 0)
 		return -EINVAL;
-	ret = xmemsim_pin_range(xf, iocb->ki_pos, len, &rec);
+	ret = xmemsim_pin_range(xf, iocb->ki_pos, len,
+				iocb->ki_flags & IOCB_NOWAIT, &rec);
 	if (ret)
 		return ret;
 	kaddr = xmemsim_kaddr(xf->dev, rec->heap, iocb->ki_pos);

@@ -55,7 +55,8 @@
  * address, augmented with the largest block size in each subtree
  * (subtree_max, as mm/vmalloc.c), and an rbtree of allocated blocks by
  * aligned address. XMEM_HEAP_CHECKED keeps both, searches both, and on any
- * difference warns once, counts it in mismatches and follows the list.
+ * difference logs it, counts it in mismatches, WARNs the first time on
+ * that heap and follows the list.
  * Every mode also links all blocks in address order (physical neighbours,
  * O(1) to maintain); it gives the tree path its coalescing neighbours in
  * O(1) and gives dump and verify one address-ordered walk in every mode.
@@ -161,8 +162,10 @@ static void xh_mismatch(struct xmem_heap *h, const char *what, u64 tree,
 			u64 list)
 {
 	h->mismatches++;
-	WARN_ONCE(1, "xmem_heap: %s differs: tree %#llx, list %#llx\n",
-		  what, tree, list);
+	pr_err_ratelimited("xmem_heap: %s differs: tree %#llx, list %#llx\n",
+			   what, tree, list);
+	WARN(!h->mismatch_warned, "xmem_heap: tree and list disagree\n");
+	h->mismatch_warned = true;
 }
 
 static u64 xh_addr_or_none(const struct xmem_heap_block *b)

@@ -105,12 +105,16 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 		      void __user *uarg, bool nonblock);
 void xmemsim_file_release_allocs(struct xmemsim_file *xf);
 
+/* uring.c */
+struct io_uring_cmd;
+int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
+
 /* window.c: the data plane */
 void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr);
 struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
 					   u64 addr);
 int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
-		      struct xmemsim_alloc_rec **recp);
+		      bool nowait, struct xmemsim_alloc_rec **recp);
 void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 ssize_t xmemsim_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t xmemsim_write_iter(struct kiocb *iocb, struct iov_iter *from);

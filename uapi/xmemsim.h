@@ -154,6 +154,17 @@ struct xmemsim_copy {
 	__u64 reserved[2];
 };
 
+/*
+ * io_uring: IORING_OP_URING_CMD with sqe->cmd_op set to any XMEMSIM_IOC_*
+ * number and this struct in the SQE's 16-byte command area. The command's
+ * argument struct lives in user memory at @arg, exactly as for ioctl(),
+ * and cqe->res carries 0 or the negative errno ioctl() would have given.
+ */
+struct xmemsim_uring_cmd {
+	__u64 arg;		/* user pointer to the command's struct */
+	__u64 reserved;
+};
+
 #define XMEMSIM_IOC_GET_INFO	_IOR(XMEMSIM_IOC_MAGIC, 0x00, struct xmemsim_info)
 #define XMEMSIM_IOC_HEAP_ALLOC	_IOWR(XMEMSIM_IOC_MAGIC, 0x01, struct xmemsim_alloc)
 #define XMEMSIM_IOC_HEAP_FREE	_IOWR(XMEMSIM_IOC_MAGIC, 0x02, struct xmemsim_free)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libxmemsim.h"
 #include "tap.h"
@@ -72,37 +73,32 @@ static void dump_line(FILE *f, const struct xm_heap *h)
 	fprintf(f, "\n");
 }
 
-TEST(random_trace_matches_the_reference_model)
-{
-	static const char *names[2] = { "hbm", "dataram" };
-	static uint64_t live[2][MAXLIVE];
-	struct xmemsim_info in;
-	struct xmemsim_heap_stats st;
-	struct xm_heap h[2];
-	uint32_t nlive[2] = { 0, 0 };
-	const char *env = getenv("XMEMSIM_SEED");
-	long ops = getenv("XMEMSIM_OPS") ? atol(getenv("XMEMSIM_OPS")) : 10000;
-	uint64_t seed = env ? strtoull(env, NULL, 0) : 20261130;
-	FILE *trace, *exp, *got;
-	char a[1 << 16], b[1 << 16];
-	long i, line = 0, bad = 0;
-	int fd = xms_open(NULL);
+static const char *names[2] = { "hbm", "dataram" };
+static uint64_t live[2][MAXLIVE];
 
-	REQUIRE(fd >= 0);
-	REQUIRE(xms_get_info(fd, &in) == 0);
-	/* the model starts from empty heaps: so must the device */
-	printf("# seed %" PRIu64 ", %ld commands\n", seed, ops);
+/*
+ * Write a trace of ops commands to /tmp/replay.in and the model's answers
+ * to /tmp/replay.expect. The trace depends on the seed only; refused[]
+ * seeds the model's split_refused counters with the device's.
+ */
+static int generate(const struct xmemsim_info *in, uint64_t seed, long ops,
+		    const uint64_t refused[2])
+{
+	uint32_t nlive[2] = { 0, 0 };
+	struct xm_heap h[2];
+	FILE *trace, *exp;
+	long i;
+
 	rng = seed | 1;
-	REQUIRE(xm_init(&h[0], in.hbm_pool_base, in.hbm_pool_size, in.num_blocks) == 0);
-	REQUIRE(xm_init(&h[1], in.dataram_pool_base, in.dataram_pool_size, in.num_blocks) == 0);
-	for (i = 0; i < 2; i++) {
-		REQUIRE(xms_stats(fd, i, &st) == 0 && st.free_bytes == st.pool_size);
-		/* split_refused counts since the module loaded */
-		h[i].split_refused = st.split_refused;
-	}
+	if (xm_init(&h[0], in->hbm_pool_base, in->hbm_pool_size, in->num_blocks) ||
+	    xm_init(&h[1], in->dataram_pool_base, in->dataram_pool_size, in->num_blocks))
+		return -1;
+	h[0].split_refused = refused[0];
+	h[1].split_refused = refused[1];
 	trace = fopen("/tmp/replay.in", "w");
 	exp = fopen("/tmp/replay.expect", "w");
-	REQUIRE(trace && exp);
+	if (!trace || !exp)
+		return -1;
 
 	for (i = 0; i < ops; i++) {
 		unsigned int hp = next() % 4 == 0;	/* a quarter on dataram */
@@ -156,11 +152,21 @@ TEST(random_trace_matches_the_reference_model)
 	}
 	fclose(trace);
 	fclose(exp);
-	REQUIRE(system("xmemctl replay < /tmp/replay.in > /tmp/replay.out") == 0);
+	xm_destroy(&h[0]);
+	xm_destroy(&h[1]);
+	return 0;
+}
 
-	exp = fopen("/tmp/replay.expect", "r");
-	got = fopen("/tmp/replay.out", "r");
-	REQUIRE(exp && got);
+/* Lines of /tmp/replay.out that differ from /tmp/replay.expect, or -1. */
+static long compare(long *lines)
+{
+	static char a[1 << 16], b[1 << 16];
+	FILE *exp = fopen("/tmp/replay.expect", "r");
+	FILE *got = fopen("/tmp/replay.out", "r");
+	long line = 0, bad = 0;
+
+	if (!exp || !got)
+		return -1;
 	while (fgets(a, sizeof(a), exp)) {
 		line++;
 		if (!fgets(b, sizeof(b), got)) {
@@ -175,16 +181,53 @@ TEST(random_trace_matches_the_reference_model)
 		printf("#   extra output: %s", b);
 		bad++;
 	}
-	printf("# %ld lines compared, %ld differ\n", line, bad);
-	CHECK(bad == 0);
-	CHECK(line == ops);
 	fclose(exp);
 	fclose(got);
+	*lines = line;
+	return bad;
+}
+
+static void replay_through(const char *how)
+{
+	struct xmemsim_info in;
+	struct xmemsim_heap_stats st;
+	uint64_t refused[2];
+	const char *env = getenv("XMEMSIM_SEED");
+	long ops = getenv("XMEMSIM_OPS") ? atol(getenv("XMEMSIM_OPS")) : 10000;
+	uint64_t seed = env ? strtoull(env, NULL, 0) : 20261130;
+	char cmd[256];
+	long lines = 0, bad;
+	int fd = xms_open(NULL), i;
+
+	REQUIRE(fd >= 0);
+	REQUIRE(xms_get_info(fd, &in) == 0);
+	for (i = 0; i < 2; i++) {
+		/* the model starts from empty heaps: so must the device */
+		REQUIRE(xms_stats(fd, i, &st) == 0 && st.free_bytes == st.pool_size);
+		refused[i] = st.split_refused;	/* counted since load */
+	}
+	printf("# seed %" PRIu64 ", %ld commands, %s\n", seed, ops, how);
+	REQUIRE(generate(&in, seed, ops, refused) == 0);
+	snprintf(cmd, sizeof(cmd), "xmemctl %s replay < /tmp/replay.in > /tmp/replay.out", how);
+	REQUIRE(system(cmd) == 0);
+	bad = compare(&lines);
+	printf("# %ld lines compared, %ld differ\n", lines, bad);
+	CHECK(bad == 0);
+	CHECK(lines == ops);
 	/* xmemctl exited: the device freed what it held */
 	CHECK(xms_stats(fd, 0, &st) == 0 && st.free_bytes == st.pool_size &&
 	      st.unused_bytes == 0 && st.free_blocks == 1);
-	xm_destroy(&h[0]);
-	xm_destroy(&h[1]);
+	close(fd);
+}
+
+TEST(random_trace_through_ioctl_matches_the_reference_model)
+{
+	replay_through("");
+}
+
+TEST(random_trace_through_io_uring_matches_the_reference_model)
+{
+	replay_through("--uring");
 }
 
 int main(void)

@@ -3,6 +3,7 @@
  * libxmemsim: thin wrappers over the /dev/xmemsim ioctls.
  */
 #include <errno.h>
+#include <liburing.h>
 #include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,9 +13,114 @@
 
 #include "libxmemsim.h"
 
-static int ioctl_ret(int ret)
+#define MAX_ATTACHED 1024
+static struct xms_ring *attached[MAX_ATTACHED];
+
+int xms_attach_ring(int fd, struct xms_ring *r)
 {
-	return ret < 0 ? -errno : 0;
+	if (fd < 0 || fd >= MAX_ATTACHED)
+		return -EINVAL;
+	attached[fd] = r;
+	return 0;
+}
+
+int xms_cmd(int fd, unsigned long cmd, void *arg)
+{
+	struct xms_ring *r = fd >= 0 && fd < MAX_ATTACHED ? attached[fd] : NULL;
+	struct xms_result res;
+	int ret;
+
+	if (!r)
+		return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+	ret = xms_ring_queue(r, cmd, arg, 0);
+	if (!ret)
+		ret = xms_ring_submit(r);
+	if (ret < 0)
+		return ret;
+	ret = xms_ring_reap(r, &res, 1, 1);
+	if (ret < 0)
+		return ret;
+	return res.res;
+}
+
+int xms_ring_init(struct xms_ring *r, int fd, unsigned int entries)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->ring = calloc(1, sizeof(*r->ring));
+	if (!r->ring)
+		return -ENOMEM;
+	ret = io_uring_queue_init(entries, r->ring, 0);
+	if (ret < 0) {
+		free(r->ring);
+		r->ring = NULL;
+		return ret;
+	}
+	r->fd = fd;
+	r->entries = entries;
+	return 0;
+}
+
+void xms_ring_exit(struct xms_ring *r)
+{
+	if (!r->ring)
+		return;
+	io_uring_queue_exit(r->ring);
+	free(r->ring);
+	r->ring = NULL;
+}
+
+int xms_ring_queue(struct xms_ring *r, unsigned long cmd, void *arg,
+		   uint64_t tag)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(r->ring);
+	struct xmemsim_uring_cmd uc = { .arg = (uint64_t)(uintptr_t)arg };
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, r->fd, NULL, 0, 0);
+	sqe->cmd_op = (uint32_t)cmd;	/* overlays off: set after the prep */
+	memcpy(sqe->cmd, &uc, sizeof(uc));
+	io_uring_sqe_set_data64(sqe, tag);
+	r->queued++;
+	return 0;
+}
+
+int xms_ring_submit(struct xms_ring *r)
+{
+	int ret = io_uring_submit(r->ring);
+
+	if (ret < 0)
+		return ret;
+	r->queued -= (unsigned int)ret <= r->queued ? (unsigned int)ret : r->queued;
+	r->inflight += ret;
+	return ret;
+}
+
+int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
+		  unsigned int min)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int n = 0;
+	int ret;
+
+	while (n < max) {
+		if (n < min)
+			ret = io_uring_wait_cqe(r->ring, &cqe);
+		else
+			ret = io_uring_peek_cqe(r->ring, &cqe);
+		if (ret == -EAGAIN)
+			break;
+		if (ret < 0)
+			return n ? (int)n : ret;
+		res[n].tag = io_uring_cqe_get_data64(cqe);
+		res[n].res = cqe->res;
+		io_uring_cqe_seen(r->ring, cqe);
+		r->inflight--;
+		n++;
+	}
+	return (int)n;
 }
 
 int xms_open(const char *path)
@@ -31,7 +137,7 @@ int xms_close(int fd)
 
 int xms_get_info(int fd, struct xmemsim_info *info)
 {
-	return ioctl_ret(ioctl(fd, XMEMSIM_IOC_GET_INFO, info));
+	return xms_cmd(fd, XMEMSIM_IOC_GET_INFO, info);
 }
 
 int xms_alloc(int fd, unsigned int heap, uint64_t size, uint64_t align,
@@ -41,7 +147,7 @@ int xms_alloc(int fd, unsigned int heap, uint64_t size, uint64_t align,
 		.heap = heap, .flags = flags, .size = size, .align = align,
 		.status = 1,
 	};
-	int ret = ioctl_ret(ioctl(fd, XMEMSIM_IOC_HEAP_ALLOC, &a));
+	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_ALLOC, &a);
 
 	if (status && a.status != 1)
 		*status = a.status;
@@ -53,7 +159,7 @@ int xms_alloc(int fd, unsigned int heap, uint64_t size, uint64_t align,
 int xms_free(int fd, unsigned int heap, uint64_t addr, int *status)
 {
 	struct xmemsim_free f = { .heap = heap, .addr = addr, .status = 1 };
-	int ret = ioctl_ret(ioctl(fd, XMEMSIM_IOC_HEAP_FREE, &f));
+	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_FREE, &f);
 
 	if (status && f.status != 1)
 		*status = f.status;
@@ -63,7 +169,7 @@ int xms_free(int fd, unsigned int heap, uint64_t addr, int *status)
 int xms_stats(int fd, unsigned int heap, struct xmemsim_heap_stats *st)
 {
 	struct xmemsim_heap_stats s = { .heap = heap };
-	int ret = ioctl_ret(ioctl(fd, XMEMSIM_IOC_HEAP_STATS, &s));
+	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_STATS, &s);
 
 	if (!ret)
 		*st = s;
@@ -77,7 +183,7 @@ int xms_dump(int fd, unsigned int heap, struct xmemsim_block *blocks,
 		.heap = heap, .capacity = cap,
 		.blocks = (uint64_t)(uintptr_t)blocks,
 	};
-	int ret = ioctl_ret(ioctl(fd, XMEMSIM_IOC_HEAP_DUMP, &d));
+	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_DUMP, &d);
 
 	if (!ret && count)
 		*count = d.count;
@@ -87,7 +193,7 @@ int xms_dump(int fd, unsigned int heap, struct xmemsim_block *blocks,
 int xms_stack_alloc(int fd, uint64_t size, uint64_t *addr, int *status)
 {
 	struct xmemsim_stack_alloc a = { .size = size, .status = 1 };
-	int ret = ioctl_ret(ioctl(fd, XMEMSIM_IOC_STACK_ALLOC, &a));
+	int ret = xms_cmd(fd, XMEMSIM_IOC_STACK_ALLOC, &a);
 
 	if (status && a.status != 1)
 		*status = a.status;
@@ -103,7 +209,36 @@ int xms_copy(int fd, uint64_t src, uint64_t dst, uint64_t len,
 		.src = src, .dst = dst, .len = len, .method = method,
 	};
 
-	return ioctl_ret(ioctl(fd, XMEMSIM_IOC_COPY, &c));
+	return xms_cmd(fd, XMEMSIM_IOC_COPY, &c);
+}
+
+/* IORING_OP_READ/WRITE on an attached ring; -ENOSYS when none is. */
+static ssize_t ring_rw(int fd, uint64_t addr, void *buf, size_t len, int write)
+{
+	struct xms_ring *r = fd >= 0 && fd < MAX_ATTACHED ? attached[fd] : NULL;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	ssize_t ret;
+
+	if (!r)
+		return -ENOSYS;
+	sqe = io_uring_get_sqe(r->ring);
+	if (!sqe)
+		return -EBUSY;
+	if (write)
+		io_uring_prep_write(sqe, fd, buf, len, addr);
+	else
+		io_uring_prep_read(sqe, fd, buf, len, addr);
+	io_uring_sqe_set_data64(sqe, 0);
+	ret = io_uring_submit_and_wait(r->ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(r->ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(r->ring, cqe);
+	return ret;
 }
 
 int xms_read(int fd, uint64_t addr, void *buf, size_t len)
@@ -112,6 +247,9 @@ int xms_read(int fd, uint64_t addr, void *buf, size_t len)
 
 	if (addr > INT64_MAX)
 		return -EINVAL;
+	n = ring_rw(fd, addr, buf, len, 0);
+	if (n != -ENOSYS)
+		return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
 	n = pread(fd, buf, len, (off_t)addr);
 	if (n < 0)
 		return -errno;
@@ -124,6 +262,9 @@ int xms_write(int fd, uint64_t addr, const void *buf, size_t len)
 
 	if (addr > INT64_MAX)
 		return -EINVAL;
+	n = ring_rw(fd, addr, (void *)buf, len, 1);
+	if (n != -ENOSYS)
+		return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
 	n = pwrite(fd, buf, len, (off_t)addr);
 	if (n < 0)
 		return -errno;

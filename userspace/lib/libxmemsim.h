@@ -40,6 +40,46 @@ int xms_copy(int fd, uint64_t src, uint64_t dst, uint64_t len,
 int xms_read(int fd, uint64_t addr, void *buf, size_t len);
 int xms_write(int fd, uint64_t addr, const void *buf, size_t len);
 
+/*
+ * The one path every command wrapper takes: ioctl(), or a ring attached to
+ * fd with xms_attach_ring() (one command submitted and reaped at a time,
+ * same results). Returns 0 or -errno.
+ */
+int xms_cmd(int fd, unsigned long cmd, void *arg);
+
+/*
+ * Batched commands over io_uring. Queue any number of commands (each with
+ * a tag of the caller's choosing), submit them with one system call, and
+ * reap their results in completion order. A queued command's argument
+ * struct must stay valid until its result has been reaped.
+ */
+struct io_uring;
+struct xms_ring {
+	struct io_uring *ring;
+	int fd;
+	unsigned int entries;
+	unsigned int queued;	/* queued, not yet submitted */
+	unsigned int inflight;	/* submitted, not yet reaped */
+};
+
+struct xms_result {
+	uint64_t tag;
+	int res;		/* 0 or -errno, as ioctl() would give */
+};
+
+int xms_ring_init(struct xms_ring *r, int fd, unsigned int entries);
+void xms_ring_exit(struct xms_ring *r);
+/* -EBUSY when the submission queue is full: submit (and reap) first. */
+int xms_ring_queue(struct xms_ring *r, unsigned long cmd, void *arg,
+		   uint64_t tag);
+/* Submits what is queued; returns how many or -errno. */
+int xms_ring_submit(struct xms_ring *r);
+/* Waits for at least min results, returns up to max of them (or -errno). */
+int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
+		  unsigned int min);
+/* Route fd's commands through r (NULL: back to ioctl). */
+int xms_attach_ring(int fd, struct xms_ring *r);
+
 /* Name of an xmem status code ("ALLOC_FAILED", ...). */
 const char *xms_status_name(int status);
 /* Heap id from "hbm"/"dataram"/"0"/"1"; -EINVAL if unknown. */

@@ -24,7 +24,9 @@ static const char *dev_path;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: xmemctl [--dev PATH] COMMAND [ARGS]\n"
+		"usage: xmemctl [--dev PATH] [--uring] COMMAND [ARGS]\n"
+		"  --uring                       send every command through io_uring\n"
+		"                                (IORING_OP_URING_CMD, IORING_OP_READ/WRITE)\n"
 		"  info                          geometry and limits\n"
 		"  alloc HEAP SIZE [ALIGN]       allocate (freed again when xmemctl exits)\n"
 		"  free HEAP ADDR                free\n"
@@ -332,11 +334,19 @@ static int replay(int fd, FILE *in, FILE *out)
 
 int main(int argc, char **argv)
 {
-	int fd, rc, i = 1;
+	struct xms_ring ring = { 0 };
+	int fd, rc, i = 1, uring = 0;
 
-	if (i + 1 < argc && !strcmp(argv[i], "--dev")) {
-		dev_path = argv[i + 1];
-		i += 2;
+	for (;;) {
+		if (i + 1 < argc && !strcmp(argv[i], "--dev")) {
+			dev_path = argv[i + 1];
+			i += 2;
+		} else if (i < argc && !strcmp(argv[i], "--uring")) {
+			uring = 1;
+			i++;
+		} else {
+			break;
+		}
 	}
 	if (i >= argc) {
 		usage(stderr);
@@ -352,12 +362,26 @@ int main(int argc, char **argv)
 			XMEMSIM_DEFAULT_PATH, strerror(-fd));
 		return 1;
 	}
+	if (uring) {
+		rc = xms_ring_init(&ring, fd, 8);
+		if (!rc)
+			rc = xms_attach_ring(fd, &ring);
+		if (rc) {
+			fprintf(stderr, "xmemctl: io_uring: %s\n", strerror(-rc));
+			xms_close(fd);
+			return 1;
+		}
+	}
 	if (!strcmp(argv[i], "replay") && argc == i + 1) {
 		rc = replay(fd, stdin, stdout);
 	} else {
 		rc = run_cmd(fd, argc - i, argv + i, stdout);
 		if (rc == 2)
 			usage(stderr);
+	}
+	if (uring) {
+		xms_attach_ring(fd, NULL);
+		xms_ring_exit(&ring);
 	}
 	xms_close(fd);
 	return rc;

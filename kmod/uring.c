@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim io_uring front end: IORING_OP_URING_CMD runs any device command
+ * through the same table, copies and checks as ioctl().
+ *
+ * The SQE's command area holds struct xmemsim_uring_cmd (16 bytes, so no
+ * IORING_SETUP_SQE128 needed): it is read once into a local copy, since
+ * the SQE is shared with user space. Commands that may take long (DUMP,
+ * COPY) answer -EAGAIN to an IO_URING_F_NONBLOCK issue, and io_uring issues
+ * them again from a worker; everything else completes inline, and the
+ * result lands in cqe->res.
+ */
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/io_uring/cmd.h>
+#else
+#include <linux/io_uring.h>
+#endif
+
+#include "xmemsim.h"
+
+/*
+ * Where the command area is. Every command completes inline (we never
+ * return -EIOCBQUEUED), so io_uring_cmd_done(), whose signature changed
+ * across versions, is never needed.
+ */
+static const void *xmemsim_sqe_cmd(struct io_uring_cmd *ioucmd)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	return ioucmd->sqe->cmd;
+#else
+	return ioucmd->cmd;
+#endif
+}
+
+int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
+{
+	const struct xmemsim_uring_cmd *sqe_cmd = xmemsim_sqe_cmd(ioucmd);
+	struct xmemsim_file *xf = ioucmd->file->private_data;
+	struct xmemsim_uring_cmd c;
+
+	BUILD_BUG_ON(sizeof(c) != 16);
+	c.arg = READ_ONCE(sqe_cmd->arg);
+	c.reserved = READ_ONCE(sqe_cmd->reserved);
+	if (c.reserved)
+		return -EINVAL;
+	return xmemsim_dispatch(xf, ioucmd->cmd_op, u64_to_user_ptr(c.arg),
+				issue_flags & IO_URING_F_NONBLOCK);
+}
