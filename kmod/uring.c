@@ -10,8 +10,13 @@
  * them again from a worker; everything else completes inline, and the
  * result lands in cqe->res.
  */
-#include <linux/version.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+/*
+ * The io_uring_cmd API moved between kernel versions. Rather than test
+ * LINUX_VERSION_CODE (which says nothing about backports: Debian's 6.1 has
+ * the 4-argument io_uring_cmd_done() of 6.2), kmod/Kbuild probes the
+ * headers of the kernel being built against and defines what it found.
+ */
+#ifdef XMEMSIM_HAVE_IO_URING_CMD_H
 #include <linux/io_uring/cmd.h>
 #else
 #include <linux/io_uring.h>
@@ -26,7 +31,7 @@
  */
 static const void *xmemsim_sqe_cmd(struct io_uring_cmd *ioucmd)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#ifdef XMEMSIM_IOUCMD_HAS_SQE
 	return ioucmd->sqe->cmd;
 #else
 	return ioucmd->cmd;
