@@ -21,6 +21,9 @@
 
 #include "xmemsim.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /* Why a handler failed: WRITEBACK asks for the status to reach the caller. */
 #define XMEMSIM_WRITEBACK	1
 
@@ -118,6 +121,7 @@ static int do_alloc(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 
 	mutex_lock(&d->lock);
 	st = xmem_heap_alloc(&d->win[heap].heap, size, align, addr, &end);
+	trace_xmemsim_alloc(heap, size, align, st == XMEM_OK ? *addr : 0, st);
 	if (st != XMEM_OK) {
 		mutex_unlock(&d->lock);
 		kfree(rec);
@@ -146,6 +150,7 @@ static void rec_free_locked(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec
 	int st = xmem_heap_free(&d->win[rec->heap].heap, rec->addr);
 
 	WARN_ON_ONCE(st != XMEM_OK);
+	trace_xmemsim_free(rec->heap, rec->addr, 0);
 	rb_erase(&rec->node, &d->allocs[rec->heap]);
 	list_del(&rec->file_node);
 	rec->owner->owned_bytes[rec->heap] -= rec->block_end - rec->addr;
@@ -173,6 +178,8 @@ static int do_free(struct xmemsim_file *xf, u32 heap, u64 addr, int *status)
 		*status = XMEM_OK;
 	}
 	mutex_unlock(&d->lock);
+	if (ret)
+		trace_xmemsim_free(heap, addr, ret);
 	return ret;
 }
 
@@ -415,6 +422,7 @@ unpin_dst:
 	xmemsim_unpin(d, drec);
 unpin_src:
 	xmemsim_unpin(d, srec);
+	trace_xmemsim_copy(c->src, c->dst, c->len, c->method, ret);
 	return ret;
 }
 

@@ -42,6 +42,32 @@ tap $? "xmemctl info reports the custom geometry"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko
 tap $? "reload with defaults"
 
+# --- introspection: sysfs, debugfs, tracepoints ------------------------------------
+sys=/sys/class/misc/xmemsim
+grep -q '^hbm 0x400000000 0x4000000 pool 0x400000228 0x3fffdd8$' $sys/geometry &&
+	grep -q '^cores 2$' $sys/geometry && [ "$(cat $sys/hbm_used)" = 0 ]
+tap $? "sysfs geometry and bytes in use"
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+tr=/sys/kernel/tracing
+echo 1 > $tr/events/xmemsim/enable && echo > $tr/trace
+printf 'alloc hbm 4196 0\nstats hbm\nalloc dataram 100 64\n' | xmemctl replay > /tmp/r.txt
+grep -q 'xmemsim_alloc: heap=0 size=4196 align=0 addr=0x400000240 status=0' $tr/trace &&
+	grep -q 'xmemsim_alloc: heap=1 size=100 align=64 addr=0x80440 status=0' $tr/trace &&
+	grep -q 'xmemsim_free: heap=0 addr=0x400000240 ret=0' $tr/trace
+tap $? "tracepoints for alloc and free (free at close)"
+echo 0 > $tr/events/xmemsim/enable
+head -1 /tmp/r.txt | grep -qx 'ok 0x400000240' && sed -n 2p /tmp/r.txt | grep -q ' allocated=4220 '
+tap $? "replay: an address and the stats"
+# A file that holds an allocation shows up in debugfs while it is open.
+dbg=/sys/kernel/debug/xmemsim
+( printf 'alloc hbm 8192 4096\n'; sleep 2 ) | xmemctl replay > /dev/null &
+sleep 1
+grep -q 'allocs 1 hbm 8192' $dbg/files && grep -q '^0x0000000400000228 0x0000000400001000        11736 alloc$' $dbg/hbm
+tap $? "debugfs: per-file usage and the HBM block map"
+wait
+grep -c ' alloc$' $dbg/hbm | grep -qx 0 && ! grep -q '^file' $dbg/files
+tap $? "debugfs: empty again after the file closed"
+
 # --- C tests -------------------------------------------------------------------
 for t in /tests/vm/test_*; do
 	[ -x "$t" ] || continue
