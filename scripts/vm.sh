@@ -72,6 +72,7 @@ if [ -d "$REPO/build/static/tests" ]; then
 fi
 mkdir -p "$ROOT/work/tests"
 cp -r "$REPO/tests/vm" "$ROOT/work/tests/"
+cp -r "$REPO/scripts" "$ROOT/work/"
 [ -d "$REPO/examples" ] && cp -r "$REPO/examples" "$ROOT/work/"
 for d in "${INCLUDES[@]}"; do
 	cp -r "$d" "$ROOT/include/$(basename "$d")"

@@ -1,0 +1,14 @@
+# Planner host tests: one binary per test_*.c, linked with libdramplan.
+PLANNER_TEST_SRCS := $(wildcard tests/planner/test_*.c)
+PLANNER_TEST_HELPERS := $(O)/tests/planner/planner_util.o
+HOST_TESTS += $(patsubst tests/planner/%.c,$(O)/tests/planner/%,$(PLANNER_TEST_SRCS))
+
+# The tests find examples/ and the MiniMalloc instances from the repo root.
+$(O)/tests/planner/%.o: XCFLAGS += -DDP_SRCROOT=\"$(CURDIR)\"
+
+$(O)/tests/planner/%: $(O)/tests/planner/%.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -ljson-c
+
+# test_cli runs the dramplan binary of the same build
+$(O)/tests/planner/test_cli.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(O)/tests/planner/test_cli: | $(O)/dramplan

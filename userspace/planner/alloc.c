@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alloc.c - the DRAM passes: find_start_addr, cc_buffer_size and
+ * coloring_allocator_dram (which includes the dram_shared placement).
+ *
+ * THE ADDRESS MAP (one per core; shared tensors have the same address in
+ * every core's map).  F is the floor, find_start_addr(hwm):
+ *
+ *   [0, F)                    pre-placed tensors (inputs, outputs, weights)
+ *   [F, F + real_cc)          CC buffer region: every collective operand
+ *       [F, sh_cc_end)          shared collective operands (placed once)
+ *       [sh_cc_end, ...)        each core's private collective operands
+ *   [F + real_cc, shared_end) shared region: other shared tensors (once)
+ *   [shared_end, ceiling)     each core's private tensors
+ *
+ * --allreduce-buffer-size is the CC region's limit: collective operands are
+ * placed first fit in [F, F + limit) and one that does not fit is an error.
+ * The region then ends where its placements really end ("Real CC buffer
+ * size", rounded to 4 KiB), so an unused limit costs no memory and nothing
+ * that is not a collective operand is ever inside it.  -1 sizes the limit
+ * automatically: the shared collective operands once, plus, for the core
+ * that needs most, the sum over its collective instructions of their
+ * distinct operands' aligned sizes, rounded up to 4 KiB -- enough for the
+ * worst case where nothing shares bytes.
+ *
+ * Shared tensors are placed once, by their owner, before any private
+ * tensor of their region: their liveness is the union of every core's
+ * accesses (owner and links), each core's times shifted so that cores never
+ * overlap in time -- two shared tensors may share bytes only if no single
+ * core has them live at once.  Accesses from different cores to the same
+ * bytes are not ordered by this; post_shared_hazards reports them.  Private
+ * tensors start above the shared tensors of their region (the seed's second
+ * DRAM pass counts the now-addressed shared tensors into its floor), so
+ * private bytes never alias bytes another core may touch at any time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+#include "internal.h"
+
+struct dp_shobj {
+	uint32_t core, t;	/* owner */
+	uint32_t link_first, nlinks;
+};
+
+struct link {
+	uint32_t core, t;
+};
+
+static uint64_t round_page(uint64_t x)
+{
+	return (x + DP_PAGE - 1) & ~(DP_PAGE - 1);
+}
+
+/* Region of every tensor; part of the number pass (always in the pipeline). */
+int dp_classify(struct dp_model *m, struct dp_err *e)
+{
+	uint32_t ci, i, j;
+
+	(void)e;
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+
+		for (i = 0; i < c->ni; i++) {
+			struct dp_inst *in = &c->in[i];
+
+			if (!in->collective)
+				continue;
+			for (j = 0; j < in->ndefs + in->nuses; j++)
+				c->t[c->ops[in->op_first + j]].collective = 1;
+		}
+	}
+	/* a shared object is a collective operand if any core uses it so */
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+
+		for (i = 0; i < c->nt; i++)
+			if (c->t[i].has_remote && c->t[i].collective &&
+			    c->t[i].remote_idx >= 0)
+				m->c[c->t[i].remote_core].t[c->t[i].remote_idx].collective = 1;
+	}
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+
+		for (i = 0; i < c->nt; i++) {
+			struct dp_tensor *t = &c->t[i];
+
+			if (t->mem != DP_MEM_DRAM)
+				t->region = DP_REG_NONE;
+			else if (t->has_remote)
+				t->region = DP_REG_LINKED;
+			else if (t->has_addr)
+				t->region = DP_REG_PRE;
+			else if (t->collective)
+				t->region = DP_REG_CC;
+			else if (t->shared)
+				t->region = DP_REG_SHARED;
+			else
+				t->region = DP_REG_GENERAL;
+		}
+	}
+	return 0;
+}
+
+int dp_pass_find_start_addr(struct dp_ctx *x)
+{
+	uint64_t hwm = 0;
+	uint32_t ci, i;
+
+	/* pre-placed DRAM tensors of every core (the seed's sibling scan) */
+	for (ci = 0; ci < x->m->nc; ci++) {
+		struct dp_core *c = &x->m->c[ci];
+
+		for (i = 0; i < c->nt; i++) {
+			struct dp_tensor *t = &c->t[i];
+
+			if (t->region == DP_REG_PRE && t->addr + t->size - 1 > hwm)
+				hwm = t->addr + t->size - 1;
+		}
+	}
+	x->hwm = hwm;
+	x->floor = dp_find_start_addr(hwm);
+	if (x->log) {
+		if (hwm)
+			fprintf(x->log, "Already used DRAM hwm: 0x%llx\n",
+				(unsigned long long)hwm);
+		fprintf(x->log, "reserved space = %llu bytes\n",
+			(unsigned long long)hwm);
+	}
+	return 0;
+}
+
+int dp_pass_cc_buffer_size(struct dp_ctx *x)
+{
+	struct dp_model *m = x->m;
+	uint64_t shared = 0, most = 0, limit;
+	uint32_t ci, i, j, k;
+
+	if (x->o.cc_mib >= 0) {
+		if ((uint64_t)x->o.cc_mib > (UINT64_MAX >> 20))
+			return dp_fail(x->err, "--allreduce-buffer-size %lld MiB is too large",
+				       (long long)x->o.cc_mib);
+		limit = (uint64_t)x->o.cc_mib << 20;
+	} else {
+		for (ci = 0; ci < m->nc; ci++) {
+			struct dp_core *c = &m->c[ci];
+			uint64_t sum = 0;
+
+			for (i = 0; i < c->nt; i++)
+				if (c->t[i].region == DP_REG_CC && c->t[i].shared)
+					shared += c->t[i].size;
+			for (i = 0; i < c->ni; i++) {
+				struct dp_inst *in = &c->in[i];
+				uint32_t *ops = &c->ops[in->op_first];
+				uint32_t n = in->ndefs + in->nuses;
+
+				if (!in->collective)
+					continue;
+				for (j = 0; j < n; j++) {
+					struct dp_tensor *t = &c->t[ops[j]];
+					int dup = 0;
+
+					if (t->region != DP_REG_CC || t->shared)
+						continue;
+					for (k = 0; k < j; k++)
+						if (ops[k] == ops[j])
+							dup = 1;
+					if (!dup)
+						sum += t->size;
+				}
+			}
+			if (sum > most)
+				most = sum;
+		}
+		limit = round_page(shared + most);
+		if (x->log)
+			fprintf(x->log, "CC buffer size limit %llu\n",
+				(unsigned long long)limit);
+	}
+	x->cc_limit = limit;
+	if (x->log)
+		fprintf(x->log, "CC buffer size %llu bytes (--allreduce-buffer-size %lld%s)\n",
+			(unsigned long long)limit, (long long)x->o.cc_mib,
+			x->o.cc_mib < 0 ? ", auto" : " MiB");
+	return 0;
+}
+
+/* ---- placement helpers ---------------------------------------------- */
+
+static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
+			 uint64_t start, uint64_t ceiling, uint64_t *end)
+{
+	struct dp_item *it;
+	uint32_t *map, i, n = 0;
+	size_t failed = 0;
+	char tag[64];
+	int rc = 0;
+
+	for (i = 0; i < c->nt; i++)
+		if (c->t[i].region == region && !c->t[i].shared)
+			n++;
+	if (!n)
+		return 0;
+	it = dp_xrealloc(NULL, n, sizeof(*it));
+	map = dp_xrealloc(NULL, n, sizeof(*map));
+	n = 0;
+	for (i = 0; i < c->nt; i++) {
+		struct dp_tensor *t = &c->t[i];
+
+		if (t->region != region || t->shared)
+			continue;
+		it[n].size = t->size;
+		it[n].align = 1;
+		it[n].iv_first = t->iv_first;
+		it[n].iv_count = t->iv_count;
+		it[n].addr = DP_UNSET;
+		map[n++] = i;
+	}
+	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
+		 region == DP_REG_CC ? "cc" : "dram");
+	x->tree_built = 1;
+	if (dp_place(it, n, c->iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
+		     &x->st, &failed, x->log, tag)) {
+		struct dp_tensor *t = &c->t[map[failed]];
+
+		if (region == DP_REG_CC)
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (limit %llu bytes, --allreduce-buffer-size)",
+				     x->m->file, c->index, c->function, t->name,
+				     (unsigned long long)t->size,
+				     (unsigned long long)x->cc_base,
+				     (unsigned long long)ceiling,
+				     (unsigned long long)x->cc_limit);
+		else
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
+				     x->m->file, c->index, c->function, t->name,
+				     (unsigned long long)t->size,
+				     (unsigned long long)ceiling,
+				     (unsigned long long)x->o.dram_mib);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		c->t[map[i]].addr = it[i].addr;
+		if (it[i].addr + it[i].size > *end)
+			*end = it[i].addr + it[i].size;
+	}
+out:
+	free(it);
+	free(map);
+	return rc;
+}
+
+/* The shared objects of one region, all cores at once. */
+static int place_shared(struct dp_ctx *x, int region, struct link *links,
+			uint64_t start, uint64_t ceiling, uint64_t *end)
+{
+	struct dp_model *m = x->m;
+	uint64_t *off;
+	struct dp_item *it;
+	struct dp_iv *iv = NULL;
+	uint32_t *map, ci, n = 0, i, k;
+	size_t niv = 0, cap = 0, failed = 0;
+	int rc = 0;
+
+	for (i = 0; i < x->nobj; i++)
+		if (m->c[x->obj[i].core].t[x->obj[i].t].region == region)
+			n++;
+	if (!n)
+		return 0;
+	off = dp_xrealloc(NULL, m->nc, sizeof(*off));
+	for (ci = 0; ci < m->nc; ci++)	/* disjoint time ranges per core */
+		off[ci] = ci ? off[ci - 1] + m->c[ci - 1].ni + 1 : 0;
+	it = dp_xrealloc(NULL, n, sizeof(*it));
+	map = dp_xrealloc(NULL, n, sizeof(*map));
+	n = 0;
+	for (i = 0; i < x->nobj; i++) {
+		struct dp_shobj *o = &x->obj[i];
+		struct dp_tensor *t = &m->c[o->core].t[o->t];
+		uint32_t l;
+
+		if (t->region != region)
+			continue;
+		it[n].size = t->size;
+		it[n].align = 1;
+		it[n].iv_first = niv;
+		it[n].addr = DP_UNSET;
+		for (l = 0; l <= o->nlinks; l++) {
+			uint32_t lc = l ? links[o->link_first + l - 1].core : o->core;
+			uint32_t lt = l ? links[o->link_first + l - 1].t : o->t;
+			struct dp_tensor *u = &m->c[lc].t[lt];
+
+			for (k = 0; k < u->iv_count; k++) {
+				if (niv == cap) {
+					cap = cap ? cap * 2 : 64;
+					iv = dp_xrealloc(iv, cap, sizeof(*iv));
+				}
+				iv[niv].lo = m->c[lc].iv[u->iv_first + k].lo + off[lc];
+				iv[niv].hi = m->c[lc].iv[u->iv_first + k].hi + off[lc];
+				niv++;
+			}
+		}
+		it[n].iv_count = niv - it[n].iv_first;
+		map[n++] = i;
+	}
+	x->tree_built = 1;
+	if (dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
+		     &x->st, &failed, x->log,
+		     region == DP_REG_CC ? "[shared cc] " : "[shared] ")) {
+		struct dp_shobj *o = &x->obj[map[failed]];
+
+		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s",
+			     m->file, o->core, m->c[o->core].t[o->t].name,
+			     (unsigned long long)it[failed].size,
+			     region == DP_REG_CC ?
+			     "collective operand does not fit in the CC buffer region (--allreduce-buffer-size)" :
+			     "DRAM allocation failed: no gap fits below the ceiling (--dram-size)");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct dp_shobj *o = &x->obj[map[i]];
+		struct dp_tensor *t = &m->c[o->core].t[o->t];
+
+		t->addr = it[i].addr;
+		if (it[i].addr + it[i].size > *end)
+			*end = it[i].addr + it[i].size;
+		if (x->log)
+			fprintf(x->log, "[shared] core %u '%s' -> 0x%llx (%u link%s)\n",
+				o->core, t->name, (unsigned long long)t->addr,
+				o->nlinks, o->nlinks == 1 ? "" : "s");
+	}
+out:
+	free(off);
+	free(it);
+	free(map);
+	free(iv);
+	return rc;
+}
+
+static int core_has(const struct dp_core *c, int region, int shared)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nt; i++)
+		if (c->t[i].region == region && !!c->t[i].shared == shared)
+			return 1;
+	return 0;
+}
+
+/*
+ * coloring_allocator_dram.  Seed: allocate(func) for every core, with the
+ * dram_shared placement of the owners' shared tensors first in each region.
+ */
+int dp_pass_dram(struct dp_ctx *x)
+{
+	struct dp_model *m = x->m;
+	struct link *links = NULL;
+	uint32_t ci, i, nlinks = 0, *fill;
+	uint64_t F = x->floor, cc_ceil, sh_cc_end, cc_end, end;
+	int any = 0, rc = -1;
+
+	if (!x->o.dram_mib || x->o.dram_mib > (UINT64_MAX >> 21))
+		return dp_fail(x->err, "--dram-size %llu MiB is out of range",
+			       (unsigned long long)x->o.dram_mib);
+	x->ceiling = x->o.dram_mib << 20;
+	x->cc_base = F;
+	x->cc_real = 0;
+	x->shared_base = x->shared_end = x->private_base = F;
+
+	/* FIRST SCAN: is there anything to place? */
+	for (ci = 0; ci < m->nc && !any; ci++)
+		for (i = 0; i < m->c[ci].nt; i++)
+			if (m->c[ci].t[i].region >= DP_REG_CC &&
+			    m->c[ci].t[i].addr == DP_UNSET) {
+				any = 1;
+				break;
+			}
+	if (!any) {
+		x->early_exit = 1;
+		if (x->log)
+			fprintf(x->log, "No candidate, DRAM allocation successful\n");
+		return 0;
+	}
+	if (F >= x->ceiling)
+		return dp_fail(x->err, "%s: the floor 0x%llx (pre-placed tensors) is above the DRAM ceiling 0x%llx (--dram-size %llu MiB)",
+			       m->file, (unsigned long long)F,
+			       (unsigned long long)x->ceiling,
+			       (unsigned long long)x->o.dram_mib);
+	cc_ceil = x->cc_limit > x->ceiling - F ? x->ceiling : F + x->cc_limit;
+
+	/* shared objects: owners, with their links */
+	free(x->obj);
+	x->obj = NULL;
+	x->nobj = 0;
+	for (ci = 0; ci < m->nc; ci++)
+		for (i = 0; i < m->c[ci].nt; i++) {
+			struct dp_tensor *t = &m->c[ci].t[i];
+
+			if (t->has_remote) {
+				nlinks++;
+			} else if (t->shared && t->region != DP_REG_PRE) {
+				t->obj = x->nobj;
+				x->obj = dp_xrealloc(x->obj, x->nobj + 1, sizeof(*x->obj));
+				x->obj[x->nobj++] = (struct dp_shobj){ ci, i, 0, 0 };
+			}
+		}
+	for (ci = 0; ci < m->nc; ci++)
+		for (i = 0; i < m->c[ci].nt; i++) {
+			struct dp_tensor *t = &m->c[ci].t[i];
+			int32_t ob;
+
+			if (!t->has_remote)
+				continue;
+			ob = m->c[t->remote_core].t[t->remote_idx].obj;
+			if (ob >= 0)
+				x->obj[ob].nlinks++;
+		}
+	for (i = 0; i < x->nobj; i++)
+		x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
+	links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
+	fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
+	if (!fill)
+		abort();
+	for (ci = 0; ci < m->nc; ci++)
+		for (i = 0; i < m->c[ci].nt; i++) {
+			struct dp_tensor *t = &m->c[ci].t[i];
+			int32_t ob;
+
+			if (!t->has_remote)
+				continue;
+			ob = m->c[t->remote_core].t[t->remote_idx].obj;
+			if (ob >= 0)
+				links[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
+		}
+	free(fill);
+
+	if (x->log)
+		for (ci = 0; ci < m->nc; ci++) {
+			fprintf(x->log, "[core %u %s] allocating spills in DRAM pre_link mode for address space dram\n",
+				ci, m->c[ci].function);
+			for (i = 0; i < m->c[ci].nt; i++)
+				if (m->c[ci].t[i].has_remote)
+					break;
+			if (i < m->c[ci].nt)
+				fprintf(x->log, "[core %u] Skipping shared tensor allocations on core %u, marking as remoteLocalTarget instead\n",
+					ci, ci);
+		}
+
+	/* CC region: shared collective operands, then each core's own */
+	sh_cc_end = F;
+	if (place_shared(x, DP_REG_CC, links, F, cc_ceil, &sh_cc_end))
+		goto out;
+	cc_end = sh_cc_end;
+	for (ci = 0; ci < m->nc; ci++) {
+		end = sh_cc_end;
+		if (place_private(x, &m->c[ci], DP_REG_CC, sh_cc_end, cc_ceil, &end))
+			goto out;
+		if (end > cc_end)
+			cc_end = end;
+	}
+	x->cc_real = round_page(cc_end - F);
+	if (x->log) {
+		fprintf(x->log, "allreduce_dram_hwm 0x%llx\n",
+			(unsigned long long)(F + x->cc_real));
+		fprintf(x->log, "Real CC buffer size %llu\n",
+			(unsigned long long)x->cc_real);
+	}
+
+	/* shared region, then each core's private tensors above it */
+	x->shared_base = F + x->cc_real;
+	x->shared_end = x->shared_base;
+	if (place_shared(x, DP_REG_SHARED, links, x->shared_base, x->ceiling,
+			 &x->shared_end))
+		goto out;
+	x->shared_end = round_page(x->shared_end);
+	x->private_base = x->shared_end;
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+
+		end = 0;
+		if (place_private(x, c, DP_REG_GENERAL, x->private_base,
+				  x->ceiling, &end))
+			goto out;
+		if (x->log) {
+			if (!core_has(c, DP_REG_CC, 0) && !core_has(c, DP_REG_GENERAL, 0))
+				fprintf(x->log, "[core %u] No candidate, DRAM allocation successful\n", ci);
+			else
+				fprintf(x->log, "[core %u] DRAM allocation successful\n", ci);
+		}
+	}
+	rc = 0;
+out:
+	free(links);
+	return rc;
+}

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * csv.c - MiniMalloc's CSV: id,lower,upper,size[,alignment][,offset].
+ *
+ * A pure placement problem: buffer i is live over the half-open time range
+ * [lower, upper) and needs size bytes; find offsets such that buffers live
+ * at the same time do not overlap.  The CSV's own sizes are used (no 4 KiB
+ * rounding); an alignment column makes offsets multiples of it.  The same
+ * interval tree, simplify and first-fit search as the DRAM planner do the
+ * work, with the page-straddle rule off (page = 0): it is a DRAM rule, not
+ * part of MiniMalloc's problem.  Times become closed [lower, upper - 1].
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+
+enum { C_ID, C_LOWER, C_UPPER, C_SIZE, C_ALIGN, C_OFFSET, C_N };
+static const char *const col_names[C_N] = { "id", "lower", "upper", "size",
+					    "alignment", "offset" };
+
+void dp_csv_free(struct dp_csv *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->b[i].id);
+	free(c->b);
+	free(c->file);
+	free(c);
+}
+
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!len)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (UINT64_MAX - (s[i] - '0')) / 10)
+			return -2;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int cmp_ids(const void *a, const void *b)
+{
+	const struct dp_csv_buf *x = a, *y = b;
+
+	return strcmp(x->id, y->id);
+}
+
+struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
+			    struct dp_err *e)
+{
+	struct dp_csv *c = calloc(1, sizeof(*c));
+	int col_of[C_N], ncols = 0, line = 0, i;
+	const char *p = text, *end = text + len;
+	size_t cap = 0;
+
+	if (!c)
+		abort();
+	c->file = dp_strdup(file);
+	for (i = 0; i < C_N; i++)
+		col_of[i] = -1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		const char *f[16];
+		size_t fl[16];
+		int nf = 0;
+		const char *q = p, *ls = p;
+
+		line++;
+		if (le > p && le[-1] == '\r')
+			le--;
+		/* split on commas */
+		for (;;) {
+			const char *comma = memchr(q, ',', le - q), *fe = comma ? comma : le;
+
+			if (nf == 16) {
+				dp_fail(e, "%s:%d: malformed CSV: more than 16 columns", file, line);
+				goto fail;
+			}
+			while (q < fe && (*q == ' ' || *q == '\t'))
+				q++;
+			f[nf] = q;
+			while (fe > q && (fe[-1] == ' ' || fe[-1] == '\t'))
+				fe--;
+			fl[nf++] = fe - q;
+			if (!comma)
+				break;
+			q = comma + 1;
+		}
+		p = nl ? nl + 1 : end;
+		if (nf == 1 && fl[0] == 0)
+			continue;	/* blank line */
+		if (!ncols) {	/* header */
+			for (i = 0; i < nf; i++) {
+				int k;
+
+				for (k = 0; k < C_N; k++)
+					if (fl[i] == strlen(col_names[k]) &&
+					    !memcmp(f[i], col_names[k], fl[i]))
+						break;
+				if (k == C_N) {
+					dp_fail(e, "%s:%d:%d: malformed CSV: unknown column \"%.*s\" (expected id,lower,upper,size[,alignment][,offset])",
+						file, line, (int)(f[i] - ls) + 1,
+						(int)fl[i], f[i]);
+					goto fail;
+				}
+				if (col_of[k] >= 0) {
+					dp_fail(e, "%s:%d:%d: malformed CSV: duplicate column \"%s\"",
+						file, line, (int)(f[i] - ls) + 1, col_names[k]);
+					goto fail;
+				}
+				col_of[k] = i;
+			}
+			for (i = 0; i < C_OFFSET; i++)
+				if (i != C_ALIGN && col_of[i] < 0) {
+					dp_fail(e, "%s:%d: malformed CSV: header lacks the \"%s\" column (expected id,lower,upper,size[,alignment])",
+						file, line, col_names[i]);
+					goto fail;
+				}
+			ncols = nf;
+			c->has_align = col_of[C_ALIGN] >= 0;
+			c->has_offset = col_of[C_OFFSET] >= 0;
+			continue;
+		}
+		if (nf != ncols) {
+			dp_fail(e, "%s:%d: malformed CSV: %d fields, the header has %d",
+				file, line, nf, ncols);
+			goto fail;
+		}
+		if (c->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			c->b = dp_xrealloc(c->b, cap, sizeof(*c->b));
+		}
+		{
+			struct dp_csv_buf *b = &c->b[c->n];
+			uint64_t v[C_N] = { 0 };
+			int k;
+
+			memset(b, 0, sizeof(*b));
+			if (!fl[col_of[C_ID]]) {
+				dp_fail(e, "%s:%d:%d: empty id", file, line,
+					(int)(f[col_of[C_ID]] - ls) + 1);
+				goto fail;
+			}
+			for (k = C_LOWER; k < C_N; k++) {
+				int r;
+
+				if (col_of[k] < 0)
+					continue;
+				r = parse_u64(f[col_of[k]], fl[col_of[k]], &v[k]);
+				if (r) {
+					dp_fail(e, "%s:%d:%d: %s \"%.*s\": %s", file, line,
+						(int)(f[col_of[k]] - ls) + 1, col_names[k],
+						(int)fl[col_of[k]], f[col_of[k]],
+						r == -2 ? "integer overflows 64 bits" :
+						"not a non-negative integer");
+					goto fail;
+				}
+			}
+			b->id = dp_xrealloc(NULL, fl[col_of[C_ID]] + 1, 1);
+			memcpy(b->id, f[col_of[C_ID]], fl[col_of[C_ID]]);
+			b->id[fl[col_of[C_ID]]] = 0;
+			c->n++;
+			b->lower = v[C_LOWER];
+			b->upper = v[C_UPPER];
+			b->size = v[C_SIZE];
+			b->align = c->has_align ? v[C_ALIGN] : 1;
+			b->offset = v[C_OFFSET];
+			b->has_offset = c->has_offset;
+			if (b->upper <= b->lower) {
+				dp_fail(e, "%s:%d: buffer '%s': upper %llu <= lower %llu (the live range [lower, upper) must not be empty)",
+					file, line, b->id, (unsigned long long)b->upper,
+					(unsigned long long)b->lower);
+				goto fail;
+			}
+			if (!b->size) {
+				dp_fail(e, "%s:%d: buffer '%s': zero size (size must be positive)",
+					file, line, b->id);
+				goto fail;
+			}
+			if (!b->align || (b->align & (b->align - 1))) {
+				dp_fail(e, "%s:%d: buffer '%s': alignment %llu is not a power of two",
+					file, line, b->id, (unsigned long long)b->align);
+				goto fail;
+			}
+			if (b->has_offset && b->offset > UINT64_MAX - b->size) {
+				dp_fail(e, "%s:%d: buffer '%s': offset + size overflows 64 bits",
+					file, line, b->id);
+				goto fail;
+			}
+		}
+	}
+	if (!ncols) {
+		dp_fail(e, "%s:1: malformed CSV: empty file (expected the header id,lower,upper,size)", file);
+		goto fail;
+	}
+	/* duplicate ids: sort a copy */
+	{
+		struct dp_csv_buf *s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
+		size_t k;
+
+		memcpy(s, c->b, c->n * sizeof(*s));
+		qsort(s, c->n, sizeof(*s), cmp_ids);
+		for (k = 1; k < c->n; k++)
+			if (!strcmp(s[k - 1].id, s[k].id)) {
+				dp_fail(e, "%s: duplicate buffer id '%s' (ids must be unique)",
+					file, s[k].id);
+				free(s);
+				goto fail;
+			}
+		free(s);
+	}
+	return c;
+fail:
+	dp_csv_free(c);
+	return NULL;
+}
+
+struct dp_csv *dp_csv_load(const char *path, struct dp_err *e)
+{
+	struct dp_csv *c;
+	char *text;
+	size_t len;
+
+	if (dp_read_file(path, &text, &len, e))
+		return NULL;
+	c = dp_csv_parse(path, text, len, e);
+	free(text);
+	return c;
+}
+
+static void items_of(const struct dp_csv *c, struct dp_item *it,
+		     struct dp_iv *iv)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		iv[i].lo = c->b[i].lower;
+		iv[i].hi = c->b[i].upper - 1;
+		it[i].size = c->b[i].size;
+		it[i].align = c->b[i].align;
+		it[i].iv_first = i;
+		it[i].iv_count = 1;
+		it[i].addr = DP_UNSET;
+	}
+}
+
+int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
+		 struct dp_place_stats *st, struct dp_err *e)
+{
+	struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*iv));
+	size_t i, failed = 0;
+	int rc = -1;
+
+	items_of(c, it, iv);
+	if (dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
+		     order, st, &failed, NULL, "")) {
+		dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits below the capacity %llu",
+			c->file, c->b[failed].id,
+			(unsigned long long)c->b[failed].size,
+			(unsigned long long)capacity);
+		goto out;
+	}
+	for (i = 0; i < c->n; i++) {
+		c->b[i].offset = it[i].addr;
+		c->b[i].has_offset = 1;
+	}
+	c->has_offset = 1;
+	if (st)
+		st->lower_bound = dp_lower_bound(it, c->n, iv);
+	rc = 0;
+out:
+	free(it);
+	free(iv);
+	return rc;
+}
+
+int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
+		      struct dp_place_stats *st, enum dp_order *used,
+		      struct dp_err *e)
+{
+	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
+		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
+	uint64_t *best = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*best));
+	uint64_t best_peak = UINT64_MAX;
+	size_t k, i;
+	int ok = 0;
+
+	for (k = 0; k < sizeof(orders) / sizeof(orders[0]); k++) {
+		struct dp_place_stats s = { 0 };
+		uint64_t peak;
+
+		if (dp_csv_solve(c, capacity, orders[k], &s, NULL))
+			continue;
+		peak = dp_csv_peak(c);
+		if (peak < best_peak) {
+			best_peak = peak;
+			for (i = 0; i < c->n; i++)
+				best[i] = c->b[i].offset;
+			if (used)
+				*used = orders[k];
+			if (st)
+				*st = s;
+		}
+		ok = 1;
+	}
+	if (!ok) {
+		free(best);
+		return dp_csv_solve(c, capacity, DP_ORDER_SIMPLIFY, st, e);
+	}
+	for (i = 0; i < c->n; i++)
+		c->b[i].offset = best[i];
+	free(best);
+	return 0;
+}
+
+int dp_csv_write(const struct dp_csv *c, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "id,lower,upper,size%s,offset\n", c->has_align ? ",alignment" : "");
+	for (i = 0; i < c->n; i++) {
+		const struct dp_csv_buf *b = &c->b[i];
+
+		fprintf(f, "%s,%llu,%llu,%llu", b->id, (unsigned long long)b->lower,
+			(unsigned long long)b->upper, (unsigned long long)b->size);
+		if (c->has_align)
+			fprintf(f, ",%llu", (unsigned long long)b->align);
+		fprintf(f, ",%llu\n", (unsigned long long)b->offset);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+uint64_t dp_csv_peak(const struct dp_csv *c)
+{
+	uint64_t peak = 0;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->b[i].offset + c->b[i].size > peak)
+			peak = c->b[i].offset + c->b[i].size;
+	return peak;
+}
+
+uint64_t dp_csv_lower_bound(const struct dp_csv *c)
+{
+	struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*iv));
+	uint64_t lb;
+
+	items_of(c, it, iv);
+	lb = dp_lower_bound(it, c->n, iv);
+	free(it);
+	free(iv);
+	return lb;
+}
+
+static int cmp_lower(const void *a, const void *b)
+{
+	const struct dp_csv_buf *const *x = a, *const *y = b;
+
+	if ((*x)->lower != (*y)->lower)
+		return (*x)->lower < (*y)->lower ? -1 : 1;
+	return strcmp((*x)->id, (*y)->id);
+}
+
+/* Sweep by lower bound; compare with every buffer still live. */
+int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
+{
+	const struct dp_csv_buf **s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
+	const struct dp_csv_buf **act = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*act));
+	size_t i, j, nact = 0;
+	int rc = 0;
+
+	for (i = 0; i < c->n; i++) {
+		const struct dp_csv_buf *b = &c->b[i];
+
+		if (!b->has_offset) {
+			rc = dp_fail(e, "%s: buffer '%s': no offset", c->file, b->id);
+			goto out;
+		}
+		if (b->offset % b->align) {
+			rc = dp_fail(e, "%s: buffer '%s': offset %llu is not a multiple of its alignment %llu",
+				     c->file, b->id, (unsigned long long)b->offset,
+				     (unsigned long long)b->align);
+			goto out;
+		}
+		s[i] = b;
+	}
+	qsort(s, c->n, sizeof(*s), cmp_lower);
+	for (i = 0; i < c->n; i++) {
+		size_t w = 0;
+
+		for (j = 0; j < nact; j++)
+			if (act[j]->upper > s[i]->lower)
+				act[w++] = act[j];
+		nact = w;
+		for (j = 0; j < nact; j++)
+			if (act[j]->offset < s[i]->offset + s[i]->size &&
+			    s[i]->offset < act[j]->offset + act[j]->size) {
+				rc = dp_fail(e, "%s: buffers '%s' and '%s' overlap: both live at time %llu, offsets [%llu, %llu) and [%llu, %llu)",
+					     c->file, act[j]->id, s[i]->id,
+					     (unsigned long long)s[i]->lower,
+					     (unsigned long long)act[j]->offset,
+					     (unsigned long long)(act[j]->offset + act[j]->size),
+					     (unsigned long long)s[i]->offset,
+					     (unsigned long long)(s[i]->offset + s[i]->size));
+				goto out;
+			}
+		act[nact++] = s[i];
+	}
+out:
+	free(s);
+	free(act);
+	return rc;
+}

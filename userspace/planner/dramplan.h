@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dramplan.h - libdramplan, the userspace DRAM planner.
+ *
+ * A model (N cores, one function per core, tensors, basic blocks with
+ * instructions) goes through a pipeline of passes that is assembled when it
+ * is built (dp_pipeline_build):
+ *
+ *   number -> liveness -> find_start_addr -> cc_buffer_size
+ *     -> coloring_allocator_dram -> build_plan -> sync_shared -> check_placed
+ *     -> post_shared_hazards -> totals
+ *
+ * find_start_addr, cc_buffer_size, coloring_allocator_dram and
+ * post_shared_hazards form the DRAM group: --disable-dram-allocation leaves
+ * the whole group out of the pipeline at construction time.
+ *
+ * The result is a dp_plan: per core a plain array of placements (tensor id,
+ * name, address, aligned size, liveness intervals, shared flag, remote
+ * target {core, name}) that a device client can send as it is. sync_shared
+ * works on that plain data only, so it can later be swapped for the device.
+ *
+ * Every function that can fail returns 0 or -1 and fills a struct dp_err
+ * with one message that names the file, the JSON path/line/column or the
+ * tensor, and the rule broken.
+ */
+#ifndef DRAMPLAN_H
+#define DRAMPLAN_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define DP_PAGE		4096ULL		/* hard DRAM alignment (getAlignmentSize) */
+#define DP_NAME_MAX	255		/* longest tensor/block/function name */
+#define DP_CC_DEFAULT_MIB 500		/* --allreduce-buffer-size default */
+#define DP_DRAM_DEFAULT_MIB 16384	/* --dram-size default: 16 GiB per core */
+#define DP_UNSET	UINT64_MAX
+
+struct dp_err {
+	char msg[1024];
+};
+
+/* Sets e->msg (if e) and returns -1. */
+int dp_fail(struct dp_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- model ---------------------------------------------------------- */
+
+enum dp_mem { DP_MEM_DRAM, DP_MEM_SBUF, DP_MEM_PSUM };
+enum dp_usage { DP_USE_SPILL, DP_USE_INTERNAL, DP_USE_INPUT, DP_USE_OUTPUT,
+		DP_USE_WEIGHT };
+
+/* Where a DRAM tensor lives in its core's address map (see docs). */
+enum dp_region {
+	DP_REG_NONE,	/* not a DRAM tensor: not planned */
+	DP_REG_PRE,	/* pre-placed (input/output/weight at a fixed address) */
+	DP_REG_LINKED,	/* shared, linked to its owner on another core */
+	DP_REG_CC,	/* collective operand: CC buffer region */
+	DP_REG_SHARED,	/* shared owner, not a collective operand */
+	DP_REG_GENERAL,	/* everything else */
+};
+
+/* A closed interval of flat instruction times (or CSV times). */
+struct dp_iv {
+	uint64_t lo, hi;
+};
+
+struct dp_tensor {
+	char *name;
+	uint64_t elems, elem_size;
+	uint64_t bytes;		/* elems * elem_size */
+	uint64_t size;		/* bytes rounded up to DP_PAGE */
+	uint64_t addr;		/* DP_UNSET until placed */
+	uint8_t mem, usage, region;
+	uint8_t has_addr;	/* pre-placed in the model */
+	uint8_t shared, has_remote, collective;
+	uint32_t remote_core;
+	char *remote_name;
+	int64_t remote_idx;	/* index in the remote core, -1 if none */
+	int32_t obj;		/* shared object index (owners), -1 */
+	uint32_t iv_first, iv_count;	/* into core->iv after liveness */
+	uint32_t ndefs, nuses;	/* accesses in the function */
+};
+
+struct dp_inst {
+	char *name;
+	uint32_t op_first;	/* core->ops[op_first .. +ndefs) defs, then uses */
+	uint32_t ndefs, nuses;
+	uint8_t collective;
+	uint64_t t;		/* flat time (program order) */
+};
+
+struct dp_block {
+	char *name;
+	uint32_t inst_first, ninst;
+	uint32_t succ_first, nsucc;	/* into core->succ */
+	uint64_t t_first, t_last;	/* t_last < t_first for an empty block */
+};
+
+struct dp_core {
+	uint32_t index;
+	char *function;
+	struct dp_tensor *t;
+	uint32_t nt, cap_t;
+	struct dp_block *b;
+	uint32_t nb, cap_b;
+	struct dp_inst *in;
+	uint32_t ni, cap_i;
+	uint32_t *ops;
+	size_t nops, cap_ops;
+	uint32_t *succ;
+	size_t nsucc, cap_succ;
+	struct dp_iv *iv;	/* merged liveness intervals, per tensor */
+	size_t niv;
+	uint32_t *hash;		/* tensor name index (open addressing) */
+	uint32_t hcap;
+	uint32_t *bhash;	/* block name index */
+	uint32_t bhcap;
+	uint32_t fill_block;	/* builder: block currently taking insts */
+};
+
+struct dp_model {
+	char *file;		/* for messages ("<builder>" if none) */
+	char *name;
+	struct dp_core *c;
+	uint32_t nc;
+};
+
+/* Builder.  Every call validates and fails with a message naming the rule. */
+struct dp_model *dp_model_new(const char *file, const char *name);
+void dp_model_free(struct dp_model *m);
+struct dp_core *dp_core_add(struct dp_model *m, const char *function,
+			    struct dp_err *e);
+
+struct dp_tensor_spec {
+	const char *name;
+	uint64_t elems, elem_size;
+	enum dp_mem mem;
+	enum dp_usage usage;
+	int has_addr;
+	uint64_t addr;
+	int shared;
+	int has_remote;
+	uint32_t remote_core;
+	const char *remote_name;
+};
+/* Returns the tensor index or -1.  where: prefix for messages. */
+int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
+		      const struct dp_tensor_spec *s, const char *where,
+		      struct dp_err *e);
+int64_t dp_tensor_find(const struct dp_core *c, const char *name);
+int64_t dp_block_add(struct dp_model *m, struct dp_core *c, const char *name,
+		     const char *where, struct dp_err *e);
+int64_t dp_block_find(const struct dp_core *c, const char *name);
+/* Instructions must be added block by block, in program order. */
+int dp_inst_add(struct dp_model *m, struct dp_core *c, uint32_t block,
+		const char *name, const uint32_t *defs, uint32_t ndefs,
+		const uint32_t *uses, uint32_t nuses, int collective,
+		const char *where, struct dp_err *e);
+/* Successors of a block; call after its instructions, in block order. */
+int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
+		struct dp_err *e);
+/* Resolves remote targets across cores; called once all cores are in. */
+int dp_model_link(struct dp_model *m, struct dp_err *e);
+
+/* JSON model (json-c).  Malformed JSON names file:line:column; schema and
+ * semantic errors name the file and the JSON path / tensor. */
+struct dp_model *dp_model_load_json(const char *path, struct dp_err *e);
+struct dp_model *dp_model_parse_json(const char *file, const char *text,
+				     size_t len, struct dp_err *e);
+
+const char *dp_mem_name(int mem);
+const char *dp_usage_name(int usage);
+const char *dp_region_name(int region);
+
+/* ---- search: first fit with the 4 KiB page-straddle rule ----------- */
+
+/* An occupied byte range [lo, hi) */
+struct dp_range {
+	uint64_t lo, hi;
+};
+
+/*
+ * The seed's search, a pure function.  Sorts occ by lo (in place), builds
+ * the gaps from start up to ceiling and takes the first that fits.
+ * page != 0 applies the page-straddle rule exactly as the seed: a size that
+ * stays inside one page of `page` bytes, or any size > page, goes at the raw
+ * gap start; a size <= page that would straddle a page boundary is bumped to
+ * that boundary if the rest of the gap still holds it.  page == 0 disables
+ * the rule (pure placement, MiniMalloc mode).  align > 1 rounds each gap
+ * start up to a multiple of align first (MiniMalloc's alignment column).
+ * Returns 0 with *addr set, or -1 when no gap fits.
+ */
+int dp_search(struct dp_range *occ, size_t n, uint64_t start,
+	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
+	      uint64_t *addr);
+
+/* find_start_addr: 0 if hwm == 0, else hwm + 1. */
+uint64_t dp_find_start_addr(uint64_t hwm);
+
+/* ---- interval tree --------------------------------------------------- */
+
+struct dp_itnode {
+	uint64_t lo, hi, max;
+	uint32_t payload;
+	int32_t left, right;
+};
+
+struct dp_itree {
+	struct dp_itnode *node;
+	size_t n;
+	int32_t root;
+};
+
+/* Sorts nodes by (lo, hi, payload), then makeTree + makeMax. */
+int dp_itree_build(struct dp_itree *t, struct dp_itnode *nodes, size_t n);
+int32_t dp_itree_make_tree(struct dp_itree *t, int64_t lo, int64_t hi);
+uint64_t dp_itree_make_max(struct dp_itree *t, int32_t idx);
+/* Calls fn(payload, arg) for each node overlapping the closed [lo, hi];
+ * returns the number of nodes visited (for tests of the pruning). */
+typedef void (*dp_overlap_fn)(uint32_t payload, void *arg);
+size_t dp_itree_overlaps(const struct dp_itree *t, uint64_t lo, uint64_t hi,
+			 dp_overlap_fn fn, void *arg);
+void dp_itree_free(struct dp_itree *t);
+
+/* ---- generic placer (tree + simplify + select/search) ------------- */
+
+struct dp_item {
+	uint64_t size;		/* bytes to reserve (aligned size) */
+	uint64_t align;		/* address alignment (1: none) */
+	uint32_t iv_first, iv_count;	/* into the iv array given to dp_place */
+	uint64_t addr;		/* out */
+};
+
+struct dp_place_stats {
+	size_t intervals, edges;
+	double t_tree, t_simplify, t_select;
+	uint64_t peak;		/* max(addr + size) */
+	uint64_t lower_bound;	/* most bytes live at one time */
+};
+
+enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
+		DP_ORDER_START };
+
+/*
+ * Places every item in [start, ceiling): builds the interval tree over all
+ * items' intervals, computes each item's interfering neighbours with it,
+ * orders the items (simplify, see simplify.c for the rule) and gives each
+ * one the first fit among its already placed neighbours.
+ * On failure returns -1 and *failed = the item that did not fit.
+ */
+int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	     uint64_t start, uint64_t ceiling, uint64_t page,
+	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
+	     FILE *log, const char *tag);
+
+/* The simplify order alone (for tests): out[] gets the select order. */
+int dp_simplify_order(const struct dp_item *it, size_t n,
+		      const uint32_t *adj_first, const uint32_t *adj,
+		      uint32_t *out);
+
+/* Most bytes live at one time over the items' intervals. */
+uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
+			const struct dp_iv *iv);
+
+/* ---- plan: the plain data a device client sends ------------------- */
+
+struct dp_plan_tensor {
+	uint32_t id;		/* index of the tensor in its core */
+	char *name;
+	uint64_t addr;		/* DP_UNSET while unplaced */
+	uint64_t size;		/* aligned size */
+	uint64_t bytes;
+	uint32_t iv_first, iv_count;	/* into the core plan's iv[] */
+	uint8_t region, shared, has_remote, placed, collective;
+	uint8_t reads, writes;
+	uint32_t remote_core;
+	char *remote_name;
+};
+
+struct dp_core_plan {
+	uint32_t core;
+	char *function;
+	uint32_t n;
+	struct dp_plan_tensor *t;
+	size_t niv;
+	struct dp_iv *iv;
+	/* totals, shared bytes excluded from private_bytes */
+	uint64_t private_bytes;	/* sum of aligned sizes, private tensors */
+	uint64_t shared_bytes;	/* sum of aligned sizes of shared tensors it sees */
+	uint64_t footprint;	/* max(addr + size) over its tensors */
+	uint64_t peak;		/* footprint - floor, planned tensors */
+	uint64_t lower_bound;	/* most planned bytes live at once */
+};
+
+/* Two accesses on different cores to the same shared bytes. */
+struct dp_hazard {
+	uint32_t core_a, ta, core_b, tb;	/* ta/tb: index in core plan */
+	uint64_t lo, hi;			/* overlapping bytes [lo, hi) */
+	uint8_t a_writes, b_writes;
+};
+
+struct dp_plan {
+	char *model, *source;
+	uint64_t page;
+	uint64_t hwm, floor;
+	uint64_t cc_base, cc_limit, cc_size;	/* CC region [base, base+size) */
+	uint64_t shared_base, shared_end;
+	uint64_t private_base, ceiling;
+	uint32_t ncores;
+	struct dp_core_plan *core;
+	struct dp_hazard *hz;
+	size_t nhz;
+	/* device totals: shared bytes counted once */
+	uint64_t total_private, total_shared, total_bytes;
+};
+
+void dp_plan_free(struct dp_plan *p);
+/* In-process sync_shared: copy each owner's address into its links.
+ * log may be NULL. */
+int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e);
+int dp_plan_hazards(struct dp_plan *p, struct dp_err *e);
+void dp_plan_totals(struct dp_plan *p);
+
+/* Independent re-check of a plan (time sweep, not the interval tree). */
+int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);
+
+/* Plan JSON out/in, SVG chart. */
+int dp_plan_write_json(const struct dp_plan *p, FILE *f);
+struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e);
+int dp_plan_write_svg(const struct dp_plan *p, FILE *f);
+void dp_plan_write_report(const struct dp_plan *p, FILE *f, int tensors);
+
+/* ---- pipeline -------------------------------------------------------- */
+
+struct dp_opts {
+	int64_t cc_mib;		/* --allreduce-buffer-size, -1 = auto */
+	uint64_t dram_mib;	/* --dram-size: region ceiling per core */
+	uint64_t dram_page_size;	/* accepted; SBUF only, ignored here */
+	int disable_dram;	/* --disable-dram-allocation */
+};
+
+void dp_opts_default(struct dp_opts *o);
+
+struct dp_ctx;
+typedef int (*dp_pass_fn)(struct dp_ctx *);
+
+struct dp_pass {
+	const char *name;
+	dp_pass_fn run;
+	int dram_group;		/* left out by --disable-dram-allocation */
+};
+
+#define DP_MAX_PASSES 16
+struct dp_pipeline {
+	struct dp_pass pass[DP_MAX_PASSES];
+	int n;
+	double sec[DP_MAX_PASSES];
+};
+
+struct dp_shobj;
+
+struct dp_ctx {
+	struct dp_model *m;
+	struct dp_opts o;
+	struct dp_err *err;
+	FILE *log;		/* report lines; NULL: none */
+	uint64_t hwm, floor, cc_limit, cc_base, cc_real;
+	uint64_t shared_base, shared_end, private_base, ceiling;
+	int tree_built;		/* an interval tree was built */
+	int early_exit;		/* "No candidate" taken */
+	struct dp_place_stats st;	/* summed over every placement */
+	struct dp_plan *plan;
+	struct dp_shobj *obj;
+	size_t nobj;
+};
+
+/* Builds the pass list from the options (the gate lives here). */
+void dp_pipeline_build(struct dp_pipeline *pl, const struct dp_opts *o);
+int dp_pipeline_has(const struct dp_pipeline *pl, const char *name);
+int dp_pipeline_run(struct dp_pipeline *pl, struct dp_ctx *ctx);
+void dp_ctx_init(struct dp_ctx *ctx, struct dp_model *m,
+		 const struct dp_opts *o, FILE *log, struct dp_err *e);
+void dp_ctx_fini(struct dp_ctx *ctx);
+/* The whole thing: build, run, hand back the plan (caller frees). */
+struct dp_plan *dp_plan_model(struct dp_model *m, const struct dp_opts *o,
+			      FILE *log, struct dp_err *e);
+
+/* Liveness pieces (exported for tests). */
+int dp_number(struct dp_model *m, struct dp_err *e);
+int dp_liveness(struct dp_model *m, struct dp_err *e);
+
+/* ---- MiniMalloc CSV ------------------------------------------------- */
+
+struct dp_csv_buf {
+	char *id;
+	uint64_t lower, upper, size, align;
+	uint64_t offset;
+	int has_offset;
+};
+
+struct dp_csv {
+	char *file;
+	struct dp_csv_buf *b;
+	size_t n;
+	int has_align, has_offset;
+};
+
+struct dp_csv *dp_csv_load(const char *path, struct dp_err *e);
+struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
+			    struct dp_err *e);
+void dp_csv_free(struct dp_csv *c);
+/* Places every buffer; fills offset.  page 0: no straddle rule. */
+int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
+		 struct dp_place_stats *st, struct dp_err *e);
+/* Tries every order and keeps the lowest peak. */
+int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
+		      struct dp_place_stats *st, enum dp_order *used,
+		      struct dp_err *e);
+int dp_csv_write(const struct dp_csv *c, FILE *f);
+/* Checks offsets: present, aligned, no two live buffers overlap. */
+int dp_csv_verify(const struct dp_csv *c, struct dp_err *e);
+uint64_t dp_csv_lower_bound(const struct dp_csv *c);
+uint64_t dp_csv_peak(const struct dp_csv *c);
+
+/* ---- small helpers ---------------------------------------------------- */
+
+double dp_now(void);
+char *dp_strdup(const char *s);
+void *dp_xrealloc(void *p, size_t n, size_t sz);	/* aborts on OOM */
+void dp_json_str(FILE *f, const char *s);	/* JSON string literal */
+void dp_xml_str(FILE *f, const char *s);	/* XML-escaped text */
+int dp_read_file(const char *path, char **text, size_t *len,
+		 struct dp_err *e);
+
+#endif /* DRAMPLAN_H */

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * liveness.c - flat numbering and liveness intervals.
+ *
+ * Numbering (SPEC-NOTES B erratum 1): instructions get flat times in program
+ * order -- blocks in file order, instructions in block order -- so that a def
+ * comes before its uses in straight-line code and no interval has lo > hi.
+ *
+ * Liveness (erratum 3): a standard backward dataflow over the CFG,
+ *   live_in(b)  = use(b) | (live_out(b) & ~def(b))
+ *   live_out(b) = OR of live_in(s) over successors s  (outputs at exits)
+ * iterated to a fixpoint, so a tensor live around a loop's back edge is live
+ * over the whole loop.  Only "global" tensors need the bitsets (seed STEP C:
+ * a tensor accessed in one block whose first access there is a def is
+ * local, its intervals come from that block alone).
+ *
+ * Intervals: each block is walked backward with the live-out set; a def at t
+ * closes [t, end] (a dead def gives [t, t]), a use opens a range ending at
+ * t, and whatever is still open at the block start becomes [t_first, end].
+ * A tensor's intervals are then sorted and merged (touching ones too), so
+ * the intervals of one tensor are disjoint and ordered.  Closed intervals:
+ * two tensors interfere iff some instruction time is in both.
+ *
+ * Implicit defs and uses: "input" and "weight" tensors, and shared tensors
+ * (another core may have written them), are defined at the function entry; "output" tensors are used at every exit block (a block
+ * without successors).  Any other tensor live into the entry block is a use
+ * with no reaching def, an error naming the first such use.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+
+int dp_number(struct dp_model *m, struct dp_err *e)
+{
+	uint32_t ci, bi, k;
+
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+		uint64_t t = 0;
+
+		for (bi = 0; bi < c->nb; bi++) {
+			struct dp_block *b = &c->b[bi];
+
+			b->t_first = t;
+			for (k = 0; k < b->ninst; k++)
+				c->in[b->inst_first + k].t = t++;
+			b->t_last = t - 1;	/* < t_first when empty */
+		}
+		if (t != c->ni)
+			return dp_fail(e, "%s: core %u: internal: numbered %llu of %u instructions",
+				       m->file, ci, (unsigned long long)t, c->ni);
+	}
+	return 0;
+}
+
+struct emit {
+	uint32_t tensor;
+	uint64_t lo, hi;
+};
+
+struct lv {
+	struct dp_core *c;
+	uint32_t *gidx;		/* tensor -> global index or UINT32_MAX */
+	uint32_t *gten;		/* global index -> tensor */
+	uint32_t G, W;		/* globals, 64-bit words per set */
+	uint64_t *use, *def, *in, *out;
+	struct emit *em;
+	size_t nem, cap;
+};
+
+#define SET(s, b, i)	((s)[(size_t)(b) * L->W + ((i) >> 6)] |= 1ULL << ((i) & 63))
+#define TST(s, b, i)	(((s)[(size_t)(b) * L->W + ((i) >> 6)] >> ((i) & 63)) & 1)
+
+static void emit(struct lv *L, uint32_t t, uint64_t lo, uint64_t hi)
+{
+	if (L->nem == L->cap) {
+		L->cap = L->cap ? L->cap * 2 : 1024;
+		L->em = dp_xrealloc(L->em, L->cap, sizeof(*L->em));
+	}
+	L->em[L->nem].tensor = t;
+	L->em[L->nem].lo = lo;
+	L->em[L->nem].hi = hi;
+	L->nem++;
+}
+
+static int is_entry_defined(const struct dp_tensor *t)
+{
+	/* shared tensors may be written by another core before this one runs */
+	return t->usage == DP_USE_INPUT || t->usage == DP_USE_WEIGHT || t->shared;
+}
+
+/* Find and report the first use reached from the entry with no def. */
+static int no_reaching_def(struct dp_model *m, struct lv *L, uint32_t ti,
+			   struct dp_err *e)
+{
+	struct dp_core *c = L->c;
+	uint32_t *queue = dp_xrealloc(NULL, c->nb, sizeof(*queue));
+	uint8_t *seen = calloc(c->nb, 1);
+	uint32_t qh = 0, qt = 0, k, j;
+	const char *tn = c->t[ti].name;
+
+	if (!seen)
+		abort();
+	queue[qt++] = 0;
+	seen[0] = 1;
+	while (qh < qt) {
+		struct dp_block *b = &c->b[queue[qh++]];
+		int defined = 0;
+
+		for (k = 0; k < b->ninst && !defined; k++) {
+			struct dp_inst *in = &c->in[b->inst_first + k];
+
+			for (j = 0; j < in->nuses; j++)
+				if (c->ops[in->op_first + in->ndefs + j] == ti) {
+					dp_fail(e, "%s: core %u (%s): block '%s' inst %u%s%s%s: use of tensor '%s' with no reaching def (a path from the entry reaches this use without a def)",
+						m->file, c->index, c->function, b->name,
+						k, *in->name ? " '" : "", in->name,
+						*in->name ? "'" : "", tn);
+					goto out;
+				}
+			for (j = 0; j < in->ndefs; j++)
+				if (c->ops[in->op_first + j] == ti)
+					defined = 1;
+		}
+		if (defined)
+			continue;
+		for (j = 0; j < b->nsucc; j++) {
+			uint32_t s = c->succ[b->succ_first + j];
+
+			if (!seen[s]) {
+				seen[s] = 1;
+				queue[qt++] = s;
+			}
+		}
+	}
+	dp_fail(e, "%s: core %u (%s): tensor '%s' (usage output) reaches a function exit with no def on some path (use with no reaching def)",
+		m->file, c->index, c->function, tn);
+out:
+	free(queue);
+	free(seen);
+	return -1;
+}
+
+static int cmp_emit(const void *a, const void *b)
+{
+	const struct emit *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+static int core_liveness(struct dp_model *m, struct dp_core *c,
+			 struct dp_err *e)
+{
+	struct lv LL = { .c = c }, *L = &LL;
+	uint32_t *first_block = NULL, *count = NULL, *pos = NULL;
+	uint8_t *first_use = NULL, *multi = NULL;
+	uint64_t *open = NULL, *outputs = NULL;
+	uint32_t *touched = NULL, *stamp = NULL;
+	uint32_t bi, k, j, i, ntouched;
+	int rc = -1, changed;
+	size_t n;
+
+	first_block = dp_xrealloc(NULL, c->nt, sizeof(*first_block));
+	first_use = calloc(c->nt ? c->nt : 1, 1);
+	multi = calloc(c->nt ? c->nt : 1, 1);
+	if (!first_use || !multi)
+		abort();
+	for (i = 0; i < c->nt; i++)
+		first_block[i] = UINT32_MAX;
+
+	/* classify: local iff one block and first access is a def */
+	for (bi = 0; bi < c->nb; bi++) {
+		struct dp_block *b = &c->b[bi];
+
+		for (k = 0; k < b->ninst; k++) {
+			struct dp_inst *in = &c->in[b->inst_first + k];
+			uint32_t *ops = &c->ops[in->op_first];
+
+			for (j = 0; j < in->nuses; j++) {	/* uses read first */
+				uint32_t x = ops[in->ndefs + j];
+
+				if (first_block[x] == UINT32_MAX) {
+					first_block[x] = bi;
+					first_use[x] = 1;
+				} else if (first_block[x] != bi) {
+					multi[x] = 1;
+				}
+			}
+			for (j = 0; j < in->ndefs; j++) {
+				uint32_t x = ops[j];
+
+				if (first_block[x] == UINT32_MAX)
+					first_block[x] = bi;
+				else if (first_block[x] != bi)
+					multi[x] = 1;
+			}
+		}
+	}
+	L->gidx = dp_xrealloc(NULL, c->nt, sizeof(*L->gidx));
+	L->gten = dp_xrealloc(NULL, c->nt, sizeof(*L->gten));
+	for (i = 0; i < c->nt; i++) {
+		int global = multi[i] || first_use[i] ||
+			     c->t[i].usage == DP_USE_OUTPUT;
+
+		L->gidx[i] = UINT32_MAX;
+		if (global) {
+			L->gidx[i] = L->G;
+			L->gten[L->G++] = i;
+		}
+	}
+	L->W = (L->G + 63) / 64;
+	n = (size_t)c->nb * L->W;
+	L->use = calloc(n ? n : 1, 8);
+	L->def = calloc(n ? n : 1, 8);
+	L->in = calloc(n ? n : 1, 8);
+	L->out = calloc(n ? n : 1, 8);
+	outputs = calloc(L->W ? L->W : 1, 8);
+	if (!L->use || !L->def || !L->in || !L->out || !outputs)
+		abort();
+	for (i = 0; i < c->nt; i++)
+		if (c->t[i].usage == DP_USE_OUTPUT)
+			outputs[L->gidx[i] >> 6] |= 1ULL << (L->gidx[i] & 63);
+
+	/* use/def per block, globals only */
+	for (bi = 0; bi < c->nb; bi++) {
+		struct dp_block *b = &c->b[bi];
+
+		for (k = 0; k < b->ninst; k++) {
+			struct dp_inst *in = &c->in[b->inst_first + k];
+			uint32_t *ops = &c->ops[in->op_first];
+
+			for (j = 0; j < in->nuses; j++) {
+				uint32_t g = L->gidx[ops[in->ndefs + j]];
+
+				if (g != UINT32_MAX && !TST(L->def, bi, g))
+					SET(L->use, bi, g);
+			}
+			for (j = 0; j < in->ndefs; j++) {
+				uint32_t g = L->gidx[ops[j]];
+
+				if (g != UINT32_MAX)
+					SET(L->def, bi, g);
+			}
+		}
+	}
+
+	/* backward dataflow to a fixpoint (reverse block order converges fast) */
+	do {
+		changed = 0;
+		for (bi = c->nb; bi-- > 0;) {
+			struct dp_block *b = &c->b[bi];
+			uint64_t *out = &L->out[(size_t)bi * L->W];
+			uint64_t *inb = &L->in[(size_t)bi * L->W];
+			uint64_t *use = &L->use[(size_t)bi * L->W];
+			uint64_t *def = &L->def[(size_t)bi * L->W];
+			uint32_t w;
+
+			for (w = 0; w < L->W; w++) {
+				uint64_t o = b->nsucc ? 0 : outputs[w], ni;
+
+				for (j = 0; j < b->nsucc; j++)
+					o |= L->in[(size_t)c->succ[b->succ_first + j] * L->W + w];
+				out[w] = o;
+				ni = use[w] | (o & ~def[w]);
+				if (ni != inb[w]) {
+					inb[w] = ni;
+					changed = 1;
+				}
+			}
+		}
+	} while (changed);
+
+	/* live into the entry: only inputs, weights and shared tensors may be */
+	for (j = 0; j < L->G; j++)
+		if (TST(L->in, 0, j) && !is_entry_defined(&c->t[L->gten[j]])) {
+			no_reaching_def(m, L, L->gten[j], e);
+			goto out;
+		}
+
+	/* emission, block by block, walking backward */
+	open = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*open));
+	touched = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*touched));
+	stamp = calloc(c->nt ? c->nt : 1, sizeof(*stamp));
+	if (!stamp)
+		abort();
+	for (i = 0; i < c->nt; i++)
+		open[i] = DP_UNSET;
+	for (bi = 0; bi < c->nb; bi++) {
+		struct dp_block *b = &c->b[bi];
+		uint64_t *out = &L->out[(size_t)bi * L->W];
+		uint32_t w;
+
+		if (!b->ninst)
+			continue;
+		ntouched = 0;
+		for (w = 0; w < L->W; w++) {
+			uint64_t bits = out[w];
+
+			while (bits) {
+				uint32_t g = w * 64 + __builtin_ctzll(bits);
+				uint32_t x = L->gten[g];
+
+				bits &= bits - 1;
+				open[x] = b->t_last;
+				stamp[x] = bi + 1;
+				touched[ntouched++] = x;
+			}
+		}
+		for (k = b->ninst; k-- > 0;) {
+			struct dp_inst *in = &c->in[b->inst_first + k];
+			uint32_t *ops = &c->ops[in->op_first];
+
+			for (j = 0; j < in->ndefs; j++) {
+				uint32_t x = ops[j];
+
+				if (open[x] != DP_UNSET) {
+					emit(L, x, in->t, open[x]);
+					open[x] = DP_UNSET;
+				} else {
+					emit(L, x, in->t, in->t);	/* dead def */
+				}
+			}
+			for (j = 0; j < in->nuses; j++) {
+				uint32_t x = ops[in->ndefs + j];
+
+				if (open[x] == DP_UNSET) {
+					open[x] = in->t;
+					if (stamp[x] != bi + 1) {
+						stamp[x] = bi + 1;
+						touched[ntouched++] = x;
+					}
+				}
+			}
+		}
+		for (j = 0; j < ntouched; j++) {
+			uint32_t x = touched[j];
+
+			if (open[x] != DP_UNSET) {
+				emit(L, x, b->t_first, open[x]);
+				open[x] = DP_UNSET;
+			}
+		}
+	}
+
+	/* group by tensor (counting sort), sort and merge each tensor's list */
+	count = calloc((size_t)c->nt + 1, sizeof(*count));
+	pos = dp_xrealloc(NULL, (size_t)c->nt + 1, sizeof(*pos));
+	if (!count)
+		abort();
+	for (n = 0; n < L->nem; n++)
+		count[L->em[n].tensor + 1]++;
+	for (i = 0; i < c->nt; i++)
+		count[i + 1] += count[i];
+	memcpy(pos, count, ((size_t)c->nt + 1) * sizeof(*pos));
+	{
+		struct emit *sorted = dp_xrealloc(NULL, L->nem ? L->nem : 1,
+						  sizeof(*sorted));
+
+		for (n = 0; n < L->nem; n++)
+			sorted[pos[L->em[n].tensor]++] = L->em[n];
+		free(L->em);
+		L->em = sorted;
+	}
+	free(c->iv);
+	c->iv = dp_xrealloc(NULL, L->nem ? L->nem : 1, sizeof(*c->iv));
+	c->niv = 0;
+	for (i = 0; i < c->nt; i++) {
+		struct emit *a = &L->em[count[i]];
+		size_t cnt = count[i + 1] - count[i], q;
+
+		if (cnt > 1)
+			qsort(a, cnt, sizeof(*a), cmp_emit);
+		c->t[i].iv_first = c->niv;
+		for (q = 0; q < cnt; q++) {
+			struct dp_iv *last = c->niv > c->t[i].iv_first ?
+					     &c->iv[c->niv - 1] : NULL;
+
+			if (last && a[q].lo <= last->hi + 1) {
+				if (a[q].hi > last->hi)
+					last->hi = a[q].hi;
+			} else {
+				c->iv[c->niv].lo = a[q].lo;
+				c->iv[c->niv].hi = a[q].hi;
+				c->niv++;
+			}
+		}
+		c->t[i].iv_count = c->niv - c->t[i].iv_first;
+	}
+	rc = 0;
+out:
+	free(first_block);
+	free(first_use);
+	free(multi);
+	free(L->gidx);
+	free(L->gten);
+	free(L->use);
+	free(L->def);
+	free(L->in);
+	free(L->out);
+	free(L->em);
+	free(outputs);
+	free(open);
+	free(touched);
+	free(stamp);
+	free(count);
+	free(pos);
+	return rc;
+}
+
+int dp_liveness(struct dp_model *m, struct dp_err *e)
+{
+	uint32_t ci;
+
+	for (ci = 0; ci < m->nc; ci++)
+		if (core_liveness(m, &m->c[ci], e))
+			return -1;
+	return 0;
+}

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model.c - the in-memory model and its builder.
+ *
+ * The JSON reader and the benchmark generator both go through these calls,
+ * so every rule on a tensor (positive sizes, no overflow, aligned
+ * pre-placed address, unique names, ...) is checked in one place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+struct dp_model *dp_model_new(const char *file, const char *name)
+{
+	struct dp_model *m = dp_xrealloc(NULL, 1, sizeof(*m));
+
+	memset(m, 0, sizeof(*m));
+	m->file = dp_strdup(file ? file : "<builder>");
+	m->name = dp_strdup(name ? name : "model");
+	return m;
+}
+
+void dp_model_free(struct dp_model *m)
+{
+	uint32_t i, j;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nc; i++) {
+		struct dp_core *c = &m->c[i];
+
+		for (j = 0; j < c->nt; j++) {
+			free(c->t[j].name);
+			free(c->t[j].remote_name);
+		}
+		for (j = 0; j < c->nb; j++)
+			free(c->b[j].name);
+		for (j = 0; j < c->ni; j++)
+			free(c->in[j].name);
+		free(c->t);
+		free(c->b);
+		free(c->in);
+		free(c->ops);
+		free(c->succ);
+		free(c->iv);
+		free(c->hash);
+		free(c->bhash);
+		free(c->function);
+	}
+	free(m->c);
+	free(m->file);
+	free(m->name);
+	free(m);
+}
+
+struct dp_core *dp_core_add(struct dp_model *m, const char *function,
+			    struct dp_err *e)
+{
+	struct dp_core *c;
+
+	if (!function || !*function)
+		function = "main";
+	if (strlen(function) > DP_NAME_MAX) {
+		dp_fail(e, "%s: cores[%u]: function name longer than %d characters",
+			m->file, m->nc, DP_NAME_MAX);
+		return NULL;
+	}
+	m->c = dp_xrealloc(m->c, m->nc + 1, sizeof(*m->c));
+	c = &m->c[m->nc];
+	memset(c, 0, sizeof(*c));
+	c->index = m->nc++;
+	c->function = dp_strdup(function);
+	return c;
+}
+
+static int check_name(struct dp_model *m, const char *where, const char *what,
+		      const char *name, struct dp_err *e)
+{
+	const unsigned char *p;
+
+	if (!name || !*name)
+		return dp_fail(e, "%s: %s: %s name is empty (every %s needs a non-empty name)",
+			       m->file, where, what, what);
+	if (strlen(name) > DP_NAME_MAX)
+		return dp_fail(e, "%s: %s: %s name longer than %d characters",
+			       m->file, where, what, DP_NAME_MAX);
+	for (p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return dp_fail(e, "%s: %s: %s name has a control character",
+				       m->file, where, what);
+	return 0;
+}
+
+/* Open-addressing name index; slots hold index + 1, 0 = empty. */
+static void index_grow(uint32_t **tab, uint32_t *cap, uint32_t count,
+		       char *(*name_of)(void *, uint32_t), void *base)
+{
+	uint32_t ncap, i, h;
+	uint32_t *nt;
+
+	if ((uint64_t)(count + 1) * 2 <= *cap)
+		return;
+	ncap = *cap ? *cap * 2 : 64;
+	nt = dp_xrealloc(NULL, ncap, sizeof(*nt));
+	memset(nt, 0, (size_t)ncap * sizeof(*nt));
+	for (i = 0; i < count; i++) {
+		h = hash_str(name_of(base, i)) & (ncap - 1);
+		while (nt[h])
+			h = (h + 1) & (ncap - 1);
+		nt[h] = i + 1;
+	}
+	free(*tab);
+	*tab = nt;
+	*cap = ncap;
+}
+
+static char *tensor_name_of(void *base, uint32_t i)
+{
+	return ((struct dp_core *)base)->t[i].name;
+}
+
+static char *block_name_of(void *base, uint32_t i)
+{
+	return ((struct dp_core *)base)->b[i].name;
+}
+
+static int64_t index_find(const uint32_t *tab, uint32_t cap, const char *name,
+			  char *(*name_of)(void *, uint32_t), void *base)
+{
+	uint32_t h;
+
+	if (!cap)
+		return -1;
+	h = hash_str(name) & (cap - 1);
+	while (tab[h]) {
+		if (!strcmp(name_of(base, tab[h] - 1), name))
+			return tab[h] - 1;
+		h = (h + 1) & (cap - 1);
+	}
+	return -1;
+}
+
+static void index_put(uint32_t *tab, uint32_t cap, const char *name,
+		      uint32_t idx)
+{
+	uint32_t h = hash_str(name) & (cap - 1);
+
+	while (tab[h])
+		h = (h + 1) & (cap - 1);
+	tab[h] = idx + 1;
+}
+
+int64_t dp_tensor_find(const struct dp_core *c, const char *name)
+{
+	return index_find(c->hash, c->hcap, name, tensor_name_of, (void *)c);
+}
+
+int64_t dp_block_find(const struct dp_core *c, const char *name)
+{
+	return index_find(c->bhash, c->bhcap, name, block_name_of, (void *)c);
+}
+
+int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
+		      const struct dp_tensor_spec *s, const char *where,
+		      struct dp_err *e)
+{
+	struct dp_tensor *t;
+	uint64_t bytes, size;
+	const char *f = m->file;
+
+	if (check_name(m, where, "tensor", s->name, e))
+		return -1;
+	if (dp_tensor_find(c, s->name) >= 0)
+		return dp_fail(e, "%s: %s: duplicate tensor name '%s' in core %u (tensor names must be unique within a core)",
+			       f, where, s->name, c->index);
+	if (s->elems == 0 || s->elem_size == 0)
+		return dp_fail(e, "%s: %s: tensor '%s': zero size (elems and elem_size must be positive)",
+			       f, where, s->name);
+	if (__builtin_mul_overflow(s->elems, s->elem_size, &bytes) ||
+	    bytes > UINT64_MAX - (DP_PAGE - 1))
+		return dp_fail(e, "%s: %s: tensor '%s': elems * elem_size overflows 64 bits (%llu * %llu)",
+			       f, where, s->name,
+			       (unsigned long long)s->elems,
+			       (unsigned long long)s->elem_size);
+	size = (bytes + DP_PAGE - 1) & ~(DP_PAGE - 1);
+	if (s->mem == DP_MEM_DRAM && s->has_addr) {
+		if (s->addr % DP_PAGE)
+			return dp_fail(e, "%s: %s: tensor '%s': pre-placed address 0x%llx is not 4 KiB aligned (DRAM alignment is a hard 4096)",
+				       f, where, s->name,
+				       (unsigned long long)s->addr);
+		if (s->addr > UINT64_MAX - size)
+			return dp_fail(e, "%s: %s: tensor '%s': address + size overflows 64 bits",
+				       f, where, s->name);
+	}
+	if (s->has_remote) {
+		if (!s->shared)
+			return dp_fail(e, "%s: %s: tensor '%s': has a remote target but is not shared (a remote target links a shared tensor to its owner)",
+				       f, where, s->name);
+		if (s->has_addr)
+			return dp_fail(e, "%s: %s: tensor '%s': linked tensors take their address from the remote target; remove \"address\"",
+				       f, where, s->name);
+		if (check_name(m, where, "remote target", s->remote_name, e))
+			return -1;
+	}
+	if (s->shared && s->mem != DP_MEM_DRAM)
+		return dp_fail(e, "%s: %s: tensor '%s': only DRAM tensors can be shared across cores",
+			       f, where, s->name);
+	if (c->nt == UINT32_MAX - 1)
+		return dp_fail(e, "%s: %s: too many tensors", f, where);
+
+	if (c->nt == c->cap_t) {
+		c->cap_t = c->cap_t ? c->cap_t * 2 : 16;
+		c->t = dp_xrealloc(c->t, c->cap_t, sizeof(*c->t));
+	}
+	t = &c->t[c->nt];
+	memset(t, 0, sizeof(*t));
+	t->name = dp_strdup(s->name);
+	t->elems = s->elems;
+	t->elem_size = s->elem_size;
+	t->bytes = bytes;
+	t->size = size;
+	t->mem = s->mem;
+	t->usage = s->usage;
+	t->has_addr = !!s->has_addr;
+	t->addr = s->has_addr ? s->addr : DP_UNSET;
+	t->shared = !!s->shared;
+	t->has_remote = !!s->has_remote;
+	t->remote_core = s->remote_core;
+	t->remote_name = s->has_remote ? dp_strdup(s->remote_name) : NULL;
+	t->remote_idx = -1;
+	t->obj = -1;
+	index_grow(&c->hash, &c->hcap, c->nt, tensor_name_of, c);
+	index_put(c->hash, c->hcap, t->name, c->nt);
+	return c->nt++;
+}
+
+int64_t dp_block_add(struct dp_model *m, struct dp_core *c, const char *name,
+		     const char *where, struct dp_err *e)
+{
+	struct dp_block *b;
+
+	if (check_name(m, where, "block", name, e))
+		return -1;
+	if (dp_block_find(c, name) >= 0)
+		return dp_fail(e, "%s: %s: duplicate block name '%s' in core %u (block names must be unique within a function)",
+			       m->file, where, name, c->index);
+	if (c->nb == c->cap_b) {
+		c->cap_b = c->cap_b ? c->cap_b * 2 : 8;
+		c->b = dp_xrealloc(c->b, c->cap_b, sizeof(*c->b));
+	}
+	b = &c->b[c->nb];
+	memset(b, 0, sizeof(*b));
+	b->name = dp_strdup(name);
+	b->inst_first = c->ni;
+	b->succ_first = c->nsucc;
+	index_grow(&c->bhash, &c->bhcap, c->nb, block_name_of, c);
+	index_put(c->bhash, c->bhcap, b->name, c->nb);
+	return c->nb++;
+}
+
+static void fill_to(struct dp_core *c, uint32_t block)
+{
+	/* Blocks between the current one and `block` get no instructions. */
+	while (c->fill_block < block) {
+		c->fill_block++;
+		c->b[c->fill_block].inst_first = c->ni;
+		c->b[c->fill_block].succ_first = c->nsucc;
+	}
+}
+
+int dp_inst_add(struct dp_model *m, struct dp_core *c, uint32_t block,
+		const char *name, const uint32_t *defs, uint32_t ndefs,
+		const uint32_t *uses, uint32_t nuses, int collective,
+		const char *where, struct dp_err *e)
+{
+	struct dp_inst *in;
+	uint32_t i;
+
+	if (block >= c->nb || block < c->fill_block)
+		return dp_fail(e, "%s: %s: instructions must be added block by block",
+			       m->file, where);
+	if (name && strlen(name) > DP_NAME_MAX)
+		return dp_fail(e, "%s: %s: instruction name longer than %d characters",
+			       m->file, where, DP_NAME_MAX);
+	for (i = 0; i < ndefs; i++)
+		if (defs[i] >= c->nt)
+			return dp_fail(e, "%s: %s: def %u: unknown tensor index %u",
+				       m->file, where, i, defs[i]);
+	for (i = 0; i < nuses; i++)
+		if (uses[i] >= c->nt)
+			return dp_fail(e, "%s: %s: use %u: unknown tensor index %u",
+				       m->file, where, i, uses[i]);
+	if (c->ni == UINT32_MAX - 1 || c->nops + ndefs + nuses >= UINT32_MAX)
+		return dp_fail(e, "%s: %s: too many instructions", m->file, where);
+	fill_to(c, block);
+	if (c->b[block].nsucc)
+		return dp_fail(e, "%s: %s: instructions must come before the block's successors",
+			       m->file, where);
+	if (c->ni == c->cap_i) {
+		c->cap_i = c->cap_i ? c->cap_i * 2 : 16;
+		c->in = dp_xrealloc(c->in, c->cap_i, sizeof(*c->in));
+	}
+	while (c->nops + ndefs + nuses > c->cap_ops) {
+		c->cap_ops = c->cap_ops ? c->cap_ops * 2 : 64;
+		c->ops = dp_xrealloc(c->ops, c->cap_ops, sizeof(*c->ops));
+	}
+	in = &c->in[c->ni++];
+	memset(in, 0, sizeof(*in));
+	in->name = dp_strdup(name ? name : "");
+	in->op_first = c->nops;
+	in->ndefs = ndefs;
+	in->nuses = nuses;
+	in->collective = !!collective;
+	for (i = 0; i < ndefs; i++) {
+		c->ops[c->nops++] = defs[i];
+		c->t[defs[i]].ndefs++;
+	}
+	for (i = 0; i < nuses; i++) {
+		c->ops[c->nops++] = uses[i];
+		c->t[uses[i]].nuses++;
+	}
+	c->b[block].ninst++;
+	return 0;
+}
+
+int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
+		struct dp_err *e)
+{
+	if (block >= c->nb || succ >= c->nb || block < c->fill_block)
+		return dp_fail(e, "core %u: successors must be added block by block",
+			       c->index);
+	fill_to(c, block);
+	if (c->nsucc == c->cap_succ) {
+		c->cap_succ = c->cap_succ ? c->cap_succ * 2 : 16;
+		c->succ = dp_xrealloc(c->succ, c->cap_succ, sizeof(*c->succ));
+	}
+	c->succ[c->nsucc++] = succ;
+	c->b[block].nsucc++;
+	return 0;
+}
+
+/*
+ * Remote targets: every linked tensor (shared, with {core, name}) must name
+ * an owner on another core, i.e. a shared DRAM tensor of the same byte size
+ * that is not itself linked.  Each owner becomes one shared object; one core
+ * may link to an owner once.
+ */
+int dp_model_link(struct dp_model *m, struct dp_err *e)
+{
+	uint32_t ci, i, j;
+
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+
+		fill_to(c, c->nb ? c->nb - 1 : 0);
+		for (i = 0; i < c->nt; i++) {
+			struct dp_tensor *t = &c->t[i];
+			struct dp_core *rc;
+			struct dp_tensor *r;
+			int64_t ri;
+
+			if (!t->has_remote)
+				continue;
+			if (t->remote_core >= m->nc)
+				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: the model has %u core(s)",
+					       m->file, ci, t->name, t->remote_core,
+					       t->remote_name, m->nc);
+			if (t->remote_core == ci)
+				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is on the same core (a link must point to another core's owner)",
+					       m->file, ci, t->name, t->remote_core,
+					       t->remote_name);
+			rc = &m->c[t->remote_core];
+			ri = dp_tensor_find(rc, t->remote_name);
+			if (ri < 0)
+				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: no such tensor in core %u",
+					       m->file, ci, t->name, t->remote_core,
+					       t->remote_name, t->remote_core);
+			r = &rc->t[ri];
+			if (!r->shared || r->has_remote)
+				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is %s (it must be the shared owner)",
+					       m->file, ci, t->name, t->remote_core,
+					       t->remote_name,
+					       r->shared ? "itself linked" : "not shared");
+			if (r->bytes != t->bytes)
+				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} has %llu bytes, this one %llu (linked tensors must have the same size)",
+					       m->file, ci, t->name, t->remote_core,
+					       t->remote_name,
+					       (unsigned long long)r->bytes,
+					       (unsigned long long)t->bytes);
+			t->remote_idx = ri;
+		}
+		/* one link per owner per core */
+		for (i = 0; i < c->nt; i++) {
+			if (!c->t[i].has_remote)
+				continue;
+			for (j = i + 1; j < c->nt; j++)
+				if (c->t[j].has_remote &&
+				    c->t[j].remote_core == c->t[i].remote_core &&
+				    c->t[j].remote_idx == c->t[i].remote_idx)
+					return dp_fail(e, "%s: core %u: tensors '%s' and '%s' both link to {core %u, '%s'} (a core links to an owner once)",
+						       m->file, ci, c->t[i].name,
+						       c->t[j].name,
+						       c->t[i].remote_core,
+						       c->t[i].remote_name);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * place.c - interval tree + simplify + select, over a set of items.
+ *
+ * Used for every placement the planner makes (a core's private tensors in
+ * one region, the shared objects of all cores, a MiniMalloc CSV): the
+ * caller hands over items with sizes and liveness intervals, a start (the
+ * floor of the region) and a ceiling.
+ *
+ * 1. build_interval_tree: one node per interval, sorted, makeTree/makeMax.
+ * 2. Interference: one getAllOverlaps query per interval of each item gives
+ *    its neighbours (deduplicated, self excluded), kept as a compact
+ *    adjacency (CSR) so simplify and select do not query twice.  Cost is
+ *    O(I log I + E), never the O(V^2) pairwise test.
+ * 3. simplify: the elimination order (rule below).
+ * 4. select: pop the order, collect the already placed neighbours' byte
+ *    ranges, first fit with dp_search.
+ *
+ * THE SIMPLIFY RULE (SPEC-NOTES B erratum 2).  The seed's Briggs worklist
+ * removes the least-constrained node first and pushes it on a stack that
+ * select pops back to front.  Constraint here is measured in bytes:
+ *
+ *   pressure(v) = size(v) + sum of size(u) over v's neighbours u that have
+ *                 not been removed yet
+ *
+ * Repeat until every node is removed: remove the node with the smallest
+ * (pressure, item index) -- the item index is the stable tie key (program
+ * order of the tensors, CSV row order) -- push it, and lower each remaining
+ * neighbour's pressure by size(v) ("re-scanning its interval-tree
+ * neighbours").  select pops the stack from the top, so the most
+ * constrained node, the one removed last, is placed first and the least
+ * constrained ones fill the gaps last: Briggs' optimistic order.  There is
+ * no threshold and no spill (DRAM is the bottom of the hierarchy), so the
+ * "simplify threshold" of the seed reduces to this ordering.  The rule is a
+ * pure function of sizes, intervals and item order: plans are the same on
+ * every run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+
+struct nbr {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	uint32_t *adj;
+	size_t n, cap;
+};
+
+static void collect(uint32_t payload, void *arg)
+{
+	struct nbr *b = arg;
+
+	if (payload == b->self || b->stamp[payload] == b->qid)
+		return;
+	b->stamp[payload] = b->qid;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 1024;
+		b->adj = dp_xrealloc(b->adj, b->cap, sizeof(*b->adj));
+	}
+	b->adj[b->n++] = payload;
+}
+
+/* ---- a binary min-heap on (key, index) with positions --------------- */
+
+struct heap {
+	uint32_t *h;		/* heap of item indices */
+	uint32_t *pos;		/* item -> heap slot, UINT32_MAX when out */
+	const uint64_t *key;
+	size_t n;
+};
+
+static int hless(const struct heap *H, uint32_t a, uint32_t b)
+{
+	if (H->key[a] != H->key[b])
+		return H->key[a] < H->key[b];
+	return a < b;
+}
+
+static void hswap(struct heap *H, size_t i, size_t j)
+{
+	uint32_t t = H->h[i];
+
+	H->h[i] = H->h[j];
+	H->h[j] = t;
+	H->pos[H->h[i]] = i;
+	H->pos[H->h[j]] = j;
+}
+
+static void hup(struct heap *H, size_t i)
+{
+	while (i && hless(H, H->h[i], H->h[(i - 1) / 2])) {
+		hswap(H, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void hdown(struct heap *H, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < H->n && hless(H, H->h[l], H->h[m]))
+			m = l;
+		if (r < H->n && hless(H, H->h[r], H->h[m]))
+			m = r;
+		if (m == i)
+			return;
+		hswap(H, i, m);
+		i = m;
+	}
+}
+
+int dp_simplify_order(const struct dp_item *it, size_t n,
+		      const uint32_t *adj_first, const uint32_t *adj,
+		      uint32_t *out)
+{
+	uint64_t *p = dp_xrealloc(NULL, n ? n : 1, sizeof(*p));
+	struct heap H = { .key = p, .n = n };
+	size_t i, k, removed = 0;
+
+	H.h = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.h));
+	H.pos = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.pos));
+	for (i = 0; i < n; i++) {
+		uint64_t s = it[i].size;
+
+		for (k = adj_first[i]; k < adj_first[i + 1]; k++)
+			if (__builtin_add_overflow(s, it[adj[k]].size, &s))
+				s = UINT64_MAX;
+		p[i] = s;
+		H.h[i] = i;
+		H.pos[i] = i;
+	}
+	for (i = n / 2; i-- > 0;)
+		hdown(&H, i);
+	while (H.n) {
+		uint32_t v = H.h[0];
+
+		hswap(&H, 0, --H.n);
+		H.pos[v] = UINT32_MAX;
+		hdown(&H, 0);
+		out[n - 1 - removed++] = v;	/* stack: last removed placed first */
+		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
+			uint32_t u = adj[k];
+
+			if (H.pos[u] == UINT32_MAX)
+				continue;
+			if (p[u] != UINT64_MAX)
+				p[u] -= it[v].size;
+			hup(&H, H.pos[u]);
+		}
+	}
+	free(p);
+	free(H.h);
+	free(H.pos);
+	return 0;
+}
+
+/* ---- the other orders (MiniMalloc mode tries them too) -------------- */
+
+struct okey {
+	uint64_t a, b;
+	uint32_t i;
+};
+
+static int cmp_okey(const void *x, const void *y)
+{
+	const struct okey *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a > q->a ? -1 : 1;	/* descending */
+	if (p->b != q->b)
+		return p->b > q->b ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+static uint64_t span(const struct dp_item *it, const struct dp_iv *iv)
+{
+	uint64_t s = 0;
+	uint32_t k;
+
+	for (k = 0; k < it->iv_count; k++)
+		s += iv[it->iv_first + k].hi - iv[it->iv_first + k].lo + 1;
+	return s;
+}
+
+static void static_order(const struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, enum dp_order order,
+			 uint32_t *out)
+{
+	struct okey *k = dp_xrealloc(NULL, n ? n : 1, sizeof(*k));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t s = span(&it[i], iv), lo0;
+
+		lo0 = it[i].iv_count ? iv[it[i].iv_first].lo : 0;
+		k[i].i = i;
+		switch (order) {
+		case DP_ORDER_SIZE:
+			k[i].a = it[i].size;
+			k[i].b = s;
+			break;
+		case DP_ORDER_AREA:
+			k[i].a = it[i].size * (unsigned __int128)s > UINT64_MAX ?
+				 UINT64_MAX : it[i].size * s;
+			k[i].b = it[i].size;
+			break;
+		default:	/* START: earliest first, then larger */
+			k[i].a = UINT64_MAX - lo0;
+			k[i].b = it[i].size;
+			break;
+		}
+	}
+	qsort(k, n, sizeof(*k), cmp_okey);
+	for (i = 0; i < n; i++)
+		out[i] = k[i].i;
+	free(k);
+}
+
+/* ---- lower bound: most bytes live at once --------------------------- */
+
+struct ev {
+	uint64_t t;
+	int64_t d;		/* +size or -size */
+	uint64_t sz;
+};
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return (x->d > y->d) - (x->d < y->d);	/* ends before starts */
+}
+
+uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
+			const struct dp_iv *iv)
+{
+	size_t ne = 0, i, cap = 0;
+	struct ev *e;
+	uint64_t cur = 0, best = 0;
+	uint32_t k;
+
+	for (i = 0; i < n; i++)
+		cap += 2 * it[i].iv_count;
+	e = dp_xrealloc(NULL, cap ? cap : 1, sizeof(*e));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + k];
+
+			e[ne++] = (struct ev){ v->lo, 1, it[i].size };
+			e[ne++] = (struct ev){ v->hi + 1, -1, it[i].size };
+		}
+	qsort(e, ne, sizeof(*e), cmp_ev);
+	for (i = 0; i < ne; i++) {
+		if (e[i].d > 0) {
+			cur += e[i].sz;
+			if (cur > best)
+				best = cur;
+		} else {
+			cur -= e[i].sz;
+		}
+	}
+	free(e);
+	return best;
+}
+
+/* ---- the placer ------------------------------------------------------ */
+
+int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	     uint64_t start, uint64_t ceiling, uint64_t page,
+	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
+	     FILE *log, const char *tag)
+{
+	struct dp_itree tree = { .root = -1 };
+	struct dp_itnode *nodes;
+	struct nbr nb = { 0 };
+	uint32_t *adj_first, *ord;
+	uint8_t *placed;
+	struct dp_range *occ = NULL;
+	size_t ni = 0, i, k, cap_occ = 0;
+	double t0 = dp_now(), t1, t2;
+	uint64_t peak = 0;
+	int rc = -1;
+
+	if (n >= UINT32_MAX)
+		return -1;
+	for (i = 0; i < n; i++)
+		ni += it[i].iv_count;
+	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
+	ni = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + k];
+
+			nodes[ni].lo = v->lo;
+			nodes[ni].hi = v->hi;
+			nodes[ni].max = v->hi;
+			nodes[ni].payload = i;
+			nodes[ni].left = nodes[ni].right = -1;
+			ni++;
+		}
+	if (dp_itree_build(&tree, nodes, ni)) {
+		free(nodes);
+		return -1;
+	}
+	if (log) {
+		fprintf(log, "%sNum intervals %zu  Num locations %zu\n", tag, ni, n);
+		fprintf(log, "%sIntervalTree Build Done\n", tag);
+	}
+
+	/* neighbours of every item, through the tree */
+	adj_first = dp_xrealloc(NULL, n + 1, sizeof(*adj_first));
+	nb.stamp = calloc(n ? n : 1, sizeof(*nb.stamp));
+	if (!nb.stamp)
+		abort();
+	for (i = 0; i < n; i++) {
+		adj_first[i] = nb.n;
+		nb.self = i;
+		nb.qid = i + 1;
+		for (k = 0; k < it[i].iv_count; k++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + k];
+
+			dp_itree_overlaps(&tree, v->lo, v->hi, collect, &nb);
+		}
+		if (nb.n >= UINT32_MAX)
+			goto out;
+	}
+	adj_first[n] = nb.n;
+	t1 = dp_now();
+
+	ord = dp_xrealloc(NULL, n ? n : 1, sizeof(*ord));
+	if (log)
+		fprintf(log, "%ssimplify interference graph: %zu nodes, %zu edges\n",
+			tag, n, nb.n / 2);
+	if (order == DP_ORDER_SIMPLIFY)
+		dp_simplify_order(it, n, adj_first, nb.adj, ord);
+	else
+		static_order(it, n, iv, order, ord);
+	t2 = dp_now();
+
+	placed = calloc(n ? n : 1, 1);
+	if (!placed)
+		abort();
+	for (i = 0; i < n; i++) {
+		uint32_t v = ord[i];
+		size_t no = 0;
+
+		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
+			uint32_t u = nb.adj[k];
+
+			if (!placed[u])
+				continue;
+			if (no == cap_occ) {
+				cap_occ = cap_occ ? cap_occ * 2 : 64;
+				occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
+			}
+			occ[no].lo = it[u].addr;
+			occ[no].hi = it[u].addr + it[u].size;
+			no++;
+		}
+		if (dp_search(occ, no, start, ceiling, it[v].size, page,
+			      it[v].align ? it[v].align : 1, &it[v].addr)) {
+			if (failed)
+				*failed = v;
+			free(placed);
+			free(ord);
+			goto out;
+		}
+		placed[v] = 1;
+		if (it[v].addr + it[v].size > peak)
+			peak = it[v].addr + it[v].size;
+	}
+	free(placed);
+	free(ord);
+	if (st) {
+		st->intervals += ni;
+		st->edges += nb.n / 2;
+		st->t_tree += t1 - t0;
+		st->t_simplify += t2 - t1;
+		st->t_select += dp_now() - t2;
+		if (peak > st->peak)
+			st->peak = peak;
+	}
+	rc = 0;
+out:
+	free(occ);
+	free(nb.stamp);
+	free(nb.adj);
+	free(adj_first);
+	dp_itree_free(&tree);
+	return rc;
+}

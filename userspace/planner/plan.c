@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c - the per-core plans (plain data), sync_shared, check_placed,
+ * the post-shared hazard report and the totals.
+ *
+ * Everything after build_plan works on struct dp_plan only, never on the
+ * model: that is the data a device client submits (PLAN_SUBMIT), and
+ * dp_sync_shared is the function a device SYNC_SHARED can later replace.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+#include "internal.h"
+
+void dp_plan_free(struct dp_plan *p)
+{
+	uint32_t ci, i;
+
+	if (!p)
+		return;
+	for (ci = 0; ci < p->ncores; ci++) {
+		struct dp_core_plan *c = &p->core[ci];
+
+		for (i = 0; i < c->n; i++) {
+			free(c->t[i].name);
+			free(c->t[i].remote_name);
+		}
+		free(c->t);
+		free(c->iv);
+		free(c->function);
+	}
+	free(p->core);
+	free(p->hz);
+	free(p->model);
+	free(p->source);
+	free(p);
+}
+
+int dp_pass_build_plan(struct dp_ctx *x)
+{
+	struct dp_model *m = x->m;
+	struct dp_plan *p = calloc(1, sizeof(*p));
+	uint32_t ci, i, k;
+
+	if (!p)
+		abort();
+	if (x->o.disable_dram) {
+		/* find_start_addr is not in the pipeline: the plan still records
+		 * the floor its pre-placed tensors imply, and empty regions there */
+		uint64_t hwm = 0;
+
+		for (ci = 0; ci < m->nc; ci++)
+			for (i = 0; i < m->c[ci].nt; i++) {
+				struct dp_tensor *t = &m->c[ci].t[i];
+
+				if (t->region == DP_REG_PRE && t->addr + t->size - 1 > hwm)
+					hwm = t->addr + t->size - 1;
+			}
+		x->hwm = hwm;
+		x->floor = dp_find_start_addr(hwm);
+		x->cc_base = x->shared_base = x->shared_end = x->private_base = x->floor;
+		x->ceiling = x->o.dram_mib << 20;
+	}
+	p->model = dp_strdup(m->name);
+	p->source = dp_strdup(m->file);
+	p->page = DP_PAGE;
+	p->hwm = x->hwm;
+	p->floor = x->floor;
+	p->cc_base = x->cc_base;
+	p->cc_limit = x->cc_limit;
+	p->cc_size = x->cc_real;
+	p->shared_base = x->shared_base;
+	p->shared_end = x->shared_end;
+	p->private_base = x->private_base;
+	p->ceiling = x->ceiling;
+	p->ncores = m->nc;
+	p->core = calloc(m->nc, sizeof(*p->core));
+	if (!p->core)
+		abort();
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+		struct dp_core_plan *cp = &p->core[ci];
+		uint32_t n = 0;
+		size_t niv = 0;
+
+		cp->core = ci;
+		cp->function = dp_strdup(c->function);
+		for (i = 0; i < c->nt; i++)
+			if (c->t[i].mem == DP_MEM_DRAM) {
+				n++;
+				niv += c->t[i].iv_count;
+			}
+		cp->t = calloc(n ? n : 1, sizeof(*cp->t));
+		cp->iv = dp_xrealloc(NULL, niv ? niv : 1, sizeof(*cp->iv));
+		if (!cp->t)
+			abort();
+		for (i = 0; i < c->nt; i++) {
+			struct dp_tensor *t = &c->t[i];
+			struct dp_plan_tensor *e;
+
+			if (t->mem != DP_MEM_DRAM)
+				continue;
+			e = &cp->t[cp->n++];
+			e->id = i;
+			e->name = dp_strdup(t->name);
+			/* links get their address from sync_shared, never here */
+			e->addr = t->has_remote ? DP_UNSET : t->addr;
+			e->placed = e->addr != DP_UNSET;
+			e->size = t->size;
+			e->bytes = t->bytes;
+			e->region = t->region;
+			e->shared = t->shared;
+			e->collective = t->collective;
+			e->reads = t->nuses > 0;
+			e->writes = t->ndefs > 0;
+			e->has_remote = t->has_remote;
+			e->remote_core = t->remote_core;
+			e->remote_name = t->has_remote ? dp_strdup(t->remote_name) : NULL;
+			e->iv_first = cp->niv;
+			e->iv_count = t->iv_count;
+			for (k = 0; k < t->iv_count; k++)
+				cp->iv[cp->niv++] = c->iv[t->iv_first + k];
+		}
+	}
+	dp_plan_free(x->plan);
+	x->plan = p;
+	return 0;
+}
+
+/* ---- sync_shared ----------------------------------------------------- */
+
+static const struct dp_core_plan *sort_base;
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	return strcmp(sort_base->t[*(const uint32_t *)a].name,
+		      sort_base->t[*(const uint32_t *)b].name);
+}
+
+/* Sorted name index of a core plan, for lookups by name. */
+static uint32_t *name_index(const struct dp_core_plan *c)
+{
+	uint32_t *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		ix[i] = i;
+	sort_base = c;
+	qsort(ix, c->n, sizeof(*ix), cmp_by_name);
+	return ix;
+}
+
+static int64_t find_name(const struct dp_core_plan *c, const uint32_t *ix,
+			 const char *name)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int r = strcmp(c->t[ix[mid]].name, name);
+
+		if (!r)
+			return ix[mid];
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
+{
+	uint32_t **ix, ci, i;
+	int rc = -1;
+
+	if (p->ncores <= 1)
+		return 0;	/* the seed's trivial single-core path */
+	ix = calloc(p->ncores, sizeof(*ix));
+	if (!ix)
+		abort();
+	for (ci = 0; ci < p->ncores; ci++) {
+		struct dp_core_plan *c = &p->core[ci];
+
+		for (i = 0; i < c->n; i++) {
+			struct dp_plan_tensor *t = &c->t[i], *r;
+			struct dp_core_plan *rc_;
+			int64_t ri;
+
+			if (!t->has_remote)
+				continue;
+			if (t->remote_core >= p->ncores || t->remote_core == ci) {
+				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					p->source, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			rc_ = &p->core[t->remote_core];
+			if (!ix[t->remote_core])
+				ix[t->remote_core] = name_index(rc_);
+			ri = find_name(rc_, ix[t->remote_core], t->remote_name);
+			if (ri < 0) {
+				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					p->source, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			r = &rc_->t[ri];
+			if (!r->shared || r->has_remote || r->size != t->size) {
+				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} %s",
+					p->source, ci, t->name, t->remote_core,
+					t->remote_name,
+					!r->shared ? "is not shared" :
+					r->has_remote ? "is itself linked" :
+					"has a different size");
+				goto out;
+			}
+			if (!r->placed)
+				continue;	/* check_placed names both */
+			t->addr = r->addr;
+			t->placed = 1;
+			if (log)
+				fprintf(log, "[core %u] Assigned memloc %s to address 0x%llx based on its remote local target {core %u, %s}\n",
+					ci, t->name, (unsigned long long)t->addr,
+					t->remote_core, t->remote_name);
+		}
+	}
+	rc = 0;
+out:
+	for (ci = 0; ci < p->ncores; ci++)
+		free(ix[ci]);
+	free(ix);
+	return rc;
+}
+
+int dp_pass_sync_shared(struct dp_ctx *x)
+{
+	return dp_sync_shared(x->plan, x->log, x->err);
+}
+
+int dp_pass_check_placed(struct dp_ctx *x)
+{
+	struct dp_plan *p = x->plan;
+	char list[512] = "";
+	size_t len = 0, n = 0;
+	uint32_t ci, i;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		for (i = 0; i < p->core[ci].n; i++) {
+			struct dp_plan_tensor *t = &p->core[ci].t[i];
+
+			if (t->placed)
+				continue;
+			if (n < 8 && len < sizeof(list) - 1)
+				len += snprintf(list + len, sizeof(list) - len,
+						"%score %u '%s'", n ? ", " : "",
+						ci, t->name);
+			n++;
+		}
+	if (!n)
+		return 0;
+	if (len >= sizeof(list))
+		len = sizeof(list) - 1;
+	return dp_fail(x->err, "%s: %zu DRAM tensor%s left without an address%s: %s%s",
+		       p->source, n, n == 1 ? "" : "s",
+		       x->o.disable_dram ?
+		       " (DRAM allocation is disabled by --disable-dram-allocation; give them an \"address\" or enable it)" :
+		       "", list, n > 8 ? ", ..." : "");
+}
+
+/* ---- post-shared hazards --------------------------------------------- */
+
+struct sacc {
+	uint32_t core, t;
+	uint64_t lo, hi;
+	uint8_t w, r;
+};
+
+static int cmp_sacc(const void *a, const void *b)
+{
+	const struct sacc *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/*
+ * Every pair of shared tensors, on different cores, whose bytes overlap
+ * and that at least one side writes: those accesses are not ordered by
+ * the placement and need ordering instructions (the seed's
+ * anti_dependency_analyzer_post_shared_dram).  Read/read pairs need none.
+ */
+int dp_plan_hazards(struct dp_plan *p, struct dp_err *e)
+{
+	struct sacc *a = NULL, **act = NULL;
+	size_t n = 0, i, j, nact = 0, cap = 0;
+	uint32_t ci, k;
+
+	(void)e;
+	free(p->hz);
+	p->hz = NULL;
+	p->nhz = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++)
+			if (p->core[ci].t[k].shared && p->core[ci].t[k].placed)
+				n++;
+	if (!n)
+		return 0;
+	a = dp_xrealloc(NULL, n, sizeof(*a));
+	act = dp_xrealloc(NULL, n, sizeof(*act));
+	n = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++) {
+			struct dp_plan_tensor *t = &p->core[ci].t[k];
+
+			if (!t->shared || !t->placed)
+				continue;
+			a[n++] = (struct sacc){ ci, k, t->addr, t->addr + t->size,
+						t->writes, t->reads };
+		}
+	qsort(a, n, sizeof(*a), cmp_sacc);
+	for (i = 0; i < n; i++) {
+		size_t w = 0;
+
+		for (j = 0; j < nact; j++)	/* drop ranges that ended */
+			if (act[j]->hi > a[i].lo)
+				act[w++] = act[j];
+		nact = w;
+		for (j = 0; j < nact; j++) {
+			struct sacc *b = act[j];
+			struct dp_hazard *h;
+
+			if (b->core == a[i].core || !(b->w || a[i].w))
+				continue;
+			if (p->nhz == cap) {
+				cap = cap ? cap * 2 : 16;
+				p->hz = dp_xrealloc(p->hz, cap, sizeof(*p->hz));
+			}
+			h = &p->hz[p->nhz++];
+			h->core_a = b->core;
+			h->ta = b->t;
+			h->core_b = a[i].core;
+			h->tb = a[i].t;
+			h->lo = a[i].lo;
+			h->hi = a[i].hi < b->hi ? a[i].hi : b->hi;
+			h->a_writes = b->w;
+			h->b_writes = a[i].w;
+		}
+		act[nact++] = &a[i];
+	}
+	free(a);
+	free(act);
+	return 0;
+}
+
+int dp_pass_hazards(struct dp_ctx *x)
+{
+	struct dp_plan *p = x->plan;
+	size_t i;
+
+	if (dp_plan_hazards(p, x->err))
+		return -1;
+	if (x->log) {
+		fprintf(x->log, "post-shared: %zu cross-core access pair%s to shared bytes need ordering\n",
+			p->nhz, p->nhz == 1 ? "" : "s");
+		for (i = 0; i < p->nhz; i++) {
+			struct dp_hazard *h = &p->hz[i];
+
+			fprintf(x->log, "  core %u '%s' (%s) <-> core %u '%s' (%s) on [0x%llx, 0x%llx)\n",
+				h->core_a, p->core[h->core_a].t[h->ta].name,
+				h->a_writes ? "writes" : "reads",
+				h->core_b, p->core[h->core_b].t[h->tb].name,
+				h->b_writes ? "writes" : "reads",
+				(unsigned long long)h->lo,
+				(unsigned long long)h->hi);
+		}
+	}
+	return 0;
+}
+
+/* ---- totals: shared bytes counted once ------------------------------- */
+
+void dp_plan_totals(struct dp_plan *p)
+{
+	uint32_t ci, i;
+
+	p->total_private = p->total_shared = 0;
+	for (ci = 0; ci < p->ncores; ci++) {
+		struct dp_core_plan *c = &p->core[ci];
+		struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
+		size_t n = 0;
+		uint64_t top = 0;
+
+		c->private_bytes = c->shared_bytes = c->footprint = 0;
+		for (i = 0; i < c->n; i++) {
+			struct dp_plan_tensor *t = &c->t[i];
+
+			if (t->shared)
+				c->shared_bytes += t->size;
+			else
+				c->private_bytes += t->size;
+			if (t->shared && !t->has_remote)
+				p->total_shared += t->size;	/* owner: once */
+			if (!t->placed)
+				continue;
+			if (t->addr + t->size > c->footprint)
+				c->footprint = t->addr + t->size;
+			if (t->region == DP_REG_PRE)
+				continue;
+			if (t->addr + t->size > top)
+				top = t->addr + t->size;
+			it[n].size = t->size;
+			it[n].iv_first = t->iv_first;
+			it[n].iv_count = t->iv_count;
+			n++;
+		}
+		c->peak = top > p->floor ? top - p->floor : 0;
+		c->lower_bound = dp_lower_bound(it, n, c->iv);
+		p->total_private += c->private_bytes;
+		free(it);
+	}
+	p->total_bytes = p->total_private + p->total_shared;
+}
+
+int dp_pass_totals(struct dp_ctx *x)
+{
+	struct dp_plan *p = x->plan;
+	uint32_t ci;
+
+	dp_plan_totals(p);
+	if (x->log) {
+		for (ci = 0; ci < p->ncores; ci++) {
+			struct dp_core_plan *c = &p->core[ci];
+
+			fprintf(x->log, "[core %u] private %llu bytes, shared %llu bytes (counted once below), footprint 0x%llx, peak %llu, lower bound %llu\n",
+				ci, (unsigned long long)c->private_bytes,
+				(unsigned long long)c->shared_bytes,
+				(unsigned long long)c->footprint,
+				(unsigned long long)c->peak,
+				(unsigned long long)c->lower_bound);
+		}
+		fprintf(x->log, "device: %llu bytes = %llu private + %llu shared (shared counted once, not per core)\n",
+			(unsigned long long)p->total_bytes,
+			(unsigned long long)p->total_private,
+			(unsigned long long)p->total_shared);
+	}
+	return 0;
+}

@@ -1,0 +1,22 @@
+# libdramplan (the DRAM planner), the dramplan tool, the planner benchmark.
+# The dramplan tool's rule lives here, not in userspace/tools/rules.mk.
+
+DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c)
+DRAMPLAN_OBJS := $(patsubst %.c,$(O)/%.o,$(DRAMPLAN_SRCS))
+DRAMPLAN_LDLIBS := -ljson-c
+
+LIBS += $(O)/libdramplan.a
+TOOLS += $(O)/dramplan
+
+$(O)/libdramplan.a: $(DRAMPLAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(O)/dramplan: $(O)/userspace/tools/dramplan.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
+# scripts/bench-planner.sh drives this; built with userspace so it never rots.
+$(O)/bench-planner: $(O)/scripts/bench-planner.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -lm
+
+userspace: $(O)/bench-planner

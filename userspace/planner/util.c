@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - errors, allocation, escaping, file reading.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dramplan.h"
+
+int dp_fail(struct dp_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+double dp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void *dp_xrealloc(void *p, size_t n, size_t sz)
+{
+	void *q;
+
+	if (sz && n > SIZE_MAX / sz) {
+		fprintf(stderr, "dramplan: allocation size overflow\n");
+		abort();
+	}
+	q = realloc(p, n * sz > 0 ? n * sz : 1);
+	if (!q) {
+		fprintf(stderr, "dramplan: out of memory (%zu bytes)\n", n * sz);
+		abort();
+	}
+	return q;
+}
+
+char *dp_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = dp_xrealloc(NULL, n, 1);
+
+	memcpy(d, s, n);
+	return d;
+}
+
+void dp_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void dp_xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+int dp_read_file(const char *path, char **text, size_t *len, struct dp_err *e)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0, r;
+	char *buf;
+
+	if (!f)
+		return dp_fail(e, "%s: cannot open: %s", path, strerror(errno));
+	buf = dp_xrealloc(NULL, cap, 1);
+	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (cap - n - 1 == 0) {
+			cap *= 2;
+			buf = dp_xrealloc(buf, cap, 1);
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		return dp_fail(e, "%s: read error", path);
+	}
+	fclose(f);
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+const char *dp_mem_name(int mem)
+{
+	static const char *const n[] = { "dram", "sbuf", "psum" };
+
+	return mem >= 0 && mem < 3 ? n[mem] : "?";
+}
+
+const char *dp_usage_name(int usage)
+{
+	static const char *const n[] = { "spill", "internal", "input",
+					 "output", "weight" };
+
+	return usage >= 0 && usage < 5 ? n[usage] : "?";
+}
+
+const char *dp_region_name(int region)
+{
+	static const char *const n[] = { "none", "pre", "linked", "cc",
+					 "shared", "general" };
+
+	return region >= 0 && region < 6 ? n[region] : "?";
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * verify.c - re-check a plan with nothing but the plan.
+ *
+ * Deliberately a different algorithm from the planner's: no interval tree,
+ * no search.  Per core, a time sweep over every interval sorted by start,
+ * with the set of intervals still open; each new interval is compared with
+ * every open one of another tensor, and their byte ranges must be disjoint.
+ *
+ * Rules (each failure names the file, core, tensor(s) and the rule):
+ *  1. every DRAM tensor has an address, and address + size does not wrap;
+ *  2. 4 KiB: size is bytes rounded up to 4096, address is a multiple of
+ *     4096 (pre-placed addresses are required aligned, the floor hwm + 1 is
+ *     then aligned too, and search only ever returns page-aligned starts for
+ *     page-multiple sizes -- so every address of a JSON plan is aligned);
+ *  3. floor: recomputed from the pre-placed tensors (hwm + 1, or 0) and
+ *     equal to the plan's; every other tensor at or above it, and below
+ *     the ceiling;
+ *  4. CC region: collective operands inside [cc_base, cc_base + cc_size),
+ *     every other planned tensor outside it, cc_size <= cc_limit;
+ *  5. interfering tensors (a shared instruction time) are byte-disjoint;
+ *  6. shared: a linked tensor's address equals its remote target's, the
+ *     target exists, is shared and not itself linked; no private tensor of
+ *     any core overlaps the bytes of a shared tensor.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+
+struct vi {
+	uint64_t lo, hi;
+	uint32_t t;
+};
+
+static int cmp_vi(const void *a, const void *b)
+{
+	const struct vi *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+static int sweep_core(const struct dp_plan *p, const struct dp_core_plan *c,
+		      const char *file, struct dp_err *e)
+{
+	struct vi *v = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*v));
+	struct vi **act = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*act));
+	size_t n = 0, i, j, nact = 0;
+	uint32_t k, q;
+	int rc = 0;
+
+	(void)p;
+	for (k = 0; k < c->n; k++)
+		for (q = 0; q < c->t[k].iv_count; q++) {
+			const struct dp_iv *iv = &c->iv[c->t[k].iv_first + q];
+
+			v[n].lo = iv->lo;
+			v[n].hi = iv->hi;
+			v[n].t = k;
+			n++;
+		}
+	qsort(v, n, sizeof(*v), cmp_vi);
+	for (i = 0; i < n && !rc; i++) {
+		const struct dp_plan_tensor *a = &c->t[v[i].t];
+		size_t w = 0;
+
+		for (j = 0; j < nact; j++)
+			if (act[j]->hi >= v[i].lo)
+				act[w++] = act[j];
+		nact = w;
+		for (j = 0; j < nact; j++) {
+			const struct dp_plan_tensor *b = &c->t[act[j]->t];
+
+			if (act[j]->t == v[i].t)
+				continue;
+			if (a->addr < b->addr + b->size && b->addr < a->addr + a->size) {
+				rc = dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
+					     file, c->core, b->name,
+					     (unsigned long long)b->addr,
+					     (unsigned long long)(b->addr + b->size),
+					     a->name, (unsigned long long)a->addr,
+					     (unsigned long long)(a->addr + a->size),
+					     (unsigned long long)v[i].lo);
+				break;
+			}
+		}
+		act[nact++] = &v[i];
+	}
+	free(v);
+	free(act);
+	return rc;
+}
+
+struct brange {
+	uint64_t lo, hi;
+	uint32_t core, t;
+	int shared;
+};
+
+static int cmp_br(const void *a, const void *b)
+{
+	const struct brange *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->shared < y->shared) - (x->shared > y->shared);
+}
+
+/* Rule 6b: private bytes of any core never overlap shared bytes. */
+static int shared_vs_private(const struct dp_plan *p, const char *file,
+			     struct dp_err *e)
+{
+	struct brange *r, *maxp = NULL;
+	size_t n = 0, i, j, nsh = 0;
+	uint32_t ci, k;
+	size_t *sh;
+	int rc = 0;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		n += p->core[ci].n;
+	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
+	sh = dp_xrealloc(NULL, n ? n : 1, sizeof(*sh));
+	n = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++) {
+			const struct dp_plan_tensor *t = &p->core[ci].t[k];
+
+			r[n++] = (struct brange){ t->addr, t->addr + t->size, ci,
+						  k, t->shared };
+		}
+	qsort(r, n, sizeof(*r), cmp_br);
+	for (i = 0; i < n && !rc; i++) {
+		size_t w = 0;
+
+		for (j = 0; j < nsh; j++)
+			if (r[sh[j]].hi > r[i].lo)
+				sh[w++] = sh[j];
+		nsh = w;
+		if (r[i].shared) {
+			if (maxp && maxp->hi > r[i].lo) {
+				struct brange *a = maxp, *b = &r[i];
+
+				rc = dp_fail(e, "%s: core %u private tensor '%s' overlaps the bytes of core %u shared tensor '%s' (shared bytes belong to every core at every time)",
+					     file, a->core, p->core[a->core].t[a->t].name,
+					     b->core, p->core[b->core].t[b->t].name);
+			}
+			sh[nsh++] = i;
+		} else {
+			if (nsh) {
+				struct brange *b = &r[sh[0]];
+
+				rc = dp_fail(e, "%s: core %u private tensor '%s' overlaps the bytes of core %u shared tensor '%s' (shared bytes belong to every core at every time)",
+					     file, r[i].core,
+					     p->core[r[i].core].t[r[i].t].name,
+					     b->core, p->core[b->core].t[b->t].name);
+			}
+			if (!maxp || r[i].hi > maxp->hi)
+				maxp = &r[i];
+		}
+	}
+	free(r);
+	free(sh);
+	return rc;
+}
+
+int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
+{
+	uint64_t hwm = 0, floor;
+	uint32_t ci, k, q;
+
+	if (!file)
+		file = p->source ? p->source : "plan";
+	if (p->page != DP_PAGE)
+		return dp_fail(e, "%s: page_size %llu: DRAM alignment is a hard 4096",
+			       file, (unsigned long long)p->page);
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k];
+
+			if (!t->placed || t->addr == DP_UNSET)
+				return dp_fail(e, "%s: core %u tensor '%s': no address (every DRAM tensor must be placed)",
+					       file, ci, t->name);
+			if (t->addr > UINT64_MAX - t->size)
+				return dp_fail(e, "%s: core %u tensor '%s': address + size wraps around",
+					       file, ci, t->name);
+			if (!t->size || t->size % DP_PAGE || t->size < t->bytes ||
+			    t->size - t->bytes >= DP_PAGE)
+				return dp_fail(e, "%s: core %u tensor '%s': size %llu is not %llu bytes rounded up to 4 KiB",
+					       file, ci, t->name,
+					       (unsigned long long)t->size,
+					       (unsigned long long)t->bytes);
+			if (t->addr % DP_PAGE)
+				return dp_fail(e, "%s: core %u tensor '%s': address 0x%llx is not 4 KiB aligned",
+					       file, ci, t->name,
+					       (unsigned long long)t->addr);
+			for (q = 0; q < t->iv_count; q++) {
+				const struct dp_iv *iv = &c->iv[t->iv_first + q];
+
+				if (iv->lo > iv->hi)
+					return dp_fail(e, "%s: core %u tensor '%s': interval [%llu, %llu] has lo > hi",
+						       file, ci, t->name,
+						       (unsigned long long)iv->lo,
+						       (unsigned long long)iv->hi);
+			}
+			if (t->region == DP_REG_PRE && t->addr + t->size - 1 > hwm)
+				hwm = t->addr + t->size - 1;
+		}
+	}
+	floor = hwm ? hwm + 1 : 0;
+	if (floor != p->floor)
+		return dp_fail(e, "%s: floor 0x%llx but the pre-placed tensors give hwm 0x%llx, floor 0x%llx (find_start_addr = hwm + 1)",
+			       file, (unsigned long long)p->floor,
+			       (unsigned long long)hwm, (unsigned long long)floor);
+	if (p->cc_size > p->cc_limit)
+		return dp_fail(e, "%s: real CC buffer size %llu exceeds its limit %llu",
+			       file, (unsigned long long)p->cc_size,
+			       (unsigned long long)p->cc_limit);
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k];
+			int in_cc = t->addr < p->cc_base + p->cc_size &&
+				    t->addr + t->size > p->cc_base;
+
+			if (t->region == DP_REG_PRE)
+				continue;
+			if (t->addr < floor)
+				return dp_fail(e, "%s: core %u tensor '%s': address 0x%llx is below the floor 0x%llx",
+					       file, ci, t->name,
+					       (unsigned long long)t->addr,
+					       (unsigned long long)floor);
+			if (p->ceiling && t->addr + t->size > p->ceiling)
+				return dp_fail(e, "%s: core %u tensor '%s': ends above the ceiling 0x%llx",
+					       file, ci, t->name,
+					       (unsigned long long)p->ceiling);
+			if ((t->region == DP_REG_CC || t->collective) &&
+			    (t->addr < p->cc_base ||
+			     t->addr + t->size > p->cc_base + p->cc_size))
+				return dp_fail(e, "%s: core %u tensor '%s': collective operand at 0x%llx is outside the CC region [0x%llx, 0x%llx)",
+					       file, ci, t->name,
+					       (unsigned long long)t->addr,
+					       (unsigned long long)p->cc_base,
+					       (unsigned long long)(p->cc_base + p->cc_size));
+			if ((t->region == DP_REG_GENERAL || t->region == DP_REG_SHARED) &&
+			    in_cc)
+				return dp_fail(e, "%s: core %u tensor '%s': not a collective operand but inside the CC region [0x%llx, 0x%llx)",
+					       file, ci, t->name,
+					       (unsigned long long)p->cc_base,
+					       (unsigned long long)(p->cc_base + p->cc_size));
+		}
+		if (sweep_core(p, c, file, e))
+			return -1;
+	}
+	/* links: same address as the owner */
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k], *r = NULL;
+			const struct dp_core_plan *rc;
+			uint32_t j;
+
+			if (!t->has_remote)
+				continue;
+			if (!t->shared)
+				return dp_fail(e, "%s: core %u tensor '%s': has a remote target but is not shared",
+					       file, ci, t->name);
+			if (t->remote_core >= p->ncores || t->remote_core == ci)
+				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					       file, ci, t->name, t->remote_core,
+					       t->remote_name);
+			rc = &p->core[t->remote_core];
+			for (j = 0; j < rc->n; j++)
+				if (!strcmp(rc->t[j].name, t->remote_name)) {
+					r = &rc->t[j];
+					break;
+				}
+			if (!r)
+				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					       file, ci, t->name, t->remote_core,
+					       t->remote_name);
+			if (!r->shared || r->has_remote)
+				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
+					       file, ci, t->name, t->remote_core,
+					       t->remote_name);
+			if (r->addr != t->addr || r->size != t->size)
+				return dp_fail(e, "%s: core %u tensor '%s' at 0x%llx: shared address differs from its remote target {core %u, '%s'} at 0x%llx (shared addresses must be equal)",
+					       file, ci, t->name,
+					       (unsigned long long)t->addr,
+					       t->remote_core, t->remote_name,
+					       (unsigned long long)r->addr);
+		}
+	}
+	return shared_vs_private(p, file, e);
+}
