@@ -35,6 +35,10 @@ union xmemsim_arg {
 	struct xmemsim_heap_dump dump;
 	struct xmemsim_stack_alloc stack;
 	struct xmemsim_copy copy;
+	struct xmemsim_plan_submit plan_submit;
+	struct xmemsim_plan_sync plan_sync;
+	struct xmemsim_plan_get plan_get;
+	struct xmemsim_plan_stats plan_stats;
 };
 
 struct xmemsim_cmd {
@@ -88,6 +92,9 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	in->stack_max = XMEMSIM_STACK_MAX;
 	in->bounce_size = XMEMSIM_BOUNCE_SIZE;
 	in->default_align = XMEM_HEAP_DEFAULT_ALIGN;
+	in->plan_core_size = d->plan_core_size;
+	in->plan_max_tensors = XMEMSIM_PLAN_MAX_TENSORS;
+	in->plan_max_intervals = XMEMSIM_PLAN_MAX_INTERVALS;
 	return 0;
 }
 
@@ -106,9 +113,23 @@ static void rec_insert(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 	rb_insert_color(&rec->node, &d->allocs[rec->heap]);
 }
 
-/* Allocate from a heap for xf; the record is made first so nothing fails after. */
-static int do_alloc(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
-		    bool zero, u64 *addr, int *status)
+/**
+ * xmemsim_alloc_for() - allocate from a heap on behalf of an open file
+ * @xf: the owner
+ * @heap: XMEMSIM_HEAP_*
+ * @size: bytes
+ * @align: alignment, 0 = 64
+ * @zero: clear the bytes
+ * @plan: the allocation backs @xf's plans (user HEAP_FREE refuses it)
+ * @addr: the address, on success
+ * @status: the xmem status
+ *
+ * The record is made first, so nothing can fail once the heap said yes.
+ *
+ * Return: 0 or -errno (the heap's status mapped, or -ENOMEM).
+ */
+int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
+		      bool zero, bool plan, u64 *addr, int *status)
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec;
@@ -133,6 +154,7 @@ static int do_alloc(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 	rec->size = size;
 	rec->block_end = end;
 	rec->heap = heap;
+	rec->plan = plan;
 	rec_insert(d, rec);
 	list_add_tail(&rec->file_node, &xf->allocs);
 	xf->owned_bytes[heap] += end - *addr;
@@ -158,7 +180,8 @@ static void rec_free_locked(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec
 	kfree(rec);
 }
 
-static int do_free(struct xmemsim_file *xf, u32 heap, u64 addr, int *status)
+static int do_free(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
+		   int *status)
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec;
@@ -171,7 +194,7 @@ static int do_free(struct xmemsim_file *xf, u32 heap, u64 addr, int *status)
 		ret = -ENOENT;
 	} else if (rec->owner != xf) {
 		ret = -EACCES;
-	} else if (rec->pins || rec->maps) {
+	} else if (rec->pins || rec->maps || rec->plan != plan) {
 		ret = -EBUSY;
 	} else {
 		rec_free_locked(d, rec);
@@ -192,8 +215,8 @@ static int cmd_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	if (al->heap >= XMEMSIM_NUM_HEAPS || al->flags & ~XMEMSIM_ALLOC_FLAGS ||
 	    al->reserved0 || !all_zero(al->reserved, sizeof(al->reserved)))
 		return -EINVAL;
-	ret = do_alloc(xf, al->heap, al->size, al->align,
-		       al->flags & XMEMSIM_ALLOC_ZERO, &addr, &st);
+	ret = xmemsim_alloc_for(xf, al->heap, al->size, al->align,
+				al->flags & XMEMSIM_ALLOC_ZERO, false, &addr, &st);
 	al->status = st;
 	if (ret) {
 		*wb = st != XMEM_OK;
@@ -207,7 +230,7 @@ static void undo_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
 {
 	int st;
 
-	do_free(xf, a->alloc.heap, a->alloc.addr, &st);
+	do_free(xf, a->alloc.heap, a->alloc.addr, false, &st);
 }
 
 static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
@@ -218,7 +241,7 @@ static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags || fr->reserved0 ||
 	    !all_zero(fr->reserved, sizeof(fr->reserved)))
 		return -EINVAL;
-	ret = do_free(xf, fr->heap, fr->addr, &st);
+	ret = do_free(xf, fr->heap, fr->addr, false, &st);
 	fr->status = st;
 	*wb = ret && st != XMEM_OK;
 	return ret;
@@ -313,8 +336,8 @@ static int cmd_stack_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *w
 	if (sa->flags || !all_zero(sa->reserved, sizeof(sa->reserved)) ||
 	    size > XMEMSIM_STACK_MAX)
 		return -EINVAL;
-	ret = do_alloc(xf, XMEMSIM_HEAP_HBM, size, XMEM_HEAP_DEFAULT_ALIGN,
-		       false, &addr, &st);
+	ret = xmemsim_alloc_for(xf, XMEMSIM_HEAP_HBM, size,
+				XMEM_HEAP_DEFAULT_ALIGN, false, false, &addr, &st);
 	sa->status = st;
 	if (ret) {
 		*wb = st != XMEM_OK;
@@ -328,7 +351,7 @@ static void undo_stack_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
 {
 	int st;
 
-	do_free(xf, XMEMSIM_HEAP_HBM, a->stack.addr, &st);
+	do_free(xf, XMEMSIM_HEAP_HBM, a->stack.addr, false, &st);
 }
 
 /* The "vector" engine: 64-byte lines, like a SIMD copy loop would move. */
@@ -426,6 +449,39 @@ unpin_src:
 	return ret;
 }
 
+/* Free a plan backing (plan = true) or an ordinary allocation of xf. */
+int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan)
+{
+	int st;
+
+	return do_free(xf, heap, addr, plan, &st);
+}
+
+static int cmd_plan_submit(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_cmd_plan_submit(xf, &a->plan_submit, wb);
+}
+
+static int cmd_plan_sync(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_cmd_plan_sync(xf, &a->plan_sync, wb);
+}
+
+static int cmd_plan_get(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_cmd_plan_get(xf, &a->plan_get);
+}
+
+static int cmd_plan_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_cmd_plan_stats(xf, &a->plan_stats);
+}
+
+static int cmd_plan_release(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_cmd_plan_release(xf);
+}
+
 static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_GET_INFO, cmd_get_info, NULL, false },
 	{ XMEMSIM_IOC_HEAP_ALLOC, cmd_heap_alloc, undo_heap_alloc, false },
@@ -434,6 +490,11 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_HEAP_DUMP, cmd_heap_dump, NULL, true },
 	{ XMEMSIM_IOC_STACK_ALLOC, cmd_stack_alloc, undo_stack_alloc, false },
 	{ XMEMSIM_IOC_COPY, cmd_copy, NULL, true },
+	{ XMEMSIM_IOC_PLAN_SUBMIT, cmd_plan_submit, NULL, true },
+	{ XMEMSIM_IOC_PLAN_SYNC, cmd_plan_sync, NULL, true },
+	{ XMEMSIM_IOC_PLAN_GET, cmd_plan_get, NULL, true },
+	{ XMEMSIM_IOC_PLAN_STATS, cmd_plan_stats, NULL, false },
+	{ XMEMSIM_IOC_PLAN_RELEASE, cmd_plan_release, NULL, false },
 };
 
 /**
@@ -465,6 +526,12 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_stack_alloc) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_copy) != 48);
 	BUILD_BUG_ON(sizeof(struct xmemsim_uring_cmd) != 16);
+	BUILD_BUG_ON(sizeof(struct xmemsim_interval) != 8);
+	BUILD_BUG_ON(sizeof(struct xmemsim_plan_tensor) != 192);
+	BUILD_BUG_ON(sizeof(struct xmemsim_plan_submit) != 200);
+	BUILD_BUG_ON(sizeof(struct xmemsim_plan_sync) != 192);
+	BUILD_BUG_ON(sizeof(struct xmemsim_plan_get) != 40);
+	BUILD_BUG_ON(sizeof(struct xmemsim_plan_stats) != 64);
 
 	for (i = 0; i < ARRAY_SIZE(xmemsim_cmds); i++) {
 		if (xmemsim_cmds[i].cmd == cmd) {

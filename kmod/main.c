@@ -37,11 +37,13 @@ static unsigned int num_blocks = XMEM_HEAP_DEFAULT_NUM_BLOCKS;
 module_param(num_blocks, uint, 0444);
 MODULE_PARM_DESC(num_blocks, "Descriptors per heap (default 32)");
 
+static unsigned int plan_core_mb = 64;
+module_param(plan_core_mb, uint, 0444);
+MODULE_PARM_DESC(plan_core_mb, "Each core's DRAM window for plans, MiB (default 64)");
+
 static unsigned int cores = 2;
 module_param(cores, uint, 0444);
 MODULE_PARM_DESC(cores, "Accelerator cores (default 2)");
-
-#define XMEMSIM_MAX_CORES	64
 
 static bool range_ok(u64 base, u64 size, u64 *end)
 {
@@ -165,6 +167,7 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	xf->dev = xdev;
 	xf->pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&xf->allocs);
+	mutex_init(&xf->plan_lock);
 	mutex_lock(&xdev->lock);
 	list_add_tail(&xf->node, &xdev->files);
 	mutex_unlock(&xdev->lock);
@@ -178,7 +181,9 @@ static int xmemsim_release(struct inode *inode, struct file *file)
 {
 	struct xmemsim_file *xf = file->private_data;
 
+	xmemsim_file_release_plans(xf);
 	xmemsim_file_release_allocs(xf);
+	mutex_destroy(&xf->plan_lock);
 	kfree(xf);
 	return 0;
 }
@@ -237,7 +242,15 @@ static ssize_t dataram_used_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dataram_used);
 
+static ssize_t plan_bytes_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&xdev->plan_bytes));
+}
+static DEVICE_ATTR_RO(plan_bytes);
+
 static struct attribute *xmemsim_attrs[] = {
+	&dev_attr_plan_bytes.attr,
 	&dev_attr_geometry.attr,
 	&dev_attr_hbm_used.attr,
 	&dev_attr_dataram_used.attr,
@@ -286,6 +299,8 @@ static int __init xmemsim_init(void)
 	if (!xdev)
 		return -ENOMEM;
 	xdev->geo = geo;
+	xdev->plan_core_size = (u64)plan_core_mb << 20;
+	atomic64_set(&xdev->plan_bytes, 0);
 	mutex_init(&xdev->lock);
 	INIT_LIST_HEAD(&xdev->files);
 	xdev->allocs[XMEMSIM_HEAP_HBM] = RB_ROOT;

@@ -8,12 +8,14 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
 #include <linux/uio.h>
 
 #include "../uapi/xmemsim.h"
+#include "plan.h"
 #include "xmem_heap.h"
 
 #define XMEMSIM_HBM_POOL_OFF		0x228
@@ -74,6 +76,8 @@ struct xmemsim_dev {
 	struct rb_root allocs[XMEMSIM_NUM_HEAPS];	/* records by address */
 	struct list_head files;				/* open files */
 	u64 bounce_failures;
+	u64 plan_core_size;		/* each core's plan window */
+	atomic64_t plan_bytes;		/* synced plans, shared bytes once */
 	struct dentry *debugfs;
 };
 
@@ -85,6 +89,8 @@ struct xmemsim_file {
 	u64 owned_bytes[XMEMSIM_NUM_HEAPS];
 	u32 nr_allocs;
 	pid_t pid;
+	struct mutex plan_lock;		/* plans; taken before dev->lock */
+	struct xmemsim_plan_set *plans;
 };
 
 /* One live allocation, owned by one open file. */
@@ -96,6 +102,7 @@ struct xmemsim_alloc_rec {
 	u64 size;			/* bytes asked for: the accessible range */
 	u64 block_end;			/* end of the heap block behind it */
 	u32 heap;
+	bool plan;			/* backs the owner's plans */
 	u32 pins;			/* data-plane copies in flight */
 	u32 maps;			/* live VMAs */
 };
@@ -104,6 +111,19 @@ struct xmemsim_alloc_rec {
 long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 		      void __user *uarg, bool nonblock);
 void xmemsim_file_release_allocs(struct xmemsim_file *xf);
+int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
+		      bool zero, bool plan, u64 *addr, int *status);
+int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan);
+
+/* plan.c: the plan commands */
+int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
+			    struct xmemsim_plan_submit *ps, int *wb);
+int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
+			  int *wb);
+int xmemsim_cmd_plan_get(struct xmemsim_file *xf, struct xmemsim_plan_get *pg);
+int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *ps);
+int xmemsim_cmd_plan_release(struct xmemsim_file *xf);
+void xmemsim_file_release_plans(struct xmemsim_file *xf);
 
 /* uring.c */
 struct io_uring_cmd;

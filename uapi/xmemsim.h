@@ -64,7 +64,10 @@ struct xmemsim_info {
 	__u64 stack_max;
 	__u32 bounce_size;		/* DMA bounce buffer */
 	__u32 default_align;		/* HEAP_ALLOC align 0 means this */
-	__u64 reserved[8];
+	__u64 plan_core_size;		/* each core's DRAM window for plans */
+	__u32 plan_max_tensors;		/* per PLAN_SUBMIT */
+	__u32 plan_max_intervals;	/* per PLAN_SUBMIT, all tensors */
+	__u64 reserved[6];
 };
 
 /* XMEMSIM_IOC_HEAP_ALLOC */
@@ -155,6 +158,92 @@ struct xmemsim_copy {
 };
 
 /*
+ * DRAM plans. A planner submits one plan per core: tensors with
+ * core-relative addresses inside [0, plan_core_size), 4 KiB aligned sizes
+ * and their liveness intervals. The device checks each plan (no two tensors
+ * live at once share a byte), then SYNC_SHARED gives every linked tensor
+ * (XMEMSIM_TENSOR_REMOTE) the address of its owner's shared tensor, and the
+ * plan is backed with HBM: the file gets one HBM allocation of
+ * (cores + 1) * plan_core_size bytes, the first slab holding the shared
+ * tensors (one copy, seen by every core) and slab 1 + c core c's private
+ * tensors. PLAN_GET returns each tensor's device address; pread/pwrite and
+ * mmap reach the bytes there. PLAN_RELEASE, or closing the file, frees it.
+ */
+#define XMEMSIM_NAME_LEN		64
+#define XMEMSIM_PLAN_ALIGN		4096
+#define XMEMSIM_PLAN_ALL_CORES		0xffffffffU
+#define XMEMSIM_PLAN_ERR_LEN		160
+
+#define XMEMSIM_TENSOR_SHARED	0x1U	/* one buffer for all cores */
+#define XMEMSIM_TENSOR_REMOTE	0x2U	/* linked to remote_core's remote_name */
+#define XMEMSIM_TENSOR_FLAGS	(XMEMSIM_TENSOR_SHARED | XMEMSIM_TENSOR_REMOTE)
+
+/* A closed interval [lo, hi] of the core's flat instruction numbering. */
+struct xmemsim_interval {
+	__u32 lo;
+	__u32 hi;
+};
+
+struct xmemsim_plan_tensor {
+	char name[XMEMSIM_NAME_LEN];	/* NUL-terminated, unique per core */
+	char remote_name[XMEMSIM_NAME_LEN]; /* REMOTE only, else all zero */
+	__u64 addr;		/* core-relative; REMOTE: 0, SYNC_SHARED sets it */
+	__u64 size;		/* bytes, a multiple of 4096, > 0 */
+	__u64 intervals;	/* user pointer to xmemsim_interval[nr_intervals] */
+	__u32 nr_intervals;
+	__u32 flags;		/* XMEMSIM_TENSOR_*; REMOTE needs SHARED */
+	__u32 remote_core;	/* REMOTE only */
+	__u32 id;		/* the planner's own id, echoed by PLAN_GET */
+	__u64 dev_addr;		/* PLAN_GET output; 0 on submit */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_PLAN_SUBMIT: one core's plan, replacing any earlier one. */
+struct xmemsim_plan_submit {
+	__u32 core;
+	__u32 count;		/* tensors, <= plan_max_tensors */
+	__u64 tensors;		/* user pointer to xmemsim_plan_tensor[count] */
+	/* out, on a rejected plan: the tensors at fault, as indexes into
+	 * tensors[] (0xffffffff where there is none), and why
+	 */
+	__u32 bad[2];
+	char error[XMEMSIM_PLAN_ERR_LEN];
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_PLAN_SYNC: equalize shared addresses once every core is in. */
+struct xmemsim_plan_sync {
+	__u32 flags;		/* none defined */
+	__u32 linked;		/* out: tensors given their owner's address */
+	__u32 bad_core;		/* out, on failure: the tensor at fault */
+	__u32 bad;
+	char error[XMEMSIM_PLAN_ERR_LEN]; /* out, on failure */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_PLAN_GET: a core's placements, in submission order. */
+struct xmemsim_plan_get {
+	__u32 core;
+	__u32 capacity;		/* entries at @tensors */
+	__u64 tensors;		/* user pointer to xmemsim_plan_tensor[] */
+	__u32 count;		/* out: tensors in the plan */
+	__u32 synced;		/* out: 1 once PLAN_SYNC succeeded */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_PLAN_STATS: bytes of one core, or of the device (ALL_CORES) */
+struct xmemsim_plan_stats {
+	__u32 core;		/* in: a core or XMEMSIM_PLAN_ALL_CORES */
+	__u32 tensors;		/* out */
+	__u64 private_bytes;	/* tensors only this core sees */
+	__u64 shared_bytes;	/* shared tensors this core owns (placed) */
+	__u64 linked_bytes;	/* linked tensors: the owner's bytes again */
+	__u64 total_bytes;	/* private + shared: shared bytes count once */
+	__u64 footprint;	/* end of the highest tensor in the window */
+	__u64 reserved[2];
+};
+
+/*
  * io_uring: IORING_OP_URING_CMD with sqe->cmd_op set to any XMEMSIM_IOC_*
  * number and this struct in the SQE's 16-byte command area. The command's
  * argument struct lives in user memory at @arg, exactly as for ioctl(),
@@ -172,5 +261,10 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_HEAP_DUMP	_IOWR(XMEMSIM_IOC_MAGIC, 0x04, struct xmemsim_heap_dump)
 #define XMEMSIM_IOC_STACK_ALLOC	_IOWR(XMEMSIM_IOC_MAGIC, 0x05, struct xmemsim_stack_alloc)
 #define XMEMSIM_IOC_COPY	_IOW(XMEMSIM_IOC_MAGIC, 0x06, struct xmemsim_copy)
+#define XMEMSIM_IOC_PLAN_SUBMIT	_IOWR(XMEMSIM_IOC_MAGIC, 0x07, struct xmemsim_plan_submit)
+#define XMEMSIM_IOC_PLAN_SYNC	_IOWR(XMEMSIM_IOC_MAGIC, 0x08, struct xmemsim_plan_sync)
+#define XMEMSIM_IOC_PLAN_GET	_IOWR(XMEMSIM_IOC_MAGIC, 0x09, struct xmemsim_plan_get)
+#define XMEMSIM_IOC_PLAN_STATS	_IOWR(XMEMSIM_IOC_MAGIC, 0x0a, struct xmemsim_plan_stats)
+#define XMEMSIM_IOC_PLAN_RELEASE	_IO(XMEMSIM_IOC_MAGIC, 0x0b)
 
 #endif /* _UAPI_XMEMSIM_H */
