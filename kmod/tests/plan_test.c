@@ -66,7 +66,8 @@ static int check(struct kunit *test, const struct tdef *d, u32 count,
 	int ret;
 
 	memset(err, 0, sizeof(*err));
-	err->bad[0] = err->bad[1] = U32_MAX;
+	err->bad[0] = U32_MAX;
+	err->bad[1] = U32_MAX;
 	ret = xmemsim_plan_check(p, CORE_SIZE, 2, err);
 	xmemsim_plan_free(p);
 	return ret;
