@@ -11,7 +11,10 @@
  * **Model.** The pool [base, base + size) is tiled by blocks. Every block
  * owns one descriptor from a fixed pool of num_blocks (32 by default, at
  * most 2^20), allocated once with kvcalloc(); a bitmap (bit set = spare)
- * hands out the lowest spare index, as the seed's bit-vector scan does.
+ * hands out the lowest spare index, as the seed's bit-vector scan does. A
+ * second bitmap with one bit per word of the first (set: the word has a
+ * spare) keeps that scan O(num_blocks / 4096) words instead of
+ * O(num_blocks / 64): 4 words for 2^20 descriptors.
  * The initial free block uses one descriptor, each split takes one more,
  * and every block absorbed by a coalesce gives its descriptor back. So
  * with 32 descriptors 31 splits succeed and the 32nd would-be split hands
@@ -49,21 +52,26 @@
  * just as the seed's walk ends on its tail sentinel.
  *
  * **Modes.** XMEM_HEAP_LIST keeps the seed's structures and walks: the
- * address-sorted free list walked for first fit and for the insertion
- * point on free, and the unsorted alloc list (newest first) scanned on
- * free. XMEM_HEAP_TREE keeps instead an rbtree of free blocks by start
- * address, augmented with the largest block size in each subtree
- * (subtree_max, as mm/vmalloc.c), and an rbtree of allocated blocks by
- * aligned address. XMEM_HEAP_CHECKED keeps both, searches both, and on any
- * difference logs it, counts it in mismatches, WARNs the first time on
- * that heap and follows the list.
- * Every mode also links all blocks in address order (physical neighbours,
- * O(1) to maintain); it gives the tree path its coalescing neighbours in
- * O(1) and gives dump and verify one address-ordered walk in every mode.
- * Descriptor choice, split and merge are the same code in every mode, so
- * results, stats and dumps are identical by construction once the search
- * returns the same block. xmem_heap_set_mode() switches a live heap,
- * building the structures the new mode needs from the address order.
+ * address-sorted free list walked for first fit and for the insertion point
+ * on free, and the unsorted alloc list (newest first) scanned on free.
+ * XMEM_HEAP_TREE keeps instead an rbtree of free blocks by start address,
+ * augmented with the largest block size in each subtree (subtree_max, as
+ * mm/vmalloc.c), and an rbtree of allocated blocks by aligned address.
+ * While the heap has few blocks, though, XMEM_HEAP_TREE keeps and walks the
+ * lists: it switches to the trees above 2 * list_max blocks and back at
+ * list_max or fewer (list_max is 32 by default, 0 for trees always; see
+ * xh_adapt()), because a walk over a few dozen blocks is cheaper than
+ * rbtree updates; the default 32-descriptor heap never leaves the lists.
+ * XMEM_HEAP_CHECKED keeps both, searches both, and on any difference logs
+ * it, counts it in mismatches, WARNs the first time on that heap and
+ * follows the list. Every mode also links all blocks in address order
+ * (physical neighbours, O(1) to maintain); it gives the tree path its
+ * coalescing neighbours in O(1) and gives dump and verify one address-
+ * ordered walk in every mode. Descriptor choice, split and merge are the
+ * same code in every mode, so results, stats and dumps are identical by
+ * construction once the search returns the same block. xmem_heap_set_mode()
+ * switches a live heap, building the structures the new mode needs from the
+ * address order.
  *
  * **Tree search.** A block can only fit if its size is >= size, since the
  * slack is >= 0. The search enumerates, in address order, the free blocks
@@ -115,12 +123,18 @@ struct xmem_heap_block {
 
 static inline bool xh_lists(const struct xmem_heap *h)
 {
-	return h->mode != XMEM_HEAP_TREE;
+	return h->lists_on;
 }
 
 static inline bool xh_trees(const struct xmem_heap *h)
 {
-	return h->mode != XMEM_HEAP_LIST;
+	return h->trees_on;
+}
+
+static inline bool xh_mode_ok(enum xmem_heap_mode mode)
+{
+	return mode == XMEM_HEAP_TREE || mode == XMEM_HEAP_LIST ||
+	       mode == XMEM_HEAP_CHECKED;
 }
 
 static inline u64 xh_block_size(struct xmem_heap_block *b)
@@ -175,20 +189,28 @@ static u64 xh_addr_or_none(const struct xmem_heap_block *b)
 
 /* Descriptors */
 
+/* The lowest spare descriptor, or NULL. */
 static struct xmem_heap_block *xh_get_desc(struct xmem_heap *h)
 {
-	unsigned long idx = find_first_bit(h->free_bitmap, h->num_blocks);
+	unsigned long nwords = BITS_TO_LONGS(h->num_blocks);
+	unsigned long w = find_first_bit(h->spare_words, nwords), idx;
 
-	if (idx >= h->num_blocks)
+	if (w >= nwords)
 		return NULL;
+	idx = w * BITS_PER_LONG + __ffs(h->free_bitmap[w]);
 	__clear_bit(idx, h->free_bitmap);
+	if (!h->free_bitmap[w])
+		__clear_bit(w, h->spare_words);
 	h->blocks_in_use++;
 	return &h->blocks[idx];
 }
 
 static void xh_put_desc(struct xmem_heap *h, struct xmem_heap_block *b)
 {
-	__set_bit(b - h->blocks, h->free_bitmap);
+	unsigned long idx = b - h->blocks;
+
+	__set_bit(idx, h->free_bitmap);
+	__set_bit(BIT_WORD(idx), h->spare_words);
 	h->blocks_in_use--;
 	memset(b, 0, sizeof(*b));
 }
@@ -343,6 +365,96 @@ static struct xmem_heap_block *xh_list_find(struct xmem_heap *h, u64 size,
 	return NULL;
 }
 
+/*
+ * Maintain the lists, the trees or both from now on: build what is
+ * missing from the address order of the blocks (lists O(n), trees
+ * O(n log n)) and drop what is no longer wanted. A rebuilt alloc list is
+ * in descending address order rather than allocation order; only the cost
+ * of scanning it differs.
+ */
+static void xh_structures(struct xmem_heap *h, bool lists, bool trees)
+{
+	struct xmem_heap_block *b, **tail;
+
+	if (lists && !h->lists_on) {
+		tail = &h->free_head;
+		h->alloc_head = NULL;
+		for (b = h->phys_head; b; b = b->phys_next) {
+			if (b->allocated) {
+				b->next = h->alloc_head;
+				h->alloc_head = b;
+			} else {
+				*tail = b;
+				tail = &b->next;
+			}
+		}
+		*tail = NULL;
+	}
+	if (trees && !h->trees_on) {
+		h->free_tree = RB_ROOT;
+		h->alloc_tree = RB_ROOT;
+		for (b = h->phys_head; b; b = b->phys_next) {
+			if (b->allocated)
+				xh_alloc_tree_insert(h, b);
+			else
+				xh_free_tree_insert(h, b);
+		}
+	}
+	if (!lists) {
+		h->free_head = NULL;
+		h->alloc_head = NULL;
+	}
+	if (!trees) {
+		h->free_tree = RB_ROOT;
+		h->alloc_tree = RB_ROOT;
+	}
+	h->lists_on = lists;
+	h->trees_on = trees;
+}
+
+/*
+ * XMEM_HEAP_TREE: lists while the heap is small, trees once it has grown.
+ * Switch to the trees above 2 * list_max blocks and back to the lists at
+ * list_max or fewer; as an operation changes the block count by at most
+ * 2, at least list_max / 2 operations separate two switches, which keeps
+ * their O(list_max log list_max) cost amortised O(log list_max).
+ */
+static void xh_adapt(struct xmem_heap *h)
+{
+	if (h->mode != XMEM_HEAP_TREE)
+		return;
+	if (h->lists_on &&
+	    (!h->list_max || h->blocks_in_use > 2ULL * h->list_max))
+		xh_structures(h, false, true);
+	else if (h->trees_on && h->blocks_in_use <= h->list_max)
+		xh_structures(h, true, false);
+}
+
+/**
+ * xmem_heap_set_mode() - change the search structures of a live heap
+ * @h: the heap
+ * @mode: XMEM_HEAP_TREE, XMEM_HEAP_LIST or XMEM_HEAP_CHECKED
+ *
+ * Builds what @mode needs and the heap lacks, drops what @mode does not
+ * use. In XMEM_HEAP_TREE mode the heap starts on the lists if it has at
+ * most 2 * list_max blocks, else on the trees. Allocation results never depend
+ * on the mode. O(n log n) at worst.
+ * Return: 0, or -EINVAL for an unknown mode.
+ */
+int xmem_heap_set_mode(struct xmem_heap *h, enum xmem_heap_mode mode)
+{
+	bool small = h->blocks_in_use <= 2ULL * h->list_max;
+
+	if (!xh_mode_ok(mode))
+		return -EINVAL;
+	h->mode = mode;
+	if (mode == XMEM_HEAP_TREE)
+		xh_structures(h, small, !small);
+	else
+		xh_structures(h, true, mode == XMEM_HEAP_CHECKED);
+	return 0;
+}
+
 /**
  * xmem_heap_init() - set up a heap over [@base, @base + @size)
  * @h: the heap; any previous contents are ignored
@@ -366,22 +478,24 @@ int xmem_heap_init(struct xmem_heap *h, u64 base, u64 size, u32 num_blocks,
 	if (!num_blocks)
 		num_blocks = XMEM_HEAP_DEFAULT_NUM_BLOCKS;
 	if (!size || check_add_overflow(base, size, &end) ||
-	    num_blocks > XMEM_HEAP_MAX_NUM_BLOCKS ||
-	    (mode != XMEM_HEAP_TREE && mode != XMEM_HEAP_LIST &&
-	     mode != XMEM_HEAP_CHECKED))
+	    num_blocks > XMEM_HEAP_MAX_NUM_BLOCKS || !xh_mode_ok(mode))
 		return -EINVAL;
 
 	h->blocks = kvcalloc(num_blocks, sizeof(*h->blocks), GFP_KERNEL);
 	h->free_bitmap = bitmap_zalloc(num_blocks, GFP_KERNEL);
-	if (!h->blocks || !h->free_bitmap) {
+	h->spare_words = bitmap_zalloc(BITS_TO_LONGS(num_blocks), GFP_KERNEL);
+	if (!h->blocks || !h->free_bitmap || !h->spare_words) {
 		xmem_heap_destroy(h);
 		return -ENOMEM;
 	}
-	bitmap_fill(h->free_bitmap, num_blocks);
+	/* not bitmap_fill(): bits past num_blocks must stay clear */
+	bitmap_set(h->free_bitmap, 0, num_blocks);
+	bitmap_set(h->spare_words, 0, BITS_TO_LONGS(num_blocks));
 	h->base = base;
 	h->size = size;
 	h->num_blocks = num_blocks;
 	h->mode = mode;
+	h->list_max = XMEM_HEAP_TREE_LIST_MAX;
 	h->free_tree = RB_ROOT;
 	h->alloc_tree = RB_ROOT;
 
@@ -390,13 +504,9 @@ int xmem_heap_init(struct xmem_heap *h, u64 base, u64 size, u32 num_blocks,
 	b->aligned = base;
 	b->size = size;
 	h->phys_head = b;
-	if (xh_lists(h))
-		h->free_head = b;
-	if (xh_trees(h))
-		xh_free_tree_insert(h, b);
 	h->free_bytes = size;
 	h->free_count = 1;
-	return 0;
+	return xmem_heap_set_mode(h, mode);
 }
 
 /**
@@ -409,8 +519,10 @@ void xmem_heap_destroy(struct xmem_heap *h)
 {
 	kvfree(h->blocks);
 	bitmap_free(h->free_bitmap);
+	bitmap_free(h->spare_words);
 	h->blocks = NULL;
 	h->free_bitmap = NULL;
+	h->spare_words = NULL;
 	h->phys_head = NULL;
 	h->free_head = NULL;
 	h->alloc_head = NULL;
@@ -505,6 +617,7 @@ int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 	*addr = b->aligned;
 	if (block_end)
 		*block_end = b->start + b->size;
+	xh_adapt(h);
 	return XMEM_OK;
 }
 
@@ -626,6 +739,7 @@ int xmem_heap_free(struct xmem_heap *h, u64 addr)
 	b->aligned = b->start;
 	b->allocated = false;
 	xh_add_free(h, b);
+	xh_adapt(h);
 	return XMEM_OK;
 }
 
@@ -686,57 +800,6 @@ u32 xmem_heap_dump(const struct xmem_heap *h, struct xmem_heap_block_info *out,
 	return n;
 }
 
-/**
- * xmem_heap_set_mode() - change the search structures of a live heap
- * @h: the heap
- * @mode: XMEM_HEAP_TREE, XMEM_HEAP_LIST or XMEM_HEAP_CHECKED
- *
- * Builds what @mode needs and the current mode lacks from the address
- * order of the blocks: the lists in O(n), the trees in O(n log n); drops
- * what @mode does not use. A rebuilt alloc list is in descending address
- * order, not allocation order; only the cost of scanning it differs.
- * Allocation results never depend on the mode.
- * Return: 0, or -EINVAL for an unknown mode.
- */
-int xmem_heap_set_mode(struct xmem_heap *h, enum xmem_heap_mode mode)
-{
-	bool had_lists = xh_lists(h), had_trees = xh_trees(h);
-	struct xmem_heap_block *b, **tail;
-
-	if (mode != XMEM_HEAP_TREE && mode != XMEM_HEAP_LIST &&
-	    mode != XMEM_HEAP_CHECKED)
-		return -EINVAL;
-	h->mode = mode;
-	if (!xh_lists(h)) {
-		h->free_head = NULL;
-		h->alloc_head = NULL;
-	} else if (!had_lists) {
-		tail = &h->free_head;
-		for (b = h->phys_head; b; b = b->phys_next) {
-			if (b->allocated) {
-				b->next = h->alloc_head;
-				h->alloc_head = b;
-			} else {
-				*tail = b;
-				tail = &b->next;
-			}
-		}
-		*tail = NULL;
-	}
-	if (!xh_trees(h)) {
-		h->free_tree = RB_ROOT;
-		h->alloc_tree = RB_ROOT;
-	} else if (!had_trees) {
-		for (b = h->phys_head; b; b = b->phys_next) {
-			if (b->allocated)
-				xh_alloc_tree_insert(h, b);
-			else
-				xh_free_tree_insert(h, b);
-		}
-	}
-	return 0;
-}
-
 static int xh_bad(const struct xmem_heap *h, const char *what, u64 a, u64 b)
 {
 	pr_err("xmem_heap [%#llx, +%#llx): %s (%#llx, %#llx)\n",
@@ -783,6 +846,34 @@ static int xh_verify_block(const struct xmem_heap *h,
 	return 0;
 }
 
+/* LIST: lists; CHECKED: both; TREE: one or the other (xh_adapt()). */
+static bool xh_structures_ok(const struct xmem_heap *h)
+{
+	switch (h->mode) {
+	case XMEM_HEAP_LIST:
+		return h->lists_on && !h->trees_on;
+	case XMEM_HEAP_CHECKED:
+		return h->lists_on && h->trees_on;
+	default:
+		return h->lists_on != h->trees_on;
+	}
+}
+
+/* The word summary matches the bitmap, and no bit past num_blocks is set. */
+static int xh_verify_words(const struct xmem_heap *h)
+{
+	unsigned long w, nwords = BITS_TO_LONGS(h->num_blocks);
+
+	if (bitmap_weight(h->free_bitmap, nwords * BITS_PER_LONG) !=
+	    bitmap_weight(h->free_bitmap, h->num_blocks))
+		return xh_bad(h, "spare bits past num_blocks", h->num_blocks, 0);
+	for (w = 0; w < nwords; w++)
+		if (test_bit(w, h->spare_words) != !!h->free_bitmap[w])
+			return xh_bad(h, "spare word summary wrong at", w,
+				      h->free_bitmap[w]);
+	return 0;
+}
+
 /**
  * xmem_heap_verify() - check every invariant of the heap
  * @h: the heap
@@ -805,8 +896,11 @@ int xmem_heap_verify(const struct xmem_heap *h)
 	u32 n = 0, nfree = 0, nalloc = 0;
 	int ret;
 
-	if (!h->blocks || !h->free_bitmap)
+	if (!h->blocks || !h->free_bitmap || !h->spare_words)
 		return xh_bad(h, "not initialised", 0, 0);
+	if (!xh_structures_ok(h))
+		return xh_bad(h, "structures do not match the mode", h->mode,
+			      h->lists_on * 2 + h->trees_on);
 	if (xh_lists(h))
 		fl = h->free_head;
 	if (xh_trees(h)) {
@@ -888,5 +982,5 @@ int xmem_heap_verify(const struct xmem_heap *h)
 	    bitmap_weight(h->free_bitmap, h->num_blocks) !=
 	    h->num_blocks - n)
 		return xh_bad(h, "descriptor accounting", n, h->blocks_in_use);
-	return 0;
+	return xh_verify_words(h);
 }

@@ -26,10 +26,12 @@
 #define XMEM_HEAP_DEFAULT_NUM_BLOCKS	32
 #define XMEM_HEAP_MAX_NUM_BLOCKS	BIT(20)
 #define XMEM_HEAP_DEFAULT_ALIGN		64
+/* XMEM_HEAP_TREE walks the lists while the heap has at most this many blocks */
+#define XMEM_HEAP_TREE_LIST_MAX		32
 
 /* How xmem_heap_alloc()/xmem_heap_free() search. */
 enum xmem_heap_mode {
-	XMEM_HEAP_TREE,		/* O(log n): augmented rbtrees (production) */
+	XMEM_HEAP_TREE,		/* O(log n): rbtrees (production) */
 	XMEM_HEAP_LIST,		/* the seed's O(n) list walks (reference) */
 	XMEM_HEAP_CHECKED,	/* both; WARN and report on any difference */
 };
@@ -61,9 +63,17 @@ struct xmem_heap {
 	u64 size;
 	u32 num_blocks;
 	enum xmem_heap_mode mode;
+	/*
+	 * XMEM_HEAP_TREE only: walk the lists while the heap has at most
+	 * list_max blocks, the trees above 2 * list_max (hysteresis). Set
+	 * by init to XMEM_HEAP_TREE_LIST_MAX; 0 = always the trees. A change
+	 * takes effect at the next alloc/free or xmem_heap_set_mode().
+	 */
+	u32 list_max;
 	/* private below: see xmem_heap.c */
 	struct xmem_heap_block *blocks;	/* descriptor pool */
 	unsigned long *free_bitmap;	/* bit set = descriptor spare */
+	unsigned long *spare_words;	/* bit w set = free_bitmap[w] != 0 */
 	struct xmem_heap_block *free_head;	/* address-sorted free list */
 	struct xmem_heap_block *alloc_head;	/* alloc list, newest first */
 	struct xmem_heap_block *phys_head;	/* every block, address order */
@@ -76,7 +86,10 @@ struct xmem_heap {
 	u32 blocks_in_use;
 	u32 free_count;
 	u32 alloc_count;
+	bool lists_on;		/* free/alloc lists maintained */
+	bool trees_on;		/* free/alloc trees maintained */
 	u64 mismatches;		/* XMEM_HEAP_CHECKED: differences seen */
+	bool mismatch_warned;	/* WARNed once already (set: never WARN) */
 };
 
 /*

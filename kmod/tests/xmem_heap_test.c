@@ -26,14 +26,22 @@ MODULE_PARM_DESC(heap_test_seed, "base seed of the xmem heap random KUnit runs")
 #define TOP	BIT_ULL(63)
 #define MAX_HEAPS 4
 
+/*
+ * XMEM_HEAP_TREE heaps made by new_heap() always use their trees
+ * (list_max 0); XH_ADAPTIVE is a TREE heap with the default list_max,
+ * which walks its lists while it is small.
+ */
+#define XH_ADAPTIVE	((enum xmem_heap_mode)3)
+
 static const char * const mode_names[] = {
 	[XMEM_HEAP_TREE] = "tree",
 	[XMEM_HEAP_LIST] = "list",
 	[XMEM_HEAP_CHECKED] = "checked",
+	[XH_ADAPTIVE] = "adaptive",
 };
 
 static const enum xmem_heap_mode all_modes[] = {
-	XMEM_HEAP_TREE, XMEM_HEAP_LIST, XMEM_HEAP_CHECKED,
+	XMEM_HEAP_TREE, XMEM_HEAP_LIST, XMEM_HEAP_CHECKED, XH_ADAPTIVE,
 };
 
 static void mode_desc(const enum xmem_heap_mode *m, char *desc)
@@ -77,8 +85,15 @@ static struct xmem_heap *new_heap(struct kunit *test, u64 base, u64 size,
 
 	KUNIT_ASSERT_LT(test, ctx->n, MAX_HEAPS);
 	h = &ctx->heaps[ctx->n];
-	KUNIT_ASSERT_EQ(test, xmem_heap_init(h, base, size, num_blocks, mode), 0);
+	KUNIT_ASSERT_EQ(test, xmem_heap_init(h, base, size, num_blocks,
+					     mode == XH_ADAPTIVE ?
+					     XMEM_HEAP_TREE : mode), 0);
 	ctx->n++;
+	if (mode == XMEM_HEAP_TREE) {
+		h->list_max = 0;
+		KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(h, mode), 0);
+		KUNIT_ASSERT_TRUE(test, h->trees_on && !h->lists_on);
+	}
 	return h;
 }
 
@@ -461,6 +476,14 @@ static void verify_detects_corruption(struct kunit *test)
 	__set_bit(0, h->free_bitmap);
 	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), -EUCLEAN);
 	__clear_bit(0, h->free_bitmap);
+	/* the per-word summary of spare descriptors */
+	__clear_bit(0, h->spare_words);
+	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), -EUCLEAN);
+	__set_bit(0, h->spare_words);
+	/* a spare bit past the end of the pool of descriptors */
+	__set_bit(h->num_blocks, h->free_bitmap);
+	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), -EUCLEAN);
+	__clear_bit(h->num_blocks, h->free_bitmap);
 	h->size++;
 	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), -EUCLEAN);
 	h->size--;
@@ -476,6 +499,7 @@ static void checked_counts_mismatch(struct kunit *test)
 
 	a = alloc_ok(test, h, 64, 64, NULL);
 	KUNIT_ASSERT_EQ(test, h->mismatches, 0ULL);
+	h->mismatch_warned = true;	/* expected: no WARN splat in the log */
 
 	saved = h->free_head;	/* hide the free list: the tree still fits */
 	h->free_head = NULL;
@@ -1113,6 +1137,7 @@ struct rand_cfg {
 	u32 verify_every;
 	bool checked;		/* also run a CHECKED heap */
 	bool align_heavy;	/* big alignments, small blocks */
+	u32 list_max;		/* of the adaptive heap, if not the default */
 	u32 switch_every;	/* if set, cycle the second heap's mode */
 	u64 salt;
 };
@@ -1194,28 +1219,51 @@ static void rand_verify(struct kunit *test, struct xmem_heap **hs, int nh,
 	}
 }
 
+/* Cycle a heap through list, pure tree, checked and adaptive tree. */
+static void switch_mode(struct kunit *test, struct xmem_heap *h, u32 k)
+{
+	static const u32 list_max[] = { 0, 0, 0, 8 };
+	static const enum xmem_heap_mode mode[] = {
+		XMEM_HEAP_LIST, XMEM_HEAP_TREE, XMEM_HEAP_CHECKED,
+		XMEM_HEAP_TREE,
+	};
+
+	h->list_max = list_max[k % 4];
+	KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(h, mode[k % 4]), 0);
+	KUNIT_ASSERT_EQ(test, xmem_heap_verify(h), 0);
+}
+
 /*
- * Drive a TREE, a LIST and optionally a CHECKED heap with the same random
+ * Drive a TREE, a LIST, optionally a CHECKED, and an adaptive TREE heap
+ * (the last) with the same random
  * alloc/free sequence; every status, address and block end must agree,
  * and the stats and dumps must agree whenever they are compared.
  */
 static void random_run(struct kunit *test, const struct rand_cfg *c)
 {
-	static const enum xmem_heap_mode modes[] = {
-		XMEM_HEAP_TREE, XMEM_HEAP_LIST, XMEM_HEAP_CHECKED,
+	enum xmem_heap_mode modes[MAX_HEAPS] = {
+		XMEM_HEAP_TREE, XMEM_HEAP_LIST,
 	};
-	struct xmem_heap_stats st[3] = {};
+	struct xmem_heap_stats st[MAX_HEAPS] = {};
 	struct xmem_heap_block_info *d0, *d1;
-	struct xmem_heap *hs[3];
+	struct xmem_heap *hs[MAX_HEAPS];
 	u64 s = test_seed(test, c->salt), *live;
 	u32 nlive = 0, target = 1, op, allocs = 0, frees = 0, fails = 0;
-	u32 max_live = 0, max_free = 0;
-	int nh = c->checked ? 3 : 2, i, ret[3];
-	bool stats_each = c->num_blocks <= 1024;
+	u32 max_live = 0, max_free = 0, switches = 0;
+	int nh = 2, i, ret[MAX_HEAPS];
+	bool stats_each = c->num_blocks <= 1024, trees = false;
 
+	if (c->checked)
+		modes[nh++] = XMEM_HEAP_CHECKED;
+	modes[nh++] = XH_ADAPTIVE;
 	for (i = 0; i < nh; i++)
 		hs[i] = new_heap(test, c->base, c->size, c->num_blocks,
 				 modes[i]);
+	if (c->list_max) {
+		hs[nh - 1]->list_max = c->list_max;
+		KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(hs[nh - 1],
+							 XMEM_HEAP_TREE), 0);
+	}
 	live = kunit_kcalloc(test, c->num_blocks, sizeof(*live), GFP_KERNEL);
 	d0 = kunit_kcalloc(test, c->num_blocks, sizeof(*d0), GFP_KERNEL);
 	d1 = kunit_kcalloc(test, c->num_blocks, sizeof(*d1), GFP_KERNEL);
@@ -1224,7 +1272,7 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d1);
 
 	for (op = 0; op < c->ops; op++) {
-		u64 addr[3] = {}, end[3] = {};
+		u64 addr[MAX_HEAPS] = {}, end[MAX_HEAPS] = {};
 
 		if (op % 2048 == 0) {
 			target = 1 + rng_below(&s, c->num_blocks);
@@ -1239,13 +1287,16 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 			for (i = 1; i < nh; i++) {
 				KUNIT_ASSERT_EQ_MSG(test, ret[i], ret[0],
 						    "op %u alloc(%#llx, %#llx) %s",
-						    op, size, align, mode_names[i]);
+						    op, size, align,
+						    mode_names[modes[i]]);
 				KUNIT_ASSERT_EQ_MSG(test, addr[i], addr[0],
 						    "op %u alloc(%#llx, %#llx) %s",
-						    op, size, align, mode_names[i]);
+						    op, size, align,
+						    mode_names[modes[i]]);
 				KUNIT_ASSERT_EQ_MSG(test, end[i], end[0],
 						    "op %u alloc(%#llx, %#llx) %s",
-						    op, size, align, mode_names[i]);
+						    op, size, align,
+						    mode_names[modes[i]]);
 			}
 			if (ret[0] == XMEM_OK) {
 				u64 al = align ? align : 64;
@@ -1281,7 +1332,7 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 				ret[i] = xmem_heap_free(hs[i], a);
 				KUNIT_ASSERT_EQ_MSG(test, ret[i], want,
 						    "op %u free(%#llx) %s", op, a,
-						    mode_names[i]);
+						    mode_names[modes[i]]);
 			}
 			if (want == XMEM_OK) {
 				live[j] = live[--nlive];
@@ -1296,20 +1347,21 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 				KUNIT_ASSERT_TRUE_MSG(test,
 						      stats_equal(&st[0], &st[i]),
 						      "op %u: stats of %s differ",
-						      op, mode_names[i]);
+						      op, mode_names[modes[i]]);
 		}
 		if ((op + 1) % c->verify_every == 0)
 			rand_verify(test, hs, nh, d0, d1, op);
-		if (c->switch_every && (op + 1) % c->switch_every == 0) {
-			KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(hs[1],
-					all_modes[(op / c->switch_every) % 3]), 0);
-			KUNIT_ASSERT_EQ(test, xmem_heap_verify(hs[1]), 0);
+		if (c->switch_every && (op + 1) % c->switch_every == 0)
+			switch_mode(test, hs[1], op / c->switch_every);
+		if (hs[nh - 1]->trees_on != trees) {
+			trees = !trees;
+			switches++;
 		}
 	}
 
-	kunit_info(test, "%u allocs (%u failed), %u frees; peak %u live, %u free blocks; %llu splits refused\n",
+	kunit_info(test, "%u allocs (%u failed), %u frees; peak %u live, %u free blocks; %llu splits refused; adaptive heap switched %u times\n",
 		   allocs, fails, frees, max_live, max_free,
-		   st[0].split_refused);
+		   st[0].split_refused, switches);
 	KUNIT_EXPECT_GT(test, allocs, c->ops / 4);
 	KUNIT_EXPECT_GT(test, fails, 0U);
 	rand_verify(test, hs, nh, d0, d1, op);
@@ -1328,7 +1380,7 @@ static void random_small(struct kunit *test)
 	const struct rand_cfg c = {
 		.base = B + 0x42c, .size = P, .num_blocks = 32,
 		.ops = 100000, .verify_every = 1, .checked = true,
-		.salt = 1,
+		.list_max = 8, .salt = 1,
 	};
 
 	random_run(test, &c);
@@ -1352,7 +1404,7 @@ static void random_align_heavy(struct kunit *test)
 	const struct rand_cfg c = {
 		.base = B + 3, .size = 1 << 20, .num_blocks = 1024,
 		.ops = 50000, .verify_every = 256, .checked = true,
-		.align_heavy = true, .salt = 3,
+		.align_heavy = true, .list_max = 64, .salt = 3,
 	};
 
 	random_run(test, &c);
@@ -1377,6 +1429,42 @@ static void random_few_descriptors(struct kunit *test)
 	};
 
 	random_run(test, &c);
+}
+
+/* TREE mode walks the lists while small, the trees once grown. */
+static void adaptive_switches(struct kunit *test)
+{
+	struct xmem_heap *h = new_heap(test, B, P, 64, XH_ADAPTIVE);
+	struct xmem_heap *d = new_heap(test, B, P, 0, XH_ADAPTIVE);
+	u64 a[40];
+	int i;
+
+	KUNIT_EXPECT_EQ(test, h->list_max, (u32)XMEM_HEAP_TREE_LIST_MAX);
+	h->list_max = 4;
+	KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(h, XMEM_HEAP_TREE), 0);
+	KUNIT_EXPECT_TRUE(test, h->lists_on && !h->trees_on);
+	for (i = 0; i < 7; i++)		/* 8 blocks: lists still */
+		a[i] = alloc_ok(test, h, 64, 64, NULL);
+	KUNIT_EXPECT_TRUE(test, h->lists_on && !h->trees_on);
+	a[7] = alloc_ok(test, h, 64, 64, NULL);	/* 9 > 2 * 4: trees */
+	KUNIT_EXPECT_TRUE(test, h->trees_on && !h->lists_on);
+	check_heap(test, h);
+	for (i = 7; i >= 4; i--)	/* 5 blocks: trees still */
+		KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[i]), XMEM_OK);
+	KUNIT_EXPECT_TRUE(test, h->trees_on);
+	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[3]), XMEM_OK);
+	KUNIT_EXPECT_TRUE(test, h->lists_on && !h->trees_on);
+	check_heap(test, h);
+	/* first fit across the switches: the lowest hole */
+	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[1]), XMEM_OK);
+	KUNIT_EXPECT_EQ(test, alloc_ok(test, h, 64, 64, NULL), a[1]);
+
+	/* the default 32-descriptor heap never leaves its lists */
+	for (i = 0; i < 40; i++)
+		if (xmem_heap_alloc(d, 16, 16, &a[0], NULL) == XMEM_OK)
+			KUNIT_EXPECT_TRUE(test, d->lists_on && !d->trees_on);
+	KUNIT_EXPECT_EQ(test, d->blocks_in_use, 32U);
+	check_heap(test, d);
 }
 
 /* Switching modes on a live heap changes nothing it returns. */
@@ -1449,6 +1537,7 @@ static struct kunit_case random_cases[] = {
 	KUNIT_CASE(random_top_of_space),
 	KUNIT_CASE(random_few_descriptors),
 	KUNIT_CASE(random_mode_switch),
+	KUNIT_CASE(adaptive_switches),
 	{}
 };
 
