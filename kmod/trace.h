@@ -11,64 +11,52 @@
 #include <linux/tracepoint.h>
 
 TRACE_EVENT(xmemsim_alloc,
-	TP_PROTO(u32 heap, u64 size, u64 align, u64 addr, int status),
-	TP_ARGS(heap, size, align, addr, status),
-	TP_STRUCT__entry(
-		__field(u32, heap)
-		__field(int, status)
-		__field(u64, size)
-		__field(u64, align)
-		__field(u64, addr)
-	),
-	TP_fast_assign(
-		__entry->heap = heap;
-		__entry->status = status;
-		__entry->size = size;
-		__entry->align = align;
-		__entry->addr = addr;
-	),
-	TP_printk("heap=%u size=%llu align=%llu addr=%#llx status=%d",
-		  __entry->heap, __entry->size, __entry->align, __entry->addr,
-		  __entry->status)
+	    TP_PROTO(u32 heap, u64 size, u64 align, u64 addr, int status),
+	    TP_ARGS(heap, size, align, addr, status),
+	    TP_STRUCT__entry(__field(u32, heap)
+			     __field(int, status)
+			     __field(u64, size)
+			     __field(u64, align)
+			     __field(u64, addr)),
+	    TP_fast_assign(__entry->heap = heap;
+			   __entry->status = status;
+			   __entry->size = size;
+			   __entry->align = align;
+			   __entry->addr = addr;),
+	    TP_printk("heap=%u size=%llu align=%llu addr=%#llx status=%d",
+		      __entry->heap, __entry->size, __entry->align,
+		      __entry->addr, __entry->status)
 );
 
 TRACE_EVENT(xmemsim_free,
-	TP_PROTO(u32 heap, u64 addr, int ret),
-	TP_ARGS(heap, addr, ret),
-	TP_STRUCT__entry(
-		__field(u32, heap)
-		__field(int, ret)
-		__field(u64, addr)
-	),
-	TP_fast_assign(
-		__entry->heap = heap;
-		__entry->ret = ret;
-		__entry->addr = addr;
-	),
-	TP_printk("heap=%u addr=%#llx ret=%d", __entry->heap, __entry->addr,
-		  __entry->ret)
+	    TP_PROTO(u32 heap, u64 addr, int ret),
+	    TP_ARGS(heap, addr, ret),
+	    TP_STRUCT__entry(__field(u32, heap)
+			     __field(int, ret)
+			     __field(u64, addr)),
+	    TP_fast_assign(__entry->heap = heap;
+			   __entry->ret = ret;
+			   __entry->addr = addr;),
+	    TP_printk("heap=%u addr=%#llx ret=%d", __entry->heap,
+		      __entry->addr, __entry->ret)
 );
 
 TRACE_EVENT(xmemsim_copy,
-	TP_PROTO(u64 src, u64 dst, u64 len, u32 method, int ret),
-	TP_ARGS(src, dst, len, method, ret),
-	TP_STRUCT__entry(
-		__field(u64, src)
-		__field(u64, dst)
-		__field(u64, len)
-		__field(u32, method)
-		__field(int, ret)
-	),
-	TP_fast_assign(
-		__entry->src = src;
-		__entry->dst = dst;
-		__entry->len = len;
-		__entry->method = method;
-		__entry->ret = ret;
-	),
-	TP_printk("src=%#llx dst=%#llx len=%llu method=%u ret=%d",
-		  __entry->src, __entry->dst, __entry->len, __entry->method,
-		  __entry->ret)
+	    TP_PROTO(u64 src, u64 dst, u64 len, u32 method, int ret),
+	    TP_ARGS(src, dst, len, method, ret),
+	    TP_STRUCT__entry(__field(u64, src)
+			     __field(u64, dst)
+			     __field(u64, len)
+			     __field(u32, method)
+			     __field(int, ret)),
+	    TP_fast_assign(__entry->src = src;
+			   __entry->dst = dst;
+			   __entry->len = len;
+			   __entry->method = method;
+			   __entry->ret = ret;),
+	    TP_printk("src=%#llx dst=%#llx len=%llu method=%u ret=%d",
+		      __entry->src, __entry->dst, __entry->len,
+		      __entry->method, __entry->ret)
 );
 
 #endif /* _XMEMSIM_TRACE_H */
