@@ -255,7 +255,7 @@ static int cmd_heap_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	u32 heap = hs->heap;
 
 	if (heap >= XMEMSIM_NUM_HEAPS || hs->reserved0 ||
-	    !all_zero(&hs->pool_base, sizeof(*hs) - offsetof(typeof(*hs), pool_base)))
+	    !all_zero(hs->reserved, sizeof(hs->reserved)))
 		return -EINVAL;
 	mutex_lock(&d->lock);
 	xmem_heap_get_stats(&d->win[heap].heap, &st);
@@ -284,7 +284,7 @@ static int cmd_heap_dump(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	u32 cap, total, n, i;
 	int ret = 0;
 
-	if (hd->heap >= XMEMSIM_NUM_HEAPS || hd->reserved0 || hd->count ||
+	if (hd->heap >= XMEMSIM_NUM_HEAPS || hd->reserved0 ||
 	    !all_zero(hd->reserved, sizeof(hd->reserved)))
 		return -EINVAL;
 	/* A heap never has more blocks than descriptors. */

@@ -122,7 +122,6 @@ int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 	int ret;
 
 	if (ps->core >= d->geo.cores || !zeroed(ps->reserved, sizeof(ps->reserved)) ||
-	    ps->bad[0] || ps->bad[1] || !zeroed(ps->error, sizeof(ps->error)) ||
 	    !ps->count)
 		return -EINVAL;
 	if (ps->count > XMEMSIM_PLAN_MAX_TENSORS)
@@ -194,9 +193,7 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 	u32 linked = 0;
 	int ret;
 
-	if (sy->flags || sy->linked || sy->bad_core || sy->bad ||
-	    !zeroed(sy->error, sizeof(sy->error)) ||
-	    !zeroed(sy->reserved, sizeof(sy->reserved)))
+	if (sy->flags || !zeroed(sy->reserved, sizeof(sy->reserved)))
 		return -EINVAL;
 	mutex_lock(&xf->plan_lock);
 	set = xf->plans;
@@ -243,7 +240,7 @@ int xmemsim_cmd_plan_get(struct xmemsim_file *xf, struct xmemsim_plan_get *pg)
 	u32 n = 0, i;
 	int ret = 0;
 
-	if (pg->core >= xf->dev->geo.cores || pg->count || pg->synced ||
+	if (pg->core >= xf->dev->geo.cores ||
 	    !zeroed(pg->reserved, sizeof(pg->reserved)))
 		return -EINVAL;
 	if (pg->capacity) {
@@ -291,8 +288,11 @@ int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *p
 	int ret = 0;
 
 	if ((core >= xf->dev->geo.cores && core != XMEMSIM_PLAN_ALL_CORES) ||
-	    !zeroed(&ps->tensors, sizeof(*ps) - offsetof(typeof(*ps), tensors)))
+	    !zeroed(ps->reserved, sizeof(ps->reserved)))
 		return -EINVAL;
+	/* outputs are ignored on input: start the sums from zero */
+	memset(&ps->tensors, 0, offsetof(typeof(*ps), reserved) -
+	       offsetof(typeof(*ps), tensors));
 	mutex_lock(&xf->plan_lock);
 	set = xf->plans;
 	if (core != XMEMSIM_PLAN_ALL_CORES) {

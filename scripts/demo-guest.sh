@@ -18,20 +18,35 @@ alloc dataram 4096 4096
 alloc hbm 0 64
 alloc hbm 100 3
 alloc hbm 0x10000000 0
-write 0x400002000 00112233445566778899aabbccddeeff
-copy 0x400002000 0x81000 16 dma
+write 0x400003000 00112233445566778899aabbccddeeff
+copy 0x400003000 0x81000 16 dma
 read 0x81000 16
-free hbm 0x400001000
-free hbm 0x400001000
+free hbm 0x400003000
+free hbm 0x400003000
 stats hbm
-dump hbm
 TRACE
 echo
-echo "== an allocation trace on one open file, through ioctl (xmemctl replay)"
+echo "== an allocation trace on one open file (xmemctl replay; xmemctl --uring replay gives the same)"
 show /tmp/trace.txt
-echo
-echo "== the same trace through io_uring (xmemctl --uring replay)"
-show /tmp/trace.txt --uring
+
+# The main job: the 2-core model (planned on the host above) planned again
+# here, submitted core by core, synced by the device, every address and
+# total compared with the planner's, then bytes written through one core's
+# view of each shared tensor and read back through the other core's.
+model=/work/examples/allreduce_2core.json
+submit() {	# submit TITLE [dramplan options]: the device part of the output
+	title=$1
+	shift
+	echo
+	echo "=== $title"
+	if ! dramplan --submit --check-shared --no-svg -o /tmp/ar.plan.json "$@" "$model" > /tmp/submit.txt; then
+		cat /tmp/submit.txt
+		exit 1
+	fi
+	sed -n '/^== device/,$p' /tmp/submit.txt
+}
+submit "dramplan --submit --check-shared $model (ioctl)"
+submit "the same through io_uring: dramplan --submit --uring --check-shared" --uring
 echo
 echo "== sysfs: /sys/class/misc/xmemsim/geometry"
 cat /sys/class/misc/xmemsim/geometry

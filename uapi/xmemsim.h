@@ -7,7 +7,8 @@
  *  - all fields are fixed width and naturally aligned; structs have no
  *    implicit padding (the module checks every size with BUILD_BUG_ON);
  *  - every field named reserved*, and every flag bit not defined here, must
- *    be zero or the command fails with -EINVAL;
+ *    be zero or the command fails with -EINVAL; output fields are ignored
+ *    on input (callers may leave anything there);
  *  - outputs are written only when the command succeeds, with one
  *    exception: heap commands also write @status (the xmem status code) when
  *    the heap itself refused the request, so callers see why;

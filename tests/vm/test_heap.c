@@ -410,12 +410,13 @@ TEST(stats_and_dump_outputs)
 	REQUIRE(xms_alloc(fo, DRAM, 100, 0, 0, &o, NULL) == 0);
 	REQUIRE(xms_alloc(fd, DRAM, 100, 0, 0, &a2, NULL) == 0);
 
-	memset(&hs, 0xff, sizeof(hs));
+	memset(&hs, 0xff, sizeof(hs));		/* outputs pre-filled */
 	hs.heap = DRAM;
 	hs.reserved0 = 0;
-	CHECK(raw(fd, XMEMSIM_IOC_HEAP_STATS, &hs) == -EINVAL);	/* outputs not zero */
-	memset(&hs, 0, sizeof(hs));
-	hs.heap = DRAM;
+	hs.reserved[2] = 1;
+	CHECK(raw(fd, XMEMSIM_IOC_HEAP_STATS, &hs) == -EINVAL);	/* reserved */
+	CHECK(hs.pool_base == UINT64_MAX && hs.owned_bytes == UINT64_MAX);
+	memset(hs.reserved, 0, sizeof(hs.reserved));
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_STATS, &hs) == 0);
 	CHECK_EQ_U64(hs.pool_base, info.dataram_pool_base);
 	CHECK_EQ_U64(hs.free_bytes + hs.allocated_bytes, hs.pool_size);
@@ -445,9 +446,11 @@ TEST(stats_and_dump_outputs)
 	CHECK_EQ_U64(b[3].flags, 0);
 	CHECK_EQ_U64(b[3].start + b[3].size, info.dataram_pool_base + info.dataram_pool_size);
 	CHECK(b[0].start < b[1].start && b[1].start < b[2].start && b[2].start < b[3].start);
-	d.count = 1;
-	CHECK(raw(fd, XMEMSIM_IOC_HEAP_DUMP, &d) == -EINVAL);	/* output not zero */
-	d.count = 0;
+	d.count = 0xffffffff;			/* an output: ignored on input */
+	CHECK(raw(fd, XMEMSIM_IOC_HEAP_DUMP, &d) == 0 && d.count == 4);
+	d.reserved[1] = 1;
+	CHECK(raw(fd, XMEMSIM_IOC_HEAP_DUMP, &d) == -EINVAL);
+	d.reserved[1] = 0;
 	d.blocks = 8;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_DUMP, &d) == -EFAULT);
 	close(fo);

@@ -6,6 +6,7 @@
 #include <liburing.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -210,6 +211,79 @@ int xms_copy(int fd, uint64_t src, uint64_t dst, uint64_t len,
 	};
 
 	return xms_cmd(fd, XMEMSIM_IOC_COPY, &c);
+}
+
+/* The device's message, NUL-terminated whatever it wrote. */
+static void copy_err(char *dst, size_t len, const char *src, size_t srclen)
+{
+	if (dst && len)
+		snprintf(dst, len, "%.*s", (int)strnlen(src, srclen), src);
+}
+
+int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
+		    uint32_t count, uint32_t bad[2], char *err, size_t errlen)
+{
+	struct xmemsim_plan_submit s = {
+		.core = core, .count = count,
+		.tensors = (uint64_t)(uintptr_t)t,
+	};
+	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_SUBMIT, &s);
+
+	if (ret)
+		copy_err(err, errlen, s.error, sizeof(s.error));
+	else
+		copy_err(err, errlen, "", 1);
+	/* the device writes bad[] with its message, and only then */
+	if (bad) {
+		bad[0] = ret && s.error[0] ? s.bad[0] : UINT32_MAX;
+		bad[1] = ret && s.error[0] ? s.bad[1] : UINT32_MAX;
+	}
+	return ret;
+}
+
+int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen)
+{
+	struct xmemsim_plan_sync s = { 0 };
+	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_SYNC, &s);
+
+	if (ret)
+		copy_err(err, errlen, s.error, sizeof(s.error));
+	else
+		copy_err(err, errlen, "", 1);
+	if (!ret && linked)
+		*linked = s.linked;
+	return ret;
+}
+
+int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
+		 uint32_t cap, uint32_t *count, uint32_t *synced)
+{
+	struct xmemsim_plan_get g = {
+		.core = core, .capacity = cap,
+		.tensors = (uint64_t)(uintptr_t)out,
+	};
+	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_GET, &g);
+
+	if (!ret && count)
+		*count = g.count;
+	if (!ret && synced)
+		*synced = g.synced;
+	return ret;
+}
+
+int xms_plan_stats(int fd, uint32_t core, struct xmemsim_plan_stats *st)
+{
+	struct xmemsim_plan_stats s = { .core = core };
+	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_STATS, &s);
+
+	if (!ret)
+		*st = s;
+	return ret;
+}
+
+int xms_plan_release(int fd)
+{
+	return xms_cmd(fd, XMEMSIM_IOC_PLAN_RELEASE, NULL);
 }
 
 /* IORING_OP_READ/WRITE on an attached ring; -ENOSYS when none is. */

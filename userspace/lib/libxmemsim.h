@@ -36,6 +36,25 @@ int xms_stack_alloc(int fd, uint64_t size, uint64_t *addr, int *status);
 int xms_copy(int fd, uint64_t src, uint64_t dst, uint64_t len,
 	     unsigned int method);
 
+/*
+ * DRAM plans. xms_plan_submit sends one core's plan; on a rejected plan
+ * bad[0..1] (if not NULL) get the indexes of the tensors at fault
+ * (0xffffffff where none) and err (if not NULL) the device's sentence.
+ * xms_plan_sync equalizes shared addresses across the submitted cores;
+ * *linked gets the number of linked tensors, err the reason on failure.
+ * On success err is set to "" and bad[] to 0xffffffff.
+ */
+int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
+		    uint32_t count, uint32_t bad[2], char *err, size_t errlen);
+int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen);
+/* Up to cap tensors of core's plan; *count gets the plan's tensor count,
+ * *synced 1 once PLAN_SYNC succeeded (either may be NULL). */
+int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
+		 uint32_t cap, uint32_t *count, uint32_t *synced);
+/* core: a core or XMEMSIM_PLAN_ALL_CORES. */
+int xms_plan_stats(int fd, uint32_t core, struct xmemsim_plan_stats *st);
+int xms_plan_release(int fd);
+
 /* Bytes at device addresses (whole transfers or -errno). */
 int xms_read(int fd, uint64_t addr, void *buf, size_t len);
 int xms_write(int fd, uint64_t addr, const void *buf, size_t len);

@@ -12,8 +12,17 @@ $(O)/libdramplan.a: $(DRAMPLAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-$(O)/dramplan: $(O)/userspace/tools/dramplan.o $(O)/libdramplan.a
-	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+# dramplan --submit talks to the device: libxmemsim and liburing too.
+DRAMPLAN_TOOL_OBJS := $(O)/userspace/tools/dramplan.o \
+	$(O)/userspace/tools/dramplan_submit.o
+
+$(O)/dramplan: $(DRAMPLAN_TOOL_OBJS) $(O)/libdramplan.a $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -luring
+
+# tests/vm/test_plan plans seeded models in-process and submits them: it
+# links libdramplan (after libxmemsim in its pattern rule) and json-c too.
+$(O)/tests/vm/test_plan: $(O)/libdramplan.a
+$(O)/tests/vm/test_plan: XLDFLAGS += $(DRAMPLAN_LDLIBS)
 
 # scripts/bench-planner.sh drives this; built with userspace so it never rots.
 $(O)/bench-planner: $(O)/scripts/bench-planner.o $(O)/libdramplan.a

@@ -6,10 +6,14 @@
  *   dramplan --format=minimalloc [options] PROBLEM.csv   offsets CSV
  *   dramplan verify PLAN.json              independent re-check
  *   dramplan verify --format=minimalloc SOLUTION.csv
+ *   dramplan --submit[=DEV] [--uring] [--check-shared] MODEL.json
+ *                                          ... and through /dev/xmemsim
  *
  * Bad input gives one message on stderr and exit status 1; no output file
  * is written unless everything succeeded (outputs go to temporary files
  * renamed into place at the very end).  Usage errors exit with 2.
+ * With --submit, a device error or any disagreement between the device
+ * and the planner also exits with 1 (the plan files are written before).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +22,7 @@
 #include <unistd.h>
 
 #include "dramplan.h"
+#include "dramplan_submit.h"
 
 static void usage(FILE *f)
 {
@@ -40,11 +45,19 @@ static void usage(FILE *f)
 "      --order best|simplify|size|area|start  (minimalloc) order (default best)\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "  -q, --quiet                   no report on stdout\n"
+"      --submit[=DEV]            also submit the plan to DEV (default /dev/xmemsim):\n"
+"                                PLAN_SUBMIT each core, PLAN_SYNC, PLAN_GET, PLAN_STATS;\n"
+"                                the device's window is the DRAM ceiling unless\n"
+"                                --dram-size is given; prints the agreement table\n"
+"      --uring                   (--submit) every device command through io_uring\n"
+"      --check-shared            (--submit) write each shared tensor through its\n"
+"                                owner's view, read it through the other cores';\n"
+"                                private tensors of different cores must not alias\n"
 "  -h, --help\n");
 }
 
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
-       O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS };
+       O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -60,6 +73,9 @@ static const struct option longopts[] = {
 	{ "tensors", no_argument, NULL, O_TENSORS },
 	{ "no-tensors", no_argument, NULL, O_NOTENSORS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "submit", optional_argument, NULL, O_SUBMIT },
+	{ "uring", no_argument, NULL, O_URING },
+	{ "check-shared", no_argument, NULL, O_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -262,6 +278,8 @@ int main(int argc, char **argv)
 	struct dp_err e = { "" };
 	const char *outp = NULL, *svgp = NULL, *order = "best";
 	int json = 1, nosvg = 0, quiet = 0, tensors = -1, verify = 0, c;
+	int submit = 0, dram_set = 0;
+	struct dp_submit sub = { .dev = XMEMSIM_DEFAULT_PATH, .fd = -1 };
 	uint64_t cap = 0;
 	long long v;
 
@@ -303,6 +321,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.dram_mib = v;
+			dram_set = 1;
 			break;
 		case O_PAGE:
 			if (parse_i64("--dram-page-size", optarg, &v))
@@ -327,12 +346,28 @@ int main(int argc, char **argv)
 		case O_TENSORS: tensors = 1; break;
 		case O_NOTENSORS: tensors = 0; break;
 		case 'q': quiet = 1; break;
+		case O_SUBMIT:
+			submit = 1;
+			if (optarg && *optarg)
+				sub.dev = optarg;
+			break;
+		case O_URING: sub.uring = 1; break;
+		case O_CHECK: sub.check_shared = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
+		return 2;
+	}
+	if ((sub.uring || sub.check_shared) && !submit) {
+		fprintf(stderr, "dramplan: --uring and --check-shared go with --submit\n");
+		return 2;
+	}
+	if (submit && (verify || !json)) {
+		fprintf(stderr, "dramplan: --submit takes a JSON model, not %s\n",
+			verify ? "verify" : "a MiniMalloc CSV");
 		return 2;
 	}
 	if (verify)
@@ -355,11 +390,32 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dramplan: %s\n", e.msg);
 			return 1;
 		}
+		if (submit) {
+			if (dp_submit_open(&sub)) {
+				dp_model_free(m);
+				return 1;
+			}
+			if (!dram_set) {
+				if (sub.info.plan_core_size >> 20 == 0) {
+					fprintf(stderr, "dramplan: --submit: the device's plan window (%llu bytes) is below 1 MiB; give --dram-size\n",
+						(unsigned long long)sub.info.plan_core_size);
+					dp_submit_close(&sub);
+					dp_model_free(m);
+					return 1;
+				}
+				o.dram_mib = sub.info.plan_core_size >> 20;
+			}
+		}
 		log = open_memstream(&logbuf, &loglen);
 		if (!log)
 			abort();
 		fprintf(log, "dramplan: model '%s' (%s), %u core%s\n", m->name, in,
 			m->nc, m->nc == 1 ? "" : "s");
+		if (submit)
+			fprintf(log, "device %s: plan window 0x%llx bytes per core; DRAM ceiling %llu MiB%s\n",
+				sub.dev, (unsigned long long)sub.info.plan_core_size,
+				(unsigned long long)o.dram_mib,
+				dram_set ? " (--dram-size)" : " (the device's window)");
 		p = dp_plan_model(m, &o, log, &e);
 		if (!p || dp_verify(p, in, &e)) {
 			fprintf(stderr, "dramplan: %s\n", e.msg);
@@ -389,6 +445,11 @@ int main(int argc, char **argv)
 			       nosvg ? "" : svgp);
 		}
 		rc = 0;
+		if (submit) {
+			fflush(stdout);
+			sub.tensors = tensors;
+			rc = dp_submit_run(&sub, p, stdout);
+		}
 out:
 		out_abort(&po);
 		out_abort(&so);
@@ -397,6 +458,7 @@ out:
 		free(logbuf);
 		free(def_out);
 		free(def_svg);
+		dp_submit_close(&sub);
 		dp_plan_free(p);
 		dp_model_free(m);
 		return rc;

@@ -1,0 +1,5 @@
+# Benchmarks that run in the test VM (built static with the VM tests).
+VM_TESTS += $(O)/tests/bench/bench_uring
+
+$(O)/tests/bench/bench_uring: $(O)/tests/bench/bench_uring.o $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring
