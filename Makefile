@@ -12,6 +12,9 @@
 # O=build/static STATIC=1 are the sanitizer and static (VM) variants.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := 0.1.0
 O ?= build
 CC ?= gcc
 AR ?= ar
@@ -65,6 +68,18 @@ check:
 
 demo:
 	@bash scripts/demo.sh
+
+# The ABI header, both libraries, the pkg-config file and the tools.
+install: $(LIBS) $(TOOLS)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin
+	install -m 644 uapi/xmemsim.h userspace/lib/libxmemsim.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(O)/libxmemsim.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(O)/libxmemsim.so.$(LIBXMEMSIM_SOVER) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libxmemsim.so.$(LIBXMEMSIM_SOVER) $(DESTDIR)$(PREFIX)/lib/libxmemsim.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		userspace/lib/libxmemsim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libxmemsim.pc
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 
 clean:
 	rm -rf build
