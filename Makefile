@@ -85,6 +85,9 @@ clean:
 	rm -rf build
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 
+# Keep objects that pattern rules chain through (tests/model, helpers).
+.SECONDARY:
+
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) -MMD -MP -c -o $@ $<

@@ -4,6 +4,7 @@
 #   scripts/kernel.sh src   extract the source into the cache, link kmod/ in
 #   scripts/kernel.sh uml   UML KUnit kernel (kunit.py build)
 #   scripts/kernel.sh vm    x86_64 test-VM kernel from scripts/vm.config
+#   scripts/kernel.sh vm-perf  the same without the debug options (benchmarks)
 #
 # Cache: $XMEMSIM_CACHE (default ~/.cache/xmemsim). Everything is keyed by the
 # source package version; the VM kernel also by the hash of its fragment. A
@@ -18,7 +19,6 @@ VER=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
 
 SRC=$CACHE/linux-$VER
 UML=$CACHE/uml-$VER
-VM=$CACHE/vm-$VER
 
 mkdir -p "$CACHE"
 # Locks: one for the shared source tree, one per build directory, so two
@@ -64,44 +64,49 @@ uml() {
 	}
 }
 
+# vm [NAME]: the x86_64 kernel configured by scripts/NAME.config (default
+# "vm", the KASAN/lockdep/kmemleak test kernel; "vm-perf" drops the debug
+# options, for benchmarks).
 vm() {
+	local name=${1:-vm}
+	local cfg=$REPO/scripts/$name.config dir=$CACHE/$name-$VER hash
+	[ -f "$cfg" ] || { log "no such kernel config: $cfg"; return 2; }
 	src
-	lock vm
-	local hash
-	hash=$( (cat "$REPO/scripts/vm.config"; echo "$VER") | sha256sum | cut -c1-16)
-	if [ -f "$VM/arch/x86/boot/bzImage" ] && [ -f "$VM/Module.symvers" ] &&
-		[ "$(cat "$VM/.xmemsim-hash" 2>/dev/null)" = "$hash" ]; then
-		echo "$VM"
+	lock "$name"
+	hash=$( (cat "$cfg"; echo "$VER") | sha256sum | cut -c1-16)
+	if [ -f "$dir/arch/x86/boot/bzImage" ] && [ -f "$dir/Module.symvers" ] &&
+		[ "$(cat "$dir/.xmemsim-hash" 2>/dev/null)" = "$hash" ]; then
+		echo "$dir"
 		return 0
 	fi
-	log "building the test-VM kernel in $VM (config $hash)"
-	mkdir -p "$VM"
-	rm -f "$VM/.xmemsim-hash"
+	log "building the $name kernel in $dir (config $hash)"
+	mkdir -p "$dir"
+	rm -f "$dir/.xmemsim-hash"
 	{
-		make -C "$SRC" O="$VM" ARCH=x86_64 tinyconfig &&
-		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$VM" \
-			"$VM/.config" "$REPO/scripts/vm.config" &&
-		make -C "$SRC" O="$VM" ARCH=x86_64 olddefconfig
-	} >"$VM.build.log" 2>&1 || { tail -n 40 "$VM.build.log" >&2; return 1; }
+		make -C "$SRC" O="$dir" ARCH=x86_64 tinyconfig &&
+		"$SRC/scripts/kconfig/merge_config.sh" -m -O "$dir" \
+			"$dir/.config" "$cfg" &&
+		make -C "$SRC" O="$dir" ARCH=x86_64 olddefconfig
+	} >"$dir.build.log" 2>&1 || { tail -n 40 "$dir.build.log" >&2; return 1; }
 	local bad=0 line
 	while read -r line; do
 		case "$line" in CONFIG_*) ;; *) continue ;; esac
-		grep -qx "$line" "$VM/.config" || { log "option lost in olddefconfig: $line"; bad=1; }
-	done <"$REPO/scripts/vm.config"
+		grep -qx "$line" "$dir/.config" || { log "option lost in olddefconfig: $line"; bad=1; }
+	done <"$cfg"
 	[ $bad -eq 0 ] || return 1
-	make -C "$SRC" O="$VM" ARCH=x86_64 -j"$JOBS" >>"$VM.build.log" 2>&1 || {
-		tail -n 60 "$VM.build.log" >&2
-		log "VM kernel build failed (log: $VM.build.log)"
+	make -C "$SRC" O="$dir" ARCH=x86_64 -j"$JOBS" >>"$dir.build.log" 2>&1 || {
+		tail -n 60 "$dir.build.log" >&2
+		log "$name kernel build failed (log: $dir.build.log)"
 		return 1
 	}
-	echo "$hash" >"$VM/.xmemsim-hash"
-	echo "$VM"
+	echo "$hash" >"$dir/.xmemsim-hash"
+	echo "$dir"
 }
 
 case "${1:-}" in
 src) src; echo "$SRC" ;;
 uml) uml; echo "$UML" ;;
-vm) vm ;;
-paths) printf 'SRC=%s\nUML=%s\nVM=%s\n' "$SRC" "$UML" "$VM" ;;
-*) echo "usage: $0 src|uml|vm|paths" >&2; exit 2 ;;
+vm | vm-*) vm "$1" ;;
+paths) printf 'SRC=%s\nUML=%s\nVM=%s\n' "$SRC" "$UML" "$CACHE/vm-$VER" ;;
+*) echo "usage: $0 src|uml|vm|vm-perf|paths" >&2; exit 2 ;;
 esac

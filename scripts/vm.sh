@@ -7,6 +7,7 @@
 #   scripts/vm.sh --params "a=1 b=2"    module parameters for insmod
 #   scripts/vm.sh --no-insmod -- ...    leave the module out (tests load it)
 #   scripts/vm.sh --timeout SECONDS     whole-run limit (default 600)
+#   scripts/vm.sh --kernel vm-perf ...  another kernel (scripts/NAME.config)
 #
 # The module is built against the VM kernel from a private copy of the
 # sources; userspace is built static. The guest runs CMD with its output on
@@ -21,6 +22,7 @@ CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 TIMEOUT=600
 PARAMS=""
 INSMOD=1
+KERNEL=vm
 INCLUDES=()
 CMD=()
 
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
 	--params) PARAMS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--no-insmod) INSMOD=0; shift ;;
+	--kernel) KERNEL=$2; shift 2 ;;
 	--) shift; CMD=("$@"); break ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -39,16 +42,16 @@ done
 log() { echo "vm.sh: $*" >&2; }
 
 "$REPO/scripts/deps.sh"
-VM=$("$REPO/scripts/kernel.sh" vm)
+VM=$("$REPO/scripts/kernel.sh" "$KERNEL")
 
 # The module, built from a private copy so these objects never mix with
 # other builds of the same sources.
-MODSRC=$CACHE/mod-vm
+MODSRC=$CACHE/mod-$KERNEL
 rm -rf "$MODSRC"
 mkdir -p "$MODSRC"
 cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$MODSRC/"
-make -s -C "$VM" M="$MODSRC" modules >"$CACHE/mod-vm.log" 2>&1 || {
-	cat "$CACHE/mod-vm.log" >&2
+make -s -C "$VM" M="$MODSRC" modules >"$MODSRC.log" 2>&1 || {
+	cat "$MODSRC.log" >&2
 	log "module build failed"
 	exit 1
 }
