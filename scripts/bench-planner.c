@@ -20,29 +20,21 @@
 #include <string.h>
 
 #include "dramplan.h"
-
-static uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
+#include "xorshift.h"
 
 static struct dp_model *synth(uint32_t n, uint32_t W, uint64_t seed)
 {
+	uint64_t rs = seed | 1;
 	struct dp_model *m = dp_model_new("synthetic", "synthetic");
 	struct dp_err e;
 	struct dp_core *c = dp_core_add(m, "f", &e);
 	uint32_t i, nb = (n + 511) / 512, b;
 	char name[32];
 
-	rs = seed | 1;
 	for (i = 0; i < n; i++) {
 		struct dp_tensor_spec s = { .name = name,
-			.elems = 1 + rnd() % (1u << 20), .elem_size = 1 << (rnd() % 3) };
+			.elems = 1 + xorshift64_below(&rs, 1u << 20),
+			.elem_size = 1 << xorshift64_below(&rs, 3) };
 
 		snprintf(name, sizeof(name), "t%u", i);
 		if (s.elems * s.elem_size > (4u << 20))
@@ -56,11 +48,11 @@ static struct dp_model *synth(uint32_t n, uint32_t W, uint64_t seed)
 			goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t uses[3], nu = 0, k, want = 1 + rnd() % 3;
+		uint32_t uses[3], nu = 0, k, want = 1 + xorshift64_below(&rs, 3);
 
 		b = i / 512;
 		for (k = 0; k < want && i > 0; k++)
-			uses[nu++] = i - 1 - rnd() % (i < W ? i : W);
+			uses[nu++] = i - 1 - xorshift64_below(&rs, i < W ? i : W);
 		if (dp_inst_add(m, c, b, NULL, &i, 1, uses, nu, 0, "synth", &e))
 			goto fail;
 		if (i % 512 == 511 || i == n - 1) {

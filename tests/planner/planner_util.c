@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "planner_util.h"
+#include "xorshift.h"
 
 void run_json(struct run *r, const char *json, const struct dp_opts *o)
 {
@@ -113,4 +114,163 @@ const char *core1(const char *tensors, const char *blocks)
 	snprintf(buf, n, "{'cores': [{'function': 'f', 'tensors': [%s], 'blocks': [%s]}]}",
 		 tensors, blocks);
 	return J(buf);
+}
+
+/* ---- random models -------------------------------------------------------- */
+
+#define PG 4096ULL
+
+struct owner {
+	uint32_t core;
+	char name[16];
+	uint64_t elems, esz;
+};
+
+/* min..max */
+static uint32_t between(uint64_t *rs, uint32_t min, uint32_t max)
+{
+	return min + xorshift64_below(rs, max - min + 1);
+}
+
+/* Core ci's tensors: inputs, then shared owners and links, then spills. */
+static int random_tensors(struct dp_model *m, struct dp_core *c, uint32_t ci,
+			  const struct model_shape *s, const struct owner *own,
+			  uint32_t nown, uint32_t nin, uint32_t nspill,
+			  uint64_t *rs, struct dp_err *e)
+{
+	uint64_t addr = 0;
+	char name[32];
+	uint32_t i;
+
+	for (i = 0; i < nin; i++) {
+		struct dp_tensor_spec t = { .name = name, .elem_size = 4,
+			.usage = i ? DP_USE_WEIGHT : DP_USE_INPUT,
+			.has_addr = 1, .addr = addr };
+
+		t.elems = 1 + xorshift64_below(rs, s->input_elems);
+		snprintf(name, sizeof(name), "in%u", i);
+		addr += (t.elems * 4 + PG - 1) / PG * PG + PG * xorshift64_below(rs, 2);
+		if (dp_tensor_add(m, c, &t, "gen", e) < 0)
+			return -1;
+	}
+	for (i = 0; i < nown; i++) {
+		struct dp_tensor_spec t = { .name = name, .elems = own[i].elems,
+			.elem_size = own[i].esz, .shared = 1 };
+
+		if (own[i].core == ci) {
+			snprintf(name, sizeof(name), "%s", own[i].name);
+		} else {
+			if (!xorshift64_below(rs, 3))
+				continue;
+			snprintf(name, sizeof(name), "peer_%s", own[i].name);
+			t.has_remote = 1;
+			t.remote_core = own[i].core;
+			t.remote_name = own[i].name;
+		}
+		if (dp_tensor_add(m, c, &t, "gen", e) < 0)
+			return -1;
+	}
+	for (i = 0; i < nspill; i++) {
+		struct dp_tensor_spec t = { .name = name };
+
+		t.elems = 1 + xorshift64_below(rs, s->spill_elems);
+		t.elem_size = 1ULL << xorshift64_below(rs, s->elem_sizes);
+		t.mem = xorshift64_below(rs, 8) ? DP_MEM_DRAM : DP_MEM_SBUF;
+		snprintf(name, sizeof(name), "t%u", i);
+		if (dp_tensor_add(m, c, &t, "gen", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* nb blocks of instructions defining tensors first_def.. (not inputs). */
+static int random_blocks(struct dp_model *m, struct dp_core *c, uint32_t nb,
+			 uint32_t first_def, uint64_t *rs, struct dp_err *e)
+{
+	uint8_t *defined = calloc(c->nt, 1);
+	uint32_t b, i, q;
+	char name[32];
+	int ret = -1;
+
+	if (!defined)
+		abort();
+	for (i = 0; i < c->nt; i++)	/* inputs, weights, shared */
+		defined[i] = c->t[i].usage != DP_USE_SPILL || c->t[i].shared;
+	for (b = 0; b < nb; b++) {
+		snprintf(name, sizeof(name), "bb%u", b);
+		if (dp_block_add(m, c, name, "gen", e) < 0)
+			goto out;
+	}
+	for (b = 0; b < nb; b++) {
+		uint32_t ni = 1 + xorshift64_below(rs, 8);
+
+		for (i = 0; i < ni; i++) {
+			uint32_t defs[3], uses[4], nuse = 0;
+			uint32_t nd = xorshift64_below(rs, 3), nu = xorshift64_below(rs, 4);
+
+			for (q = 0; q < nu; q++) {
+				uint32_t t = xorshift64_below(rs, c->nt);
+
+				if (defined[t])
+					uses[nuse++] = t;
+			}
+			for (q = 0; q < nd; q++)
+				defs[q] = first_def + xorshift64_below(rs, c->nt - first_def);
+			if (dp_inst_add(m, c, b, "op", defs, nd, uses, nuse,
+					!xorshift64_below(rs, 10), "gen", e))
+				goto out;
+			for (q = 0; q < nd; q++)
+				defined[defs[q]] = 1;
+		}
+		if (b + 1 < nb && dp_succ_add(c, b, b + 1, e))
+			goto out;
+		if (!xorshift64_below(rs, 3) &&
+		    dp_succ_add(c, b, xorshift64_below(rs, b + 1), e))
+			goto out;	/* a back edge: a loop */
+	}
+	ret = 0;
+out:
+	free(defined);
+	return ret;
+}
+
+struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
+			      struct dp_err *e)
+{
+	struct dp_model *m = dp_model_new("seeded.json", "seeded");
+	uint64_t rs = seed * 0x9e3779b97f4a7c15ULL + 77;
+	struct owner own[MODEL_MAX_OWNERS];
+	uint32_t nc, nown = 0, ci, k;
+
+	if (s->max_owners > MODEL_MAX_OWNERS)
+		abort();
+	nc = between(&rs, s->min_cores, s->max_cores);
+	if (nc > 1)
+		nown = between(&rs, s->min_owners, s->max_owners);
+	for (k = 0; k < nown; k++) {
+		own[k].core = xorshift64_below(&rs, nc);
+		snprintf(own[k].name, sizeof(own[k].name), "sh%u", k);
+		own[k].elems = 1 + xorshift64_below(&rs, s->owner_elems);
+		own[k].esz = 1ULL << xorshift64_below(&rs, s->elem_sizes);
+	}
+	for (ci = 0; ci < nc; ci++) {
+		struct dp_core *c = dp_core_add(m, "step", e);
+		uint32_t nin, nspill, nb;
+
+		if (!c)
+			goto fail;
+		nin = xorshift64_below(&rs, 3);
+		nspill = between(&rs, s->min_spills, s->max_spills);
+		nb = between(&rs, 1, s->max_blocks);
+		if (random_tensors(m, c, ci, s, own, nown, nin, nspill, &rs, e))
+			goto fail;
+		if (random_blocks(m, c, nb, nin, &rs, e))
+			goto fail;
+	}
+	if (dp_model_link(m, e))
+		goto fail;
+	return m;
+fail:
+	dp_model_free(m);
+	return NULL;
 }

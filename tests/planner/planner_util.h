@@ -39,4 +39,33 @@ const char *J(const char *s);
 /* A one-core model: tensors and blocks JSON fragments. */
 const char *core1(const char *tensors, const char *blocks);
 
+/*
+ * The shape of random_model()'s models.  Every count is drawn uniformly
+ * from [min, max]; element counts from 1..max.
+ */
+struct model_shape {
+	uint32_t min_cores, max_cores;
+	/* shared tensors, each owned by a random core and linked from about
+	 * two in three of the others (none on a one-core model) */
+	uint32_t min_owners, max_owners;
+	uint32_t min_spills, max_spills;	/* private tensors per core */
+	uint32_t max_blocks;			/* per core, at least 1 */
+	uint64_t input_elems, owner_elems, spill_elems;
+	uint32_t elem_sizes;		/* element sizes 1, 2, 4, ...: this many */
+};
+
+#define MODEL_MAX_OWNERS 16
+
+/*
+ * A seeded random model of the given shape.  Each core has 0-2 pre-placed
+ * inputs and weights (4-byte elements), the shared owners and links, then
+ * its private spills (one in 8 in SBUF).  Blocks of 1-8 instructions,
+ * each defining up to 2 non-input tensors and using up to 3 already
+ * defined ones (one in 10 collective); block b falls through to b+1 and
+ * one in 3 loops back to a block at or before it.  The same seed and shape
+ * always give the same model.  NULL (with e) on a generator error.
+ */
+struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
+			      struct dp_err *e);
+
 #endif

@@ -12,131 +12,28 @@
 
 #include "planner_util.h"
 #include "tap.h"
+#include "xorshift.h"
 
-static uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
-
-#define R(n) (rnd() % (n))
-
-struct gen_owner {
-	char name[16];
-	uint64_t elems, esz;
+/* 1-3 cores of 4-43 spills, up to 5 shared owners, tensors up to 200 KB. */
+static const struct model_shape shape = {
+	.min_cores = 1, .max_cores = 3,
+	.min_owners = 0, .max_owners = 5,
+	.min_spills = 4, .max_spills = 43,
+	.max_blocks = 5,
+	.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
+	.elem_sizes = 3,
 };
 
 static struct dp_model *gen_model(uint64_t seed, struct dp_err *e)
 {
-	struct dp_model *m = dp_model_new("rand.json", "rand");
-	struct gen_owner own[6];
-	uint32_t ncores, nown, ci, k;
+	struct dp_model *m = random_model(&shape, seed, e);
+	uint32_t ci, k;
 
-	rs = seed * 2654435761u + 1;
-	ncores = 1 + R(3);
-	nown = ncores > 1 ? R(6) : 0;
-	for (ci = 0; ci < ncores; ci++) {
-		struct dp_core *c = dp_core_add(m, "f", e);
-		uint32_t nt = 4 + R(40), nb = 1 + R(5), b, i;
-		uint32_t ninputs = R(3), first_spill;
-		uint8_t *defined;
-		uint64_t addr = 0;
-		char name[32];
-
-		if (!c)
-			goto fail;
-		for (i = 0; i < ninputs; i++) {
-			struct dp_tensor_spec s = { .name = name, .elems = 1 + R(20000),
-				.elem_size = 4, .usage = i ? DP_USE_WEIGHT : DP_USE_INPUT,
-				.has_addr = 1, .addr = addr };
-
-			snprintf(name, sizeof(name), "in%u", i);
-			addr += (s.elems * 4 + 4095) / 4096 * 4096 + 4096 * R(3);
-			if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-				goto fail;
-		}
-		if (ci == 0)
-			for (i = 0; i < nown; i++) {
-				struct dp_tensor_spec s = { .name = own[i].name,
-					.elem_size = 1 << R(3), .shared = 1 };
-
-				snprintf(own[i].name, sizeof(own[i].name), "sh%u", i);
-				s.elems = 1 + R(30000);
-				own[i].elems = s.elems;
-				own[i].esz = s.elem_size;
-				if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-					goto fail;
-			}
-		else
-			for (i = 0; i < nown; i++) {
-				struct dp_tensor_spec s = { .name = name,
-					.elems = own[i].elems, .elem_size = own[i].esz,
-					.shared = 1, .has_remote = 1, .remote_core = 0,
-					.remote_name = own[i].name };
-
-				if (R(2))
-					continue;
-				snprintf(name, sizeof(name), "link%u", i);
-				if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-					goto fail;
-			}
-		first_spill = c->nt;
-		for (i = 0; i < nt; i++) {
-			struct dp_tensor_spec s = { .name = name, .elems = 1 + R(50000),
-				.elem_size = 1 << R(3), .mem = R(10) ? DP_MEM_DRAM : DP_MEM_SBUF };
-
-			snprintf(name, sizeof(name), "t%u", i);
-			if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-				goto fail;
-		}
-		defined = calloc(c->nt, 1);
-		for (i = 0; i < first_spill; i++)
-			defined[i] = 1;		/* inputs, weights, shared */
-		for (b = 0; b < nb; b++) {
-			snprintf(name, sizeof(name), "b%u", b);
-			if (dp_block_add(m, c, name, "gen", e) < 0)
-				goto fail;
-		}
-		for (b = 0; b < nb; b++) {
-			uint32_t ni = 1 + R(8);
-
-			for (i = 0; i < ni; i++) {
-				uint32_t defs[3], uses[4], nd = R(3), nu = R(4), q, nu_ok = 0;
-
-				for (q = 0; q < nu; q++) {
-					uint32_t t = R(c->nt);
-
-					if (defined[t])
-						uses[nu_ok++] = t;
-				}
-				for (q = 0; q < nd; q++)
-					defs[q] = first_spill + R(c->nt - first_spill);
-				if (dp_inst_add(m, c, b, "i", defs, nd, uses, nu_ok,
-						!R(8), "gen", e))
-					goto fail;
-				for (q = 0; q < nd; q++)
-					defined[defs[q]] = 1;
-			}
-			if (b + 1 < nb && dp_succ_add(c, b, b + 1, e))
-				goto fail;
-			if (R(3) == 0 && dp_succ_add(c, b, R(b + 1), e))
-				goto fail;	/* a back edge: a loop */
-		}
-		free(defined);
-		for (k = 0; k < c->nt; k++)
-			if (c->t[k].usage == DP_USE_OUTPUT)
+	for (ci = 0; m && ci < m->nc; ci++)
+		for (k = 0; k < m->c[ci].nt; k++)
+			if (m->c[ci].t[k].usage == DP_USE_OUTPUT)
 				abort();
-	}
-	if (dp_model_link(m, e))
-		goto fail;
 	return m;
-fail:
-	dp_model_free(m);
-	return NULL;
 }
 
 static int iv_overlap(const struct dp_core_plan *c, const struct dp_plan_tensor *a,
@@ -286,9 +183,10 @@ TEST(random_plans_reproducible_and_roundtrip)
 
 TEST(random_csv_verify)
 {
+	uint64_t rs = 77;
 	int round;
 
-	rs = 77;
+#define R(n) xorshift64_below(&rs, n)
 	for (round = 0; round < 60; round++) {
 		size_t n = 1 + R(400), i, j;
 		char *text = malloc(64 * n + 64), *p = text;
@@ -331,6 +229,7 @@ TEST(random_csv_verify)
 		dp_csv_free(c);
 		free(text);
 	}
+#undef R
 }
 
 TEST(csv_example12_optimal)

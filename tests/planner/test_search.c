@@ -9,6 +9,7 @@
 
 #include "planner_util.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define P 4096ULL
 #define CEIL (1ULL << 30)
@@ -196,14 +197,6 @@ static void hit(uint32_t payload, void *arg)
 	h->n++;
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 TEST(itree_make_tree_midpoints_and_max)
 {
 	struct dp_itnode *n = calloc(7, sizeof(*n));
@@ -257,15 +250,15 @@ TEST(itree_matches_brute_force)
 	int round;
 
 	for (round = 0; round < 40; round++) {
-		size_t n = 1 + rnd(&s) % 300, i, q;
+		size_t n = 1 + xorshift64_below(&s, 300), i, q;
 		struct dp_itnode *nodes = calloc(n, sizeof(*nodes));
 		struct dp_iv *iv = calloc(n, sizeof(*iv));
 		struct dp_itree t;
 		struct hits h;
 
 		for (i = 0; i < n; i++) {
-			iv[i].lo = rnd(&s) % 1000;
-			iv[i].hi = iv[i].lo + rnd(&s) % (round % 2 ? 10 : 200);
+			iv[i].lo = xorshift64_below(&s, 1000);
+			iv[i].hi = iv[i].lo + xorshift64_below(&s, round % 2 ? 10 : 200);
 			nodes[i].lo = iv[i].lo;
 			nodes[i].hi = iv[i].hi;
 			nodes[i].payload = i;
@@ -273,7 +266,7 @@ TEST(itree_matches_brute_force)
 		REQUIRE(!dp_itree_build(&t, nodes, n));
 		h.seen = calloc(n, 1);
 		for (q = 0; q < 50; q++) {
-			uint64_t lo = rnd(&s) % 1100, hi = lo + rnd(&s) % 50;
+			uint64_t lo = xorshift64_below(&s, 1100), hi = lo + xorshift64_below(&s, 50);
 			size_t expect = 0;
 
 			memset(h.seen, 0, n);

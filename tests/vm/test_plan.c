@@ -31,7 +31,9 @@
 #include "dp_device.h"
 #include "dramplan.h"
 #include "libxmemsim.h"
+#include "planner/planner_util.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define SH XMEMSIM_TENSOR_SHARED
 #define RM XMEMSIM_TENSOR_REMOTE
@@ -231,139 +233,16 @@ static int dmesg_has(const char *text)
 
 /* ---- the planner's side --------------------------------------------------- */
 
-static uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
-}
-
-#define R(n) (rnd() % (n))
-
-struct owner {
-	uint32_t core;
-	char name[16];
-	uint64_t elems, esz;
+/* 2 to max_cores (one_model: the device's, at most 4) cores, 1-6 shared
+ * owners, 3-32 spills per core, tensors up to 64 KB. */
+static const struct model_shape shape_small = {
+	.min_cores = 2,
+	.min_owners = 1, .max_owners = 6,
+	.min_spills = 3, .max_spills = 32,
+	.max_blocks = 4,
+	.input_elems = 8192, .owner_elems = 8192, .spill_elems = 8192,
+	.elem_sizes = 4,
 };
-
-/*
- * A seeded model of 2..maxc cores: pre-placed inputs, shared owners spread
- * over the cores, links to them from the other cores, private spills, a
- * few blocks with back edges, some collective instructions.
- */
-static struct dp_model *gen_model(uint64_t seed, uint32_t maxc, struct dp_err *e)
-{
-	struct dp_model *m = dp_model_new("seeded.json", "seeded");
-	struct owner own[6];
-	uint32_t nc, nown, ci, k, i, b;
-
-	rs = seed * 0x9e3779b97f4a7c15ULL + 77;
-	nc = 2 + R(maxc - 1);
-	nown = 1 + R(6);
-	for (k = 0; k < nown; k++) {
-		own[k].core = R(nc);
-		snprintf(own[k].name, sizeof(own[k].name), "sh%u", k);
-		own[k].elems = 1 + R(8192);
-		own[k].esz = 1ULL << R(4);
-	}
-	for (ci = 0; ci < nc; ci++) {
-		struct dp_core *c = dp_core_add(m, "step", e);
-		uint32_t nin = R(3), nspill = 3 + R(30), nb = 1 + R(4), first_def;
-		uint64_t addr = 0;
-		uint8_t *defined;
-		char name[32];
-
-		if (!c)
-			goto fail;
-		for (i = 0; i < nin; i++) {
-			struct dp_tensor_spec s = { .name = name, .elems = 1 + R(8192),
-				.elem_size = 4, .usage = i ? DP_USE_WEIGHT : DP_USE_INPUT,
-				.has_addr = 1, .addr = addr };
-
-			snprintf(name, sizeof(name), "in%u", i);
-			addr += (s.elems * 4 + PG - 1) / PG * PG + PG * R(2);
-			if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-				goto fail;
-		}
-		first_def = c->nt;
-		for (k = 0; k < nown; k++) {
-			struct dp_tensor_spec s = { .name = name, .elems = own[k].elems,
-				.elem_size = own[k].esz, .shared = 1 };
-
-			if (own[k].core == ci) {
-				snprintf(name, sizeof(name), "%s", own[k].name);
-			} else {
-				if (!R(3))
-					continue;
-				snprintf(name, sizeof(name), "peer_%s", own[k].name);
-				s.has_remote = 1;
-				s.remote_core = own[k].core;
-				s.remote_name = own[k].name;
-			}
-			if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-				goto fail;
-		}
-		for (i = 0; i < nspill; i++) {
-			struct dp_tensor_spec s = { .name = name, .elems = 1 + R(8192),
-				.elem_size = 1ULL << R(4),
-				.mem = R(8) ? DP_MEM_DRAM : DP_MEM_SBUF };
-
-			snprintf(name, sizeof(name), "t%u", i);
-			if (dp_tensor_add(m, c, &s, "gen", e) < 0)
-				goto fail;
-		}
-		defined = calloc(c->nt, 1);
-		if (!defined)
-			abort();
-		for (i = 0; i < c->nt; i++)	/* inputs, weights, shared */
-			defined[i] = c->t[i].usage != DP_USE_SPILL || c->t[i].shared;
-		for (b = 0; b < nb; b++) {
-			snprintf(name, sizeof(name), "bb%u", b);
-			if (dp_block_add(m, c, name, "gen", e) < 0) {
-				free(defined);
-				goto fail;
-			}
-		}
-		for (b = 0; b < nb; b++) {
-			uint32_t ni = 1 + R(8);
-
-			for (i = 0; i < ni; i++) {
-				uint32_t defs[3], uses[4], nd = R(3), nu = R(4), q, nuse = 0;
-
-				for (q = 0; q < nu; q++) {
-					uint32_t t = R(c->nt);
-
-					if (defined[t])
-						uses[nuse++] = t;
-				}
-				for (q = 0; q < nd; q++)
-					defs[q] = first_def + R(c->nt - first_def);
-				if (dp_inst_add(m, c, b, "op", defs, nd, uses, nuse,
-						!R(10), "gen", e)) {
-					free(defined);
-					goto fail;
-				}
-				for (q = 0; q < nd; q++)
-					defined[defs[q]] = 1;
-			}
-			if ((b + 1 < nb && dp_succ_add(c, b, b + 1, e)) ||
-			    (!R(3) && dp_succ_add(c, b, R(b + 1), e))) {
-				free(defined);
-				goto fail;
-			}
-		}
-		free(defined);
-	}
-	if (dp_model_link(m, e))
-		goto fail;
-	return m;
-fail:
-	dp_model_free(m);
-	return NULL;
-}
 
 static struct dp_plan *plan_model(struct dp_model *m, struct dp_err *e)
 {
@@ -395,12 +274,8 @@ static void fill(unsigned char *buf, size_t len, uint64_t seed)
 	uint64_t x = seed * 0x2545f4914f6cdd1dULL + 1;
 	size_t i;
 
-	for (i = 0; i < len; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		buf[i] = (unsigned char)(x >> 24);
-	}
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(xorshift64(&x) >> 24);
 }
 
 /*
@@ -410,22 +285,26 @@ static void fill(unsigned char *buf, size_t len, uint64_t seed)
  */
 static int one_model(struct dev *d, uint64_t seed, int *cores)
 {
-	uint32_t maxc = info.cores < 4 ? info.cores : 4;
+	struct model_shape shape = shape_small;
 	struct dp_err e = { "" };
-	struct dp_model *m = gen_model(seed, maxc, &e);
-	struct dp_plan *p = m ? plan_model(m, &e) : NULL;
+	struct dp_model *m;
+	struct dp_plan *p;
 	struct dp_dev_plan dv = { 0 };
 	struct xmemsim_plan_tensor **got = NULL;
 	struct xmemsim_plan_stats st;
 	char err[ERRLEN];
 	uint32_t bad[2], linked = 0, want_linked = 0, ci, cj, i, j, order, count, synced;
 	uint64_t tot_priv = 0, tot_sh = 0, tot_ln = 0, tot_n = 0, tot_fp = 0;
+	uint64_t rs = seed * 0x9e3779b97f4a7c15ULL + 1;
 	unsigned char w[PG], r[PG];
 	int fails = 0, ret;
 
 #define FAIL(...) do { printf("#   seed %llu: ", (unsigned long long)seed); \
 		printf(__VA_ARGS__); printf("\n"); fails++; } while (0)
 
+	shape.max_cores = info.cores < 4 ? info.cores : 4;
+	m = random_model(&shape, seed, &e);
+	p = m ? plan_model(m, &e) : NULL;
 	if (!p) {
 		FAIL("planning failed: %s", e.msg);
 		dp_model_free(m);
@@ -441,7 +320,7 @@ static int one_model(struct dev *d, uint64_t seed, int *cores)
 	if (!got)
 		abort();
 	/* submit in a seeded core order: SYNC must not care */
-	order = R(p->ncores);
+	order = xorshift64_below(&rs, p->ncores);
 	for (j = 0; j < p->ncores; j++) {
 		ci = (order + j) % p->ncores;
 		if (!dv.core[ci].n)

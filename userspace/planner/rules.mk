@@ -20,8 +20,10 @@ $(O)/dramplan: $(DRAMPLAN_TOOL_OBJS) $(O)/libdramplan.a $(O)/libxmemsim.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -luring
 
 # tests/vm/test_plan plans seeded models in-process and submits them: it
-# links libdramplan (after libxmemsim in its pattern rule) and json-c too.
-$(O)/tests/vm/test_plan: $(O)/libdramplan.a
+# links the planner tests' helpers (random_model()) and libdramplan (after
+# libxmemsim in its pattern rule), and json-c too.  PLANNER_TEST_HELPERS
+# comes from tests/planner/rules.mk, included before this file.
+$(O)/tests/vm/test_plan: $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
 $(O)/tests/vm/test_plan: XLDFLAGS += $(DRAMPLAN_LDLIBS)
 
 # scripts/bench-planner.sh drives this; built with userspace so it never rots.
