@@ -13,6 +13,7 @@
 
 #include "libxmemsim.h"
 #include "tap.h"
+#include "xorshift.h"
 #include "xmem_model.h"
 
 #define MAXLIVE 4096
@@ -21,10 +22,7 @@ static uint64_t rng;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static const char *status_line(int st)

@@ -16,6 +16,7 @@
 
 #include "libxmemsim.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define HBM XMEMSIM_HEAP_HBM
 #define DRAM XMEMSIM_HEAP_DATARAM
@@ -24,10 +25,7 @@ static uint64_t rng = 88172645463325252ULL;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static int pristine(int fd)

@@ -52,7 +52,17 @@ int xms_ring_init(struct xms_ring *r, int fd, unsigned int entries)
 	r->ring = calloc(1, sizeof(*r->ring));
 	if (!r->ring)
 		return -ENOMEM;
-	ret = io_uring_queue_init(entries, r->ring, 0);
+	/*
+	 * One task submits and reaps: let completions run when it asks for
+	 * them (DEFER_TASKRUN, 6.1+) rather than interrupting it; older
+	 * kernels get the cooperative mode or plain defaults.
+	 */
+	ret = io_uring_queue_init(entries, r->ring, IORING_SETUP_SINGLE_ISSUER |
+				  IORING_SETUP_DEFER_TASKRUN);
+	if (ret == -EINVAL)
+		ret = io_uring_queue_init(entries, r->ring, IORING_SETUP_COOP_TASKRUN);
+	if (ret == -EINVAL)
+		ret = io_uring_queue_init(entries, r->ring, 0);
 	if (ret < 0) {
 		free(r->ring);
 		r->ring = NULL;

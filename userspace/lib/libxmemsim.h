@@ -70,7 +70,9 @@ int xms_cmd(int fd, unsigned long cmd, void *arg);
  * Batched commands over io_uring. Queue any number of commands (each with
  * a tag of the caller's choosing), submit them with one system call, and
  * reap their results in completion order. A queued command's argument
- * struct must stay valid until its result has been reaped.
+ * struct must stay valid until its result has been reaped. A ring belongs
+ * to the thread that created it (IORING_SETUP_SINGLE_ISSUER where the
+ * kernel has it): submit and reap from that thread only.
  */
 struct io_uring;
 struct xms_ring {

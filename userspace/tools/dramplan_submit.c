@@ -28,6 +28,7 @@
 
 #include "dp_device.h"
 #include "dramplan_submit.h"
+#include "xorshift.h"
 
 #define U(x) ((unsigned long long)(x))
 #define CHECK_MAX (4ULL << 20)	/* bytes compared per shared tensor */
@@ -492,9 +493,7 @@ static void fill(unsigned char *buf, size_t len, uint64_t seed)
 	for (i = 0; i < len; i += 8) {
 		size_t k = len - i < 8 ? len - i : 8;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		xorshift64(&x);
 		memcpy(buf + i, &x, k);
 	}
 }
