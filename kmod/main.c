@@ -37,6 +37,10 @@ static unsigned int num_blocks = XMEM_HEAP_DEFAULT_NUM_BLOCKS;
 module_param(num_blocks, uint, 0444);
 MODULE_PARM_DESC(num_blocks, "Descriptors per heap (default 32)");
 
+static unsigned int heap_mode = XMEM_HEAP_TREE;
+module_param(heap_mode, uint, 0444);
+MODULE_PARM_DESC(heap_mode, "Heap search: 0 tree (default), 1 the seed's list walk, 2 both, compared on every call");
+
 static unsigned int plan_core_mb = 64;
 module_param(plan_core_mb, uint, 0444);
 MODULE_PARM_DESC(plan_core_mb, "Each core's DRAM window for plans, MiB (default 64)");
@@ -114,6 +118,10 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 		*why = "num_blocks must be 1..1048576";
 		return -EINVAL;
 	}
+	if (g->heap_mode > XMEM_HEAP_CHECKED) {
+		*why = "heap_mode must be 0 (tree), 1 (list) or 2 (checked)";
+		return -EINVAL;
+	}
 	if (!g->cores || g->cores > XMEMSIM_MAX_CORES) {
 		*why = "cores must be 1..64";
 		return -EINVAL;
@@ -140,7 +148,7 @@ static int xmemsim_window_init(struct xmemsim_dev *d, struct xmemsim_window *w,
 	if (!w->vaddr)
 		return -ENOMEM;
 	ret = xmem_heap_init(&w->heap, base + pool_off, pool_size, blocks,
-			     XMEM_HEAP_TREE);
+			     d->geo.heap_mode);
 	if (ret) {
 		vfree(w->vaddr);
 		w->vaddr = NULL;
@@ -285,6 +293,7 @@ static int __init xmemsim_init(void)
 		.staging_hi = XMEMSIM_STAGING_HI,
 		.num_blocks = num_blocks,
 		.cores = cores,
+		.heap_mode = heap_mode,
 	};
 	const char *why = NULL;
 	int ret;

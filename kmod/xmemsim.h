@@ -38,6 +38,7 @@ struct xmemsim_geometry {
 	u64 staging_hi;
 	u32 num_blocks;
 	u32 cores;
+	u32 heap_mode;		/* enum xmem_heap_mode */
 };
 
 int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
