@@ -61,7 +61,7 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 		goto out;
 	}
 	for (i = 0; i < ps->count; i++) {
-		if (ut[i].dev_addr || !zeroed(ut[i].reserved, sizeof(ut[i].reserved))) {
+		if (ut[i].dev_addr || ut[i].reserved) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "tensor %u: dev_addr and reserved must be zero", i);
 			err->bad[0] = i;
@@ -93,6 +93,8 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 		t->flags = ut[i].flags;
 		t->remote_core = ut[i].remote_core;
 		t->id = ut[i].id;
+		t->partition = ut[i].partition;
+		t->bank = ut[i].bank;
 		t->first_iv = nr_iv;
 		t->nr_iv = ut[i].nr_intervals;
 		if (t->nr_iv &&
@@ -268,6 +270,8 @@ int xmemsim_cmd_plan_get(struct xmemsim_file *xf, struct xmemsim_plan_get *pg)
 		out[i].flags = t->flags;
 		out[i].remote_core = t->remote_core;
 		out[i].id = t->id;
+		out[i].partition = t->partition;
+		out[i].bank = t->bank;
 		out[i].dev_addr = xmemsim_plan_dev_addr(set, pg->core, t);
 	}
 	pg->count = p->count;

@@ -25,6 +25,8 @@ struct xmemsim_ptensor {
 	u32 flags;
 	u32 remote_core;
 	u32 id;
+	u32 partition;
+	u32 bank;
 	u32 first_iv;		/* into the core plan's iv[] */
 	u32 nr_iv;		/* as submitted */
 	u32 nr_merged;		/* after merging: live ranges, disjoint */

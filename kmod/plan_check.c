@@ -216,10 +216,10 @@ int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,
 			if (!(t->flags & XMEMSIM_TENSOR_SHARED))
 				return reject(err, i, U32_MAX, -EINVAL,
 					      "tensor '%s': linked but not shared", t->name);
-			if (t->addr)
+			if (t->addr || t->partition || t->bank)
 				return reject(err, i, U32_MAX, -EINVAL,
-					      "tensor '%s': linked tensors get their address from sync, not 0x%llx",
-					      t->name, t->addr);
+					      "tensor '%s': linked tensors get their address, partition and bank from sync",
+					      t->name);
 			if (t->remote_core >= ncores || t->remote_core == p->core)
 				return reject(err, i, U32_MAX, -EINVAL,
 					      "tensor '%s': remote core %u is not another core of %u",
@@ -342,9 +342,15 @@ void xmemsim_plan_unlink(struct xmemsim_plan_set *set)
 	for (c = 0; c < set->ncores; c++) {
 		struct xmemsim_core_plan *p = set->cores[c];
 
-		for (i = 0; p && i < p->count; i++)
-			if (p->t[i].flags & XMEMSIM_TENSOR_REMOTE)
-				p->t[i].addr = 0;
+		for (i = 0; p && i < p->count; i++) {
+			struct xmemsim_ptensor *t = &p->t[i];
+
+			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
+				t->addr = 0;
+				t->partition = 0;
+				t->bank = 0;
+			}
+		}
 	}
 }
 
@@ -425,8 +431,14 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 			struct xmemsim_ptensor *t = &p->t[i];
 
 			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
-				t->addr = find_tensor(set->cores[t->remote_core],
-						      t->remote_name)->addr;
+				const struct xmemsim_ptensor *o;
+
+				/* the seed's address/partition/bank triple */
+				o = find_tensor(set->cores[t->remote_core],
+						t->remote_name);
+				t->addr = o->addr;
+				t->partition = o->partition;
+				t->bank = o->bank;
 				n++;
 			}
 		}

@@ -196,7 +196,9 @@ struct xmemsim_plan_tensor {
 	__u32 remote_core;	/* REMOTE only */
 	__u32 id;		/* the planner's own id, echoed by PLAN_GET */
 	__u64 dev_addr;		/* PLAN_GET output; 0 on submit */
-	__u64 reserved[2];
+	__u32 partition;	/* with addr and bank: the placement triple */
+	__u32 bank;		/* that SYNC_SHARED copies; REMOTE: 0 */
+	__u64 reserved;
 };
 
 /* XMEMSIM_IOC_PLAN_SUBMIT: one core's plan, replacing any earlier one. */

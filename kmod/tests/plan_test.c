@@ -153,7 +153,7 @@ static const struct field_case field_cases[] = {
 	{ "linked but not shared", { "t", 0, 0x1000, XMEMSIM_TENSOR_REMOTE, 1, "u", 0, {} },
 	  "linked but not shared" },
 	{ "linked with an address", { "t", 0x1000, 0x1000, RM, 1, "u", 0, {} },
-	  "get their address from sync" },
+	  "get their address, partition and bank from sync" },
 	{ "linked to itself", { "t", 0, 0x1000, RM, 0, "u", 0, {} }, "is not another core" },
 	{ "linked to core 2 of 2", { "t", 0, 0x1000, RM, 2, "u", 0, {} }, "is not another core" },
 	{ "linked without a name", { "t", 0, 0x1000, RM, 1, "", 0, {} }, "remote name empty" },
@@ -239,10 +239,15 @@ static void plan_sync_equalizes(struct kunit *test)
 	struct xmemsim_plan_err err = {};
 	u32 linked = 0;
 
+	set->cores[0]->t[1].partition = 3;	/* the whole triple is copied */
+	set->cores[0]->t[1].bank = 7;
 	KUNIT_EXPECT_EQ(test, xmemsim_plan_sync(set, &linked, &err), 0);
 	KUNIT_EXPECT_EQ(test, linked, 2U);
 	KUNIT_EXPECT_EQ(test, set->cores[1]->t[1].addr, 0x8000ULL);
+	KUNIT_EXPECT_EQ(test, set->cores[1]->t[1].partition, 3U);
+	KUNIT_EXPECT_EQ(test, set->cores[1]->t[1].bank, 7U);
 	KUNIT_EXPECT_EQ(test, set->cores[1]->t[2].addr, 0xa000ULL);
+	KUNIT_EXPECT_EQ(test, set->cores[1]->t[2].bank, 0U);
 
 	/* counting once: the linked bytes are the owner's */
 	xmemsim_plan_stats(set->cores[0], &s0);

@@ -946,7 +946,7 @@ static const char *const bad_names[B_NBAD] = {
 	"unknown flag", "REMOTE without SHARED", "remote_core == core",
 	"remote_core >= cores", "REMOTE with an address", "REMOTE without a name",
 	"remote_name on a local tensor", "remote_core on a local tensor",
-	"nonzero dev_addr", "nonzero reserved[0]", "nonzero reserved[1]",
+	"nonzero dev_addr", "nonzero reserved", "REMOTE with a bank",
 	"interval lo > hi", "core >= cores",
 };
 
@@ -977,8 +977,8 @@ static int bad_case(struct dev *d, int which)
 	case B_LOCAL_REMOTE_NAME: strcpy(t->remote_name, "w"); break;
 	case B_LOCAL_REMOTE_CORE: t->remote_core = 1; break;
 	case B_DEV_ADDR: t->dev_addr = 0x400000000ULL; break;
-	case B_RESERVED0: t->reserved[0] = 1; break;
-	case B_RESERVED1: t->reserved[1] = 1ULL << 63; break;
+	case B_RESERVED0: t->reserved = 1ULL << 63; break;
+	case B_RESERVED1: hlink(t, 1, "w"); t->bank = 1; break;
 	case B_IV: h.iv[1][0].lo = 4; break;
 	case B_CORE: core = info.cores; break;
 	}
