@@ -30,6 +30,8 @@ struct xmemsim_ptensor {
 	u32 first_iv;		/* into the core plan's iv[] */
 	u32 nr_iv;		/* as submitted */
 	u32 nr_merged;		/* after merging: live ranges, disjoint */
+	/* sync: the target of a linked tensor, resolved once */
+	const struct xmemsim_ptensor *owner;
 };
 
 struct xmemsim_core_plan {
@@ -39,6 +41,8 @@ struct xmemsim_core_plan {
 	struct xmemsim_ptensor *t;
 	/* per tensor: nr_iv submitted intervals, then nr_merged merged ones */
 	struct xmemsim_interval *iv;
+	/* the tensors sorted by name, made by xmemsim_plan_check() */
+	const struct xmemsim_ptensor **by_name;
 };
 
 /* What was wrong with a rejected plan or sync. */

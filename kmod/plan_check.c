@@ -13,6 +13,7 @@
  * at once, where a pairwise check of every time-overlapping pair is
  * quadratic when a plan keeps many tensors live together.
  */
+#include <linux/bsearch.h>
 #include <linux/interval_tree_generic.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -84,6 +85,7 @@ void xmemsim_plan_free(struct xmemsim_core_plan *p)
 {
 	if (!p)
 		return;
+	kvfree(p->by_name);
 	kvfree(p->t);
 	kvfree(p->iv);
 	kfree(p);
@@ -146,29 +148,32 @@ static int name_cmp(const void *a, const void *b)
 	return c ? c : (x < y ? -1 : x > y);
 }
 
-static int check_names_unique(const struct xmemsim_core_plan *p,
+/*
+ * Sort the tensors by name into p->by_name (kept: sync looks targets up
+ * there) and reject a name given twice.
+ */
+static int check_names_unique(struct xmemsim_core_plan *p,
 			      struct xmemsim_plan_err *err)
 {
 	const struct xmemsim_ptensor **by_name;
-	int ret = 0;
 	u32 i;
 
+	kvfree(p->by_name);
+	p->by_name = NULL;
 	by_name = kvmalloc_array(p->count, sizeof(*by_name), GFP_KERNEL);
 	if (!by_name)
 		return -ENOMEM;
 	for (i = 0; i < p->count; i++)
 		by_name[i] = &p->t[i];
 	sort(by_name, p->count, sizeof(*by_name), name_cmp, NULL);
-	for (i = 1; i < p->count; i++) {
-		if (strcmp(by_name[i - 1]->name, by_name[i]->name))
-			continue;
-		ret = reject(err, by_name[i - 1] - p->t, by_name[i] - p->t,
-			     -EINVAL, "tensor '%s' is named twice",
-			     by_name[i]->name);
-		break;
-	}
-	kvfree(by_name);
-	return ret;
+	p->by_name = by_name;
+	for (i = 1; i < p->count; i++)
+		if (!strcmp(by_name[i - 1]->name, by_name[i]->name))
+			return reject(err, by_name[i - 1] - p->t,
+				      by_name[i] - p->t, -EINVAL,
+				      "tensor '%s' is named twice",
+				      by_name[i]->name);
+	return 0;
 }
 
 /**
@@ -354,15 +359,22 @@ void xmemsim_plan_unlink(struct xmemsim_plan_set *set)
 	}
 }
 
+static int name_key_cmp(const void *key, const void *elt)
+{
+	return strcmp(key, (*(const struct xmemsim_ptensor * const *)elt)->name);
+}
+
+/* The tensor of a checked plan with this name, in O(log n), or NULL. */
 static const struct xmemsim_ptensor *find_tensor(const struct xmemsim_core_plan *p,
 						 const char *name)
 {
-	u32 i;
+	const struct xmemsim_ptensor * const *hit;
 
-	for (i = 0; i < p->count; i++)
-		if (!strcmp(p->t[i].name, name))
-			return &p->t[i];
-	return NULL;
+	if (WARN_ON_ONCE(!p->by_name))	/* plans are checked before use */
+		return NULL;
+	hit = bsearch(name, p->by_name, p->count, sizeof(*p->by_name),
+		      name_key_cmp);
+	return hit ? *hit : NULL;
 }
 
 /**
@@ -396,7 +408,8 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 		struct xmemsim_core_plan *p = set->cores[c];
 
 		for (i = 0; p && i < p->count; i++) {
-			const struct xmemsim_ptensor *t = &p->t[i], *o;
+			struct xmemsim_ptensor *t = &p->t[i];
+			const struct xmemsim_ptensor *o;
 			const struct xmemsim_core_plan *rp;
 
 			if (!(t->flags & XMEMSIM_TENSOR_REMOTE))
@@ -421,6 +434,7 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 					      "core %u tensor '%s': %llu bytes, but its remote target {core %u, '%s'} has %llu",
 					      c, t->name, t->size, t->remote_core,
 					      t->remote_name, o->size);
+			t->owner = o;
 		}
 	}
 	/* equalize, then check each core with the linked tensors in place */
@@ -431,14 +445,10 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 			struct xmemsim_ptensor *t = &p->t[i];
 
 			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
-				const struct xmemsim_ptensor *o;
-
 				/* the seed's address/partition/bank triple */
-				o = find_tensor(set->cores[t->remote_core],
-						t->remote_name);
-				t->addr = o->addr;
-				t->partition = o->partition;
-				t->bank = o->bank;
+				t->addr = t->owner->addr;
+				t->partition = t->owner->partition;
+				t->bank = t->owner->bank;
 				n++;
 			}
 		}
