@@ -47,19 +47,39 @@ static int files_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&d->lock);
 	list_for_each_entry(xf, &d->files, node) {
-		seq_printf(m, "file pid %d allocs %u hbm %llu dataram %llu\n",
+		seq_printf(m, "file pid %d allocs %u hbm %llu dataram %llu quota_refused %llu\n",
 			   xf->pid, xf->nr_allocs,
 			   xf->owned_bytes[XMEMSIM_HEAP_HBM],
-			   xf->owned_bytes[XMEMSIM_HEAP_DATARAM]);
+			   xf->owned_bytes[XMEMSIM_HEAP_DATARAM],
+			   xf->quota_refused);
 		list_for_each_entry(rec, &xf->allocs, file_node)
-			seq_printf(m, "  %s %#llx size %llu block_end %#llx pins %u maps %u\n",
+			seq_printf(m, "  %s %#llx size %llu block_end %#llx pins %d maps %u\n",
 				   d->win[rec->heap].name, rec->addr, rec->size,
-				   rec->block_end, rec->pins, rec->maps);
+				   rec->block_end, atomic_read(&rec->pins),
+				   rec->maps);
 	}
 	mutex_unlock(&d->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(files);
+
+/* "ok", or what xmemsim_dev_verify() found wrong, and the plan totals */
+static int verify_show(struct seq_file *m, void *unused)
+{
+	struct xmemsim_dev *d = m->private;
+	char why[128] = "";
+	int ret;
+
+	ret = xmemsim_dev_verify(d, why, sizeof(why));
+	if (ret == -ENOMEM)
+		return ret;
+	seq_printf(m, "%s\n", ret ? why : "ok");
+	seq_printf(m, "plan_mem %lld plan_bytes %lld\n",
+		   (long long)atomic64_read(&d->plan_mem),
+		   (long long)atomic64_read(&d->plan_bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(verify);
 
 void xmemsim_debugfs_init(struct xmemsim_dev *d)
 {
@@ -70,6 +90,7 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 		debugfs_create_file(d->win[i].name, 0444, d->debugfs,
 				    &d->win[i], &heap_map_fops);
 	debugfs_create_file("files", 0444, d->debugfs, d, &files_fops);
+	debugfs_create_file("verify", 0400, d->debugfs, d, &verify_fops);
 }
 
 void xmemsim_debugfs_fini(struct xmemsim_dev *d)

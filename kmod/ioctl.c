@@ -6,9 +6,14 @@
  * A command's argument is copied in whole (its size comes from the command
  * number), validated, executed under dev->lock, and copied back whole after
  * the lock is dropped: on success, or when the heap refused the request and
- * the command's status field is the only thing that changed. A command that
- * made an allocation the caller then cannot learn about (the copy back
- * faulted) undoes it.
+ * the command's status field is the only thing that changed.
+ *
+ * Outputs only on success: before a command that reads and writes its
+ * argument runs, the argument's own bytes are written back unchanged, so
+ * a read-only or unmapped argument fails with -EFAULT before anything
+ * happens (and before HEAP_DUMP or PLAN_GET write their arrays). If the final copy back still
+ * faults (another thread unmapped it meanwhile), a command that made an
+ * allocation or a sync the caller cannot learn about undoes it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,9 +28,6 @@
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
-
-/* Why a handler failed: WRITEBACK asks for the status to reach the caller. */
-#define XMEMSIM_WRITEBACK	1
 
 union xmemsim_arg {
 	struct xmemsim_info info;
@@ -114,40 +116,91 @@ static void rec_insert(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 }
 
 /**
+ * xmemsim_scrub() - clear a detached block's bytes
+ * @d: the device
+ * @heap: XMEMSIM_HEAP_*
+ * @addr: first byte (the address that was handed out)
+ * @end: end of the heap block
+ *
+ * Runs without dev->lock, in 1 MiB steps with a resched point between
+ * them, so a 64 MiB free stalls nobody. The block's alignment slack below
+ * @addr was never reachable by its owner and is still zero.
+ */
+void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
+{
+	u8 *p = xmemsim_kaddr(d, heap, addr);
+	u64 left = end - addr;
+
+	while (left) {
+		size_t n = min_t(u64, left, SZ_1M);
+
+		memset(p, 0, n);
+		p += n;
+		left -= n;
+		cond_resched();
+	}
+}
+
+/* dev->lock held: would taking bytes more break xf's limits? */
+static bool over_quota(struct xmemsim_file *xf, u32 heap, u64 bytes)
+{
+	const struct xmemsim_limits *l = &xf->dev->lim;
+	u64 sum;
+
+	lockdep_assert_held(&xf->dev->lock);
+	if (l->file_allocs && xf->nr_allocs >= l->file_allocs)
+		return true;
+	return l->file_bytes[heap] &&
+	       (check_add_overflow(xf->owned_bytes[heap], bytes, &sum) ||
+		sum > l->file_bytes[heap]);
+}
+
+/**
  * xmemsim_alloc_for() - allocate from a heap on behalf of an open file
  * @xf: the owner
  * @heap: XMEMSIM_HEAP_*
  * @size: bytes
  * @align: alignment, 0 = 64
- * @zero: clear the bytes
  * @plan: the allocation backs @xf's plans (user HEAP_FREE refuses it)
  * @addr: the address, on success
  * @status: the xmem status
  *
  * The record is made first, so nothing can fail once the heap said yes.
+ * The bytes are zero: every free scrubs its block before the heap gets it
+ * back (see "Locking rules" in xmemsim.h), so ZERO needs no work here.
  *
- * Return: 0 or -errno (the heap's status mapped, or -ENOMEM).
+ * Return: 0 or -errno (the heap's status mapped, -EDQUOT when the file's
+ * limits refuse it, or -ENOMEM).
  */
 int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
-		      bool zero, bool plan, u64 *addr, int *status)
+		      bool plan, u64 *addr, int *status)
 {
 	struct xmemsim_dev *d = xf->dev;
+	struct xmem_heap *h = &d->win[heap].heap;
 	struct xmemsim_alloc_rec *rec;
 	u64 end;
 	int st;
 
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	*status = XMEM_OK;
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL_ACCOUNT);
 	if (!rec)
 		return -ENOMEM;
 
 	mutex_lock(&d->lock);
-	st = xmem_heap_alloc(&d->win[heap].heap, size, align, addr, &end);
+	if (over_quota(xf, heap, size))
+		goto quota;
+	st = xmem_heap_alloc(h, size, align, addr, &end);
 	trace_xmemsim_alloc(heap, size, align, st == XMEM_OK ? *addr : 0, st);
 	if (st != XMEM_OK) {
 		mutex_unlock(&d->lock);
 		kfree(rec);
 		*status = st;
 		return xmem_to_errno(st);
+	}
+	/* an unsplit block may be larger than asked: count what is taken */
+	if (over_quota(xf, heap, end - *addr)) {
+		WARN_ON_ONCE(xmem_heap_free(h, *addr) != XMEM_OK);
+		goto quota;
 	}
 	rec->owner = xf;
 	rec->addr = *addr;
@@ -159,24 +212,43 @@ int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 	list_add_tail(&rec->file_node, &xf->allocs);
 	xf->owned_bytes[heap] += end - *addr;
 	xf->nr_allocs++;
-	if (zero)
-		memset(xmemsim_kaddr(d, heap, *addr), 0, size);
 	mutex_unlock(&d->lock);
-	*status = XMEM_OK;
 	return 0;
+
+quota:
+	xf->quota_refused++;
+	mutex_unlock(&d->lock);
+	kfree(rec);
+	return -EDQUOT;
 }
 
-/* Called with dev->lock held; rec belongs to its owner and is idle. */
-static void rec_free_locked(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+/*
+ * Take an idle record of its owner out of the file and the address index;
+ * its heap block stays allocated until rec_finish() has scrubbed it.
+ */
+static void rec_detach_locked(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 {
-	int st = xmem_heap_free(&d->win[rec->heap].heap, rec->addr);
-
-	WARN_ON_ONCE(st != XMEM_OK);
-	trace_xmemsim_free(rec->heap, rec->addr, 0);
+	lockdep_assert_held(&d->lock);
 	rb_erase(&rec->node, &d->allocs[rec->heap]);
 	list_del(&rec->file_node);
 	rec->owner->owned_bytes[rec->heap] -= rec->block_end - rec->addr;
 	rec->owner->nr_allocs--;
+	rec->owner = NULL;
+	d->scrub_bytes[rec->heap] += rec->block_end - rec->addr;
+}
+
+/* Scrub a detached record's block without dev->lock, then free it. */
+static void rec_finish(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	int st;
+
+	xmemsim_scrub(d, rec->heap, rec->addr, rec->block_end);
+	mutex_lock(&d->lock);
+	st = xmem_heap_free(&d->win[rec->heap].heap, rec->addr);
+	WARN_ON_ONCE(st != XMEM_OK);
+	d->scrub_bytes[rec->heap] -= rec->block_end - rec->addr;
+	mutex_unlock(&d->lock);
+	trace_xmemsim_free(rec->heap, rec->addr, 0);
 	kfree(rec);
 }
 
@@ -194,16 +266,20 @@ static int do_free(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
 		ret = -ENOENT;
 	} else if (rec->owner != xf) {
 		ret = -EACCES;
-	} else if (rec->pins || rec->maps || rec->plan != plan) {
+	} else if (atomic_read_acquire(&rec->pins) || rec->maps ||
+		   rec->plan != plan) {
 		ret = -EBUSY;
 	} else {
-		rec_free_locked(d, rec);
+		rec_detach_locked(d, rec);
 		*status = XMEM_OK;
 	}
 	mutex_unlock(&d->lock);
-	if (ret)
+	if (ret) {
 		trace_xmemsim_free(heap, addr, ret);
-	return ret;
+		return ret;
+	}
+	rec_finish(d, rec);
+	return 0;
 }
 
 static int cmd_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
@@ -215,14 +291,16 @@ static int cmd_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	if (al->heap >= XMEMSIM_NUM_HEAPS || al->flags & ~XMEMSIM_ALLOC_FLAGS ||
 	    al->reserved0 || !all_zero(al->reserved, sizeof(al->reserved)))
 		return -EINVAL;
-	ret = xmemsim_alloc_for(xf, al->heap, al->size, al->align,
-				al->flags & XMEMSIM_ALLOC_ZERO, false, &addr, &st);
+	/* free bytes are always zero (scrubbed at free): ZERO is implied */
+	ret = xmemsim_alloc_for(xf, al->heap, al->size, al->align, false,
+				&addr, &st);
 	al->status = st;
 	if (ret) {
-		*wb = st != XMEM_OK;
+		*wb = st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
 		return ret;
 	}
 	al->addr = addr;
+	*wb = XMEMSIM_FRESH;
 	return 0;
 }
 
@@ -243,7 +321,7 @@ static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		return -EINVAL;
 	ret = do_free(xf, fr->heap, fr->addr, false, &st);
 	fr->status = st;
-	*wb = ret && st != XMEM_OK;
+	*wb = ret && st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
 	return ret;
 }
 
@@ -260,7 +338,11 @@ static int cmd_heap_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	mutex_lock(&d->lock);
 	xmem_heap_get_stats(&d->win[heap].heap, &st);
 	hs->owned_bytes = xf->owned_bytes[heap];
+	hs->file_allocs = xf->nr_allocs;
+	hs->quota_refused = xf->quota_refused;
 	mutex_unlock(&d->lock);
+	hs->limit_bytes = d->lim.file_bytes[heap];
+	hs->limit_allocs = d->lim.file_allocs;
 	hs->pool_base = d->win[heap].heap.base;
 	hs->pool_size = st.pool_size;
 	hs->free_bytes = st.free_bytes;
@@ -290,8 +372,8 @@ static int cmd_heap_dump(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	/* A heap never has more blocks than descriptors. */
 	cap = min(hd->capacity, d->geo.num_blocks);
 	if (cap) {
-		bi = kvmalloc_array(cap, sizeof(*bi), GFP_KERNEL);
-		ub = kvcalloc(cap, sizeof(*ub), GFP_KERNEL);
+		bi = kvmalloc_array(cap, sizeof(*bi), GFP_KERNEL_ACCOUNT);
+		ub = kvcalloc(cap, sizeof(*ub), GFP_KERNEL_ACCOUNT);
 		if (!bi || !ub) {
 			ret = -ENOMEM;
 			goto out;
@@ -337,14 +419,20 @@ static int cmd_stack_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *w
 	    size > XMEMSIM_STACK_MAX)
 		return -EINVAL;
 	ret = xmemsim_alloc_for(xf, XMEMSIM_HEAP_HBM, size,
-				XMEM_HEAP_DEFAULT_ALIGN, false, false, &addr, &st);
+				XMEM_HEAP_DEFAULT_ALIGN, false, &addr, &st);
 	sa->status = st;
 	if (ret) {
-		*wb = st != XMEM_OK;
+		*wb = st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
 		return ret;
 	}
 	sa->addr = addr;
+	*wb = XMEMSIM_FRESH;
 	return 0;
+}
+
+static void undo_plan_sync(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	xmemsim_plan_unsync(xf);
 }
 
 static void undo_stack_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
@@ -422,6 +510,8 @@ static int cmd_copy(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		}
 		if (st != XMEM_OK)
 			d->bounce_failures++;
+		else
+			d->bounce_bytes += bend - baddr;
 		mutex_unlock(&d->lock);
 		if (st != XMEM_OK) {
 			ret = -EBUSY;
@@ -435,8 +525,11 @@ static int cmd_copy(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 			memcpy(dst + off, bounce, n);
 			cond_resched();
 		}
+		/* the staged bytes are the caller's: scrub before the heap */
+		xmemsim_scrub(d, XMEMSIM_HEAP_DATARAM, baddr, bend);
 		mutex_lock(&d->lock);
 		xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, baddr);
+		d->bounce_bytes -= bend - baddr;
 		mutex_unlock(&d->lock);
 		break;
 	}
@@ -491,7 +584,7 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_STACK_ALLOC, cmd_stack_alloc, undo_stack_alloc, false },
 	{ XMEMSIM_IOC_COPY, cmd_copy, NULL, true },
 	{ XMEMSIM_IOC_PLAN_SUBMIT, cmd_plan_submit, NULL, true },
-	{ XMEMSIM_IOC_PLAN_SYNC, cmd_plan_sync, NULL, true },
+	{ XMEMSIM_IOC_PLAN_SYNC, cmd_plan_sync, undo_plan_sync, true },
 	{ XMEMSIM_IOC_PLAN_GET, cmd_plan_get, NULL, true },
 	{ XMEMSIM_IOC_PLAN_STATS, cmd_plan_stats, NULL, false },
 	{ XMEMSIM_IOC_PLAN_RELEASE, cmd_plan_release, NULL, false },
@@ -549,27 +642,130 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	memset(&arg, 0, sizeof(arg));
 	if ((_IOC_DIR(cmd) & _IOC_WRITE) && copy_from_user(&arg, uarg, size))
 		return -EFAULT;
+	/* the probe: the caller's own bytes, unchanged */
+	if (_IOC_DIR(cmd) == (_IOC_READ | _IOC_WRITE) &&
+	    copy_to_user(uarg, &arg, size))
+		return -EFAULT;
 	ret = c->fn(xf, &arg, &wb);
-	if ((ret == 0 || wb) && (_IOC_DIR(cmd) & _IOC_READ) &&
+	if ((ret == 0 || (wb & XMEMSIM_WRITEBACK)) && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &arg, size)) {
-		if (ret == 0 && c->undo)
+		if (ret == 0 && c->undo && (wb & XMEMSIM_FRESH))
 			c->undo(xf, &arg);
 		return -EFAULT;
 	}
 	return ret;
 }
 
-/* Free everything a closing file still owns. */
+/* Free everything a closing file still owns, scrubbing outside the lock. */
 void xmemsim_file_release_allocs(struct xmemsim_file *xf)
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec, *tmp;
+	LIST_HEAD(dead);
 
 	mutex_lock(&d->lock);
 	list_for_each_entry_safe(rec, tmp, &xf->allocs, file_node) {
-		WARN_ON_ONCE(rec->pins || rec->maps);
-		rec_free_locked(d, rec);
+		WARN_ON_ONCE(atomic_read(&rec->pins) || rec->maps);
+		rec_detach_locked(d, rec);
+		list_add_tail(&rec->file_node, &dead);
 	}
 	list_del(&xf->node);
 	mutex_unlock(&d->lock);
+	list_for_each_entry_safe(rec, tmp, &dead, file_node)
+		rec_finish(d, rec);
+}
+
+/* Does [addr, end) of a heap's window hold only zero bytes? */
+static bool window_zero(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
+{
+	return !memchr_inv(xmemsim_kaddr(d, heap, addr), 0, end - addr);
+}
+
+/**
+ * xmemsim_dev_verify() - check the device's invariants
+ * @d: the device
+ * @why: what is wrong, on failure
+ * @len: bytes at @why
+ *
+ * Both heaps pass xmem_heap_verify(); each heap's allocated bytes (slack
+ * excluded) equal what the open files own plus blocks being scrubbed and
+ * DMA bounce buffers; each file's record count matches; every record
+ * matches its heap block; and every free block holds only zero bytes.
+ * For the fuzzer (debugfs "verify"): it walks every block under dev->lock.
+ *
+ * Return: 0, -EIO (with @why set) or -ENOMEM.
+ */
+int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len)
+{
+	struct xmem_heap_block_info *bi;
+	u64 owned[XMEMSIM_NUM_HEAPS] = {};
+	struct xmemsim_file *xf;
+	u32 heap;
+	int ret = 0;
+
+	bi = kvmalloc_array(d->geo.num_blocks, sizeof(*bi), GFP_KERNEL_ACCOUNT);
+	if (!bi)
+		return -ENOMEM;
+	mutex_lock(&d->lock);
+	list_for_each_entry(xf, &d->files, node) {
+		struct xmemsim_alloc_rec *rec;
+		u32 nrec = 0;
+
+		for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
+			owned[heap] += xf->owned_bytes[heap];
+		list_for_each_entry(rec, &xf->allocs, file_node)
+			nrec++;
+		if (nrec != xf->nr_allocs) {
+			snprintf(why, len, "pid %d: %u records, nr_allocs %u",
+				 xf->pid, nrec, xf->nr_allocs);
+			ret = -EIO;
+			goto out;
+		}
+	}
+	for (heap = 0; heap < XMEMSIM_NUM_HEAPS && !ret; heap++) {
+		struct xmem_heap *h = &d->win[heap].heap;
+		const char *name = d->win[heap].name;
+		u64 taken = 0, expect;
+		u32 n, i;
+
+		if (xmem_heap_verify(h)) {
+			snprintf(why, len, "%s: xmem_heap_verify failed", name);
+			ret = -EIO;
+			break;
+		}
+		n = min(xmem_heap_dump(h, bi, d->geo.num_blocks), d->geo.num_blocks);
+		for (i = 0; i < n && !ret; i++) {
+			struct xmemsim_alloc_rec *rec;
+			u64 end = bi[i].start + bi[i].size;
+
+			if (!bi[i].allocated) {
+				if (!window_zero(d, heap, bi[i].start, end)) {
+					snprintf(why, len, "%s: free block %#llx holds data",
+						 name, bi[i].start);
+					ret = -EIO;
+				}
+				continue;
+			}
+			taken += end - bi[i].aligned;
+			rec = xmemsim_rec_find(d, heap, bi[i].aligned);
+			if (rec && rec->addr == bi[i].aligned &&
+			    (rec->block_end != end || rec->size > end - rec->addr)) {
+				snprintf(why, len, "%s: record %#llx does not match its block",
+					 name, rec->addr);
+				ret = -EIO;
+			}
+		}
+		expect = owned[heap] + d->scrub_bytes[heap];
+		if (heap == XMEMSIM_HEAP_DATARAM)
+			expect += d->bounce_bytes;
+		if (!ret && taken != expect) {
+			snprintf(why, len, "%s: %llu bytes allocated, files own %llu",
+				 name, taken, owned[heap]);
+			ret = -EIO;
+		}
+	}
+out:
+	mutex_unlock(&d->lock);
+	kvfree(bi);
+	return ret;
 }

@@ -49,6 +49,30 @@ static unsigned int cores = 2;
 module_param(cores, uint, 0444);
 MODULE_PARM_DESC(cores, "Accelerator cores (default 2)");
 
+static unsigned short dev_mode = 0600;
+module_param(dev_mode, ushort, 0444);
+MODULE_PARM_DESC(dev_mode, "Mode of /dev/xmemsim (default 0600: root only; see udev/60-xmemsim.rules for a group)");
+
+static unsigned long long file_hbm_bytes;
+module_param(file_hbm_bytes, ullong, 0444);
+MODULE_PARM_DESC(file_hbm_bytes, "HBM bytes one open file may hold, 0 = no limit (default)");
+
+static unsigned long long file_dataram_bytes;
+module_param(file_dataram_bytes, ullong, 0444);
+MODULE_PARM_DESC(file_dataram_bytes, "Dataram bytes one open file may hold, 0 = no limit (default)");
+
+static unsigned int file_allocs;
+module_param(file_allocs, uint, 0444);
+MODULE_PARM_DESC(file_allocs, "Live allocations (heap descriptors) one open file may hold, 0 = no limit (default)");
+
+static unsigned int plan_file_mb = 64;
+module_param(plan_file_mb, uint, 0444);
+MODULE_PARM_DESC(plan_file_mb, "Kernel memory for one open file's plans, MiB, 0 = no limit (default 64)");
+
+static unsigned int plan_dev_mb = 128;
+module_param(plan_dev_mb, uint, 0444);
+MODULE_PARM_DESC(plan_dev_mb, "Kernel memory for all open files' plans, MiB, 0 = no limit (default 128)");
+
 static bool range_ok(u64 base, u64 size, u64 *end)
 {
 	return size && !check_add_overflow(base, size, end);
@@ -169,7 +193,7 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 {
 	struct xmemsim_file *xf;
 
-	xf = kzalloc(sizeof(*xf), GFP_KERNEL);
+	xf = kzalloc(sizeof(*xf), GFP_KERNEL_ACCOUNT);
 	if (!xf)
 		return -ENOMEM;
 	xf->dev = xdev;
@@ -303,6 +327,10 @@ static int __init xmemsim_init(void)
 		pr_err("bad geometry: %s\n", why);
 		return ret;
 	}
+	if (dev_mode & ~0666) {
+		pr_err("bad dev_mode %#o: only read/write bits\n", dev_mode);
+		return -EINVAL;
+	}
 
 	xdev = kzalloc(sizeof(*xdev), GFP_KERNEL);
 	if (!xdev)
@@ -310,6 +338,12 @@ static int __init xmemsim_init(void)
 	xdev->geo = geo;
 	xdev->plan_core_size = (u64)plan_core_mb << 20;
 	atomic64_set(&xdev->plan_bytes, 0);
+	atomic64_set(&xdev->plan_mem, 0);
+	xdev->lim.file_bytes[XMEMSIM_HEAP_HBM] = file_hbm_bytes;
+	xdev->lim.file_bytes[XMEMSIM_HEAP_DATARAM] = file_dataram_bytes;
+	xdev->lim.file_allocs = file_allocs;
+	xdev->lim.plan_file_bytes = (u64)plan_file_mb << 20;
+	xdev->lim.plan_dev_bytes = (u64)plan_dev_mb << 20;
 	mutex_init(&xdev->lock);
 	INIT_LIST_HEAD(&xdev->files);
 	xdev->allocs[XMEMSIM_HEAP_HBM] = RB_ROOT;
@@ -331,7 +365,7 @@ static int __init xmemsim_init(void)
 	xdev->misc.minor = MISC_DYNAMIC_MINOR;
 	xdev->misc.name = "xmemsim";
 	xdev->misc.fops = &xmemsim_fops;
-	xdev->misc.mode = 0666;
+	xdev->misc.mode = dev_mode;
 	xdev->misc.groups = xmemsim_groups;
 	ret = misc_register(&xdev->misc);
 	if (ret)

@@ -8,6 +8,14 @@
  * Locking: xmemsim_file.plan_lock serialises the plans of one file and is
  * taken before dev->lock (which the backing allocation takes). It is held
  * across no user copy: arguments are copied in before and out after.
+ *
+ * Memory: every allocation here is charged to the caller's memory cgroup
+ * (GFP_KERNEL_ACCOUNT) and counted against two limits, one per file and
+ * one for the device (module parameters plan_file_mb and plan_dev_mb).
+ * A submit reserves the user array it copies in, then the plan at its
+ * peak (xmemsim_plan_mem()); the first goes when the call returns, the
+ * second when the plan is replaced or released. Over the file's limit:
+ * -EDQUOT; over the device's: -ENOSPC.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,7 +37,7 @@ static struct xmemsim_plan_set *plan_set(struct xmemsim_file *xf)
 
 	if (set)
 		return set;
-	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	set = kzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
 	if (!set)
 		return NULL;
 	set->ncores = xf->dev->geo.cores;
@@ -37,24 +45,84 @@ static struct xmemsim_plan_set *plan_set(struct xmemsim_file *xf)
 	return set;
 }
 
+/* The message may hold user strings (tensor names): escaped. */
 static void report(struct xmemsim_file *xf, const char *what,
 		   const struct xmemsim_plan_err *err)
 {
-	pr_info_ratelimited("pid %d: %s rejected: %s\n", xf->pid, what, err->msg);
+	pr_info_ratelimited("pid %d: %s rejected: %*pE\n", xf->pid, what,
+			    (int)strnlen(err->msg, sizeof(err->msg)), err->msg);
+}
+
+/* Take bytes of plan memory for xf, within both limits; plan_lock held. */
+static int plan_mem_get_locked(struct xmemsim_file *xf, u64 bytes)
+{
+	struct xmemsim_dev *d = xf->dev;
+	u64 file_max = d->lim.plan_file_bytes, dev_max = d->lim.plan_dev_bytes;
+
+	lockdep_assert_held(&xf->plan_lock);
+	if (file_max && (bytes > file_max || xf->plan_mem > file_max - bytes))
+		return -EDQUOT;
+	if (dev_max && (u64)atomic64_add_return(bytes, &d->plan_mem) > dev_max) {
+		atomic64_sub(bytes, &d->plan_mem);
+		return -ENOSPC;
+	}
+	if (!dev_max)
+		atomic64_add(bytes, &d->plan_mem);
+	xf->plan_mem += bytes;
+	return 0;
+}
+
+static void plan_mem_put_locked(struct xmemsim_file *xf, u64 bytes)
+{
+	lockdep_assert_held(&xf->plan_lock);
+	xf->plan_mem -= bytes;
+	atomic64_sub(bytes, &xf->dev->plan_mem);
+}
+
+static int plan_mem_get(struct xmemsim_file *xf, u64 bytes)
+{
+	int ret;
+
+	mutex_lock(&xf->plan_lock);
+	ret = plan_mem_get_locked(xf, bytes);
+	mutex_unlock(&xf->plan_lock);
+	return ret;
+}
+
+static void plan_mem_put(struct xmemsim_file *xf, u64 bytes)
+{
+	mutex_lock(&xf->plan_lock);
+	plan_mem_put_locked(xf, bytes);
+	mutex_unlock(&xf->plan_lock);
+}
+
+/* Free a core plan that is no longer in the set, with its reservation. */
+static void plan_drop(struct xmemsim_file *xf, struct xmemsim_core_plan *p)
+{
+	if (!p)
+		return;
+	plan_mem_put(xf, p->mem);
+	xmemsim_plan_free(p);
 }
 
 /* Copy a submitted plan in: the tensor array once, each interval list once. */
 static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submit *ps,
 			struct xmemsim_core_plan **out, struct xmemsim_plan_err *err)
 {
+	u64 ut_mem = (u64)ps->count * sizeof(struct xmemsim_plan_tensor), mem;
 	struct xmemsim_plan_tensor *ut;
 	struct xmemsim_core_plan *p = NULL;
 	u32 i, nr_iv = 0;
 	int ret = 0;
 
-	ut = kvmalloc_array(ps->count, sizeof(*ut), GFP_KERNEL);
-	if (!ut)
+	ret = plan_mem_get(xf, ut_mem);
+	if (ret)
+		return ret;
+	ut = kvmalloc_array(ps->count, sizeof(*ut), GFP_KERNEL_ACCOUNT);
+	if (!ut) {
+		plan_mem_put(xf, ut_mem);
 		return -ENOMEM;
+	}
 	if (copy_from_user(ut, u64_to_user_ptr(ps->tensors),
 			   array_size(ps->count, sizeof(*ut)))) {
 		ret = -EFAULT;
@@ -76,11 +144,17 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 			goto out;
 		}
 	}
+	mem = xmemsim_plan_mem(ps->count, nr_iv);
+	ret = plan_mem_get(xf, mem);
+	if (ret)
+		goto out;
 	p = xmemsim_plan_alloc(ps->count, nr_iv);
 	if (!p) {
+		plan_mem_put(xf, mem);
 		ret = -ENOMEM;
 		goto out;
 	}
+	p->mem = mem;
 	p->core = ps->core;
 	nr_iv = 0;
 	for (i = 0; i < ps->count; i++) {
@@ -107,8 +181,9 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 	}
 out:
 	kvfree(ut);
+	plan_mem_put(xf, ut_mem);
 	if (ret)
-		xmemsim_plan_free(p);
+		plan_drop(xf, p);
 	else
 		*out = p;
 	return ret;
@@ -136,24 +211,21 @@ int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 	if (!ret) {
 		mutex_lock(&xf->plan_lock);
 		set = plan_set(xf);
-		if (!set) {
+		if (!set)
 			ret = -ENOMEM;
-		} else if (set->synced) {
+		else if (set->synced)
 			ret = -EBUSY;
-		} else {
-			xmemsim_plan_free(set->cores[ps->core]);
-			set->cores[ps->core] = p;
-			p = NULL;
-		}
+		else
+			swap(set->cores[ps->core], p);	/* p: the old plan */
 		mutex_unlock(&xf->plan_lock);
 	}
-	xmemsim_plan_free(p);
+	plan_drop(xf, p);
 	if (ret == -EINVAL || (ret == -E2BIG && err.msg[0])) {
 		ps->bad[0] = err.bad[0];
 		ps->bad[1] = err.bad[1];
 		strscpy(ps->error, err.msg, sizeof(ps->error));
 		report(xf, "plan", &err);
-		*wb = 1;
+		*wb = XMEMSIM_WRITEBACK;
 	}
 	return ret;
 }
@@ -170,7 +242,7 @@ static int plan_back(struct xmemsim_file *xf, struct xmemsim_plan_set *set)
 	if (!set->size)
 		return 0;
 	ret = xmemsim_alloc_for(xf, XMEMSIM_HEAP_HBM, set->size,
-				XMEMSIM_PLAN_ALIGN, true, true, &addr, &st);
+				XMEMSIM_PLAN_ALIGN, true, &addr, &st);
 	if (!ret)
 		set->base = addr;
 	return ret;
@@ -216,6 +288,7 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 				set->synced = true;
 				set->total_bytes = plan_total(set);
 				atomic64_add(set->total_bytes, &xf->dev->plan_bytes);
+				*wb = XMEMSIM_FRESH;
 			}
 		}
 	}
@@ -229,7 +302,7 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 		sy->bad = err.bad[0];
 		strscpy(sy->error, err.msg, sizeof(sy->error));
 		report(xf, "sync", &err);
-		*wb = 1;
+		*wb = XMEMSIM_WRITEBACK;
 	}
 	return ret;
 }
@@ -247,7 +320,7 @@ int xmemsim_cmd_plan_get(struct xmemsim_file *xf, struct xmemsim_plan_get *pg)
 		return -EINVAL;
 	if (pg->capacity) {
 		out = kvcalloc(min(pg->capacity, XMEMSIM_PLAN_MAX_TENSORS),
-			       sizeof(*out), GFP_KERNEL);
+			       sizeof(*out), GFP_KERNEL_ACCOUNT);
 		if (!out)
 			return -ENOMEM;
 	}
@@ -295,8 +368,12 @@ int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *p
 	    !zeroed(ps->reserved, sizeof(ps->reserved)))
 		return -EINVAL;
 	/* outputs are ignored on input: start the sums from zero */
-	memset(&ps->tensors, 0, offsetof(typeof(*ps), reserved) -
-	       offsetof(typeof(*ps), tensors));
+	ps->tensors = 0;
+	ps->private_bytes = 0;
+	ps->shared_bytes = 0;
+	ps->linked_bytes = 0;
+	ps->total_bytes = 0;
+	ps->footprint = 0;
 	mutex_lock(&xf->plan_lock);
 	set = xf->plans;
 	if (core != XMEMSIM_PLAN_ALL_CORES) {
@@ -316,31 +393,83 @@ int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *p
 	return ret;
 }
 
-/* Drop every plan of xf and free its backing; plan_lock held or unneeded. */
-static void plan_release_locked(struct xmemsim_file *xf)
+/* Free a synced plan's backing and forget its bytes; plan_lock held. */
+static int plan_unback_locked(struct xmemsim_file *xf,
+			      struct xmemsim_plan_set *set)
+{
+	int ret;
+
+	if (!set->synced)
+		return 0;
+	if (set->size) {
+		/* -EBUSY while the backing is mapped or copied: keep it all */
+		ret = xmemsim_free_for(xf, XMEMSIM_HEAP_HBM, set->base, true);
+		if (ret)
+			return ret;
+	}
+	atomic64_sub(set->total_bytes, &xf->dev->plan_bytes);
+	set->synced = false;
+	set->base = 0;
+	set->size = 0;
+	set->total_bytes = 0;
+	return 0;
+}
+
+/*
+ * Drop every plan of xf and free its backing, all or nothing: -EBUSY (and
+ * nothing changed) while the backing is mapped or in a copy.
+ */
+static int plan_release_locked(struct xmemsim_file *xf)
 {
 	struct xmemsim_plan_set *set = xf->plans;
+	u32 c;
+	int ret;
 
 	if (!set)
-		return;
-	if (set->synced && set->size)
-		xmemsim_free_for(xf, XMEMSIM_HEAP_HBM, set->base, true);
-	if (set->synced)
-		atomic64_sub(set->total_bytes, &xf->dev->plan_bytes);
+		return 0;
+	ret = plan_unback_locked(xf, set);
+	if (ret)
+		return ret;
+	for (c = 0; c < XMEMSIM_MAX_CORES; c++)
+		if (set->cores[c])
+			plan_mem_put_locked(xf, set->cores[c]->mem);
 	xmemsim_plan_set_clear(set);
+	return 0;
 }
 
 int xmemsim_cmd_plan_release(struct xmemsim_file *xf)
 {
+	int ret;
+
 	mutex_lock(&xf->plan_lock);
-	plan_release_locked(xf);
+	ret = plan_release_locked(xf);
 	mutex_unlock(&xf->plan_lock);
-	return 0;
+	return ret;
 }
 
+/*
+ * Undo a PLAN_SYNC whose result the caller could not be told: back to
+ * submitted, unlinked and unbacked. If the backing got mapped meanwhile
+ * the sync stands (the caller can see it through PLAN_GET).
+ */
+void xmemsim_plan_unsync(struct xmemsim_file *xf)
+{
+	struct xmemsim_plan_set *set;
+
+	mutex_lock(&xf->plan_lock);
+	set = xf->plans;
+	if (set && set->synced && !plan_unback_locked(xf, set))
+		xmemsim_plan_unlink(set);
+	mutex_unlock(&xf->plan_lock);
+}
+
+/* The file is closing: nothing can map or copy its memory any more. */
 void xmemsim_file_release_plans(struct xmemsim_file *xf)
 {
-	plan_release_locked(xf);
+	mutex_lock(&xf->plan_lock);
+	WARN_ON_ONCE(plan_release_locked(xf));
+	mutex_unlock(&xf->plan_lock);
+	WARN_ON_ONCE(xf->plan_mem);
 	kfree(xf->plans);
 	xf->plans = NULL;
 }

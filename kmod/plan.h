@@ -35,6 +35,7 @@ struct xmemsim_ptensor {
 };
 
 struct xmemsim_core_plan {
+	u64 mem;		/* charged against the plan memory limits */
 	u32 core;
 	u32 count;
 	u32 nr_iv;
@@ -70,6 +71,7 @@ struct xmemsim_plan_set {
 	struct xmemsim_core_plan *cores[XMEMSIM_MAX_CORES];
 };
 
+u64 xmemsim_plan_mem(u32 count, u32 nr_iv);
 struct xmemsim_core_plan *xmemsim_plan_alloc(u32 count, u32 nr_iv);
 void xmemsim_plan_free(struct xmemsim_core_plan *p);
 int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,

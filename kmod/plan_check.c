@@ -63,17 +63,38 @@ static int iv_cmp(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
+/**
+ * xmemsim_plan_mem() - kernel memory a plan of this shape holds at its peak
+ * @count: tensors
+ * @nr_iv: submitted intervals, all tensors
+ *
+ * The plan itself (tensors, intervals and their merged copy, the name
+ * index) and the overlap check's working arrays. The limits on plan
+ * memory are enforced against this figure.
+ *
+ * Return: bytes.
+ */
+u64 xmemsim_plan_mem(u32 count, u32 nr_iv)
+{
+	return sizeof(struct xmemsim_core_plan) +
+	       (u64)count * (sizeof(struct xmemsim_ptensor) +
+			     sizeof(struct xmemsim_ptensor *)) +
+	       max_t(u64, 2ULL * nr_iv, 1) * sizeof(struct xmemsim_interval) +
+	       (u64)nr_iv * (sizeof(struct xmemsim_plan_node) +
+			     2 * sizeof(struct xmemsim_plan_ev));
+}
+
 struct xmemsim_core_plan *xmemsim_plan_alloc(u32 count, u32 nr_iv)
 {
-	struct xmemsim_core_plan *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	struct xmemsim_core_plan *p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 
 	if (!p)
 		return NULL;
 	p->count = count;
 	p->nr_iv = nr_iv;
-	p->t = kvcalloc(count, sizeof(*p->t), GFP_KERNEL);
+	p->t = kvcalloc(count, sizeof(*p->t), GFP_KERNEL_ACCOUNT);
 	/* room for the merged copy of every tensor's intervals too */
-	p->iv = kvcalloc(max_t(u32, 2 * nr_iv, 1), sizeof(*p->iv), GFP_KERNEL);
+	p->iv = kvcalloc(max_t(u32, 2 * nr_iv, 1), sizeof(*p->iv), GFP_KERNEL_ACCOUNT);
 	if (!p->t || !p->iv) {
 		xmemsim_plan_free(p);
 		return NULL;
@@ -160,7 +181,7 @@ static int check_names_unique(struct xmemsim_core_plan *p,
 
 	kvfree(p->by_name);
 	p->by_name = NULL;
-	by_name = kvmalloc_array(p->count, sizeof(*by_name), GFP_KERNEL);
+	by_name = kvmalloc_array(p->count, sizeof(*by_name), GFP_KERNEL_ACCOUNT);
 	if (!by_name)
 		return -ENOMEM;
 	for (i = 0; i < p->count; i++)
@@ -276,8 +297,8 @@ int xmemsim_plan_check_overlaps(const struct xmemsim_core_plan *p,
 			n += p->t[i].nr_merged;
 	if (!n)
 		return 0;
-	nodes = kvmalloc_array(n, sizeof(*nodes), GFP_KERNEL);
-	ev = kvmalloc_array(2 * (size_t)n, sizeof(*ev), GFP_KERNEL);
+	nodes = kvmalloc_array(n, sizeof(*nodes), GFP_KERNEL_ACCOUNT);
+	ev = kvmalloc_array(2 * (size_t)n, sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	if (!nodes || !ev) {
 		ret = -ENOMEM;
 		goto out;

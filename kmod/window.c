@@ -8,6 +8,12 @@
  * anything else fails with -EACCES and moves no byte. mmap() maps one
  * allocation: the offset is its (page-aligned) device address and the
  * mapping may not reach past the heap block behind it.
+ *
+ * Mappings are MAP_SHARED only and carry VM_IO | VM_PFNMAP: the window's
+ * pages are entered as raw PFNs, so get_user_pages() refuses them and no
+ * page of a window can be referenced from outside the device (vmsplice,
+ * O_DIRECT, RDMA pinning) beyond the life of the mapping. The record's
+ * maps count keeps the allocation from being freed while a VMA exists.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -88,7 +94,7 @@ int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 		return -EAGAIN;
 	rec = xmemsim_rec_find(d, heap, addr);
 	if (rec && rec->owner == xf && end <= rec->addr + rec->size) {
-		rec->pins++;
+		atomic_inc(&rec->pins);
 		*recp = rec;
 		ret = 0;
 	}
@@ -96,11 +102,13 @@ int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 	return ret;
 }
 
+/*
+ * Drop a pin without dev->lock: the copy's accesses to the window are
+ * ordered before the count a free reads (see "Locking rules").
+ */
 void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 {
-	mutex_lock(&d->lock);
-	rec->pins--;
-	mutex_unlock(&d->lock);
+	WARN_ON_ONCE(atomic_dec_return_release(&rec->pins) < 0);
 }
 
 static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
@@ -172,6 +180,23 @@ static const struct vm_operations_struct xmemsim_vm_ops = {
 	.may_split = xmemsim_vma_split,
 };
 
+/* Enter each page of a vmalloc range as a raw PFN: GUP refuses these. */
+static int xmemsim_remap(struct vm_area_struct *vma, void *kaddr,
+			 unsigned long len)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		ret = remap_pfn_range(vma, vma->vm_start + off,
+				      vmalloc_to_pfn(kaddr + off), PAGE_SIZE,
+				      vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct xmemsim_file *xf = file->private_data;
@@ -182,6 +207,9 @@ int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 	int heap, ret = -EACCES;
 
 	if (vma->vm_pgoff > (U64_MAX >> PAGE_SHIFT))
+		return -EINVAL;
+	/* PFN mappings cannot be copied on write: device memory is shared */
+	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	addr = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	if (check_add_overflow(addr, (u64)len, &end))
@@ -200,11 +228,11 @@ int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = remap_vmalloc_range(vma, d->win[heap].vaddr,
-				  (addr - d->win[heap].base) >> PAGE_SHIFT);
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
+			 VM_DONTCOPY;
+	ret = xmemsim_remap(vma, xmemsim_kaddr(d, heap, addr), len);
 	if (ret)
-		goto out;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTCOPY;
+		goto out;	/* the mm zaps what was entered */
 	vma->vm_private_data = rec;
 	vma->vm_ops = &xmemsim_vm_ops;
 	rec->maps++;

@@ -41,6 +41,17 @@ struct xmemsim_geometry {
 	u32 heap_mode;		/* enum xmem_heap_mode */
 };
 
+/*
+ * What one open file may take, from module parameters; 0 = no limit. Read
+ * once at load: they stay fixed for the device's life.
+ */
+struct xmemsim_limits {
+	u64 file_bytes[XMEMSIM_NUM_HEAPS];	/* heap bytes a file may own */
+	u32 file_allocs;			/* live allocations a file may own */
+	u64 plan_file_bytes;	/* kernel memory for one file's plans */
+	u64 plan_dev_bytes;	/* kernel memory for every file's plans */
+};
+
 int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
 
 struct xmemsim_dev;
@@ -68,6 +79,22 @@ struct xmemsim_window {
  * so the only order is mmap_lock -> dev->lock. A pinned or mapped record
  * cannot be freed (-EBUSY); a file's records go when the file is released,
  * when nothing can hold a pin or a mapping any more.
+ *
+ * A record's pins count is raised under dev->lock (after the ownership
+ * check) and dropped without it (atomic, release ordering), so a copy
+ * issued with IOCB_NOWAIT never sleeps on the mutex when it finishes; a
+ * free reads the count under dev->lock with acquire ordering.
+ *
+ * Scrubbing: a freed block is detached from its file and from the address
+ * index under dev->lock, cleared with the lock dropped (it is still
+ * allocated in the heap, so nobody else can get it), and only then handed
+ * back to the heap under dev->lock. Every free byte of both heaps is
+ * therefore zero, and no file reads a byte that another file wrote.
+ * scrub_bytes[] counts the bytes between the two steps.
+ *
+ * xmemsim_file.plan_lock serialises one file's plans and is taken before
+ * dev->lock. plan_mem (per file) is protected by plan_lock; the device's
+ * plan_mem is atomic.
  */
 struct xmemsim_dev {
 	struct miscdevice misc;
@@ -76,7 +103,11 @@ struct xmemsim_dev {
 	struct xmemsim_window win[XMEMSIM_NUM_HEAPS];
 	struct rb_root allocs[XMEMSIM_NUM_HEAPS];	/* records by address */
 	struct list_head files;				/* open files */
+	struct xmemsim_limits lim;
 	u64 bounce_failures;
+	u64 scrub_bytes[XMEMSIM_NUM_HEAPS];	/* freed, being cleared */
+	u64 bounce_bytes;			/* DMA bounce buffers in use */
+	atomic64_t plan_mem;		/* kernel memory of every file's plans */
 	u64 plan_core_size;		/* each core's plan window */
 	atomic64_t plan_bytes;		/* synced plans, shared bytes once */
 	struct dentry *debugfs;
@@ -89,9 +120,11 @@ struct xmemsim_file {
 	struct list_head allocs;	/* this file's records */
 	u64 owned_bytes[XMEMSIM_NUM_HEAPS];
 	u32 nr_allocs;
+	u64 quota_refused;		/* allocations refused by a limit */
 	pid_t pid;
 	struct mutex plan_lock;		/* plans; taken before dev->lock */
 	struct xmemsim_plan_set *plans;
+	u64 plan_mem;			/* kernel memory of plans; plan_lock */
 };
 
 /* One live allocation, owned by one open file. */
@@ -104,16 +137,27 @@ struct xmemsim_alloc_rec {
 	u64 block_end;			/* end of the heap block behind it */
 	u32 heap;
 	bool plan;			/* backs the owner's plans */
-	u32 pins;			/* data-plane copies in flight */
+	atomic_t pins;			/* data-plane copies in flight */
 	u32 maps;			/* live VMAs */
 };
+
+/*
+ * What a command handler tells the dispatcher through its *wb: WRITEBACK
+ * asks for the status of a failed command to reach the caller; FRESH says
+ * a successful command changed state that its undo must revert if the
+ * copy back fails.
+ */
+#define XMEMSIM_WRITEBACK	BIT(0)
+#define XMEMSIM_FRESH		BIT(1)
 
 /* ioctl.c: the command table both front ends use */
 long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 		      void __user *uarg, bool nonblock);
 void xmemsim_file_release_allocs(struct xmemsim_file *xf);
 int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
-		      bool zero, bool plan, u64 *addr, int *status);
+		      bool plan, u64 *addr, int *status);
+void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end);
+int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
 int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan);
 
 /* plan.c: the plan commands */
@@ -124,6 +168,7 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 int xmemsim_cmd_plan_get(struct xmemsim_file *xf, struct xmemsim_plan_get *pg);
 int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *ps);
 int xmemsim_cmd_plan_release(struct xmemsim_file *xf);
+void xmemsim_plan_unsync(struct xmemsim_file *xf);
 void xmemsim_file_release_plans(struct xmemsim_file *xf);
 
 /* uring.c */

@@ -112,7 +112,14 @@ struct xmemsim_heap_stats {
 	__u32 blocks_in_use;
 	__u32 free_blocks;
 	__u32 alloc_blocks;
-	__u64 reserved[4];
+	/* this open file's limits on this heap (0 = none), what it holds,
+	 * and how many of its allocations the limits refused (-EDQUOT)
+	 */
+	__u64 limit_bytes;
+	__u32 file_allocs;	/* live allocations, both heaps */
+	__u32 limit_allocs;
+	__u64 quota_refused;
+	__u64 reserved[1];
 };
 
 /* XMEMSIM_IOC_HEAP_DUMP: the heap's blocks in address order. */
