@@ -7,7 +7,9 @@
 # against the VM kernel, loads it in the VM, and prints mean ns per
 # alloc+free pair on one fragmented trace for the seed's list walk, the
 # rbtree path and lib/genalloc's gen_pool (first fit), at 32, 1,024 and
-# 65,536 live blocks, with the ratios and the issue's targets.
+# 65,536 live blocks, with the ratios and the issue's targets; then what
+# scrubbing freed blocks costs (alloc+free pairs of 256 B .. 1 MiB, without
+# and with the memset the device does at every free).
 #
 #   BENCH_PARAMS   module parameters, e.g. "pairs_small=4096 seed=7"
 #   BENCH_TIMEOUT  VM time limit in seconds (default 1800)
@@ -44,6 +46,7 @@ cp "$RUN/raw.txt" "$CACHE/bench-heap.last"
 
 awk '
 /^#/ { next }
+$1 == "scrub" { ns++; ssz[ns] = $2; swo[ns] = $4; swi[ns] = $5; next }
 NF == 10 {
 	n++
 	live[n] = $1; pairs[n] = $2; l[n] = $4; t[n] = $5; p[n] = $6; g[n] = $7
@@ -75,6 +78,13 @@ END {
 			printf "target: tree within 1.5x of the walk at 32 blocks: %sx, %s (pure tree %sx)\n",
 				ratio(t[i], l[i]), (t[i] <= 1.5 * l[i]) ? "met" : "MISSED",
 				ratio(p[i], l[i])
+	}
+	if (ns) {
+		print ""
+		print "scrubbing: mean ns per alloc+free pair, without and with the memset of the freed block"
+		printf "%9s %10s %10s %8s\n", "size", "without", "with", "with/w-o"
+		for (i = 1; i <= ns; i++)
+			printf "%9d %10d %10d %8s\n", ssz[i], swo[i], swi[i], ratio(swi[i], swo[i])
 	}
 	if (bad) { print "bench-heap.sh: a run failed or the allocators disagreed"; exit 1 }
 }' "$RUN/raw.txt"

@@ -4,7 +4,9 @@
 #  1. scripts/deps.sh
 #  2. userspace build; host tests; host tests again under ASan/UBSan
 #  3. KUnit suites in UML (scripts/kunit.sh)
-#  4. VM test suite under KASAN/lockdep/kmemleak (scripts/vm.sh)
+#  4. VM test suite under KASAN/lockdep/kmemleak (scripts/vm.sh): the
+#     device's tests, the hostile-user tests, a bounded fuzzer run, reloads;
+#     then a second boot at scale (tests/vm/scale.sh)
 #  5. checkpatch --strict, sparse (C=2) and W=1 on kmod/ and uapi/, and a
 #     build against Debian's linux-headers-6.1
 #
@@ -101,6 +103,16 @@ if [ $vr -ne 0 ]; then
 	gate 1 "vm: the guest run failed (rc=$vr, see build/results/vm.err)"
 fi
 
+stage "VM at scale (1 GiB HBM, 2^20 descriptors, 64 cores)"
+bash scripts/vm.sh --mem 3072 --params "hbm_size=0x40000000 num_blocks=1048576 cores=64" \
+	-- sh /work/tests/vm/scale.sh >"$RES/vm-scale.tap" 2>"$RES/vm-scale.err"
+vr=$?
+count_tap "$RES/vm-scale.tap" "vm-scale" || true
+if [ $vr -ne 0 ]; then
+	tail -n 60 "$RES/vm-scale.err"
+	gate 1 "vm-scale: the guest run failed (rc=$vr, see build/results/vm-scale.err)"
+fi
+
 stage "kernel-code gates"
 SRC=$(bash scripts/kernel.sh src)
 VM=$(bash scripts/kernel.sh vm)
@@ -110,8 +122,11 @@ KFILES=$(ls kmod/*.[ch] kmod/tests/*.[ch] kmod/*/*.[ch] uapi/*.h 2>/dev/null | s
 [ -s "$RES/checkpatch.log" ] && cat "$RES/checkpatch.log"
 gate $([ -s "$RES/checkpatch.log" ] && echo 1 || echo 0) "checkpatch --strict, no findings"
 
-lintsrc=$CACHE/mod-lint
-rm -rf "$lintsrc" && mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
+# private build folders: another checkout's make check may run beside this
+LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
+trap 'rm -rf "$LINTDIR"' EXIT
+lintsrc=$LINTDIR/lint
+mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
 make -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
 wr=$?
 grep -E 'warning:|error:' "$RES/w1.log"
@@ -123,8 +138,8 @@ gate $([ $sr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/sparse.log" && echo 0
 
 HDR=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -1)
 if [ -n "$HDR" ]; then
-	distsrc=$CACHE/mod-distro
-	rm -rf "$distsrc" && mkdir -p "$distsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$distsrc/"
+	distsrc=$LINTDIR/distro
+	mkdir -p "$distsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$distsrc/"
 	make -C "$HDR" M="$distsrc" modules >"$RES/distro.log" 2>&1 &&
 		[ -f "$distsrc/kmod/xmemsim.ko" ]
 	dr=$?

@@ -8,6 +8,7 @@
 #   scripts/vm.sh --no-insmod -- ...    leave the module out (tests load it)
 #   scripts/vm.sh --timeout SECONDS     whole-run limit (default 600)
 #   scripts/vm.sh --kernel vm-perf ...  another kernel (scripts/NAME.config)
+#   scripts/vm.sh --mem MIB ...         guest memory (default 1024)
 #
 # The module is built against the VM kernel from a private copy of the
 # sources; userspace is built static. The guest runs CMD with its output on
@@ -23,6 +24,7 @@ TIMEOUT=600
 PARAMS=""
 INSMOD=1
 KERNEL=vm
+MEM=1024
 INCLUDES=()
 CMD=()
 
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--no-insmod) INSMOD=0; shift ;;
 	--kernel) KERNEL=$2; shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
 	--) shift; CMD=("$@"); break ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -44,23 +47,23 @@ log() { echo "vm.sh: $*" >&2; }
 "$REPO/scripts/deps.sh"
 VM=$("$REPO/scripts/kernel.sh" "$KERNEL")
 
-# The module, built from a private copy so these objects never mix with
-# other builds of the same sources.
-MODSRC=$CACHE/mod-$KERNEL
-rm -rf "$MODSRC"
+RUN=$(mktemp -d "$CACHE/run.XXXXXX")
+trap 'rm -rf "$RUN"' EXIT
+
+# The module, built from a private copy in this run's own folder, so its
+# objects never mix with other builds of the same sources, nor with another
+# checkout's run going on at the same time.
+MODSRC=$RUN/mod
 mkdir -p "$MODSRC"
 cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$MODSRC/"
-make -s -C "$VM" M="$MODSRC" modules >"$MODSRC.log" 2>&1 || {
-	cat "$MODSRC.log" >&2
+make -s -C "$VM" M="$MODSRC" modules >"$RUN/mod.log" 2>&1 || {
+	cat "$RUN/mod.log" >&2
 	log "module build failed"
 	exit 1
 }
 
 # Userspace, static, for the initramfs.
 make -s -C "$REPO" -j"$(nproc)" O=build/static STATIC=1 vm-userspace >&2
-
-RUN=$(mktemp -d "$CACHE/run.XXXXXX")
-trap 'rm -rf "$RUN"' EXIT
 ROOT=$RUN/root
 mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,work,include,lib/modules,tests}
 cp /bin/busybox "$ROOT/bin/busybox"
@@ -132,10 +135,12 @@ if [ -w /dev/kvm ] && [ ! -f "$probe" ]; then
 	chmod +x "$RUN/probe/init"
 	mkdir -p "$RUN/probe/bin" && cp /bin/busybox "$RUN/probe/bin/"
 	(cd "$RUN/probe" && find . | cpio -o -H newc --quiet) >"$RUN/probe.cpio"
-	timeout -k 5 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+	# a subshell, so the shell's "Aborted" for a qemu that dies on
+	# SIGABRT (-cpu host without working KVM) goes nowhere
+	(timeout -k 5 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
 		-kernel "$VM/arch/x86/boot/bzImage" -initrd "$RUN/probe.cpio" \
 		-append "console=ttyS0 panic=-1" -display none -monitor none \
-		-serial "file:$RUN/probe.log" -no-reboot >/dev/null 2>&1 || true
+		-serial "file:$RUN/probe.log" -no-reboot) >/dev/null 2>&1 || true
 	if grep -q KVM-PROBE-OK "$RUN/probe.log" 2>/dev/null; then
 		echo kvm >"$probe"
 	else
@@ -143,12 +148,13 @@ if [ -w /dev/kvm ] && [ ! -f "$probe" ]; then
 	fi
 fi
 [ -f "$probe" ] && accel=$(cat "$probe")
+[ "$accel" = tcg ] && log "KVM unavailable, using TCG"
 cpu=()
 [ "$accel" = kvm ] && cpu=(-cpu host)
 
 set +e
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
-	-m 1024 -smp 2 -kernel "$VM/arch/x86/boot/bzImage" \
+	-m "$MEM" -smp 2 -kernel "$VM/arch/x86/boot/bzImage" \
 	-initrd "$RUN/initramfs.cpio" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=6" \
 	-display none -monitor none -no-reboot \

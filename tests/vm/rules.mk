@@ -4,3 +4,8 @@ VM_TESTS += $(patsubst tests/vm/%.c,$(O)/tests/vm/%,$(VM_TEST_SRCS))
 
 $(O)/tests/vm/%: $(O)/tests/vm/%.o $(O)/libxmemsim.a $(O)/tests/model/xmem_model.o
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lpthread
+
+# Programs the suite runs with their own module parameters or arguments
+# (tests/vm/run.sh), not in its test_* loop: the hostile-user tests and the
+# device fuzzer.
+VM_TESTS += $(O)/tests/vm/hostile $(O)/tests/vm/xfuzz

@@ -81,6 +81,55 @@ tap $? "insmod rejects heap_mode=3"
 insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
+# --- who may open the node --------------------------------------------------------
+[ "$(stat -c %a /dev/xmemsim)" = 600 ]
+tap $? "the node is mode 0600 by default"
+
+# run_c NAME ARGS...: a C test binary's TAP lines, prefixed with its name
+run_c() {
+	name=$1
+	shift
+	"/tests/vm/$name" "$@" > /tmp/$name.tap 2>&1
+	rc=$?
+	sed -n -e "s/^\(not \)\{0,1\}ok [0-9]* - /&$name: /p" -e '/^#/p' /tmp/$name.tap
+	if ! grep -q '^1\.\.' /tmp/$name.tap; then
+		tail -5 /tmp/$name.tap
+		n=$((n + 1))
+		echo "not ok $n - $name: exited with $rc before its plan"
+	fi
+}
+export XMEMSIM_NODE=closed TAP_ONLY=node
+run_c hostile
+unset TAP_ONLY
+
+# --- a hostile user beside root: a world-writable node, with limits ----------------
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko dev_mode=0666 \
+	file_dataram_bytes=8192 file_hbm_bytes=16777216 plan_file_mb=4 plan_dev_mb=10
+tap $? "insmod with dev_mode=0666 and per-file limits"
+[ "$(stat -c %a /dev/xmemsim)" = 666 ]
+tap $? "dev_mode sets the node's mode"
+export XMEMSIM_NODE=open
+run_c hostile
+
+# --- the fuzzer: every command from several processes, kills, then verify ---------
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
+tap $? "reload as booted"
+run_c xfuzz --seed "${XFUZZ_SEED:-$(date +%s)}" --ops "${XFUZZ_OPS:-3000}" \
+	--procs 3 --fds 3 --kills 4
+
+# --- reloads: 100 insmod/rmmod cycles with files opened and closed between ---------
+ok=0
+i=0
+while [ $i -lt 100 ]; do
+	rmmod xmemsim && insmod /lib/modules/xmemsim.ko hbm_size=0x100000 || break
+	printf 'alloc hbm 4096 0\nalloc dataram 100 0\n' | xmemctl replay > /dev/null || break
+	i=$((i + 1))
+done
+[ $i -eq 100 ]
+tap $? "100 insmod/rmmod cycles with files opened and closed ($i done)"
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
+tap $? "reload as booted"
+
 # --- C tests -------------------------------------------------------------------
 for t in /tests/vm/test_*; do
 	[ -x "$t" ] || continue

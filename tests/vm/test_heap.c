@@ -413,7 +413,7 @@ TEST(stats_and_dump_outputs)
 	memset(&hs, 0xff, sizeof(hs));		/* outputs pre-filled */
 	hs.heap = DRAM;
 	hs.reserved0 = 0;
-	hs.reserved[2] = 1;
+	hs.reserved[0] = 1;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_STATS, &hs) == -EINVAL);	/* reserved */
 	CHECK(hs.pool_base == UINT64_MAX && hs.owned_bytes == UINT64_MAX);
 	memset(hs.reserved, 0, sizeof(hs.reserved));
@@ -423,7 +423,12 @@ TEST(stats_and_dump_outputs)
 	CHECK_EQ_U64(hs.num_blocks, info.num_blocks);
 	CHECK_EQ_U64(hs.alloc_blocks, 3);
 	CHECK(hs.owned_bytes >= 200 && hs.owned_bytes < hs.allocated_bytes);
-	CHECK(hs.reserved[0] == 0 && hs.reserved[3] == 0);
+	CHECK(hs.reserved[0] == 0);
+	/* the default load sets no per-file limits */
+	CHECK_EQ_U64(hs.limit_bytes, 0);
+	CHECK_EQ_U64(hs.limit_allocs, 0);
+	CHECK_EQ_U64(hs.file_allocs, 2);
+	CHECK_EQ_U64(hs.quota_refused, 0);
 	hs.heap = 2;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_STATS, &hs) == -EINVAL);
 

@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xfuzz: run the whole device surface from several processes at once.
+ *
+ *	xfuzz [--seed S] [--ops N] [--procs P] [--fds F] [--kills K]
+ *
+ * Each worker process opens F files and runs N random operations over
+ * them: every command through ioctl and through io_uring (valid and
+ * invalid arguments: reserved bits, huge and unaligned sizes, foreign and
+ * stale addresses, unknown command numbers, short and faulting user
+ * buffers in PROT_NONE or read-only pages), read/write, mmap/munmap,
+ * vmsplice of a mapping, fork, close and reopen, plan submit, sync, get
+ * and release, rings closed with work queued. Worker w's sequence comes
+ * from seed + w alone, so a run is replayable (the interleaving is not).
+ *
+ * Data integrity: a worker fills each allocation with a pattern of its own
+ * (worker, allocation) and checks it on every read, through read() and
+ * through its mappings: one changed byte is a failure. Bytes never written
+ * must read as zero: nothing of another file is ever visible.
+ *
+ * Kills: K times, a child with a ring full of long DMA copies and plan
+ * syncs in flight is SIGKILLed at a random point.
+ *
+ * After the run and while it runs, the device's debugfs "verify" must say
+ * "ok" (heap verify, counters = what files hold, free bytes zero); after
+ * every file closed, both heaps are one free block and hbm_used,
+ * dataram_used and plan_bytes are 0. Output is TAP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libxmemsim.h"
+#include "xorshift.h"
+
+#define MAXFD 8
+#define MAXA 64
+#define MAXM 8
+#define DBG "/sys/kernel/debug/xmemsim/verify"
+#define SYSD "/sys/class/misc/xmemsim/"
+
+struct alloc {
+	uint64_t addr;
+	uint64_t size;
+	unsigned int heap;
+	unsigned char pat;	/* 0: never written (reads as zero) */
+};
+
+struct map {
+	unsigned char *p;
+	size_t len;
+	int slot;		/* alloc index */
+};
+
+struct xfile {
+	int fd;
+	struct xms_ring ring;
+	int has_ring;
+	struct alloc a[MAXA];
+	int na;
+	struct map m[MAXM];
+	int nm;
+	int planned;
+	uint64_t scratch[2];	/* op_ring_abandon's, never checked */
+};
+
+/* Addresses any worker used: others try them as foreign or stale ones. */
+struct shared {
+	uint64_t addrs[256];
+	unsigned long ops;
+	unsigned long errors[8];	/* integrity failures, by worker */
+	char why[8][160];
+};
+
+static struct shared *sh;
+static struct xmemsim_info info;
+static uint64_t rs;
+static int me;
+static long pg;
+static unsigned char *none_page, *ro_page;
+
+static uint64_t rnd(uint64_t n)
+{
+	return n ? xorshift64_below(&rs, n) : 0;
+}
+
+static void fail(const char *fmt, unsigned long long a, unsigned long long b)
+{
+	if (!sh->errors[me])
+		snprintf(sh->why[me], sizeof(sh->why[me]), fmt, a, b);
+	sh->errors[me]++;
+}
+
+/* A size: small, page-ish, huge or at the u64 edge. */
+static uint64_t rnd_size(void)
+{
+	switch (rnd(8)) {
+	case 0:
+		return 0;
+	case 1:
+		return UINT64_MAX - rnd(4096);
+	case 2:
+		return 1ULL << (20 + rnd(44));
+	case 3:
+		return pg * (1 + rnd(16));
+	case 4:
+		return 1 + rnd(64 << 10);
+	default:
+		return 1 + rnd(4096);
+	}
+}
+
+static uint64_t rnd_align(void)
+{
+	switch (rnd(6)) {
+	case 0:
+		return 0;
+	case 1:
+		return 3 + rnd(100);		/* not a power of two */
+	case 2:
+		return 1ULL << rnd(64);
+	default:
+		return 1ULL << rnd(13);
+	}
+}
+
+static uint64_t rnd_addr(struct xfile *f)
+{
+	switch (rnd(5)) {
+	case 0:
+		return sh->addrs[rnd(256)];	/* foreign or stale */
+	case 1:
+		return rnd(2) ? info.hbm_pool_base : info.dataram_pool_base + rnd(64);
+	case 2:
+		return xorshift64(&rs);
+	default:
+		return f->na ? f->a[rnd(f->na)].addr + rnd(3) * rnd(64) : 0;
+	}
+}
+
+/* A user pointer: good, NULL, unmapped-protected, read-only, or kernel. */
+static void *rnd_ptr(void *good)
+{
+	switch (rnd(10)) {
+	case 0:
+		return NULL;
+	case 1:
+		return none_page;
+	case 2:
+		return ro_page;
+	case 3:
+		return (void *)0xffff888000000000ULL;
+	default:
+		return good;
+	}
+}
+
+static void fill(unsigned char *p, size_t n, unsigned char pat, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(pat + (off + i) * 7);
+}
+
+/* Bytes [off, off + n) of alloc x as read: must be its pattern or zero. */
+static void check_bytes(const struct alloc *x, const unsigned char *p,
+			size_t n, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char want = x->pat ? (unsigned char)(x->pat + (off + i) * 7) : 0;
+
+		if (p[i] != want) {
+			fail("byte %#llx of an allocation changed (at %#llx)",
+			     off + i, x->addr);
+			return;
+		}
+	}
+}
+
+static int cmd(struct xfile *f, unsigned long c, void *arg)
+{
+	if (f->has_ring && rnd(2)) {
+		xms_attach_ring(f->fd, &f->ring);
+		int r = xms_cmd(f->fd, c, arg);
+
+		xms_attach_ring(f->fd, NULL);
+		return r;
+	}
+	return ioctl(f->fd, c, arg) < 0 ? -errno : 0;
+}
+
+static void note_addr(uint64_t a)
+{
+	sh->addrs[rnd(256)] = a;
+}
+
+static void drop_maps_of(struct xfile *f, int slot)
+{
+	for (int i = 0; i < f->nm; i++) {
+		if (f->m[i].slot != slot)
+			continue;
+		munmap(f->m[i].p, f->m[i].len);
+		f->m[i--] = f->m[--f->nm];
+	}
+}
+
+static void op_alloc(struct xfile *f)
+{
+	struct xmemsim_alloc al = {
+		.heap = rnd(8) ? rnd(2) : rnd(5),
+		.flags = rnd(8) ? rnd(2) : 1u << rnd(32),
+		.size = rnd_size(),
+		.align = rnd_align(),
+		.reserved0 = rnd(16) == 0,
+	};
+	int r = cmd(f, XMEMSIM_IOC_HEAP_ALLOC, rnd_ptr(&al));
+
+	if (r || f->na == MAXA)
+		return;
+	/* only a good pointer can have succeeded */
+	f->a[f->na++] = (struct alloc){ al.addr, al.size, al.heap, 0 };
+	note_addr(al.addr);
+}
+
+static void op_free(struct xfile *f)
+{
+	struct xmemsim_free fr = { .heap = rnd(2), .addr = rnd_addr(f) };
+	int slot = -1, r;
+
+	if (f->na && rnd(3)) {
+		slot = rnd(f->na);
+		fr.heap = f->a[slot].heap;
+		fr.addr = f->a[slot].addr;
+		if (rnd(2))
+			drop_maps_of(f, slot);
+	}
+	fr.flags = rnd(16) == 0;
+	r = cmd(f, XMEMSIM_IOC_HEAP_FREE, &fr);
+	if (r)
+		return;
+	for (int i = 0; i < f->na; i++) {
+		if (f->a[i].addr == fr.addr && f->a[i].heap == fr.heap) {
+			f->a[i] = f->a[--f->na];
+			for (int j = 0; j < f->nm; j++)
+				if (f->m[j].slot == f->na)
+					f->m[j].slot = i;
+			return;
+		}
+	}
+	fail("freed %#llx, which this file did not know (heap %llu)", fr.addr,
+	     fr.heap);
+}
+
+static void op_rw(struct xfile *f)
+{
+	static unsigned char buf[1 << 17];
+	struct alloc *x;
+	uint64_t off, n;
+	ssize_t r;
+
+	if (!f->na || rnd(8) == 0) {
+		/* foreign, stale or wild: must move nothing */
+		uint64_t a = rnd_addr(f);
+
+		r = pread(f->fd, rnd_ptr(buf), 1 + rnd(4096), (off_t)(a & INT64_MAX));
+		(void)r;
+		return;
+	}
+	x = &f->a[rnd(f->na)];
+	off = rnd(x->size);
+	n = 1 + rnd(x->size - off);
+	if (n > sizeof(buf))
+		n = sizeof(buf);
+	if (rnd(2)) {
+		if (!x->pat) {
+			/* first write: the whole allocation, this worker's mark */
+			unsigned char pat = (unsigned char)(1 + me * 37 + rnd(200));
+			uint64_t done = 0;
+
+			while (done < x->size) {
+				uint64_t k = x->size - done < sizeof(buf) ?
+					     x->size - done : sizeof(buf);
+
+				fill(buf, k, pat, done);
+				if (pwrite(f->fd, buf, k, (off_t)(x->addr + done)) != (ssize_t)k) {
+					fail("pwrite of an owned range failed at %#llx+%#llx",
+					     x->addr, done);
+					return;
+				}
+				done += k;
+			}
+			x->pat = pat;
+		} else {
+			fill(buf, n, x->pat, off);
+			if (pwrite(f->fd, buf, n, (off_t)(x->addr + off)) != (ssize_t)n)
+				fail("pwrite %#llx+%#llx failed", x->addr, off);
+		}
+		return;
+	}
+	r = pread(f->fd, buf, n, (off_t)(x->addr + off));
+	if (r != (ssize_t)n) {
+		fail("pread %#llx+%#llx failed", x->addr, off);
+		return;
+	}
+	check_bytes(x, buf, n, off);
+}
+
+static void op_mmap(struct xfile *f)
+{
+	struct alloc *x;
+	struct map *m;
+	size_t len;
+	void *p;
+	int slot;
+
+	if (f->nm && rnd(2)) {
+		m = &f->m[rnd(f->nm)];
+		x = &f->a[m->slot];
+		len = m->len < x->size ? m->len : x->size;
+		check_bytes(x, m->p, len, 0);
+		/* past the allocation, the rest of its block: scrubbed */
+		if (len < m->len && memchr(m->p + len, 0, 1) &&
+		    memcmp(m->p + len, m->p + len + 1, m->len - len - 1))
+			fail("a mapping shows data past its allocation at %#llx+%#llx",
+			     x->addr, len);
+		if (rnd(2)) {
+			struct iovec iov = { m->p, m->len };
+			int p2[2];
+
+			/* vmsplice of a mapping: GUP must refuse it */
+			if (!pipe(p2)) {
+				if (vmsplice(p2[1], &iov, 1, SPLICE_F_NONBLOCK) >= 0)
+					fail("vmsplice of a device mapping worked (%llu bytes)%llu",
+					     m->len, 0);
+				close(p2[0]);
+				close(p2[1]);
+			}
+		}
+		if (rnd(2)) {
+			munmap(m->p, m->len);
+			*m = f->m[--f->nm];
+		}
+		return;
+	}
+	if (!f->na || f->nm == MAXM)
+		return;
+	slot = rnd(f->na);
+	x = &f->a[slot];
+	len = (x->size + pg - 1) / pg * pg;
+	if (rnd(4) == 0)
+		len += pg;			/* past the block: refused */
+	p = mmap(NULL, len, PROT_READ, rnd(8) ? MAP_SHARED : MAP_PRIVATE, f->fd,
+		 (off_t)(x->addr & INT64_MAX));
+	if (p == MAP_FAILED)
+		return;
+	f->m[f->nm++] = (struct map){ p, len, slot };
+}
+
+static int own_overlap(const struct xfile *f, uint64_t a, uint64_t len)
+{
+	for (int i = 0; i < f->na; i++)
+		if (a < f->a[i].addr + f->a[i].size && f->a[i].addr < a + len)
+			return 1;
+	return 0;
+}
+
+static void op_copy(struct xfile *f)
+{
+	struct xmemsim_copy c = {
+		.method = rnd(4),
+		.flags = rnd(16) == 0,
+		.len = rnd(3) ? 1 + rnd(8192) : rnd_size(),
+		.src = rnd_addr(f),
+		.dst = rnd_addr(f),
+	};
+
+	if (f->na >= 2 && rnd(3)) {
+		int s = rnd(f->na), d = rnd(f->na);
+		struct alloc *xs = &f->a[s], *xd = &f->a[d];
+
+		if (s == d || xs->size != xd->size)
+			goto go;
+		c.src = xs->addr;
+		c.dst = xd->addr;
+		c.len = xs->size;
+		c.flags = 0;
+		c.method %= 3;
+		if (!cmd(f, XMEMSIM_IOC_COPY, &c))
+			xd->pat = xs->pat;
+		return;
+	}
+go:
+	/* a wild copy must not land in this worker's own tracked bytes */
+	if (own_overlap(f, c.dst, c.len))
+		c.dst = UINT64_MAX - 4096;
+	cmd(f, XMEMSIM_IOC_COPY, rnd_ptr(&c));
+}
+
+static struct xmemsim_interval ivs[64];
+
+static void op_plan(struct xfile *f)
+{
+	struct xmemsim_plan_tensor t[16];
+	unsigned int n = 1 + rnd(16), i;
+	uint32_t linked, count, synced;
+	struct xmemsim_plan_stats ps;
+	struct xmemsim_plan_get pget;
+	char err[160];
+
+	switch (rnd(5)) {
+	case 0:
+	case 1:
+		memset(t, 0, sizeof(t));
+		for (i = 0; i < n; i++) {
+			snprintf(t[i].name, sizeof(t[i].name), "w%d.t%u", me, i);
+			t[i].size = rnd(16) ? 4096 * (1 + rnd(4)) : rnd_size();
+			t[i].addr = rnd(16) ? 4096ULL * rnd(64) : xorshift64(&rs);
+			ivs[i].lo = rnd(32);
+			ivs[i].hi = ivs[i].lo + rnd(8);
+			t[i].intervals = (uintptr_t)(rnd(16) ? (void *)&ivs[i] : rnd_ptr(NULL));
+			t[i].nr_intervals = 1;
+			if (rnd(4) == 0 && i) {
+				t[i].flags = XMEMSIM_TENSOR_SHARED | XMEMSIM_TENSOR_REMOTE;
+				t[i].remote_core = rnd(info.cores + 1);
+				snprintf(t[i].remote_name, sizeof(t[i].remote_name),
+					 "w%d.t%u", me, (unsigned int)rnd(16));
+				t[i].addr = 0;
+			} else if (rnd(4) == 0) {
+				t[i].flags = XMEMSIM_TENSOR_SHARED;
+			}
+		}
+		if (!xms_plan_submit(f->fd, rnd(info.cores + 1), t, n, NULL, err,
+				     sizeof(err)))
+			f->planned = 1;
+		break;
+	case 2:
+		xms_plan_sync(f->fd, &linked, err, sizeof(err));
+		break;
+	case 3:
+		pget = (struct xmemsim_plan_get){ .core = rnd(info.cores + 1),
+			.capacity = rnd(20), .tensors = (uintptr_t)rnd_ptr(t) };
+		cmd(f, XMEMSIM_IOC_PLAN_GET, rnd_ptr(&pget));
+		xms_plan_get(f->fd, 0, NULL, 0, &count, &synced);
+		break;
+	default:
+		if (rnd(2))
+			xms_plan_stats(f->fd, XMEMSIM_PLAN_ALL_CORES, &ps);
+		else
+			xms_plan_release(f->fd);
+		break;
+	}
+}
+
+static void op_misc(struct xfile *f)
+{
+	struct xmemsim_heap_stats st = { .heap = rnd(3) };
+	struct xmemsim_block b[40];
+	struct xmemsim_heap_dump hd = { .heap = rnd(3), .capacity = rnd(48),
+					.blocks = (uintptr_t)rnd_ptr(b) };
+	struct xmemsim_stack_alloc sa = { .size = rnd(3) ? rnd(8192) : rnd_size() };
+	unsigned char junk[256];
+
+	switch (rnd(5)) {
+	case 0:
+		cmd(f, XMEMSIM_IOC_HEAP_STATS, rnd_ptr(&st));
+		break;
+	case 1:
+		cmd(f, XMEMSIM_IOC_HEAP_DUMP, rnd_ptr(&hd));
+		break;
+	case 2:
+		if (!cmd(f, XMEMSIM_IOC_STACK_ALLOC, &sa) && f->na < MAXA) {
+			f->a[f->na++] = (struct alloc){ sa.addr, sa.size ? sa.size :
+				XMEMSIM_STACK_DEFAULT, XMEMSIM_HEAP_HBM, 0 };
+			note_addr(sa.addr);
+		}
+		break;
+	case 3:
+		/* unknown and malformed command numbers */
+		for (size_t i = 0; i < sizeof(junk); i++)
+			junk[i] = (unsigned char)xorshift64(&rs);
+		cmd(f, _IOC(rnd(4), XMEMSIM_IOC_MAGIC, rnd(32), rnd(256)), junk);
+		break;
+	default:
+		cmd(f, XMEMSIM_IOC_GET_INFO, rnd_ptr(junk));
+		break;
+	}
+}
+
+static void xfile_close(struct xfile *f)
+{
+	for (int i = 0; i < f->nm; i++)
+		munmap(f->m[i].p, f->m[i].len);
+	if (f->has_ring)
+		xms_ring_exit(&f->ring);
+	close(f->fd);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+static int xfile_open(struct xfile *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = xms_open(NULL);
+	if (f->fd < 0)
+		return f->fd;
+	if (rnd(2) && !xms_ring_init(&f->ring, f->fd, 16))
+		f->has_ring = 1;
+	return 0;
+}
+
+/*
+ * A ring full of copies, closed with them in flight. They run between two
+ * scratch buffers the worker never checks: an abandoned copy may land any
+ * time later, after the tracked allocations have moved on.
+ */
+static void op_ring_abandon(struct xfile *f)
+{
+	static struct xmemsim_copy c[8];
+	struct xms_ring r;
+	int n = 0;
+
+	if (!f->scratch[0] &&
+	    (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL) ||
+	     xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL))) {
+		f->scratch[0] = 0;
+		return;
+	}
+	if (xms_ring_init(&r, f->fd, 8))
+		return;
+	for (int i = 0; i < 8; i++) {
+		int k = rnd(2);
+
+		c[i] = (struct xmemsim_copy){ .src = f->scratch[k],
+			.dst = f->scratch[!k], .len = 1 + rnd(65536),
+			.method = rnd(3) };
+		n += !xms_ring_queue(&r, XMEMSIM_IOC_COPY, &c[i], i);
+	}
+	if (n)
+		xms_ring_submit(&r);
+	xms_ring_exit(&r);		/* with work in flight */
+}
+
+static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
+{
+	struct xfile f[MAXFD];
+	unsigned long i;
+
+	me = w;
+	rs = (seed + w) * 0x9e3779b97f4a7c15ULL + 1;
+	for (int i2 = 0; i2 < nfd; i2++)
+		if (xfile_open(&f[i2]))
+			_exit(3);
+	for (i = 0; i < ops; i++) {
+		struct xfile *x = &f[rnd(nfd)];
+
+		switch (rnd(20)) {
+		case 0: case 1: case 2: case 3:
+			op_alloc(x);
+			break;
+		case 4: case 5: case 6:
+			op_free(x);
+			break;
+		case 7: case 8: case 9: case 10:
+			op_rw(x);
+			break;
+		case 11: case 12:
+			op_mmap(x);
+			break;
+		case 13: case 14:
+			op_copy(x);
+			break;
+		case 15: case 16:
+			op_plan(x);
+			break;
+		case 17:
+			op_misc(x);
+			break;
+		case 18:
+			op_ring_abandon(x);
+			break;
+		default:
+			if (rnd(4) == 0) {
+				xfile_close(x);
+				if (xfile_open(x))
+					_exit(3);
+			} else if (rnd(4) == 0) {
+				/* a forked child inherits the fds and dies */
+				pid_t p = fork();
+
+				if (!p) {
+					/* the parent's ring is not this task's */
+					x->has_ring = 0;
+					op_alloc(x);
+					op_misc(x);
+					_exit(0);
+				}
+				if (p > 0)
+					waitpid(p, NULL, 0);
+			} else {
+				op_misc(x);
+			}
+			break;
+		}
+		__atomic_add_fetch(&sh->ops, 1, __ATOMIC_RELAXED);
+	}
+	for (int i2 = 0; i2 < nfd; i2++)
+		xfile_close(&f[i2]);
+	_exit(0);
+}
+
+/* A child with DMA copies and plan syncs in flight, killed at random. */
+static void killed_child(uint64_t seed)
+{
+	static struct xmemsim_copy c[32];
+	static struct xmemsim_plan_sync sy;
+	struct xmemsim_plan_tensor t[2] = {};
+	struct xms_ring r;
+	uint64_t a, b;
+	int fd = xms_open(NULL);
+
+	rs = seed * 0x9e3779b97f4a7c15ULL + 7;
+	if (fd < 0 || xms_ring_init(&r, fd, 64))
+		_exit(1);
+	if (xms_alloc(fd, XMEMSIM_HEAP_HBM, 1 << 20, 64, 0, &a, NULL) ||
+	    xms_alloc(fd, XMEMSIM_HEAP_HBM, 1 << 20, 64, 0, &b, NULL))
+		_exit(2);
+	strcpy(t[0].name, "k0");
+	t[0].size = 4096;
+	ivs[0] = (struct xmemsim_interval){ 0, 1 };
+	t[0].intervals = (uintptr_t)&ivs[0];
+	t[0].nr_intervals = 1;
+	xms_plan_submit(fd, 0, t, 1, NULL, NULL, 0);
+	for (;;) {
+		for (int i = 0; i < 32; i++) {
+			c[i] = (struct xmemsim_copy){ .src = a, .dst = b,
+				.len = 1 << 20, .method = i % 3 };
+			xms_ring_queue(&r, XMEMSIM_IOC_COPY, &c[i], i);
+		}
+		xms_ring_queue(&r, XMEMSIM_IOC_PLAN_SYNC, &sy, 99);
+		xms_ring_submit(&r);
+		struct xms_result res[64];
+
+		xms_ring_reap(&r, res, 64, 1);
+	}
+}
+
+static int verify_ok(char *why, size_t len)
+{
+	FILE *fp = fopen(DBG, "r");
+	int ok;
+
+	if (!fp) {
+		snprintf(why, len, "cannot open %s", DBG);
+		return 0;
+	}
+	if (!fgets(why, len, fp))
+		why[0] = 0;
+	fclose(fp);
+	why[strcspn(why, "\n")] = 0;
+	ok = !strcmp(why, "ok");
+	return ok;
+}
+
+static long long sysfs_ll(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), SYSD "%s", name);
+	fp = fopen(path, "r");
+	if (fp) {
+		if (fscanf(fp, "%lld", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
+}
+
+static int n_tap;
+
+static void tap(int ok, const char *name)
+{
+	printf("%sok %d - %s\n", ok ? "" : "not ", ++n_tap, name);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = (uint64_t)time(NULL);
+	unsigned long ops = 2000;
+	int procs = 3, nfd = 3, kills = 4, i, bad_exit = 0, mid_ok = 1;
+	struct timespec t0, t1;
+	char why[200];
+	pid_t pids[8];
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--ops"))
+			ops = strtoul(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--procs"))
+			procs = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--fds"))
+			nfd = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--kills"))
+			kills = atoi(argv[i + 1]);
+	}
+	if (procs < 1 || procs > 8 || nfd < 1 || nfd > MAXFD) {
+		fprintf(stderr, "xfuzz: --procs 1..8, --fds 1..%d\n", MAXFD);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# xfuzz --seed %llu --ops %lu --procs %d --fds %d --kills %d\n",
+	       (unsigned long long)seed, ops, procs, nfd, kills);
+	pg = sysconf(_SC_PAGESIZE);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	none_page = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro_page = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || none_page == MAP_FAILED || ro_page == MAP_FAILED)
+		return 2;
+	i = xms_open(NULL);
+	if (i < 0 || xms_get_info(i, &info)) {
+		printf("not ok 1 - xfuzz: open /dev/xmemsim\n1..1\n");
+		return 1;
+	}
+	close(i);
+	signal(SIGPIPE, SIG_IGN);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < procs; i++) {
+		pids[i] = fork();
+		if (!pids[i])
+			worker(i, seed, ops, nfd);
+	}
+	/* kills, and verify while the workers run */
+	rs = seed * 0x2545f4914f6cdd1dULL + 3;
+	for (i = 0; i < kills; i++) {
+		pid_t k = fork();
+
+		if (!k)
+			killed_child(seed + 1000 + i);
+		usleep(1000 * (1 + rnd(200)));
+		kill(k, SIGKILL);
+		waitpid(k, NULL, 0);
+		if (!verify_ok(why, sizeof(why))) {
+			printf("# verify during the run: %s\n", why);
+			mid_ok = 0;
+		}
+	}
+	for (i = 0; i < procs; i++) {
+		int st;
+
+		if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			bad_exit++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("# %lu operations by %d processes and %d killed children in %.1f s\n",
+	       sh->ops, procs, kills,
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+
+	tap(!bad_exit, "xfuzz: every worker ran to its end");
+	for (i = 0; i < procs; i++)
+		if (sh->errors[i])
+			printf("# worker %d: %lu integrity failures, first: %s\n", i,
+			       sh->errors[i], sh->why[i]);
+	{
+		unsigned long e = 0;
+
+		for (i = 0; i < procs; i++)
+			e += sh->errors[i];
+		tap(!e, "xfuzz: no byte changed, nothing foreign visible, no vmsplice");
+	}
+	tap(mid_ok, "xfuzz: verify ok while the workers ran and children died");
+	/* the killed children's files may still be closing: give them time */
+	for (i = 0; i < 50 && (sysfs_ll("hbm_used") || sysfs_ll("dataram_used")); i++)
+		usleep(100000);
+	i = verify_ok(why, sizeof(why));
+	if (!i)
+		printf("# verify: %s\n", why);
+	tap(i, "xfuzz: verify ok after the run");
+	{
+		struct xmemsim_heap_stats h, d;
+		int fd = xms_open(NULL);
+
+		i = fd >= 0 && !xms_stats(fd, XMEMSIM_HEAP_HBM, &h) &&
+		    !xms_stats(fd, XMEMSIM_HEAP_DATARAM, &d) &&
+		    h.free_blocks == 1 && h.alloc_blocks == 0 &&
+		    d.free_blocks == 1 && d.alloc_blocks == 0 &&
+		    h.free_bytes == h.pool_size && d.free_bytes == d.pool_size;
+		close(fd);
+	}
+	tap(i, "xfuzz: both heaps one free block after every file closed");
+	i = sysfs_ll("hbm_used") == 0 && sysfs_ll("dataram_used") == 0 &&
+	    sysfs_ll("plan_bytes") == 0;
+	if (!i)
+		printf("# hbm_used %lld dataram_used %lld plan_bytes %lld\n",
+		       sysfs_ll("hbm_used"), sysfs_ll("dataram_used"),
+		       sysfs_ll("plan_bytes"));
+	tap(i, "xfuzz: hbm_used, dataram_used and plan_bytes are 0");
+	printf("1..%d\n", n_tap);
+	return 0;
+}
