@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "dramplan.h"
+#include "internal.h"
 
 struct nbr {
 	uint32_t self, qid;
@@ -269,21 +270,103 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 
 /* ---- the placer ------------------------------------------------------ */
 
+/*
+ * Two engines give the same addresses (tests/planner/test_dense.c compares
+ * them on thousands of random instances):
+ *
+ *  REFERENCE   the seed's select as written: every item's neighbours from
+ *              the interval tree into an adjacency (CSR), simplify as a heap
+ *              over it, and for each placement the placed neighbours' byte
+ *              ranges sorted again by dp_search.  O(E) memory, O(n d log d)
+ *              time for d items live at once.
+ *  INCREMENTAL dense.c: no adjacency when every item has one interval (the
+ *              edge count and pressures from sorted endpoints, simplify over
+ *              a k-d tree), and select through the address tree of placed
+ *              items.  Forced, it uses the address tree for every placement
+ *              (the tests' setting); items with several intervals still get
+ *              their simplify order from the adjacency.
+ *  AUTO        (the default) REFERENCE for sparse instances, where it is
+ *              fastest; INCREMENTAL when every item has one interval and the
+ *              average degree is above DENSE_AVG_DEGREE.  There, a
+ *              placement whose neighbours are few next to what is already
+ *              placed asks the interval tree for them and runs dp_search
+ *              (the reference's select without the stored adjacency);
+ *              the others walk the address tree.
+ */
+#define DENSE_MIN_ITEMS		64
+#define DENSE_AVG_DEGREE	64
+#define FEW_NEIGHBOURS		64
+
+static enum dp_engine place_engine = DP_ENGINE_AUTO;
+
+void dp_place_set_engine(enum dp_engine e)
+{
+	place_engine = e;
+}
+
+enum dp_engine dp_place_get_engine(void)
+{
+	return place_engine;
+}
+
+/* The placed neighbours of one item, through the interval tree. */
+struct pick {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	const uint8_t *placed;
+	const struct dp_item *it;
+	struct dp_range *occ;
+	size_t n, cap;
+};
+
+static void pick_placed(uint32_t u, void *arg)
+{
+	struct pick *p = arg;
+
+	if (u == p->self || p->stamp[u] == p->qid || !p->placed[u])
+		return;
+	p->stamp[u] = p->qid;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->occ = dp_xrealloc(p->occ, p->cap, sizeof(*p->occ));
+	}
+	p->occ[p->n].lo = p->it[u].addr;
+	p->occ[p->n].hi = p->it[u].addr + p->it[u].size;
+	p->n++;
+}
+
+/*
+ * AUTO: the address tree pays off when most of what is placed interferes
+ * with the item; when its neighbours (placed or not) are few, or fewer than
+ * half of the placed items, the interval tree finds them directly.
+ */
+static int few_neighbours(const struct dp_dense *d, const struct dp_iv *w,
+			  size_t nplaced)
+{
+	size_t deg = dp_dense_degree(d, w->lo, w->hi) - 1;
+
+	return deg <= FEW_NEIGHBOURS || 2 * deg < nplaced;
+}
+
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     uint64_t start, uint64_t ceiling, uint64_t page,
 	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
 	     FILE *log, const char *tag)
 {
+	enum dp_engine eng = place_engine;
 	struct dp_itree tree = { .root = -1 };
 	struct dp_itnode *nodes;
 	struct nbr nb = { 0 };
-	uint32_t *adj_first, *ord;
-	uint8_t *placed;
+	struct dp_dense *dense = NULL;
+	struct dp_atree *at = NULL;
+	struct pick pk = { 0 };
+	uint32_t *adj_first = NULL, *ord = NULL;
+	uint8_t *placed = NULL;
 	struct dp_range *occ = NULL;
-	size_t ni = 0, i, k, cap_occ = 0;
+	size_t ni = 0, i, k, cap_occ = 0, edges, nplaced = 0;
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
-	int rc = -1;
+	int rc = -1, use_adj = 1;
 
 	if (n >= UINT32_MAX)
 		return -1;
@@ -311,12 +394,24 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		fprintf(log, "%sIntervalTree Build Done\n", tag);
 	}
 
+	if (eng != DP_ENGINE_REFERENCE)
+		dense = dp_dense_new(it, n, iv);
+	if (eng == DP_ENGINE_AUTO && dense &&
+	    (n < DENSE_MIN_ITEMS ||
+	     dp_dense_edges(dense) <= (size_t)DENSE_AVG_DEGREE / 2 * n)) {
+		dp_dense_free(dense);	/* sparse: the reference is fastest */
+		dense = NULL;
+	}
+	if (eng == DP_ENGINE_AUTO && !dense)
+		eng = DP_ENGINE_REFERENCE;
+	use_adj = !dense;
+
 	/* neighbours of every item, through the tree */
 	adj_first = dp_xrealloc(NULL, n + 1, sizeof(*adj_first));
 	nb.stamp = calloc(n ? n : 1, sizeof(*nb.stamp));
 	if (!nb.stamp)
 		abort();
-	for (i = 0; i < n; i++) {
+	for (i = 0; use_adj && i < n; i++) {
 		adj_first[i] = nb.n;
 		nb.self = i;
 		nb.qid = i + 1;
@@ -328,56 +423,82 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		if (nb.n >= UINT32_MAX)
 			goto out;
 	}
-	adj_first[n] = nb.n;
+	adj_first[use_adj ? n : 0] = nb.n;
+	edges = use_adj ? nb.n / 2 : dp_dense_edges(dense);
 	t1 = dp_now();
 
 	ord = dp_xrealloc(NULL, n ? n : 1, sizeof(*ord));
 	if (log)
 		fprintf(log, "%ssimplify interference graph: %zu nodes, %zu edges\n",
-			tag, n, nb.n / 2);
-	if (order == DP_ORDER_SIMPLIFY)
+			tag, n, edges);
+	if (order != DP_ORDER_SIMPLIFY)
+		static_order(it, n, iv, order, ord);
+	else if (use_adj)
 		dp_simplify_order(it, n, adj_first, nb.adj, ord);
 	else
-		static_order(it, n, iv, order, ord);
+		dp_dense_order(dense, ord);
 	t2 = dp_now();
 
 	placed = calloc(n ? n : 1, 1);
 	if (!placed)
 		abort();
+	if (eng != DP_ENGINE_REFERENCE) {
+		at = dp_atree_new(it, n, iv);
+		pk.stamp = nb.stamp;	/* qids continue above n */
+		pk.placed = placed;
+		pk.it = it;
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t v = ord[i];
+		uint64_t align = it[v].align ? it[v].align : 1;
 		size_t no = 0;
+		int r;
 
-		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
-			uint32_t u = nb.adj[k];
+		if (eng == DP_ENGINE_REFERENCE) {
+			for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
+				uint32_t u = nb.adj[k];
 
-			if (!placed[u])
-				continue;
-			if (no == cap_occ) {
-				cap_occ = cap_occ ? cap_occ * 2 : 64;
-				occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
+				if (!placed[u])
+					continue;
+				if (no == cap_occ) {
+					cap_occ = cap_occ ? cap_occ * 2 : 64;
+					occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
+				}
+				occ[no].lo = it[u].addr;
+				occ[no].hi = it[u].addr + it[u].size;
+				no++;
 			}
-			occ[no].lo = it[u].addr;
-			occ[no].hi = it[u].addr + it[u].size;
-			no++;
+			r = dp_search(occ, no, start, ceiling, it[v].size, page,
+				      align, &it[v].addr);
+		} else if (eng == DP_ENGINE_AUTO &&
+			   few_neighbours(dense, &iv[it[v].iv_first], nplaced)) {
+			const struct dp_iv *w = &iv[it[v].iv_first];
+
+			pk.self = v;
+			pk.qid = i + 1;		/* the adjacency did not use stamp */
+			pk.n = 0;
+			dp_itree_overlaps(&tree, w->lo, w->hi, pick_placed, &pk);
+			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
+				      page, align, &it[v].addr);
+		} else {
+			r = dp_atree_search(at, v, start, ceiling, page, align,
+					    &it[v].addr, NULL);
 		}
-		if (dp_search(occ, no, start, ceiling, it[v].size, page,
-			      it[v].align ? it[v].align : 1, &it[v].addr)) {
+		if (r) {
 			if (failed)
 				*failed = v;
-			free(placed);
-			free(ord);
 			goto out;
 		}
 		placed[v] = 1;
+		nplaced++;
+		if (at)
+			dp_atree_insert(at, v, it[v].addr);
 		if (it[v].addr + it[v].size > peak)
 			peak = it[v].addr + it[v].size;
 	}
-	free(placed);
-	free(ord);
 	if (st) {
 		st->intervals += ni;
-		st->edges += nb.n / 2;
+		st->edges += edges;
 		st->t_tree += t1 - t0;
 		st->t_simplify += t2 - t1;
 		st->t_select += dp_now() - t2;
@@ -386,10 +507,15 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	}
 	rc = 0;
 out:
+	free(placed);
+	free(ord);
 	free(occ);
+	free(pk.occ);
 	free(nb.stamp);
 	free(nb.adj);
 	free(adj_first);
+	dp_atree_free(at);
+	dp_dense_free(dense);
 	dp_itree_free(&tree);
 	return rc;
 }

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dense.c - placement whose cost does not grow with the live set.
+ *
+ * place.c's reference path keeps an explicit adjacency (every interfering
+ * pair) and, for every placement, sorts the byte ranges of the already
+ * placed neighbours again: O(E) memory and O(n d log d) time for d tensors
+ * live at once.  When every tensor is live at once (E = n^2/2) that is
+ * 5 * 10^9 pairs at 10^5 tensors.  This file gives the same answers
+ * without the adjacency:
+ *
+ *  1. Degrees, pressures and the edge count of single-interval items come
+ *     from two sorted endpoint arrays with prefix sums of sizes:
+ *        |{u : u overlaps [a, b]}| = |{u : lo_u <= b}| - |{u : hi_u < a}|
+ *     (an interval that ends before a also starts before b, so the second
+ *     set is inside the first).  O(log n) per item.
+ *
+ *  2. Simplify (the rule is in place.c) as a 2-d problem: item u is the
+ *     point (lo_u, hi_u), and removing v lowers the pressure of exactly the
+ *     points in the quadrant {lo <= hi_v, hi >= lo_v}.  A static k-d tree
+ *     over the points with lazy "subtract d from this subtree" tags and the
+ *     subtree minimum of (pressure, index) finds the next node to remove
+ *     at the root; a quadrant update touches O(sqrt n) nodes.  Same
+ *     pressures, same (pressure, index) tie rule -> the same order as the
+ *     heap over the adjacency.
+ *
+ *  3. Select: the placed items in a balanced search tree keyed by
+ *     (address, index) -- a treap, hand-rolled because only insert and an
+ *     in-order walk are needed -- each subtree augmented with
+ *        - its lowest address, the highest end and the largest hole between
+ *          its byte ranges (the union of the ranges, sorted by address),
+ *        - time bounds: the smallest start and largest end of its items'
+ *          intervals (no item overlaps [a, b] if min start > b or max end
+ *          < a), and the largest start and smallest end of one chosen
+ *          interval per item (every item overlaps [a, b] if max start <= b
+ *          and min end >= a).
+ *     First fit is the reference walk (search.c) done in address order
+ *     over the tree: a subtree without neighbours is skipped; a subtree
+ *     of neighbours only whose leading hole and largest inner hole are
+ *     both smaller than the size cannot hold the answer (a hole must be at
+ *     least size bytes long for try_gap to take it) and is skipped with
+ *     prev = its highest end; anything else is descended.  The gaps met
+ *     are exactly the reference's gaps (the same ranges in the same
+ *     address order), tried with the same try_gap, so the address is the
+ *     same.  When all placed items are neighbours (all live), every
+ *     subtree is "neighbours only" and a placement is O(log n).
+ *
+ * When neighbours are a small part of what is placed (a sparse model), the
+ * tree walk would visit many non-neighbours: place.c then asks the static
+ * interval tree for that item's neighbours and runs search.c's dp_search
+ * on their ranges, as the reference does, just without a stored adjacency.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+#include "internal.h"
+
+/* ---- sorted endpoints: degrees, weights, the edge count ---------------- */
+
+struct dp_dense {
+	size_t n;
+	const struct dp_item *it;
+	const struct dp_iv *iv;
+	uint64_t *slo, *shi;	/* starts / ends, sorted */
+	uint64_t *wlo, *whi;	/* prefix sums of sizes in those orders (n+1) */
+	size_t edges;
+};
+
+struct ekey {
+	uint64_t k, w;
+};
+
+static int cmp_ekey(const void *a, const void *b)
+{
+	const struct ekey *x = a, *y = b;
+
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+/* The single interval of item i. */
+static const struct dp_iv *iv1(const struct dp_dense *d, size_t i)
+{
+	return &d->iv[d->it[i].iv_first];
+}
+
+/* Number of entries of the sorted a[0..n) that are <= x. */
+static size_t count_le(const uint64_t *a, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Number of entries of the sorted a[0..n) that are < x. */
+static size_t count_lt(const uint64_t *a, size_t n, uint64_t x)
+{
+	return x ? count_le(a, n, x - 1) : 0;
+}
+
+struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv)
+{
+	struct dp_dense *d;
+	struct ekey *k;
+	unsigned __int128 total = 0, deg = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (it[i].iv_count != 1)
+			return NULL;
+		total += it[i].size;
+	}
+	/* the reference saturates pressures at UINT64_MAX; never get there */
+	if (total >= UINT64_MAX || n >= UINT32_MAX)
+		return NULL;
+	d = dp_xrealloc(NULL, 1, sizeof(*d));
+	d->n = n;
+	d->it = it;
+	d->iv = iv;
+	d->slo = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->slo));
+	d->shi = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->shi));
+	d->wlo = dp_xrealloc(NULL, n + 1, sizeof(*d->wlo));
+	d->whi = dp_xrealloc(NULL, n + 1, sizeof(*d->whi));
+	k = dp_xrealloc(NULL, n ? n : 1, sizeof(*k));
+	for (i = 0; i < n; i++)
+		k[i] = (struct ekey){ iv1(d, i)->lo, it[i].size };
+	qsort(k, n, sizeof(*k), cmp_ekey);
+	d->wlo[0] = 0;
+	for (i = 0; i < n; i++) {
+		d->slo[i] = k[i].k;
+		d->wlo[i + 1] = d->wlo[i] + k[i].w;
+	}
+	for (i = 0; i < n; i++)
+		k[i] = (struct ekey){ iv1(d, i)->hi, it[i].size };
+	qsort(k, n, sizeof(*k), cmp_ekey);
+	d->whi[0] = 0;
+	for (i = 0; i < n; i++) {
+		d->shi[i] = k[i].k;
+		d->whi[i + 1] = d->whi[i] + k[i].w;
+	}
+	free(k);
+	for (i = 0; i < n; i++)
+		deg += dp_dense_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
+	d->edges = (size_t)(deg / 2);
+	return d;
+}
+
+/* Items whose interval overlaps the closed [lo, hi] (an item's own
+ * interval counts itself). */
+size_t dp_dense_degree(const struct dp_dense *d, uint64_t lo, uint64_t hi)
+{
+	return count_le(d->slo, d->n, hi) - count_lt(d->shi, d->n, lo);
+}
+
+/* Sum of the sizes of those items. */
+static uint64_t dense_weight(const struct dp_dense *d, uint64_t lo,
+			     uint64_t hi)
+{
+	return d->wlo[count_le(d->slo, d->n, hi)] -
+	       d->whi[count_lt(d->shi, d->n, lo)];
+}
+
+size_t dp_dense_edges(const struct dp_dense *d)
+{
+	return d->edges;
+}
+
+void dp_dense_free(struct dp_dense *d)
+{
+	if (!d)
+		return;
+	free(d->slo);
+	free(d->shi);
+	free(d->wlo);
+	free(d->whi);
+	free(d);
+}
+
+/* ---- simplify over a k-d tree of (lo, hi) points ------------------------ */
+
+#define DEAD UINT64_MAX		/* removed point / subtree with none left */
+
+/*
+ * Implicit tree over positions [l, r): the node is the midpoint m, its
+ * subtrees [l, m) and [m + 1, r) (the same shape as itree.c's makeTree).
+ * Levels alternate between splitting on lo and on hi.
+ */
+struct kd {
+	const uint64_t *lo, *hi;	/* per item */
+	uint32_t *perm;			/* position -> item */
+	uint64_t *minlo, *maxlo, *minhi, *maxhi;	/* subtree bounds */
+	uint64_t *val;			/* own pressure, DEAD when removed */
+	uint64_t *mn;			/* subtree min pressure (DEAD: none) */
+	uint32_t *mni;			/* its item (ties: smallest item) */
+	uint64_t *lz;			/* pending subtract for the children */
+};
+
+static size_t kd_mid(size_t l, size_t r)
+{
+	return l + (r - l) / 2;
+}
+
+static int kd_less(const struct kd *k, uint32_t a, uint32_t b, int dim)
+{
+	uint64_t x = dim ? k->hi[a] : k->lo[a], y = dim ? k->hi[b] : k->lo[b];
+
+	if (x != y)
+		return x < y;
+	return a < b;
+}
+
+static void swap32(uint32_t *a, uint32_t *b)
+{
+	uint32_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Quickselect: perm[m] gets the m-th item of [l, r) in (dim, item) order,
+ * smaller ones to its left.  Median-of-three pivot. */
+static void kd_select(struct kd *k, size_t l, size_t r, size_t m, int dim)
+{
+	uint32_t *p = k->perm;
+
+	while (r - l > 1) {
+		size_t a = l, b = kd_mid(l, r), c = r - 1, i, st;
+		uint32_t pv;
+
+		if (kd_less(k, p[b], p[a], dim))
+			swap32(&p[a], &p[b]);
+		if (kd_less(k, p[c], p[a], dim))
+			swap32(&p[a], &p[c]);
+		if (kd_less(k, p[c], p[b], dim))
+			swap32(&p[b], &p[c]);
+		swap32(&p[b], &p[c]);		/* median to the end */
+		pv = p[c];
+		for (i = st = l; i < c; i++)
+			if (kd_less(k, p[i], pv, dim))
+				swap32(&p[i], &p[st++]);
+		swap32(&p[st], &p[c]);
+		if (st == m)
+			return;
+		if (m < st)
+			r = st;
+		else
+			l = st + 1;
+	}
+}
+
+static void kd_bound(struct kd *k, size_t m, size_t c)
+{
+	if (k->minlo[c] < k->minlo[m])
+		k->minlo[m] = k->minlo[c];
+	if (k->maxlo[c] > k->maxlo[m])
+		k->maxlo[m] = k->maxlo[c];
+	if (k->minhi[c] < k->minhi[m])
+		k->minhi[m] = k->minhi[c];
+	if (k->maxhi[c] > k->maxhi[m])
+		k->maxhi[m] = k->maxhi[c];
+}
+
+static void kd_pull(struct kd *k, size_t l, size_t r)
+{
+	size_t m = kd_mid(l, r), c;
+	int side;
+
+	k->mn[m] = k->val[m];
+	k->mni[m] = k->val[m] == DEAD ? UINT32_MAX : k->perm[m];
+	for (side = 0; side < 2; side++) {
+		if (side ? m + 1 >= r : l >= m)
+			continue;
+		c = side ? kd_mid(m + 1, r) : kd_mid(l, m);
+		if (k->mn[c] == DEAD)
+			continue;
+		if (k->mn[c] < k->mn[m] ||
+		    (k->mn[c] == k->mn[m] && k->mni[c] < k->mni[m])) {
+			k->mn[m] = k->mn[c];
+			k->mni[m] = k->mni[c];
+		}
+	}
+}
+
+static void kd_build(struct kd *k, size_t l, size_t r, int dim)
+{
+	size_t m;
+	uint32_t x;
+
+	if (l >= r)
+		return;
+	m = kd_mid(l, r);
+	kd_select(k, l, r, m, dim);
+	kd_build(k, l, m, !dim);
+	kd_build(k, m + 1, r, !dim);
+	x = k->perm[m];
+	k->minlo[m] = k->maxlo[m] = k->lo[x];
+	k->minhi[m] = k->maxhi[m] = k->hi[x];
+	if (l < m)
+		kd_bound(k, m, kd_mid(l, m));
+	if (m + 1 < r)
+		kd_bound(k, m, kd_mid(m + 1, r));
+}
+
+static void kd_init_min(struct kd *k, size_t l, size_t r)
+{
+	size_t m;
+
+	if (l >= r)
+		return;
+	m = kd_mid(l, r);
+	kd_init_min(k, l, m);
+	kd_init_min(k, m + 1, r);
+	kd_pull(k, l, r);
+}
+
+/* Subtract d from every live point of the subtree at m. */
+static void kd_apply(struct kd *k, size_t m, uint64_t d)
+{
+	if (k->val[m] != DEAD)
+		k->val[m] -= d;
+	if (k->mn[m] != DEAD)
+		k->mn[m] -= d;
+	k->lz[m] += d;
+}
+
+static void kd_push(struct kd *k, size_t l, size_t r)
+{
+	size_t m = kd_mid(l, r);
+
+	if (!k->lz[m])
+		return;
+	if (l < m)
+		kd_apply(k, kd_mid(l, m), k->lz[m]);
+	if (m + 1 < r)
+		kd_apply(k, kd_mid(m + 1, r), k->lz[m]);
+	k->lz[m] = 0;
+}
+
+/* Subtract d from the points with lo <= b and hi >= a. */
+static void kd_update(struct kd *k, size_t l, size_t r, uint64_t a,
+		      uint64_t b, uint64_t d)
+{
+	size_t m;
+	uint32_t x;
+
+	if (l >= r)
+		return;
+	m = kd_mid(l, r);
+	if (k->minlo[m] > b || k->maxhi[m] < a)
+		return;				/* none inside */
+	if (k->maxlo[m] <= b && k->minhi[m] >= a) {
+		kd_apply(k, m, d);		/* all inside */
+		return;
+	}
+	kd_push(k, l, r);
+	x = k->perm[m];
+	if (k->val[m] != DEAD && k->lo[x] <= b && k->hi[x] >= a)
+		k->val[m] -= d;
+	kd_update(k, l, m, a, b, d);
+	kd_update(k, m + 1, r, a, b, d);
+	kd_pull(k, l, r);
+}
+
+static void kd_remove(struct kd *k, size_t l, size_t r, size_t pos)
+{
+	size_t m = kd_mid(l, r);
+
+	kd_push(k, l, r);
+	if (pos == m)
+		k->val[m] = DEAD;
+	else if (pos < m)
+		kd_remove(k, l, m, pos);
+	else
+		kd_remove(k, m + 1, r, pos);
+	kd_pull(k, l, r);
+}
+
+void dp_dense_order(const struct dp_dense *d, uint32_t *out)
+{
+	size_t n = d->n, i, removed;
+	uint64_t *lo, *hi;
+	uint32_t *pos;
+	struct kd k;
+
+	if (!n)
+		return;
+	lo = dp_xrealloc(NULL, n, sizeof(*lo));
+	hi = dp_xrealloc(NULL, n, sizeof(*hi));
+	pos = dp_xrealloc(NULL, n, sizeof(*pos));
+	memset(&k, 0, sizeof(k));
+	k.lo = lo;
+	k.hi = hi;
+	k.perm = dp_xrealloc(NULL, n, sizeof(*k.perm));
+	k.minlo = dp_xrealloc(NULL, n, sizeof(uint64_t));
+	k.maxlo = dp_xrealloc(NULL, n, sizeof(uint64_t));
+	k.minhi = dp_xrealloc(NULL, n, sizeof(uint64_t));
+	k.maxhi = dp_xrealloc(NULL, n, sizeof(uint64_t));
+	k.val = dp_xrealloc(NULL, n, sizeof(uint64_t));
+	k.mn = dp_xrealloc(NULL, n, sizeof(uint64_t));
+	k.mni = dp_xrealloc(NULL, n, sizeof(uint32_t));
+	k.lz = calloc(n, sizeof(uint64_t));
+	if (!k.lz)
+		abort();
+	for (i = 0; i < n; i++) {
+		lo[i] = iv1(d, i)->lo;
+		hi[i] = iv1(d, i)->hi;
+		k.perm[i] = i;
+	}
+	kd_build(&k, 0, n, 0);
+	for (i = 0; i < n; i++) {
+		pos[k.perm[i]] = i;
+		/* pressure: size(v) + sizes of its neighbours (v counts itself) */
+		k.val[i] = dense_weight(d, lo[k.perm[i]], hi[k.perm[i]]);
+	}
+	kd_init_min(&k, 0, n);
+	for (removed = 0; removed < n; removed++) {
+		uint32_t v = k.mni[kd_mid(0, n)];
+
+		out[n - 1 - removed] = v;	/* stack: last removed placed first */
+		kd_remove(&k, 0, n, pos[v]);
+		kd_update(&k, 0, n, lo[v], hi[v], d->it[v].size);
+	}
+	free(lo);
+	free(hi);
+	free(pos);
+	free(k.perm);
+	free(k.minlo);
+	free(k.maxlo);
+	free(k.minhi);
+	free(k.maxhi);
+	free(k.val);
+	free(k.mn);
+	free(k.mni);
+	free(k.lz);
+}
+
+int dp_simplify_order_iv(const struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, uint32_t *out)
+{
+	struct dp_dense *d = dp_dense_new(it, n, iv);
+
+	if (!d)
+		return -1;
+	dp_dense_order(d, out);
+	dp_dense_free(d);
+	return 0;
+}
+
+/* ---- the address tree of placed items ----------------------------------- */
+
+struct anode {
+	uint64_t addr, end;		/* own bytes [addr, end) */
+	uint64_t hlo, hhi;		/* own intervals: first start, last end */
+	uint64_t rlo, rhi;		/* own longest interval */
+	uint64_t s_addr, s_end, s_gap;	/* subtree: lowest addr, highest end,
+					 * largest hole between its ranges */
+	uint64_t s_hlo, s_hhi;		/* subtree: min hlo, max hhi */
+	uint64_t s_rlo, s_rhi;		/* subtree: max rlo, min rhi */
+	uint32_t prio;
+	int32_t l, r;
+};
+
+struct dp_atree {
+	struct anode *nd;		/* indexed by item */
+	const struct dp_item *it;
+	struct dp_iv *siv;		/* each item's intervals sorted by lo */
+	size_t *sfirst;			/* item -> its run in siv */
+	int32_t root;
+	size_t n;
+};
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct dp_iv *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv)
+{
+	struct dp_atree *t = dp_xrealloc(NULL, 1, sizeof(*t));
+	size_t i, niv = 0;
+	uint32_t k;
+
+	t->nd = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->nd));
+	t->it = it;
+	t->root = -1;
+	t->n = n;
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	t->siv = dp_xrealloc(NULL, niv ? niv : 1, sizeof(*t->siv));
+	t->sfirst = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->sfirst));
+	niv = 0;
+	for (i = 0; i < n; i++) {
+		struct anode *a = &t->nd[i];
+		struct dp_iv *s = &t->siv[niv];
+		uint32_t x = (uint32_t)i * 0x9e3779b1u;
+
+		t->sfirst[i] = niv;
+		if (it[i].iv_count)
+			memcpy(s, &iv[it[i].iv_first], it[i].iv_count * sizeof(*s));
+		if (it[i].iv_count > 1)
+			qsort(s, it[i].iv_count, sizeof(*s), cmp_iv);
+		niv += it[i].iv_count;
+		memset(a, 0, sizeof(*a));
+		a->l = a->r = -1;
+		x ^= x >> 16;
+		x *= 0x85ebca6bu;
+		x ^= x >> 13;
+		a->prio = x;			/* a fixed hash: same tree every run */
+		a->hlo = a->rlo = UINT64_MAX;	/* no interval: never a neighbour */
+		a->hhi = a->rhi = 0;
+		for (k = 0; k < it[i].iv_count; k++) {
+			if (s[k].lo < a->hlo)
+				a->hlo = s[k].lo;
+			if (s[k].hi > a->hhi)
+				a->hhi = s[k].hi;
+			if (!k || s[k].hi - s[k].lo > a->rhi - a->rlo) {
+				a->rlo = s[k].lo;
+				a->rhi = s[k].hi;
+			}
+		}
+	}
+	return t;
+}
+
+void dp_atree_free(struct dp_atree *t)
+{
+	if (!t)
+		return;
+	free(t->nd);
+	free(t->siv);
+	free(t->sfirst);
+	free(t);
+}
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void a_pull(struct anode *nd, int32_t x)
+{
+	struct anode *n = &nd[x];
+	uint64_t gap = 0, e = n->end;
+
+	n->s_addr = n->addr;
+	n->s_hlo = n->hlo;
+	n->s_hhi = n->hhi;
+	n->s_rlo = n->rlo;
+	n->s_rhi = n->rhi;
+	if (n->l >= 0) {
+		const struct anode *L = &nd[n->l];
+
+		n->s_addr = L->s_addr;
+		gap = L->s_gap;
+		if (n->addr > L->s_end)
+			gap = max64(gap, n->addr - L->s_end);
+		e = max64(L->s_end, n->end);
+		n->s_hlo = min64(n->s_hlo, L->s_hlo);
+		n->s_hhi = max64(n->s_hhi, L->s_hhi);
+		n->s_rlo = max64(n->s_rlo, L->s_rlo);
+		n->s_rhi = min64(n->s_rhi, L->s_rhi);
+	}
+	if (n->r >= 0) {
+		const struct anode *R = &nd[n->r];
+
+		gap = max64(gap, R->s_gap);
+		if (R->s_addr > e)
+			gap = max64(gap, R->s_addr - e);
+		e = max64(e, R->s_end);
+		n->s_hlo = min64(n->s_hlo, R->s_hlo);
+		n->s_hhi = max64(n->s_hhi, R->s_hhi);
+		n->s_rlo = max64(n->s_rlo, R->s_rlo);
+		n->s_rhi = min64(n->s_rhi, R->s_rhi);
+	}
+	n->s_end = e;
+	n->s_gap = gap;
+}
+
+static int a_less(const struct anode *nd, int32_t a, int32_t b)
+{
+	if (nd[a].addr != nd[b].addr)
+		return nd[a].addr < nd[b].addr;
+	return a < b;
+}
+
+static int32_t a_insert(struct anode *nd, int32_t t, int32_t x)
+{
+	int32_t c;
+
+	if (t < 0) {
+		a_pull(nd, x);
+		return x;
+	}
+	if (a_less(nd, x, t)) {
+		nd[t].l = a_insert(nd, nd[t].l, x);
+		if (nd[nd[t].l].prio > nd[t].prio) {	/* rotate right */
+			c = nd[t].l;
+			nd[t].l = nd[c].r;
+			nd[c].r = t;
+			a_pull(nd, t);
+			t = c;
+		}
+	} else {
+		nd[t].r = a_insert(nd, nd[t].r, x);
+		if (nd[nd[t].r].prio > nd[t].prio) {	/* rotate left */
+			c = nd[t].r;
+			nd[t].r = nd[c].l;
+			nd[c].l = t;
+			a_pull(nd, t);
+			t = c;
+		}
+	}
+	a_pull(nd, t);
+	return t;
+}
+
+void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr)
+{
+	struct anode *a = &t->nd[v];
+
+	a->addr = addr;
+	a->end = addr + t->it[v].size;
+	a->l = a->r = -1;
+	t->root = a_insert(t->nd, t->root, v);
+}
+
+/* One first-fit query: the reference's sweep, in address order. */
+struct aq {
+	const struct dp_atree *t;
+	const struct dp_iv *viv;	/* the item's sorted intervals */
+	uint32_t vn;
+	uint64_t hlo, hhi, rlo, rhi;	/* its hull and longest interval */
+	uint64_t prev, ceiling, size, page, align, addr;
+	int done, found;
+	size_t visited;
+};
+
+/* Do the item's (sorted) intervals and node x's overlap?  Two pointers:
+ * an interval that ends before the other list's current one starts cannot
+ * meet any later one of that list either. */
+static int a_overlaps(const struct aq *q, uint32_t x)
+{
+	const struct dp_iv *a = &q->t->siv[q->t->sfirst[x]], *b = q->viv;
+	uint32_t i, j, na = q->t->it[x].iv_count;
+
+	for (i = j = 0; i < na && j < q->vn;) {
+		if (a[i].hi < b[j].lo)
+			i++;
+		else if (b[j].hi < a[i].lo)
+			j++;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static void a_range(struct aq *q, uint64_t lo, uint64_t hi)
+{
+	if (q->prev >= q->ceiling) {		/* the reference stops here */
+		q->done = 1;
+		return;
+	}
+	if (lo > q->prev &&
+	    dp_try_gap(q->prev, lo < q->ceiling ? lo : q->ceiling, q->size,
+		       q->page, q->align, &q->addr)) {
+		q->done = q->found = 1;
+		return;
+	}
+	if (hi > q->prev)
+		q->prev = hi;
+}
+
+static void a_walk(struct aq *q, int32_t x, int full)
+{
+	const struct anode *n;
+
+	if (x < 0 || q->done)
+		return;
+	n = &q->t->nd[x];
+	q->visited++;
+	if (!full) {
+		if (n->s_hlo > q->hhi || n->s_hhi < q->hlo)
+			return;			/* no neighbour in here */
+		full = n->s_rlo <= q->rhi && n->s_rhi >= q->rlo;
+	}
+	if (full) {
+		uint64_t lead;
+
+		if (n->s_end <= q->prev)
+			return;			/* no hole, prev unchanged */
+		lead = n->s_addr > q->prev ? n->s_addr - q->prev : 0;
+		if (lead < q->size && n->s_gap < q->size) {
+			q->prev = n->s_end;	/* no hole big enough */
+			return;
+		}
+	}
+	a_walk(q, n->l, full);
+	if (q->done)
+		return;
+	if (full || a_overlaps(q, x))
+		a_range(q, n->addr, n->end);
+	if (q->done)
+		return;
+	a_walk(q, n->r, full);
+}
+
+int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
+		    uint64_t ceiling, uint64_t page, uint64_t align,
+		    uint64_t *addr, size_t *visited)
+{
+	const struct anode *me = &t->nd[v];
+	struct aq q;
+
+	memset(&q, 0, sizeof(q));
+	q.t = t;
+	q.viv = &t->siv[t->sfirst[v]];
+	q.vn = t->it[v].iv_count;
+	q.hlo = me->hlo;
+	q.hhi = me->hhi;
+	q.rlo = me->rlo;
+	q.rhi = me->rhi;
+	q.prev = start;
+	q.ceiling = ceiling;
+	q.size = t->it[v].size;
+	q.page = page;
+	q.align = align;
+	if (!q.size || start >= ceiling)
+		return -1;			/* as dp_search */
+	if (q.vn)
+		a_walk(&q, t->root, 0);
+	if (visited)
+		*visited += q.visited;
+	if (q.found) {
+		*addr = q.addr;
+		return 0;
+	}
+	if (q.done)
+		return -1;
+	if (q.prev < ceiling &&
+	    dp_try_gap(q.prev, ceiling, q.size, page, align, addr))
+		return 0;
+	return -1;
+}
