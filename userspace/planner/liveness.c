@@ -67,13 +67,31 @@ struct lv {
 	uint64_t *use, *def, *in, *out;
 	struct emit *em;
 	size_t nem, cap;
+	size_t *last;		/* tensor -> its latest emitted interval */
 };
 
 #define SET(s, b, i)	((s)[(size_t)(b) * L->W + ((i) >> 6)] |= 1ULL << ((i) & 63))
 #define TST(s, b, i)	(((s)[(size_t)(b) * L->W + ((i) >> 6)] >> ((i) & 63)) & 1)
 
+/*
+ * An interval that overlaps or touches the tensor's latest one is merged
+ * into it on the spot: the final sort-and-merge gives the same intervals
+ * (it merges touching ones too), but a tensor live through many blocks --
+ * every tensor, when all are live at once -- no longer leaves one interval
+ * per block behind (O(n * blocks) memory and sorting).
+ */
 static void emit(struct lv *L, uint32_t t, uint64_t lo, uint64_t hi)
 {
+	size_t k = L->last[t];
+
+	if (k != SIZE_MAX && lo <= L->em[k].hi + 1 && L->em[k].lo <= hi + 1) {
+		if (lo < L->em[k].lo)
+			L->em[k].lo = lo;
+		if (hi > L->em[k].hi)
+			L->em[k].hi = hi;
+		return;
+	}
+	L->last[t] = L->nem;
 	if (L->nem == L->cap) {
 		L->cap = L->cap ? L->cap * 2 : 1024;
 		L->em = dp_xrealloc(L->em, L->cap, sizeof(*L->em));
@@ -286,8 +304,11 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 	stamp = calloc(c->nt ? c->nt : 1, sizeof(*stamp));
 	if (!stamp)
 		abort();
-	for (i = 0; i < c->nt; i++)
+	L->last = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->last));
+	for (i = 0; i < c->nt; i++) {
 		open[i] = DP_UNSET;
+		L->last[i] = SIZE_MAX;
+	}
 	for (bi = 0; bi < c->nb; bi++) {
 		struct dp_block *b = &c->b[bi];
 		uint64_t *out = &L->out[(size_t)bi * L->W];
@@ -401,6 +422,7 @@ out:
 	free(L->in);
 	free(L->out);
 	free(L->em);
+	free(L->last);
 	free(outputs);
 	free(open);
 	free(touched);
