@@ -17,6 +17,10 @@ int dp_pass_check_placed(struct dp_ctx *x);
 int dp_pass_hazards(struct dp_ctx *x);
 int dp_pass_totals(struct dp_ctx *x);
 
+/* verify.c: rule 6a alone (links), for the tests */
+int dp_verify_links(const struct dp_plan *p, const char *file,
+		    struct dp_err *e);
+
 /* search.c: one gap [glo, ghi) of the first-fit walk (the seed's two arms) */
 int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);

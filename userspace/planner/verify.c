@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "dramplan.h"
+#include "internal.h"
 
 struct vi {
 	uint64_t lo, hi;
@@ -165,6 +166,123 @@ static int shared_vs_private(const struct dp_plan *p, const char *file,
 	return rc;
 }
 
+/* ---- rule 6a: links ------------------------------------------------ */
+
+/* A core's tensor names, sorted (ties: index), for lookups by name. */
+struct nref {
+	const char *name;
+	uint32_t i;
+};
+
+static int cmp_nref(const void *a, const void *b)
+{
+	const struct nref *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static struct nref *name_index(const struct dp_core_plan *c)
+{
+	struct nref *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		ix[i] = (struct nref){ c->t[i].name, i };
+	qsort(ix, c->n, sizeof(*ix), cmp_nref);
+	return ix;
+}
+
+/* The first tensor (lowest index) of that name, as a scan would find. */
+static const struct dp_plan_tensor *find_name(const struct dp_core_plan *c,
+					      const struct nref *ix,
+					      const char *name)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n && !strcmp(ix[lo].name, name))
+		return &c->t[ix[lo].i];
+	return NULL;
+}
+
+/*
+ * A linked tensor has its owner's address: the owner exists (by name in
+ * the remote core; a sorted name index per core, built when first needed,
+ * so L links cost O(L log n), not O(L n)), is shared and not itself linked.
+ */
+int dp_verify_links(const struct dp_plan *p, const char *file,
+		    struct dp_err *e)
+{
+	struct nref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
+	uint32_t ci, k;
+	int rc = -1;
+
+	if (!ix)
+		abort();
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k], *r;
+			const struct dp_core_plan *rc_;
+
+			if (!t->has_remote)
+				continue;
+			if (!t->shared) {
+				dp_fail(e, "%s: core %u tensor '%s': has a remote target but is not shared",
+					file, ci, t->name);
+				goto out;
+			}
+			if (t->remote_core >= p->ncores || t->remote_core == ci) {
+				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					file, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			rc_ = &p->core[t->remote_core];
+			if (!ix[t->remote_core])
+				ix[t->remote_core] = name_index(rc_);
+			r = find_name(rc_, ix[t->remote_core], t->remote_name);
+			if (!r) {
+				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					file, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			if (!r->shared || r->has_remote) {
+				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
+					file, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			if (r->addr != t->addr || r->size != t->size) {
+				dp_fail(e, "%s: core %u tensor '%s' at 0x%llx: shared address differs from its remote target {core %u, '%s'} at 0x%llx (shared addresses must be equal)",
+					file, ci, t->name,
+					(unsigned long long)t->addr,
+					t->remote_core, t->remote_name,
+					(unsigned long long)r->addr);
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	for (ci = 0; ci < p->ncores; ci++)
+		free(ix[ci]);
+	free(ix);
+	return rc;
+}
+
 int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
 {
 	uint64_t hwm = 0, floor;
@@ -256,45 +374,7 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
 		if (sweep_core(p, c, file, e))
 			return -1;
 	}
-	/* links: same address as the owner */
-	for (ci = 0; ci < p->ncores; ci++) {
-		const struct dp_core_plan *c = &p->core[ci];
-
-		for (k = 0; k < c->n; k++) {
-			const struct dp_plan_tensor *t = &c->t[k], *r = NULL;
-			const struct dp_core_plan *rc;
-			uint32_t j;
-
-			if (!t->has_remote)
-				continue;
-			if (!t->shared)
-				return dp_fail(e, "%s: core %u tensor '%s': has a remote target but is not shared",
-					       file, ci, t->name);
-			if (t->remote_core >= p->ncores || t->remote_core == ci)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					       file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			rc = &p->core[t->remote_core];
-			for (j = 0; j < rc->n; j++)
-				if (!strcmp(rc->t[j].name, t->remote_name)) {
-					r = &rc->t[j];
-					break;
-				}
-			if (!r)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					       file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			if (!r->shared || r->has_remote)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
-					       file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			if (r->addr != t->addr || r->size != t->size)
-				return dp_fail(e, "%s: core %u tensor '%s' at 0x%llx: shared address differs from its remote target {core %u, '%s'} at 0x%llx (shared addresses must be equal)",
-					       file, ci, t->name,
-					       (unsigned long long)t->addr,
-					       t->remote_core, t->remote_name,
-					       (unsigned long long)r->addr);
-		}
-	}
+	if (dp_verify_links(p, file, e))
+		return -1;
 	return shared_vs_private(p, file, e);
 }
