@@ -335,6 +335,39 @@ static void pick_placed(uint32_t u, void *arg)
 	p->n++;
 }
 
+static void count_one(uint32_t payload, void *arg)
+{
+	(void)payload;
+	++*(size_t *)arg;
+}
+
+/*
+ * AUTO's first look, before sorting anything: every item has one interval
+ * and a sample of DENSE_SAMPLES items, evenly spread, has an average
+ * degree above half the threshold (one interval tree query each).  Sparse
+ * instances, the common case, stop here and pay O(DENSE_SAMPLES log n).
+ */
+#define DENSE_SAMPLES 64
+static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
+		       size_t n, const struct dp_iv *iv)
+{
+	size_t i, deg = 0, step;
+
+	if (n < DENSE_MIN_ITEMS)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (it[i].iv_count != 1)
+			return 0;
+	step = n / DENSE_SAMPLES;
+	for (i = 0; i < DENSE_SAMPLES; i++) {
+		const struct dp_iv *w = &iv[it[i * step].iv_first];
+
+		dp_itree_overlaps(tree, w->lo, w->hi, count_one, &deg);
+	}
+	/* deg counts each sample itself too */
+	return deg > (size_t)DENSE_SAMPLES * (1 + DENSE_AVG_DEGREE / 2);
+}
+
 /*
  * AUTO: the address tree pays off when most of what is placed interferes
  * with the item; when its neighbours (placed or not) are few, or fewer than
@@ -394,7 +427,8 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		fprintf(log, "%sIntervalTree Build Done\n", tag);
 	}
 
-	if (eng != DP_ENGINE_REFERENCE)
+	if (eng == DP_ENGINE_INCREMENTAL ||
+	    (eng == DP_ENGINE_AUTO && looks_dense(&tree, it, n, iv)))
 		dense = dp_dense_new(it, n, iv);
 	if (eng == DP_ENGINE_AUTO && dense &&
 	    (n < DENSE_MIN_ITEMS ||
