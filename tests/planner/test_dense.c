@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "planner_util.h"
+#include "internal.h"
 #include "tap.h"
 #include "xorshift.h"
 
@@ -510,6 +511,144 @@ TEST(engines_agree_on_all_live_models)
 	}
 	printf("# %d all-live models (20-400 tensors a core, 1-3 cores)\n", total);
 	CHECK_EQ_U64(ok, total);
+}
+
+/* ---- verify's sweep: the previous version, to compare messages ---------- */
+
+struct ovi {
+	uint64_t lo, hi;
+	uint32_t t;
+};
+
+static int cmp_ovi(const void *a, const void *b)
+{
+	const struct ovi *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+static int old_sweep(const struct dp_core_plan *c, const char *file,
+		     struct dp_err *e)
+{
+	struct ovi *v = malloc((c->niv ? c->niv : 1) * sizeof(*v));
+	struct ovi **act = malloc((c->niv ? c->niv : 1) * sizeof(*act));
+	size_t n = 0, i, j, nact = 0;
+	uint32_t k, q;
+	int rc = 0;
+
+	for (k = 0; k < c->n; k++)
+		for (q = 0; q < c->t[k].iv_count; q++) {
+			const struct dp_iv *iv = &c->iv[c->t[k].iv_first + q];
+
+			v[n].lo = iv->lo;
+			v[n].hi = iv->hi;
+			v[n].t = k;
+			n++;
+		}
+	qsort(v, n, sizeof(*v), cmp_ovi);
+	for (i = 0; i < n && !rc; i++) {
+		const struct dp_plan_tensor *a = &c->t[v[i].t];
+		size_t w = 0;
+
+		for (j = 0; j < nact; j++)
+			if (act[j]->hi >= v[i].lo)
+				act[w++] = act[j];
+		nact = w;
+		for (j = 0; j < nact; j++) {
+			const struct dp_plan_tensor *b = &c->t[act[j]->t];
+
+			if (act[j]->t == v[i].t)
+				continue;
+			if (a->addr < b->addr + b->size && b->addr < a->addr + a->size) {
+				rc = dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
+					     file, c->core, b->name,
+					     (unsigned long long)b->addr,
+					     (unsigned long long)(b->addr + b->size),
+					     a->name, (unsigned long long)a->addr,
+					     (unsigned long long)(a->addr + a->size),
+					     (unsigned long long)v[i].lo);
+				break;
+			}
+		}
+		act[nact++] = &v[i];
+	}
+	free(v);
+	free(act);
+	return rc;
+}
+
+/* Good plans, then tensors moved onto others: both sweeps say the same. */
+TEST(verify_sweep_same_messages_as_before)
+{
+	static const struct model_shape shape = {
+		.min_cores = 1, .max_cores = 3, .min_owners = 0, .max_owners = 6,
+		.min_spills = 4, .max_spills = 120, .max_blocks = 6,
+		.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
+		.elem_sizes = 3,
+	};
+	uint64_t seed, rs = 4242;
+	int same = 0, total = 0, rejected = 0;
+
+	for (seed = 1; seed <= 300; seed++) {
+		struct dp_err e;
+		uint32_t n = 30 + seed % 200;
+		struct dp_model *m = seed % 3 ? random_model(&shape, seed, &e) :
+				     all_live_model(seed, n, &e);
+		struct dp_opts o;
+		struct dp_plan *p;
+		int round;
+
+		REQUIRE(m);
+		dp_opts_default(&o);
+		p = dp_plan_model(m, &o, NULL, &e);
+		REQUIRE(p);
+		for (round = 0; round < 12; round++) {
+			uint32_t ci = R(&rs, p->ncores);
+			struct dp_core_plan *c = &p->core[ci];
+			struct dp_err e1 = { "" }, e2 = { "" };
+			int r1, r2, moves = R(&rs, 3), mv;
+
+			for (mv = 0; round && c->n && mv < moves; mv++) {
+				struct dp_plan_tensor *t = &c->t[R(&rs, c->n)];
+				const struct dp_plan_tensor *u = &c->t[R(&rs, c->n)];
+
+				switch (R(&rs, 4)) {
+				case 0:
+					t->addr = u->addr;
+					break;
+				case 3:		/* a tensor's own intervals overlap */
+					if (t->iv_count >= 2)
+						c->iv[t->iv_first].hi = c->iv[t->iv_first + 1].hi;
+					else
+						t->addr = u->addr;
+					break;
+				case 1:
+					t->addr = u->addr + u->size - PG * (1 + R(&rs, 2));
+					break;
+				default:
+					t->addr = t->addr >= PG ? t->addr - PG : t->addr + PG;
+					break;
+				}
+			}
+			r1 = dp_verify_sweep(c, "plan", &e1);
+			r2 = old_sweep(c, "plan", &e2);
+			rejected += r1 != 0;
+			total++;
+			if (r1 == r2 && !strcmp(e1.msg, e2.msg))
+				same++;
+			else if (total - same < 5)
+				printf("#   seed %llu round %d:\n#     new: %s\n#     old: %s\n",
+				       (unsigned long long)seed, round, e1.msg, e2.msg);
+		}
+		dp_plan_free(p);
+		dp_model_free(m);
+	}
+	printf("# %d plans (random and all-live models, tensors moved), %d rejected by the sweep\n",
+	       total, rejected);
+	CHECK_EQ_U64(same, total);
+	CHECK(rejected > 500);
 }
 
 int main(void)

@@ -21,6 +21,10 @@ int dp_pass_totals(struct dp_ctx *x);
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e);
 
+/* verify.c: rule 5 (interfering tensors byte-disjoint) for one core */
+int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
+		    struct dp_err *e);
+
 /* search.c: one gap [glo, ghi) of the first-fit walk (the seed's two arms) */
 int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);

@@ -43,17 +43,95 @@ static int cmp_vi(const void *a, const void *b)
 	return (x->t > y->t) - (x->t < y->t);
 }
 
-static int sweep_core(const struct dp_plan *p, const struct dp_core_plan *c,
-		      const char *file, struct dp_err *e)
+/*
+ * Rule 5, per core.  A time sweep over every interval sorted by start; the
+ * intervals still open are those that end at or after the current start.
+ * Each new interval must not share a byte with an open interval of another
+ * tensor.
+ *
+ * Until the first violation, the open intervals of different tensors are
+ * byte-disjoint (each was checked against the others when it opened), so
+ * one question answers "does the new one overlap any": among the open
+ * tensors, the one with the highest address below the new one's end --
+ * does it end after the new one's start?  (If the new interval's own
+ * tensor is open, nothing else overlaps it.)  The open tensors live in a
+ * Fenwick tree over the core's tensors ranked by address, so each step is
+ * O(log n) instead of a pass over everything open (O(n^2) when all are
+ * live at once).  On a violation, the open intervals are scanned in the
+ * order they opened, to name the same pair as a scan of the open list.
+ */
+struct fen {
+	uint32_t *f;		/* 1-based Fenwick tree of counts */
+	uint32_t n, top;	/* top: highest power of two <= n */
+};
+
+static void fen_add(struct fen *F, uint32_t i, int32_t d)
+{
+	for (i++; i <= F->n; i += i & -i)
+		F->f[i] += d;
+}
+
+static uint32_t fen_prefix(const struct fen *F, uint32_t r)	/* [0, r) */
+{
+	uint32_t s = 0;
+
+	for (; r; r -= r & -r)
+		s += F->f[r];
+	return s;
+}
+
+static uint32_t fen_kth(const struct fen *F, uint32_t k)	/* k >= 1 */
+{
+	uint32_t pos = 0, step;
+
+	for (step = F->top; step; step >>= 1)
+		if (pos + step <= F->n && F->f[pos + step] < k) {
+			pos += step;
+			k -= F->f[pos];
+		}
+	return pos;		/* 0-based index of the k-th */
+}
+
+struct arank {
+	uint64_t addr;
+	uint32_t t;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct arank *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+static int cmp_vi_hi(const void *a, const void *b)
+{
+	const struct vi *x = a, *y = b;
+
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
+		    struct dp_err *e)
 {
 	struct vi *v = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*v));
-	struct vi **act = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*act));
-	size_t n = 0, i, j, nact = 0;
+	struct vi *byhi = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*byhi));
+	struct arank *byaddr = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*byaddr));
+	uint32_t *rank = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*rank));
+	uint32_t *open = calloc(c->n ? c->n : 1, sizeof(*open));
+	struct fen F = { calloc((size_t)c->n + 1, sizeof(uint32_t)), c->n, 1 };
+	size_t n = 0, i, j, x = 0;
 	uint32_t k, q;
 	int rc = 0;
 
-	(void)p;
-	for (k = 0; k < c->n; k++)
+	if (!open || !F.f)
+		abort();
+	while (F.top * 2 <= F.n)
+		F.top *= 2;
+	for (k = 0; k < c->n; k++) {
+		byaddr[k] = (struct arank){ c->t[k].addr, k };
 		for (q = 0; q < c->t[k].iv_count; q++) {
 			const struct dp_iv *iv = &c->iv[c->t[k].iv_first + q];
 
@@ -62,35 +140,72 @@ static int sweep_core(const struct dp_plan *p, const struct dp_core_plan *c,
 			v[n].t = k;
 			n++;
 		}
+	}
+	qsort(byaddr, c->n, sizeof(*byaddr), cmp_rank);
+	for (k = 0; k < c->n; k++)
+		rank[byaddr[k].t] = k;
 	qsort(v, n, sizeof(*v), cmp_vi);
+	memcpy(byhi, v, n * sizeof(*v));
+	qsort(byhi, n, sizeof(*byhi), cmp_vi_hi);
 	for (i = 0; i < n && !rc; i++) {
 		const struct dp_plan_tensor *a = &c->t[v[i].t];
-		size_t w = 0;
+		uint64_t aend = a->addr + a->size;
 
-		for (j = 0; j < nact; j++)
-			if (act[j]->hi >= v[i].lo)
-				act[w++] = act[j];
-		nact = w;
-		for (j = 0; j < nact; j++) {
-			const struct dp_plan_tensor *b = &c->t[act[j]->t];
+		/* close what ended before this start (all opened already) */
+		for (; x < n && byhi[x].hi < v[i].lo; x++)
+			if (!--open[byhi[x].t])
+				fen_add(&F, rank[byhi[x].t], -1);
+		if (!open[v[i].t]) {
+			/* open tensors ranked below the first at or past aend */
+			size_t lo = 0, hi = c->n;
+			uint32_t below;
 
-			if (act[j]->t == v[i].t)
-				continue;
-			if (a->addr < b->addr + b->size && b->addr < a->addr + a->size) {
-				rc = dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
-					     file, c->core, b->name,
-					     (unsigned long long)b->addr,
-					     (unsigned long long)(b->addr + b->size),
-					     a->name, (unsigned long long)a->addr,
-					     (unsigned long long)(a->addr + a->size),
-					     (unsigned long long)v[i].lo);
-				break;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (byaddr[mid].addr < aend)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			below = fen_prefix(&F, lo);
+			if (below) {
+				const struct dp_plan_tensor *b =
+					&c->t[byaddr[fen_kth(&F, below)].t];
+
+				rc = b->addr + b->size > a->addr;
 			}
 		}
-		act[nact++] = &v[i];
+		if (rc) {
+			/* the first open interval, in opening order, to blame */
+			for (j = 0; j < i; j++) {
+				const struct dp_plan_tensor *b = &c->t[v[j].t];
+
+				if (v[j].hi < v[i].lo || v[j].t == v[i].t ||
+				    !(a->addr < b->addr + b->size &&
+				      b->addr < a->addr + a->size))
+					continue;
+				dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
+					file, c->core, b->name,
+					(unsigned long long)b->addr,
+					(unsigned long long)(b->addr + b->size),
+					a->name, (unsigned long long)a->addr,
+					(unsigned long long)(a->addr + a->size),
+					(unsigned long long)v[i].lo);
+				break;
+			}
+			rc = -1;
+			break;
+		}
+		if (!open[v[i].t]++)
+			fen_add(&F, rank[v[i].t], 1);
 	}
 	free(v);
-	free(act);
+	free(byhi);
+	free(byaddr);
+	free(rank);
+	free(open);
+	free(F.f);
 	return rc;
 }
 
@@ -371,7 +486,7 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
 					       (unsigned long long)p->cc_base,
 					       (unsigned long long)(p->cc_base + p->cc_size));
 		}
-		if (sweep_core(p, c, file, e))
+		if (dp_verify_sweep(c, file, e))
 			return -1;
 	}
 	if (dp_verify_links(p, file, e))
