@@ -4,8 +4,9 @@
  *
  * Deliberately a different algorithm from the planner's: no interval tree,
  * no search.  Per core, a time sweep over every interval sorted by start,
- * with the set of intervals still open; each new interval is compared with
- * every open one of another tensor, and their byte ranges must be disjoint.
+ * with the set of tensors still open; each new interval's bytes must be
+ * disjoint from every open tensor's but its own (dp_verify_sweep: the open
+ * tensors by address in a Fenwick tree, so O(log n) a step).
  *
  * Rules (each failure names the file, core, tensor(s) and the rule):
  *  1. every DRAM tensor has an address, and address + size does not wrap;
