@@ -7,7 +7,8 @@
  *
  *   bench-planner [-s SEED] [-W WINDOW] [--baseline-limit SEC]
  *                 [--family sparse|all-live|both] [--reference-limit N]
- *                 [--all-live-max N] N... [-m DIR]
+ *                 [--all-live-max N] [--engine auto|reference|incremental]
+ *                 N... [-m DIR]
  *
  * The synthetic model: one core, N tensors, one instruction per tensor.
  * Instruction i defines tensor i and uses 1-3 tensors defined at most W
@@ -158,6 +159,9 @@ static uint64_t naive_edges(const struct dp_core *c, uint32_t n)
 
 static struct dp_model *make_sparse(uint32_t n, uint32_t W, uint64_t seed);
 
+/* --engine: what the rows are measured with (default auto) */
+static enum dp_engine bench_engine = DP_ENGINE_AUTO;
+
 /* One planning run of a fresh model: the pipeline's total time and plan. */
 struct outcome {
 	double gen, total;
@@ -239,7 +243,7 @@ static int run_size(int all_live, uint32_t n, uint32_t W, uint64_t seed,
 		struct outcome t;
 
 		if (plan_once(all_live ? make_all_live : make_sparse, n, W,
-			      seed, DP_ENGINE_AUTO, &t))
+			      seed, bench_engine, &t))
 			return -1;
 		if (rep && t.total >= r.total) {
 			outcome_free(&t);
@@ -434,7 +438,12 @@ int main(int argc, char **argv)
 			family = argv[++i];
 		else if (!strcmp(argv[i], "--reference-limit") && i + 1 < (uint32_t)argc)
 			ref_limit = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--all-live-max") && i + 1 < (uint32_t)argc)
+		else if (!strcmp(argv[i], "--engine") && i + 1 < (uint32_t)argc) {
+			i++;
+			bench_engine = !strcmp(argv[i], "reference") ? DP_ENGINE_REFERENCE :
+				       !strcmp(argv[i], "incremental") ? DP_ENGINE_INCREMENTAL :
+				       DP_ENGINE_AUTO;
+		} else if (!strcmp(argv[i], "--all-live-max") && i + 1 < (uint32_t)argc)
 			al_max = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-m") && i + 1 < (uint32_t)argc)
 			mdir = argv[++i];
