@@ -650,8 +650,8 @@ struct aq {
 	uint32_t vn;
 	uint64_t hlo, hhi, rlo, rhi;	/* its hull and longest interval */
 	uint64_t prev, ceiling, size, page, align, addr;
-	int done, found;
-	size_t visited;
+	int done, found, aborted;
+	size_t visited, budget;
 };
 
 /* Do the item's (sorted) intervals and node x's overlap?  Two pointers:
@@ -696,7 +696,10 @@ static void a_walk(struct aq *q, int32_t x, int full)
 	if (x < 0 || q->done)
 		return;
 	n = &q->t->nd[x];
-	q->visited++;
+	if (++q->visited > q->budget) {
+		q->done = q->aborted = 1;	/* over budget: caller decides */
+		return;
+	}
 	if (!full) {
 		if (n->s_hlo > q->hhi || n->s_hhi < q->hlo)
 			return;			/* no neighbour in here */
@@ -725,7 +728,7 @@ static void a_walk(struct aq *q, int32_t x, int full)
 
 int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 		    uint64_t ceiling, uint64_t page, uint64_t align,
-		    uint64_t *addr, size_t *visited)
+		    uint64_t *addr, size_t budget)
 {
 	const struct anode *me = &t->nd[v];
 	struct aq q;
@@ -743,12 +746,13 @@ int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 	q.size = t->it[v].size;
 	q.page = page;
 	q.align = align;
+	q.budget = budget ? budget : SIZE_MAX;
 	if (!q.size || start >= ceiling)
 		return -1;			/* as dp_search */
 	if (q.vn)
 		a_walk(&q, t->root, 0);
-	if (visited)
-		*visited += q.visited;
+	if (q.aborted)
+		return -2;
 	if (q.found) {
 		*addr = q.addr;
 		return 0;

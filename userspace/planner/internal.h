@@ -44,10 +44,11 @@ struct dp_atree;
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv);
 /* First fit for item v among the placed items whose intervals overlap
- * v's: the answer dp_search gives on their ranges.  *visited += nodes. */
+ * v's: the answer dp_search gives on their ranges (0, or -1: no fit).
+ * budget != 0: give up with -2 after visiting that many tree nodes. */
 int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 		    uint64_t ceiling, uint64_t page, uint64_t align,
-		    uint64_t *addr, size_t *visited);
+		    uint64_t *addr, size_t budget);
 void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr);
 void dp_atree_free(struct dp_atree *t);
 

@@ -385,16 +385,22 @@ static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
 }
 
 /*
- * AUTO: the address tree pays off when most of what is placed interferes
- * with the item; when its neighbours (placed or not) are few, or fewer than
- * half of the placed items, the interval tree finds them directly.
+ * AUTO, per placement: the address tree pays off when most of what is
+ * placed interferes with the item (all live: O(log n)); when it does not,
+ * its walk meets many non-neighbours.  So an item with more than
+ * FEW_NEIGHBOURS neighbours tries the tree with a budget of node visits
+ * about the size of the reference's work for it (its degree); over budget,
+ * and always for few neighbours, the interval tree gives its neighbours
+ * and dp_search runs on them as in the reference.  After a give-up the
+ * tree is not tried for the next 1, 3, 7, ... placements (up to 1023), so
+ * a model where it never pays costs little more than the reference.  Both
+ * ways give the same address; only the time differs.
  */
-static int few_neighbours(const struct dp_dense *d, const struct dp_iv *w,
-			  size_t nplaced)
+static size_t tree_budget(const struct dp_dense *d, const struct dp_iv *w)
 {
 	size_t deg = dp_dense_degree(d, w->lo, w->hi) - 1;
 
-	return deg <= FEW_NEIGHBOURS || 2 * deg < nplaced;
+	return deg <= FEW_NEIGHBOURS ? 0 : 2 * deg + 64;
 }
 
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
@@ -412,7 +418,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	uint32_t *adj_first = NULL, *ord = NULL;
 	uint8_t *placed = NULL;
 	struct dp_range *occ = NULL;
-	size_t ni = 0, i, k, cap_occ = 0, edges, nplaced = 0;
+	size_t ni = 0, i, k, cap_occ = 0, edges, skip = 0, backoff = 0;
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
 	int rc = -1, use_adj = 1;
@@ -520,19 +526,30 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			}
 			r = dp_search(occ, no, start, ceiling, it[v].size, page,
 				      align, &it[v].addr);
-		} else if (eng == DP_ENGINE_AUTO &&
-			   few_neighbours(dense, &iv[it[v].iv_first], nplaced)) {
+		} else if (eng == DP_ENGINE_AUTO) {
 			const struct dp_iv *w = &iv[it[v].iv_first];
+			size_t budget = tree_budget(dense, w);
 
-			pk.self = v;
-			pk.qid = i + 1;		/* the adjacency did not use stamp */
-			pk.n = 0;
-			dp_itree_overlaps(&tree, w->lo, w->hi, pick_placed, &pk);
-			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
-				      page, align, &it[v].addr);
+			r = -2;
+			if (budget && !skip) {
+				r = dp_atree_search(at, v, start, ceiling, page,
+						    align, &it[v].addr, budget);
+				backoff = r == -2 ? (backoff * 2 + 1) & 1023 : 0;
+				skip = backoff;
+			} else if (skip) {
+				skip--;
+			}
+			if (r == -2) {
+				pk.self = v;
+				pk.qid = i + 1;	/* the adjacency did not use stamp */
+				pk.n = 0;
+				dp_itree_overlaps(&tree, w->lo, w->hi, pick_placed, &pk);
+				r = dp_search(pk.occ, pk.n, start, ceiling,
+					      it[v].size, page, align, &it[v].addr);
+			}
 		} else {
 			r = dp_atree_search(at, v, start, ceiling, page, align,
-					    &it[v].addr, NULL);
+					    &it[v].addr, 0);
 		}
 		if (r) {
 			if (failed)
@@ -540,7 +557,6 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			goto out;
 		}
 		placed[v] = 1;
-		nplaced++;
 		if (at)
 			dp_atree_insert(at, v, it[v].addr);
 		if (it[v].addr + it[v].size > peak)
