@@ -46,6 +46,7 @@ static void gen(struct inst *x, enum family f, size_t n, uint64_t *rs)
 	size_t i, cap = 3 * n + 1;
 	uint64_t T = 1 + R(rs, 4 * n + 1), W = 1 + R(rs, n + 1);
 	int page_mode = R(rs, 3) != 0, pagesz = R(rs, 2);
+	int dense_multi = f == F_MULTI && R(rs, 2);
 
 	x->n = n;
 	x->it = calloc(n ? n : 1, sizeof(*x->it));
@@ -93,6 +94,10 @@ static void gen(struct inst *x, enum family f, size_t n, uint64_t *rs)
 			default:		/* several, any order */
 				lo = R(rs, T);
 				hi = lo + R(rs, 1 + W / 4);
+				if (dense_multi && k == 0) {	/* most hold T */
+					lo = R(rs, T + 1);
+					hi = T + R(rs, 50);
+				}
 				break;
 			}
 			x->iv[x->niv].lo = lo;

@@ -285,13 +285,22 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
  *              items.  Forced, it uses the address tree for every placement
  *              (the tests' setting); items with several intervals still get
  *              their simplify order from the adjacency.
- *  AUTO        (the default) REFERENCE for sparse instances, where it is
- *              fastest; INCREMENTAL when every item has one interval and the
- *              average degree is above DENSE_AVG_DEGREE.  There, a
- *              placement whose neighbours are few next to what is already
- *              placed asks the interval tree for them and runs dp_search
- *              (the reference's select without the stored adjacency);
- *              the others walk the address tree.
+ *  AUTO        (the default) per instance and per placement:
+ *              - sparse (average degree 64 or less, or under 64 items): the
+ *                reference, where it is fastest;
+ *              - dense, every item one interval: no adjacency (dense.c);
+ *              - dense, some item with several intervals: the reference's
+ *                adjacency and simplify, but the address tree for select.
+ *              In both dense cases a placement with more than
+ *              FEW_NEIGHBOURS neighbours walks the address tree with a
+ *              budget of node visits about its degree (all live: O(log n)
+ *              visits); over budget, or with few neighbours, it takes the
+ *              reference's select on its neighbours (from the adjacency, or
+ *              from the interval tree when there is none), and after a
+ *              give-up the tree rests for 1, 3, 7, ... placements (up to
+ *              1023), so a model where the tree does not pay (neighbours
+ *              spread among many non-neighbours at the same addresses)
+ *              costs little more than the reference.
  */
 #define DENSE_MIN_ITEMS		64
 #define DENSE_AVG_DEGREE	64
@@ -396,13 +405,6 @@ static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
  * a model where it never pays costs little more than the reference.  Both
  * ways give the same address; only the time differs.
  */
-static size_t tree_budget(const struct dp_dense *d, const struct dp_iv *w)
-{
-	size_t deg = dp_dense_degree(d, w->lo, w->hi) - 1;
-
-	return deg <= FEW_NEIGHBOURS ? 0 : 2 * deg + 64;
-}
-
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     uint64_t start, uint64_t ceiling, uint64_t page,
 	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
@@ -422,6 +424,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
 	int rc = -1, use_adj = 1;
+	enum { SEL_ADJ, SEL_TREE, SEL_TRY_ITREE, SEL_TRY_ADJ } sel;
 
 	if (n >= UINT32_MAX)
 		return -1;
@@ -458,8 +461,6 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		dp_dense_free(dense);	/* sparse: the reference is fastest */
 		dense = NULL;
 	}
-	if (eng == DP_ENGINE_AUTO && !dense)
-		eng = DP_ENGINE_REFERENCE;
 	use_adj = !dense;
 
 	/* neighbours of every item, through the tree */
@@ -481,6 +482,16 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	}
 	adj_first[use_adj ? n : 0] = nb.n;
 	edges = use_adj ? nb.n / 2 : dp_dense_edges(dense);
+	if (eng == DP_ENGINE_REFERENCE)
+		sel = SEL_ADJ;
+	else if (eng == DP_ENGINE_INCREMENTAL)
+		sel = SEL_TREE;
+	else if (dense)
+		sel = SEL_TRY_ITREE;
+	else if (n >= DENSE_MIN_ITEMS && edges > (size_t)DENSE_AVG_DEGREE / 2 * n)
+		sel = SEL_TRY_ADJ;	/* dense, but some item has 2+ intervals */
+	else
+		sel = SEL_ADJ;
 	t1 = dp_now();
 
 	ord = dp_xrealloc(NULL, n ? n : 1, sizeof(*ord));
@@ -498,7 +509,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	placed = calloc(n ? n : 1, 1);
 	if (!placed)
 		abort();
-	if (eng != DP_ENGINE_REFERENCE) {
+	if (sel != SEL_ADJ) {
 		at = dp_atree_new(it, n, iv);
 		pk.stamp = nb.stamp;	/* qids continue above n */
 		pk.placed = placed;
@@ -510,7 +521,36 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		size_t no = 0;
 		int r;
 
-		if (eng == DP_ENGINE_REFERENCE) {
+		r = -2;
+		if (sel == SEL_TREE) {
+			r = dp_atree_search(at, v, start, ceiling, page, align,
+					    &it[v].addr, 0);
+		} else if (sel != SEL_ADJ) {
+			size_t deg = sel == SEL_TRY_ADJ ?
+				     adj_first[v + 1] - adj_first[v] :
+				     dp_dense_degree(dense, iv[it[v].iv_first].lo,
+						     iv[it[v].iv_first].hi) - 1;
+
+			if (deg > FEW_NEIGHBOURS && !skip) {
+				r = dp_atree_search(at, v, start, ceiling, page,
+						    align, &it[v].addr,
+						    2 * deg + 64);
+				backoff = r == -2 ? (backoff * 2 + 1) & 1023 : 0;
+				skip = backoff;
+			} else if (skip) {
+				skip--;
+			}
+		}
+		if (r == -2 && sel == SEL_TRY_ITREE) {
+			const struct dp_iv *w = &iv[it[v].iv_first];
+
+			pk.self = v;
+			pk.qid = i + 1;		/* the adjacency did not use stamp */
+			pk.n = 0;
+			dp_itree_overlaps(&tree, w->lo, w->hi, pick_placed, &pk);
+			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
+				      page, align, &it[v].addr);
+		} else if (r == -2) {		/* the reference's select */
 			for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
 				uint32_t u = nb.adj[k];
 
@@ -526,30 +566,6 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			}
 			r = dp_search(occ, no, start, ceiling, it[v].size, page,
 				      align, &it[v].addr);
-		} else if (eng == DP_ENGINE_AUTO) {
-			const struct dp_iv *w = &iv[it[v].iv_first];
-			size_t budget = tree_budget(dense, w);
-
-			r = -2;
-			if (budget && !skip) {
-				r = dp_atree_search(at, v, start, ceiling, page,
-						    align, &it[v].addr, budget);
-				backoff = r == -2 ? (backoff * 2 + 1) & 1023 : 0;
-				skip = backoff;
-			} else if (skip) {
-				skip--;
-			}
-			if (r == -2) {
-				pk.self = v;
-				pk.qid = i + 1;	/* the adjacency did not use stamp */
-				pk.n = 0;
-				dp_itree_overlaps(&tree, w->lo, w->hi, pick_placed, &pk);
-				r = dp_search(pk.occ, pk.n, start, ceiling,
-					      it[v].size, page, align, &it[v].addr);
-			}
-		} else {
-			r = dp_atree_search(at, v, start, ceiling, page, align,
-					    &it[v].addr, 0);
 		}
 		if (r) {
 			if (failed)
