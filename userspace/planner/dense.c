@@ -10,7 +10,9 @@
  * without the adjacency:
  *
  *  1. Degrees, pressures and the edge count of single-interval items come
- *     from two sorted endpoint arrays with prefix sums of sizes:
+ *     (items with several intervals, or none, are listed explicitly as
+ *     exceptions: see struct dp_dense) from two sorted endpoint arrays
+ *     with prefix sums of sizes:
  *        |{u : u overlaps [a, b]}| = |{u : lo_u <= b}| - |{u : hi_u < a}|
  *     (an interval that ends before a also starts before b, so the second
  *     set is inside the first).  O(log n) per item.
@@ -58,12 +60,28 @@
 
 /* ---- sorted endpoints: degrees, weights, the edge count ---------------- */
 
+/*
+ * Items with one interval ("single") are points for the endpoint arrays
+ * and the k-d tree.  Items with several intervals, or none ("multi"), are
+ * the exceptions: their neighbours are listed explicitly (interval tree
+ * queries), and each single item lists its multi neighbours.  With few
+ * multi items that costs little; with many it is the reference's
+ * adjacency restricted to them, never more.
+ */
 struct dp_dense {
 	size_t n;
 	const struct dp_item *it;
 	const struct dp_iv *iv;
-	uint64_t *slo, *shi;	/* starts / ends, sorted */
-	uint64_t *wlo, *whi;	/* prefix sums of sizes in those orders (n+1) */
+	size_t ns;		/* single items */
+	uint64_t *slo, *shi;	/* their starts / ends, sorted */
+	uint64_t *wlo, *whi;	/* prefix sums of sizes in those orders (ns+1) */
+	uint32_t *mrank;	/* item -> rank among multi items, or UINT32_MAX */
+	uint32_t *mitem;	/* rank -> item */
+	size_t nm;
+	size_t *madj_first;	/* multi rank -> its neighbours (nm+1) */
+	uint32_t *madj;
+	size_t *sm_first;	/* item -> its multi neighbours (n+1) */
+	uint32_t *sm;
 	size_t edges;
 };
 
@@ -82,6 +100,11 @@ static int cmp_ekey(const void *a, const void *b)
 static const struct dp_iv *iv1(const struct dp_dense *d, size_t i)
 {
 	return &d->iv[d->it[i].iv_first];
+}
+
+static int single(const struct dp_dense *d, size_t i)
+{
+	return d->mrank[i] == UINT32_MAX;
 }
 
 /* Number of entries of the sorted a[0..n) that are <= x. */
@@ -106,67 +129,158 @@ static size_t count_lt(const uint64_t *a, size_t n, uint64_t x)
 	return x ? count_le(a, n, x - 1) : 0;
 }
 
+/* Single items whose interval overlaps the closed [lo, hi]. */
+static size_t single_degree(const struct dp_dense *d, uint64_t lo, uint64_t hi)
+{
+	return count_le(d->slo, d->ns, hi) - count_lt(d->shi, d->ns, lo);
+}
+
+/* Sum of the sizes of those items. */
+static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
+			      uint64_t hi)
+{
+	return d->wlo[count_le(d->slo, d->ns, hi)] -
+	       d->whi[count_lt(d->shi, d->ns, lo)];
+}
+
+struct mcollect {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	uint32_t *adj;
+	size_t n, cap;
+};
+
+static void mcollect_one(uint32_t u, void *arg)
+{
+	struct mcollect *c = arg;
+
+	if (u == c->self || c->stamp[u] == c->qid)
+		return;
+	c->stamp[u] = c->qid;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->adj = dp_xrealloc(c->adj, c->cap, sizeof(*c->adj));
+	}
+	c->adj[c->n++] = u;
+}
+
 struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
-			      const struct dp_iv *iv)
+			      const struct dp_iv *iv,
+			      const struct dp_itree *tree)
 {
 	struct dp_dense *d;
 	struct ekey *k;
-	unsigned __int128 total = 0, deg = 0;
-	size_t i;
+	struct mcollect mc = { 0 };
+	unsigned __int128 total = 0, deg = 0, mm = 0;
+	size_t i, j, q;
 
-	for (i = 0; i < n; i++) {
-		if (it[i].iv_count != 1)
-			return NULL;
+	for (i = 0; i < n; i++)
 		total += it[i].size;
-	}
 	/* the reference saturates pressures at UINT64_MAX; never get there */
 	if (total >= UINT64_MAX || n >= UINT32_MAX)
 		return NULL;
-	d = dp_xrealloc(NULL, 1, sizeof(*d));
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		abort();
 	d->n = n;
 	d->it = it;
 	d->iv = iv;
-	d->slo = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->slo));
-	d->shi = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->shi));
-	d->wlo = dp_xrealloc(NULL, n + 1, sizeof(*d->wlo));
-	d->whi = dp_xrealloc(NULL, n + 1, sizeof(*d->whi));
-	k = dp_xrealloc(NULL, n ? n : 1, sizeof(*k));
-	for (i = 0; i < n; i++)
-		k[i] = (struct ekey){ iv1(d, i)->lo, it[i].size };
-	qsort(k, n, sizeof(*k), cmp_ekey);
-	d->wlo[0] = 0;
+	d->mrank = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mrank));
+	d->mitem = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mitem));
 	for (i = 0; i < n; i++) {
+		d->mrank[i] = UINT32_MAX;
+		if (it[i].iv_count != 1) {
+			d->mrank[i] = d->nm;
+			d->mitem[d->nm++] = i;
+		}
+	}
+	d->ns = n - d->nm;
+
+	/* endpoints of the single items */
+	d->slo = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
+	d->shi = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
+	d->wlo = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->wlo));
+	d->whi = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->whi));
+	k = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*k));
+	for (i = j = 0; i < n; i++)
+		if (single(d, i))
+			k[j++] = (struct ekey){ iv1(d, i)->lo, it[i].size };
+	qsort(k, d->ns, sizeof(*k), cmp_ekey);
+	d->wlo[0] = 0;
+	for (i = 0; i < d->ns; i++) {
 		d->slo[i] = k[i].k;
 		d->wlo[i + 1] = d->wlo[i] + k[i].w;
 	}
-	for (i = 0; i < n; i++)
-		k[i] = (struct ekey){ iv1(d, i)->hi, it[i].size };
-	qsort(k, n, sizeof(*k), cmp_ekey);
+	for (i = j = 0; i < n; i++)
+		if (single(d, i))
+			k[j++] = (struct ekey){ iv1(d, i)->hi, it[i].size };
+	qsort(k, d->ns, sizeof(*k), cmp_ekey);
 	d->whi[0] = 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < d->ns; i++) {
 		d->shi[i] = k[i].k;
 		d->whi[i + 1] = d->whi[i] + k[i].w;
 	}
 	free(k);
+
+	/* the multi items' neighbours, through the interval tree */
+	d->madj_first = dp_xrealloc(NULL, d->nm + 1, sizeof(*d->madj_first));
+	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
+	mc.stamp = calloc(n ? n : 1, sizeof(*mc.stamp));
+	if (!d->sm_first || !mc.stamp)
+		abort();
+	for (q = 0; q < d->nm; q++) {
+		uint32_t m = d->mitem[q];
+
+		d->madj_first[q] = mc.n;
+		mc.self = m;
+		mc.qid = q + 1;
+		for (j = 0; j < it[m].iv_count; j++)
+			dp_itree_overlaps(tree, iv[it[m].iv_first + j].lo,
+					  iv[it[m].iv_first + j].hi,
+					  mcollect_one, &mc);
+	}
+	d->madj_first[d->nm] = mc.n;
+	d->madj = mc.adj;
+	free(mc.stamp);
+	/* each single item's multi neighbours (the reverse lists) */
+	for (q = 0; q < mc.n; q++)
+		if (single(d, d->madj[q]))
+			d->sm_first[d->madj[q] + 1]++;
 	for (i = 0; i < n; i++)
-		deg += dp_dense_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
-	d->edges = (size_t)(deg / 2);
+		d->sm_first[i + 1] += d->sm_first[i];
+	d->sm = dp_xrealloc(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
+			    sizeof(*d->sm));
+	{
+		size_t *fill = dp_xrealloc(NULL, n ? n : 1, sizeof(*fill));
+
+		memcpy(fill, d->sm_first, n * sizeof(*fill));
+		for (q = 0; q < d->nm; q++)
+			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
+				if (single(d, d->madj[j]))
+					d->sm[fill[d->madj[j]]++] = d->mitem[q];
+		free(fill);
+	}
+
+	/* edges: single-single from the endpoints, the rest from the lists */
+	for (i = 0; i < n; i++)
+		if (single(d, i))
+			deg += single_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
+	for (q = 0; q < mc.n; q++)
+		if (single(d, d->madj[q]))
+			deg += 2;	/* single-multi, once from each side */
+		else
+			mm++;		/* multi-multi, seen from both sides */
+	d->edges = (size_t)((deg + mm) / 2);
 	return d;
 }
 
-/* Items whose interval overlaps the closed [lo, hi] (an item's own
- * interval counts itself). */
-size_t dp_dense_degree(const struct dp_dense *d, uint64_t lo, uint64_t hi)
+/* Neighbours of item v (for the select budget). */
+size_t dp_dense_degree(const struct dp_dense *d, uint32_t v)
 {
-	return count_le(d->slo, d->n, hi) - count_lt(d->shi, d->n, lo);
-}
-
-/* Sum of the sizes of those items. */
-static uint64_t dense_weight(const struct dp_dense *d, uint64_t lo,
-			     uint64_t hi)
-{
-	return d->wlo[count_le(d->slo, d->n, hi)] -
-	       d->whi[count_lt(d->shi, d->n, lo)];
+	if (!single(d, v))
+		return d->madj_first[d->mrank[v] + 1] - d->madj_first[d->mrank[v]];
+	return single_degree(d, iv1(d, v)->lo, iv1(d, v)->hi) - 1 +
+	       (d->sm_first[v + 1] - d->sm_first[v]);
 }
 
 size_t dp_dense_edges(const struct dp_dense *d)
@@ -182,6 +296,12 @@ void dp_dense_free(struct dp_dense *d)
 	free(d->shi);
 	free(d->wlo);
 	free(d->whi);
+	free(d->mrank);
+	free(d->mitem);
+	free(d->madj_first);
+	free(d->madj);
+	free(d->sm_first);
+	free(d->sm);
 	free(d);
 }
 
@@ -384,11 +504,89 @@ static void kd_remove(struct kd *k, size_t l, size_t r, size_t pos)
 	kd_pull(k, l, r);
 }
 
+/* Subtract d from the point at position pos (if still there). */
+static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
+			 uint64_t d)
+{
+	size_t m = kd_mid(l, r);
+
+	kd_push(k, l, r);
+	if (pos == m) {
+		if (k->val[m] != DEAD)
+			k->val[m] -= d;
+	} else if (pos < m) {
+		kd_point_sub(k, l, m, pos, d);
+	} else {
+		kd_point_sub(k, m + 1, r, pos, d);
+	}
+	kd_pull(k, l, r);
+}
+
+/* A binary min-heap of the multi items on (pressure, item). */
+struct mheap {
+	uint32_t *h;		/* ranks */
+	uint32_t *pos;		/* rank -> slot, UINT32_MAX when out */
+	uint64_t *key;		/* rank -> pressure */
+	const uint32_t *item;	/* rank -> item (the tie key) */
+	size_t n;
+};
+
+static int mh_less(const struct mheap *H, uint32_t a, uint32_t b)
+{
+	if (H->key[a] != H->key[b])
+		return H->key[a] < H->key[b];
+	return H->item[a] < H->item[b];
+}
+
+static void mh_swap(struct mheap *H, size_t i, size_t j)
+{
+	uint32_t t = H->h[i];
+
+	H->h[i] = H->h[j];
+	H->h[j] = t;
+	H->pos[H->h[i]] = i;
+	H->pos[H->h[j]] = j;
+}
+
+static void mh_up(struct mheap *H, size_t i)
+{
+	while (i && mh_less(H, H->h[i], H->h[(i - 1) / 2])) {
+		mh_swap(H, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void mh_down(struct mheap *H, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < H->n && mh_less(H, H->h[l], H->h[m]))
+			m = l;
+		if (r < H->n && mh_less(H, H->h[r], H->h[m]))
+			m = r;
+		if (m == i)
+			return;
+		mh_swap(H, i, m);
+		i = m;
+	}
+}
+
+/*
+ * The simplify order (place.c's rule): repeatedly remove the item with the
+ * smallest (pressure, index) among the k-d tree's minimum (single items)
+ * and the heap's top (multi items), then lower its remaining neighbours'
+ * pressures by its size: single neighbours of a single item by one
+ * quadrant update, multi neighbours and every neighbour of a multi item
+ * one by one from the lists.
+ */
 void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 {
-	size_t n = d->n, i, removed;
+	size_t n = d->n, ns = d->ns, i, j, removed;
 	uint64_t *lo, *hi;
 	uint32_t *pos;
+	uint8_t *gone;
+	struct mheap H = { 0 };
 	struct kd k;
 
 	if (!n)
@@ -396,42 +594,114 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 	lo = dp_xrealloc(NULL, n, sizeof(*lo));
 	hi = dp_xrealloc(NULL, n, sizeof(*hi));
 	pos = dp_xrealloc(NULL, n, sizeof(*pos));
+	gone = calloc(n, 1);
+	if (!gone)
+		abort();
 	memset(&k, 0, sizeof(k));
 	k.lo = lo;
 	k.hi = hi;
-	k.perm = dp_xrealloc(NULL, n, sizeof(*k.perm));
-	k.minlo = dp_xrealloc(NULL, n, sizeof(uint64_t));
-	k.maxlo = dp_xrealloc(NULL, n, sizeof(uint64_t));
-	k.minhi = dp_xrealloc(NULL, n, sizeof(uint64_t));
-	k.maxhi = dp_xrealloc(NULL, n, sizeof(uint64_t));
-	k.val = dp_xrealloc(NULL, n, sizeof(uint64_t));
-	k.mn = dp_xrealloc(NULL, n, sizeof(uint64_t));
-	k.mni = dp_xrealloc(NULL, n, sizeof(uint32_t));
-	k.lz = calloc(n, sizeof(uint64_t));
+	k.perm = dp_xrealloc(NULL, ns ? ns : 1, sizeof(*k.perm));
+	k.minlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.maxlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.minhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.maxhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.val = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.mn = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.mni = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint32_t));
+	k.lz = calloc(ns ? ns : 1, sizeof(uint64_t));
 	if (!k.lz)
 		abort();
-	for (i = 0; i < n; i++) {
+	for (i = j = 0; i < n; i++) {
+		if (!single(d, i))
+			continue;
 		lo[i] = iv1(d, i)->lo;
 		hi[i] = iv1(d, i)->hi;
-		k.perm[i] = i;
+		k.perm[j++] = i;
 	}
-	kd_build(&k, 0, n, 0);
-	for (i = 0; i < n; i++) {
-		pos[k.perm[i]] = i;
-		/* pressure: size(v) + sizes of its neighbours (v counts itself) */
-		k.val[i] = dense_weight(d, lo[k.perm[i]], hi[k.perm[i]]);
-	}
-	kd_init_min(&k, 0, n);
-	for (removed = 0; removed < n; removed++) {
-		uint32_t v = k.mni[kd_mid(0, n)];
+	kd_build(&k, 0, ns, 0);
+	for (i = 0; i < ns; i++) {
+		uint32_t v = k.perm[i];
+		uint64_t p = single_weight(d, lo[v], hi[v]);
 
+		/* pressure: size(v) + sizes of its neighbours (v counts itself) */
+		for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++)
+			p += d->it[d->sm[j]].size;
+		pos[v] = i;
+		k.val[i] = p;
+	}
+	kd_init_min(&k, 0, ns);
+
+	H.h = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.h));
+	H.pos = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.pos));
+	H.key = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.key));
+	H.item = d->mitem;
+	H.n = d->nm;
+	for (i = 0; i < d->nm; i++) {
+		uint64_t p = d->it[d->mitem[i]].size;
+
+		for (j = d->madj_first[i]; j < d->madj_first[i + 1]; j++)
+			p += d->it[d->madj[j]].size;
+		H.key[i] = p;
+		H.h[i] = i;
+		H.pos[i] = i;
+	}
+	for (i = d->nm / 2; i-- > 0;)
+		mh_down(&H, i);
+
+	for (removed = 0; removed < n; removed++) {
+		uint64_t kk = ns ? k.mn[kd_mid(0, ns)] : DEAD;
+		uint32_t ki = ns ? k.mni[kd_mid(0, ns)] : UINT32_MAX, v;
+		int take_multi = 0;
+
+		if (H.n) {
+			uint32_t t = H.h[0];
+
+			take_multi = kk == DEAD || H.key[t] < kk ||
+				     (H.key[t] == kk && d->mitem[t] < ki);
+		}
+		if (take_multi) {
+			uint32_t q = H.h[0];
+
+			v = d->mitem[q];
+			mh_swap(&H, 0, --H.n);
+			H.pos[q] = UINT32_MAX;
+			mh_down(&H, 0);
+			gone[v] = 1;
+			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
+				uint32_t u = d->madj[j];
+
+				if (gone[u])
+					continue;
+				if (single(d, u)) {
+					kd_point_sub(&k, 0, ns, pos[u], d->it[v].size);
+				} else {
+					H.key[d->mrank[u]] -= d->it[v].size;
+					mh_up(&H, H.pos[d->mrank[u]]);
+				}
+			}
+		} else {
+			v = ki;
+			gone[v] = 1;
+			kd_remove(&k, 0, ns, pos[v]);
+			kd_update(&k, 0, ns, lo[v], hi[v], d->it[v].size);
+			for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++) {
+				uint32_t q = d->mrank[d->sm[j]];
+
+				if (H.pos[q] == UINT32_MAX)
+					continue;
+				H.key[q] -= d->it[v].size;
+				mh_up(&H, H.pos[q]);
+			}
+		}
 		out[n - 1 - removed] = v;	/* stack: last removed placed first */
-		kd_remove(&k, 0, n, pos[v]);
-		kd_update(&k, 0, n, lo[v], hi[v], d->it[v].size);
 	}
 	free(lo);
 	free(hi);
 	free(pos);
+	free(gone);
+	free(H.h);
+	free(H.pos);
+	free(H.key);
 	free(k.perm);
 	free(k.minlo);
 	free(k.maxlo);
@@ -446,13 +716,33 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint32_t *out)
 {
-	struct dp_dense *d = dp_dense_new(it, n, iv);
+	struct dp_itree tree = { .root = -1 };
+	struct dp_itnode *nodes;
+	struct dp_dense *d;
+	size_t ni = 0, i, k;
 
-	if (!d)
+	for (i = 0; i < n; i++)
+		ni += it[i].iv_count;
+	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
+	ni = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++) {
+			nodes[ni].lo = nodes[ni].max = iv[it[i].iv_first + k].lo;
+			nodes[ni].hi = nodes[ni].max = iv[it[i].iv_first + k].hi;
+			nodes[ni].payload = i;
+			nodes[ni].left = nodes[ni].right = -1;
+			ni++;
+		}
+	if (dp_itree_build(&tree, nodes, ni)) {
+		free(nodes);
 		return -1;
-	dp_dense_order(d, out);
+	}
+	d = dp_dense_new(it, n, iv, &tree);
+	if (d)
+		dp_dense_order(d, out);
 	dp_dense_free(d);
-	return 0;
+	dp_itree_free(&tree);
+	return d ? 0 : -1;
 }
 
 /* ---- the address tree of placed items ----------------------------------- */

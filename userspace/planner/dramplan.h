@@ -265,9 +265,8 @@ enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
 void dp_place_set_engine(enum dp_engine e);
 enum dp_engine dp_place_get_engine(void);
 
-/* The simplify order of single-interval items without an adjacency (k-d
- * tree, dense.c): the same order as dp_simplify_order.  -1 if some item
- * does not have exactly one interval or the sizes sum to UINT64_MAX. */
+/* The simplify order without an adjacency (k-d tree, dense.c): the same
+ * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX. */
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint32_t *out);
 

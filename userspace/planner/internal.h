@@ -31,12 +31,14 @@ int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 
 /* dense.c: placement without an adjacency (see the comment there) */
 struct dp_dense;
-/* NULL unless every item has exactly one interval and the sizes sum to
- * less than UINT64_MAX (then no pressure saturates). */
+/* NULL unless the sizes sum to less than UINT64_MAX (then no pressure
+ * saturates).  tree: the interval tree over the items' intervals, for the
+ * neighbours of items that do not have exactly one interval. */
 struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
-			      const struct dp_iv *iv);
+			      const struct dp_iv *iv,
+			      const struct dp_itree *tree);
 size_t dp_dense_edges(const struct dp_dense *d);
-size_t dp_dense_degree(const struct dp_dense *d, uint64_t lo, uint64_t hi);
+size_t dp_dense_degree(const struct dp_dense *d, uint32_t v);
 void dp_dense_order(const struct dp_dense *d, uint32_t *out);
 void dp_dense_free(struct dp_dense *d);
 

@@ -279,18 +279,19 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
  *              over it, and for each placement the placed neighbours' byte
  *              ranges sorted again by dp_search.  O(E) memory, O(n d log d)
  *              time for d items live at once.
- *  INCREMENTAL dense.c: no adjacency when every item has one interval (the
- *              edge count and pressures from sorted endpoints, simplify over
- *              a k-d tree), and select through the address tree of placed
- *              items.  Forced, it uses the address tree for every placement
- *              (the tests' setting); items with several intervals still get
- *              their simplify order from the adjacency.
+ *  INCREMENTAL dense.c: no adjacency (the edge count and pressures from
+ *              sorted endpoints, simplify over a k-d tree; items with
+ *              several intervals or none listed explicitly as exceptions),
+ *              and select through the address tree of placed items.
+ *              Forced, it uses the address tree for every placement (the
+ *              tests' setting).
  *  AUTO        (the default) per instance and per placement:
  *              - sparse (average degree 64 or less, or under 64 items): the
  *                reference, where it is fastest;
- *              - dense, every item one interval: no adjacency (dense.c);
- *              - dense, some item with several intervals: the reference's
- *                adjacency and simplify, but the address tree for select.
+ *              - dense: no adjacency (dense.c);
+ *              - dense, but the sizes could saturate a pressure: the
+ *                reference's adjacency and simplify, the address tree for
+ *                select.
  *              In both dense cases a placement with more than
  *              FEW_NEIGHBOURS neighbours walks the address tree with a
  *              budget of node visits about its degree (all live: O(log n)
@@ -367,44 +368,29 @@ static void count_one(uint32_t payload, void *arg)
 }
 
 /*
- * AUTO's first look, before sorting anything: every item has one interval
- * and a sample of DENSE_SAMPLES items, evenly spread, has an average
- * degree above half the threshold (one interval tree query each).  Sparse
+ * AUTO's first look, before sorting anything: a sample of DENSE_SAMPLES
+ * items, evenly spread, has an average degree above half the threshold
+ * (interval tree queries; an item met through two intervals counts twice).  Sparse
  * instances, the common case, stop here and pay O(DENSE_SAMPLES log n).
  */
 #define DENSE_SAMPLES 64
 static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
 		       size_t n, const struct dp_iv *iv)
 {
-	size_t i, deg = 0, step;
+	size_t i, k, deg = 0, step;
 
 	if (n < DENSE_MIN_ITEMS)
 		return 0;
-	for (i = 0; i < n; i++)
-		if (it[i].iv_count != 1)
-			return 0;
 	step = n / DENSE_SAMPLES;
-	for (i = 0; i < DENSE_SAMPLES; i++) {
-		const struct dp_iv *w = &iv[it[i * step].iv_first];
-
-		dp_itree_overlaps(tree, w->lo, w->hi, count_one, &deg);
-	}
+	for (i = 0; i < DENSE_SAMPLES; i++)	/* overlaps, not items: an estimate */
+		for (k = 0; k < it[i * step].iv_count; k++)
+			dp_itree_overlaps(tree, iv[it[i * step].iv_first + k].lo,
+					  iv[it[i * step].iv_first + k].hi,
+					  count_one, &deg);
 	/* deg counts each sample itself too */
 	return deg > (size_t)DENSE_SAMPLES * (1 + DENSE_AVG_DEGREE / 2);
 }
 
-/*
- * AUTO, per placement: the address tree pays off when most of what is
- * placed interferes with the item (all live: O(log n)); when it does not,
- * its walk meets many non-neighbours.  So an item with more than
- * FEW_NEIGHBOURS neighbours tries the tree with a budget of node visits
- * about the size of the reference's work for it (its degree); over budget,
- * and always for few neighbours, the interval tree gives its neighbours
- * and dp_search runs on them as in the reference.  After a give-up the
- * tree is not tried for the next 1, 3, 7, ... placements (up to 1023), so
- * a model where it never pays costs little more than the reference.  Both
- * ways give the same address; only the time differs.
- */
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     uint64_t start, uint64_t ceiling, uint64_t page,
 	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
@@ -454,7 +440,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 	if (eng == DP_ENGINE_INCREMENTAL ||
 	    (eng == DP_ENGINE_AUTO && looks_dense(&tree, it, n, iv)))
-		dense = dp_dense_new(it, n, iv);
+		dense = dp_dense_new(it, n, iv, &tree);
 	if (eng == DP_ENGINE_AUTO && dense &&
 	    (n < DENSE_MIN_ITEMS ||
 	     dp_dense_edges(dense) <= (size_t)DENSE_AVG_DEGREE / 2 * n)) {
@@ -528,8 +514,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		} else if (sel != SEL_ADJ) {
 			size_t deg = sel == SEL_TRY_ADJ ?
 				     adj_first[v + 1] - adj_first[v] :
-				     dp_dense_degree(dense, iv[it[v].iv_first].lo,
-						     iv[it[v].iv_first].hi) - 1;
+				     dp_dense_degree(dense, v);
 
 			if (deg > FEW_NEIGHBOURS && !skip) {
 				r = dp_atree_search(at, v, start, ceiling, page,
@@ -542,12 +527,13 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			}
 		}
 		if (r == -2 && sel == SEL_TRY_ITREE) {
-			const struct dp_iv *w = &iv[it[v].iv_first];
-
 			pk.self = v;
 			pk.qid = i + 1;		/* the adjacency did not use stamp */
 			pk.n = 0;
-			dp_itree_overlaps(&tree, w->lo, w->hi, pick_placed, &pk);
+			for (k = 0; k < it[v].iv_count; k++)
+				dp_itree_overlaps(&tree, iv[it[v].iv_first + k].lo,
+						  iv[it[v].iv_first + k].hi,
+						  pick_placed, &pk);
 			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
 				      page, align, &it[v].addr);
 		} else if (r == -2) {		/* the reference's select */
