@@ -236,7 +236,7 @@ static int run_size(int all_live, uint32_t n, uint32_t W, uint64_t seed,
 	double per;
 	int i;
 
-	int rep, reps = n <= 20000 ? 5 : 1;
+	int rep, reps = n <= 20000 ? 5 : n <= 200000 ? 3 : 1;
 
 	/* small sizes take milliseconds: keep the fastest of a few runs */
 	for (rep = 0; rep < reps; rep++) {
