@@ -292,6 +292,34 @@ TEST(kd_simplify_small_cases)
 	CHECK(dp_simplify_order_iv(it, 3, iv, out) == -1);	/* would saturate */
 }
 
+/* Items without intervals are nobody's neighbours, even for an item live
+ * over all of time. */
+TEST(engines_agree_on_edge_cases)
+{
+	struct dp_item it[5] = {
+		{ .size = 8192, .iv_first = 0, .iv_count = 0 },
+		{ .size = 4096, .iv_first = 0, .iv_count = 1 },
+		{ .size = 4096, .iv_first = 1, .iv_count = 0 },
+		{ .size = 12288, .iv_first = 1, .iv_count = 1 },
+		{ .size = 4096, .iv_first = 2, .iv_count = 2 },
+	};
+	struct dp_iv iv[4] = { { 0, UINT64_MAX }, { 5, 5 }, { 0, 0 },
+			       { UINT64_MAX, UINT64_MAX } };
+	struct inst x = { .it = it, .iv = iv, .n = 5, .niv = 4, .start = 0,
+			  .ceiling = UINT64_MAX, .page = PG };
+	int ord;
+
+	for (ord = 0; ord < 4; ord++) {
+		struct result ref, inc;
+
+		run_place(&x, DP_ENGINE_REFERENCE, ord, UINT64_MAX, &ref);
+		run_place(&x, DP_ENGINE_INCREMENTAL, ord, UINT64_MAX, &inc);
+		CHECK(same(&x, &ref, &inc));
+		free(ref.addr);
+		free(inc.addr);
+	}
+}
+
 /* ---- whole models -------------------------------------------------------- */
 
 struct planned {

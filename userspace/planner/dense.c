@@ -48,9 +48,10 @@
  *     subtree is "neighbours only" and a placement is O(log n).
  *
  * When neighbours are a small part of what is placed (a sparse model), the
- * tree walk would visit many non-neighbours: place.c then asks the static
- * interval tree for that item's neighbours and runs search.c's dp_search
- * on their ranges, as the reference does, just without a stored adjacency.
+ * tree walk would visit many non-neighbours: place.c gives the walk a
+ * budget of node visits and, over it, asks the static interval tree for
+ * that item's neighbours and runs search.c's dp_search on their ranges, as
+ * the reference does, just without a stored adjacency.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -756,6 +757,8 @@ struct anode {
 	uint64_t s_hlo, s_hhi;		/* subtree: min hlo, max hhi */
 	uint64_t s_rlo, s_rhi;		/* subtree: max rlo, min rhi */
 	uint32_t prio;
+	uint8_t none, s_none;		/* no interval (own, anywhere below):
+					 * never a neighbour, never "full" */
 	int32_t l, r;
 };
 
@@ -812,6 +815,7 @@ struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 		a->prio = x;			/* a fixed hash: same tree every run */
 		a->hlo = a->rlo = UINT64_MAX;	/* no interval: never a neighbour */
 		a->hhi = a->rhi = 0;
+		a->none = !it[i].iv_count;
 		for (k = 0; k < it[i].iv_count; k++) {
 			if (s[k].lo < a->hlo)
 				a->hlo = s[k].lo;
@@ -856,6 +860,7 @@ static void a_pull(struct anode *nd, int32_t x)
 	n->s_hhi = n->hhi;
 	n->s_rlo = n->rlo;
 	n->s_rhi = n->rhi;
+	n->s_none = n->none;
 	if (n->l >= 0) {
 		const struct anode *L = &nd[n->l];
 
@@ -868,6 +873,7 @@ static void a_pull(struct anode *nd, int32_t x)
 		n->s_hhi = max64(n->s_hhi, L->s_hhi);
 		n->s_rlo = max64(n->s_rlo, L->s_rlo);
 		n->s_rhi = min64(n->s_rhi, L->s_rhi);
+		n->s_none |= L->s_none;
 	}
 	if (n->r >= 0) {
 		const struct anode *R = &nd[n->r];
@@ -880,6 +886,7 @@ static void a_pull(struct anode *nd, int32_t x)
 		n->s_hhi = max64(n->s_hhi, R->s_hhi);
 		n->s_rlo = max64(n->s_rlo, R->s_rlo);
 		n->s_rhi = min64(n->s_rhi, R->s_rhi);
+		n->s_none |= R->s_none;
 	}
 	n->s_end = e;
 	n->s_gap = gap;
@@ -993,7 +1000,7 @@ static void a_walk(struct aq *q, int32_t x, int full)
 	if (!full) {
 		if (n->s_hlo > q->hhi || n->s_hhi < q->hlo)
 			return;			/* no neighbour in here */
-		full = n->s_rlo <= q->rhi && n->s_rhi >= q->rlo;
+		full = !n->s_none && n->s_rlo <= q->rhi && n->s_rhi >= q->rlo;
 	}
 	if (full) {
 		uint64_t lead;
