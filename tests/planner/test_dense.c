@@ -106,6 +106,17 @@ static void gen(struct inst *x, enum family f, size_t n, uint64_t *rs)
 		}
 		t->iv_count = x->niv - t->iv_first;
 	}
+	if (!R(rs, 30)) {	/* times up against 2^64 - 1 */
+		uint64_t top = 0;
+
+		for (i = 0; i < x->niv; i++)
+			if (x->iv[i].hi > top)
+				top = x->iv[i].hi;
+		for (i = 0; i < x->niv; i++) {
+			x->iv[i].lo += UINT64_MAX - top;
+			x->iv[i].hi += UINT64_MAX - top;
+		}
+	}
 }
 
 static void inst_free(struct inst *x)
