@@ -497,7 +497,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		abort();
 	if (sel != SEL_ADJ) {
 		at = dp_atree_new(it, n, iv);
-		pk.stamp = nb.stamp;	/* qids continue above n */
+		pk.stamp = nb.stamp;	/* used only without an adjacency */
 		pk.placed = placed;
 		pk.it = it;
 	}
@@ -528,7 +528,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		}
 		if (r == -2 && sel == SEL_TRY_ITREE) {
 			pk.self = v;
-			pk.qid = i + 1;		/* the adjacency did not use stamp */
+			pk.qid = i + 1;		/* per placement; no adjacency here */
 			pk.n = 0;
 			for (k = 0; k < it[v].iv_count; k++)
 				dp_itree_overlaps(&tree, iv[it[v].iv_first + k].lo,
