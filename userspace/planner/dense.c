@@ -24,7 +24,9 @@
  *     subtree minimum of (pressure, index) finds the next node to remove
  *     at the root; a quadrant update touches O(sqrt n) nodes.  Same
  *     pressures, same (pressure, index) tie rule -> the same order as the
- *     heap over the adjacency.
+ *     heap over the adjacency.  Hand-rolled with only what simplify needs:
+ *     build (quickselect on alternating axes), quadrant subtract, point
+ *     subtract, remove.
  *
  *  3. Select: the placed items in a balanced search tree keyed by
  *     (address, index) -- a treap, hand-rolled because only insert and an

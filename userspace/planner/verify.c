@@ -56,7 +56,8 @@ static int cmp_vi(const void *a, const void *b)
  * tensors, the one with the highest address below the new one's end --
  * does it end after the new one's start?  (If the new interval's own
  * tensor is open, nothing else overlaps it.)  The open tensors live in a
- * Fenwick tree over the core's tensors ranked by address, so each step is
+ * Fenwick tree (hand-rolled: add, prefix count, k-th) over the core's
+ * tensors ranked by address, so each step is
  * O(log n) instead of a pass over everything open (O(n^2) when all are
  * live at once).  On a violation, the open intervals are scanned in the
  * order they opened, to name the same pair as a scan of the open list.
