@@ -4,14 +4,16 @@
  *
  * REFERENCE is the seed's select (adjacency, a heap for simplify, the
  * placed neighbours' ranges sorted again for every placement); INCREMENTAL
- * forces dense.c (no adjacency for single-interval items, a k-d tree for
- * simplify, the address tree for every placement); AUTO is what dramplan
- * runs.  On random item sets of many shapes (sparse, windows, all live,
+ * forces dense.c (no adjacency: a k-d tree for simplify with multi-interval
+ * items as listed exceptions, the address tree for every placement); AUTO
+ * is what dramplan runs.  On random item sets of many shapes (sparse, windows, all live,
  * nested, several intervals, items without intervals; page rule on and
  * off, alignments, tight ceilings that make placements fail, every order)
  * and on random and all-live models through the whole pipeline (pre-placed
  * tensors, the CC buffer, several cores, shared tensors), every address,
  * every failure, the edge counts and the whole report must be equal.
+ * Also: the k-d order against the heap on a brute-force adjacency, and
+ * verify's O(log n) sweep against the previous O(n^2) one (kept here).
  */
 #include <stdlib.h>
 #include <string.h>
