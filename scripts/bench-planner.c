@@ -5,7 +5,10 @@
  * baseline, and peak / lower bound for every run and MiniMalloc CSV.
  * Driven by scripts/bench-planner.sh.  A benchmark: it never gates.
  *
- *   bench-planner [-s SEED] [-W WINDOW] [--baseline-limit SEC] N... [-m DIR]
+ *   bench-planner [-s SEED] [-W WINDOW] [--baseline-limit SEC]
+ *                 [--family sparse|all-live|both] [--reference-limit N]
+ *                 [--all-live-max N] [--engine auto|reference|incremental]
+ *                 N... [-m DIR]
  *
  * The synthetic model: one core, N tensors, one instruction per tensor.
  * Instruction i defines tensor i and uses 1-3 tensors defined at most W
@@ -13,6 +16,12 @@
  * Instructions are cut into blocks of 512; one block in 8 loops back to
  * itself, so the CFG dataflow and the loop extension of intervals are on
  * the measured path.  Sizes: 1 B to 4 MiB (rounded to 4 KiB).
+ *
+ * The all-live family (synth_all_live) has every tensor live at once.  Its
+ * rows also plan the same model with the reference engine (the seed's
+ * select, place.c) up to --reference-limit tensors, check that the
+ * addresses are the same and print the time ratio.  "norm" is the time per
+ * n log2 n divided by that of the smallest size: flat means n log n.
  */
 #include <dirent.h>
 #include <math.h>
@@ -71,6 +80,60 @@ fail:
 	return NULL;
 }
 
+/*
+ * The all-live family: the same tensors and blocks, but instruction i
+ * defines tensor i and uses nothing, and one last instruction uses every
+ * tensor -- so all n are live at once (every pair interferes, n^2/2
+ * edges), the case where the live set is the whole model (training graphs,
+ * big collectives).  No loops: one interval per tensor.
+ */
+static struct dp_model *synth_all_live(uint32_t n, uint64_t seed)
+{
+	uint64_t rs = seed | 1;
+	struct dp_model *m = dp_model_new("all-live", "all-live");
+	struct dp_err e;
+	struct dp_core *c = dp_core_add(m, "f", &e);
+	uint32_t i, nb = (n + 511) / 512, b, *all;
+	char name[32];
+
+	for (i = 0; i < n; i++) {
+		struct dp_tensor_spec s = { .name = name,
+			.elems = 1 + xorshift64_below(&rs, 1u << 20),
+			.elem_size = 1 << xorshift64_below(&rs, 3) };
+
+		snprintf(name, sizeof(name), "t%u", i);
+		if (s.elems * s.elem_size > (4u << 20))
+			s.elem_size = 1;
+		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
+			goto fail;
+	}
+	for (b = 0; b < nb; b++) {
+		snprintf(name, sizeof(name), "b%u", b);
+		if (dp_block_add(m, c, name, "synth", &e) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		b = i / 512;
+		if (dp_inst_add(m, c, b, NULL, &i, 1, NULL, 0, 0, "synth", &e))
+			goto fail;
+		if ((i % 512 == 511 || i == n - 1) && b + 1 < nb &&
+		    dp_succ_add(c, b, b + 1, &e))
+			goto fail;
+	}
+	all = dp_xrealloc(NULL, n ? n : 1, sizeof(*all));
+	for (i = 0; i < n; i++)
+		all[i] = i;
+	i = dp_inst_add(m, c, nb - 1, "use_all", NULL, 0, all, n, 0, "synth", &e);
+	free(all);
+	if (i || dp_model_link(m, &e))
+		goto fail;
+	return m;
+fail:
+	fprintf(stderr, "bench-planner: generator: %s\n", e.msg);
+	dp_model_free(m);
+	return NULL;
+}
+
 /* The naive baseline: every pair of tensors, every pair of intervals. */
 static uint64_t naive_edges(const struct dp_core *c, uint32_t n)
 {
@@ -94,42 +157,142 @@ static uint64_t naive_edges(const struct dp_core *c, uint32_t n)
 	return edges;
 }
 
-static int run_size(uint32_t n, uint32_t W, uint64_t seed, double base_limit,
-		    double *base_per_pair)
-{
+static struct dp_model *make_sparse(uint32_t n, uint32_t W, uint64_t seed);
+
+/* --engine: what the rows are measured with (default auto) */
+static enum dp_engine bench_engine = DP_ENGINE_AUTO;
+
+/* One planning run of a fresh model: the pipeline's total time and plan. */
+struct outcome {
+	double gen, total;
 	struct dp_pipeline pl;
-	struct dp_opts o;
 	struct dp_ctx x;
-	struct dp_err e;
 	struct dp_model *m;
-	double t0 = dp_now(), tgen, total = 0;
-	const struct dp_core_plan *cp;
+	struct dp_err e;
+};
+
+static int plan_once(struct dp_model *(*make)(uint32_t, uint32_t, uint64_t),
+		     uint32_t n, uint32_t W, uint64_t seed, enum dp_engine eng,
+		     struct outcome *r)
+{
+	struct dp_opts o;
+	double t0 = dp_now();
 	int i;
 
-	m = synth(n, W, seed);
-	if (!m)
+	memset(r, 0, sizeof(*r));
+	r->m = make(n, W, seed);
+	if (!r->m)
 		return -1;
-	tgen = dp_now() - t0;
+	r->gen = dp_now() - t0;
 	dp_opts_default(&o);
-	dp_pipeline_build(&pl, &o);
-	dp_ctx_init(&x, m, &o, NULL, &e);
-	if (dp_pipeline_run(&pl, &x)) {
-		fprintf(stderr, "bench-planner: n=%u: %s\n", n, e.msg);
+	if (make != make_sparse)	/* all live: n * 2 MiB on average */
+		o.dram_mib = 1ULL << 26;
+	dp_pipeline_build(&r->pl, &o);
+	dp_ctx_init(&r->x, r->m, &o, NULL, &r->e);
+	dp_place_set_engine(eng);
+	i = dp_pipeline_run(&r->pl, &r->x);
+	dp_place_set_engine(DP_ENGINE_AUTO);
+	if (i) {
+		fprintf(stderr, "bench-planner: n=%u: %s\n", n, r->e.msg);
+		dp_ctx_fini(&r->x);
+		dp_model_free(r->m);
 		return -1;
 	}
-	for (i = 0; i < pl.n; i++)
-		total += pl.sec[i];
-	cp = &x.plan->core[0];
-	printf("%9u %8.3f %8.3f |", n, tgen, total);
-	for (i = 0; i < pl.n; i++)
-		printf(" %7.3f", pl.sec[i]);
-	printf(" | %6.3f %6.3f %6.3f | %7.3f |", x.st.t_tree, x.st.t_simplify,
-	       x.st.t_select, total * 1e6 / (n * log2((double)n)));
+	for (i = 0; i < r->pl.n; i++)
+		r->total += r->pl.sec[i];
+	return 0;
+}
+
+static void outcome_free(struct outcome *r)
+{
+	dp_ctx_fini(&r->x);
+	dp_model_free(r->m);
+}
+
+static struct dp_model *make_sparse(uint32_t n, uint32_t W, uint64_t seed)
+{
+	return synth(n, W, seed);
+}
+
+static struct dp_model *make_all_live(uint32_t n, uint32_t W, uint64_t seed)
+{
+	(void)W;
+	return synth_all_live(n, seed);
+}
+
+/* What the side-by-side summary needs of one row. */
+struct row {
+	uint32_t n;
+	double plan, per, ref;	/* ref < 0: not run */
+	int same;
+};
+
+static int run_size(int all_live, uint32_t n, uint32_t W, uint64_t seed,
+		    double base_limit, double *base_per_pair, uint32_t ref_limit,
+		    double per0, struct row *row)
+{
+	struct outcome r;
+	const struct dp_core_plan *cp;
+	double per;
+	int i;
+
+	int rep, reps = n <= 20000 ? 5 : n <= 200000 ? 3 : 1;
+
+	/* small sizes take milliseconds: keep the fastest of a few runs */
+	for (rep = 0; rep < reps; rep++) {
+		struct outcome t;
+
+		if (plan_once(all_live ? make_all_live : make_sparse, n, W,
+			      seed, bench_engine, &t))
+			return -1;
+		if (rep && t.total >= r.total) {
+			outcome_free(&t);
+			continue;
+		}
+		if (rep)
+			outcome_free(&r);
+		r = t;
+	}
+	cp = &r.x.plan->core[0];
+	per = r.total * 1e6 / (n * log2((double)n));
+	printf("%9u %8.3f %8.3f |", n, r.gen, r.total);
+	for (i = 0; i < r.pl.n; i++)
+		printf(" %7.3f", r.pl.sec[i]);
+	printf(" | %6.3f %6.3f %6.3f | %7.3f %5.2f |", r.x.st.t_tree,
+	       r.x.st.t_simplify, r.x.st.t_select, per,
+	       per / (per0 > 0 ? per0 : per));
 	printf(" %10zu %12llu %12llu %6.3f",
-	       x.st.edges, (unsigned long long)cp->peak,
+	       r.x.st.edges, (unsigned long long)cp->peak,
 	       (unsigned long long)cp->lower_bound,
 	       cp->lower_bound ? (double)cp->peak / cp->lower_bound : 1.0);
-	{
+	row->n = n;
+	row->plan = r.total;
+	row->per = per;
+	row->ref = -1;
+	row->same = 1;
+	if (all_live) {
+		/* the reference engine on the same model, where it is quick */
+		struct outcome q;
+		uint32_t k;
+
+		if (n > ref_limit) {
+			printf(" | reference skipped (n > %u)\n", ref_limit);
+		} else if (plan_once(make_all_live, n, W, seed,
+				     DP_ENGINE_REFERENCE, &q)) {
+			printf(" | reference failed\n");
+		} else {
+			const struct dp_core_plan *qp = &q.x.plan->core[0];
+
+			for (k = 0; k < cp->n; k++)
+				if (cp->t[k].addr != qp->t[k].addr)
+					row->same = 0;
+			row->ref = q.total;
+			printf(" | reference %8.3f s, %6.1fx (%s)\n", q.total,
+			       q.total / r.total,
+			       row->same ? "same addresses" : "ADDRESSES DIFFER");
+			outcome_free(&q);
+		}
+	} else {
 		/* naive O(V^2) baseline while it stays under the limit */
 		double pairs = (double)n * (n - 1) / 2, est;
 
@@ -137,26 +300,53 @@ static int run_size(uint32_t n, uint32_t W, uint64_t seed, double base_limit,
 			uint32_t k = n < 3000 ? n : 3000;
 			double b0 = dp_now();
 
-			naive_edges(&m->c[0], k);
+			naive_edges(&r.m->c[0], k);
 			*base_per_pair = (dp_now() - b0) / ((double)k * (k - 1) / 2 + 1);
 		}
 		est = pairs * *base_per_pair;
 
 		if (est < base_limit) {
 			double b0 = dp_now();
-			uint64_t ne = naive_edges(&m->c[0], n);
+			uint64_t ne = naive_edges(&r.m->c[0], n);
 			double bt = dp_now() - b0;
 
 			*base_per_pair = bt / pairs;
 			printf(" | naive %8.3f s%s\n", bt,
-			       ne == x.st.edges ? " (same edges)" : " (EDGES DIFFER)");
+			       ne == r.x.st.edges ? " (same edges)" : " (EDGES DIFFER)");
 		} else {
 			printf(" | naive skipped (est. %.0f s)\n", est);
 		}
 	}
 	fflush(stdout);
-	dp_ctx_fini(&x);
-	dp_model_free(m);
+	outcome_free(&r);
+	return 0;
+}
+
+static void table_head(void)
+{
+	printf("%9s %8s %8s | %-79s | %-20s | %7s %5s | %10s %12s %12s %6s | baseline\n",
+	       "tensors", "generate", "plan", "per pass", "tree   simpl  select",
+	       "us/nlgn", "norm", "edges", "peak", "lower bound", "ratio");
+}
+
+static int run_family(int all_live, const uint32_t *sizes, uint32_t ns,
+		      uint32_t W, uint64_t seed, double limit,
+		      uint32_t ref_limit, uint32_t max, struct row *rows)
+{
+	double per_pair = 0;
+	uint32_t i;
+
+	table_head();
+	for (i = 0; i < ns; i++) {
+		rows[i].n = 0;
+		if (sizes[i] > max) {
+			printf("%9u skipped (above --all-live-max %u)\n", sizes[i], max);
+			continue;
+		}
+		if (run_size(all_live, sizes[i], W, seed, limit, &per_pair,
+			     ref_limit, i ? rows[0].per : 0, &rows[i]))
+			return -1;
+	}
 	return 0;
 }
 
@@ -230,35 +420,76 @@ static void run_minimalloc(const char *dir)
 
 int main(int argc, char **argv)
 {
-	uint32_t sizes[32], ns = 0, W = 16;
+	uint32_t sizes[32], ns = 0, W = 16, ref_limit = 5000, al_max = 100000, i;
 	uint64_t seed = 1;
-	double limit = 60, per_pair = 0;
-	const char *mdir = NULL;
-	int i;
+	double limit = 60;
+	const char *mdir = NULL, *family = "both";
+	struct row sp[32], al[32];
+	int do_sparse, do_all;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-s") && i + 1 < argc)
+	for (i = 1; i < (uint32_t)argc; i++) {
+		if (!strcmp(argv[i], "-s") && i + 1 < (uint32_t)argc)
 			seed = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "-W") && i + 1 < argc)
+		else if (!strcmp(argv[i], "-W") && i + 1 < (uint32_t)argc)
 			W = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--baseline-limit") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--baseline-limit") && i + 1 < (uint32_t)argc)
 			limit = strtod(argv[++i], NULL);
-		else if (!strcmp(argv[i], "-m") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--family") && i + 1 < (uint32_t)argc)
+			family = argv[++i];
+		else if (!strcmp(argv[i], "--reference-limit") && i + 1 < (uint32_t)argc)
+			ref_limit = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--engine") && i + 1 < (uint32_t)argc) {
+			i++;
+			bench_engine = !strcmp(argv[i], "reference") ? DP_ENGINE_REFERENCE :
+				       !strcmp(argv[i], "incremental") ? DP_ENGINE_INCREMENTAL :
+				       DP_ENGINE_AUTO;
+		} else if (!strcmp(argv[i], "--all-live-max") && i + 1 < (uint32_t)argc)
+			al_max = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-m") && i + 1 < (uint32_t)argc)
 			mdir = argv[++i];
 		else if (ns < 32)
 			sizes[ns++] = strtoul(argv[i], NULL, 0);
 	}
+	do_sparse = strcmp(family, "all-live") != 0;
+	do_all = strcmp(family, "sparse") != 0;
 	if (ns) {
-		printf("synthetic single-core models, window W=%u (bounded overlap), seed %llu; times in seconds\n",
-		       W, (unsigned long long)seed);
 		printf("passes: number liveness find_start_addr cc_buffer_size coloring_allocator_dram build_plan sync_shared check_placed post_shared_hazards totals\n");
 		printf("  (inside coloring_allocator_dram: tree = build + neighbour queries, simplify, select)\n");
-		printf("%9s %8s %8s | %-79s | %-20s | %7s | %10s %12s %12s %6s | baseline\n",
-		       "tensors", "generate", "plan", "per pass", "tree   simpl  select",
-		       "us/nlgn", "edges", "peak", "lower bound", "ratio");
-		for (i = 0; i < (int)ns; i++)
-			if (run_size(sizes[i], W, seed, limit, &per_pair))
-				return 1;
+		printf("  norm = us/nlgn divided by that of the smallest size (flat = n log n growth)\n");
+	}
+	if (ns && do_sparse) {
+		printf("\nsparse: synthetic single-core models, window W=%u (bounded overlap), seed %llu; times in seconds\n",
+		       W, (unsigned long long)seed);
+		if (run_family(0, sizes, ns, W, seed, limit, ref_limit,
+			       UINT32_MAX, sp))
+			return 1;
+	}
+	if (ns && do_all) {
+		printf("\nall-live: every tensor live at once (n^2/2 edges), --dram-size 64 TiB, seed %llu; reference = the seed's select (engine REFERENCE) on the same model, up to %u tensors\n",
+		       (unsigned long long)seed, ref_limit);
+		if (run_family(1, sizes, ns, W, seed, limit, ref_limit, al_max,
+			       al))
+			return 1;
+	}
+	if (ns && do_sparse && do_all) {
+		printf("\nside by side (plan seconds; norm as above; reference/new on the all-live model)\n");
+		printf("%9s | %8s %6s | %8s %6s | %9s %8s\n", "tensors",
+		       "sparse", "norm", "all-live", "norm", "reference", "ref/new");
+		for (i = 0; i < ns; i++) {
+			printf("%9u | %8.3f %6.2f |", sizes[i], sp[i].plan,
+			       sp[i].per / sp[0].per);
+			if (!al[i].n || !al[0].n) {
+				printf(" %8s %6s | %9s %8s\n", "-", "-", "-", "-");
+				continue;
+			}
+			printf(" %8.3f %6.2f |", al[i].plan, al[i].per / al[0].per);
+			if (al[i].ref >= 0)
+				printf(" %9.3f %7.1fx%s\n", al[i].ref,
+				       al[i].ref / al[i].plan,
+				       al[i].same ? "" : " ADDRESSES DIFFER");
+			else
+				printf(" %9s %8s\n", "-", "-");
+		}
 	}
 	if (mdir)
 		run_minimalloc(mdir);

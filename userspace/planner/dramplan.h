@@ -254,6 +254,22 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
 	     FILE *log, const char *tag);
 
+/*
+ * The placement engine (place.c): the results are the same, only the cost
+ * differs.  AUTO (default) picks per instance; REFERENCE is the seed's
+ * adjacency + sort-per-placement select, kept for the tests and the
+ * benchmark to compare against; INCREMENTAL forces dense.c's structures.
+ * Process-wide; not for concurrent use.
+ */
+enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
+void dp_place_set_engine(enum dp_engine e);
+enum dp_engine dp_place_get_engine(void);
+
+/* The simplify order without an adjacency (k-d tree, dense.c): the same
+ * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX. */
+int dp_simplify_order_iv(const struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, uint32_t *out);
+
 /* The simplify order alone (for tests): out[] gets the select order. */
 int dp_simplify_order(const struct dp_item *it, size_t n,
 		      const uint32_t *adj_first, const uint32_t *adj,

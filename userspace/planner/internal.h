@@ -17,4 +17,41 @@ int dp_pass_check_placed(struct dp_ctx *x);
 int dp_pass_hazards(struct dp_ctx *x);
 int dp_pass_totals(struct dp_ctx *x);
 
+/* verify.c: rule 6a alone (links), for the tests */
+int dp_verify_links(const struct dp_plan *p, const char *file,
+		    struct dp_err *e);
+
+/* verify.c: rule 5 (interfering tensors byte-disjoint) for one core */
+int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
+		    struct dp_err *e);
+
+/* search.c: one gap [glo, ghi) of the first-fit walk (the seed's two arms) */
+int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
+	       uint64_t align, uint64_t *addr);
+
+/* dense.c: placement without an adjacency (see the comment there) */
+struct dp_dense;
+/* NULL unless the sizes sum to less than UINT64_MAX (then no pressure
+ * saturates).  tree: the interval tree over the items' intervals, for the
+ * neighbours of items that do not have exactly one interval. */
+struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv,
+			      const struct dp_itree *tree);
+size_t dp_dense_edges(const struct dp_dense *d);
+size_t dp_dense_degree(const struct dp_dense *d, uint32_t v);
+void dp_dense_order(const struct dp_dense *d, uint32_t *out);
+void dp_dense_free(struct dp_dense *d);
+
+struct dp_atree;
+struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv);
+/* First fit for item v among the placed items whose intervals overlap
+ * v's: the answer dp_search gives on their ranges (0, or -1: no fit).
+ * budget != 0: give up with -2 after visiting that many tree nodes. */
+int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
+		    uint64_t ceiling, uint64_t page, uint64_t align,
+		    uint64_t *addr, size_t budget);
+void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr);
+void dp_atree_free(struct dp_atree *t);
+
 #endif

@@ -67,13 +67,31 @@ struct lv {
 	uint64_t *use, *def, *in, *out;
 	struct emit *em;
 	size_t nem, cap;
+	size_t *last;		/* tensor -> its latest emitted interval */
 };
 
 #define SET(s, b, i)	((s)[(size_t)(b) * L->W + ((i) >> 6)] |= 1ULL << ((i) & 63))
 #define TST(s, b, i)	(((s)[(size_t)(b) * L->W + ((i) >> 6)] >> ((i) & 63)) & 1)
 
+/*
+ * An interval that overlaps or touches the tensor's latest one is merged
+ * into it on the spot: the final sort-and-merge gives the same intervals
+ * (it merges touching ones too), but a tensor live through many blocks --
+ * every tensor, when all are live at once -- no longer leaves one interval
+ * per block behind (O(n * blocks) memory and sorting).
+ */
 static void emit(struct lv *L, uint32_t t, uint64_t lo, uint64_t hi)
 {
+	size_t k = L->last[t];
+
+	if (k != SIZE_MAX && lo <= L->em[k].hi + 1 && L->em[k].lo <= hi + 1) {
+		if (lo < L->em[k].lo)
+			L->em[k].lo = lo;
+		if (hi > L->em[k].hi)
+			L->em[k].hi = hi;
+		return;
+	}
+	L->last[t] = L->nem;
 	if (L->nem == L->cap) {
 		L->cap = L->cap ? L->cap * 2 : 1024;
 		L->em = dp_xrealloc(L->em, L->cap, sizeof(*L->em));
@@ -157,7 +175,8 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 	struct lv LL = { .c = c }, *L = &LL;
 	uint32_t *first_block = NULL, *count = NULL, *pos = NULL;
 	uint8_t *first_use = NULL, *multi = NULL;
-	uint64_t *open = NULL, *outputs = NULL;
+	uint64_t *open = NULL, *outputs = NULL, *pass = NULL, *run_lo = NULL;
+	uint64_t prev_last = 0;
 	uint32_t *touched = NULL, *stamp = NULL;
 	uint32_t bi, k, j, i, ntouched;
 	int rc = -1, changed;
@@ -286,19 +305,53 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 	stamp = calloc(c->nt ? c->nt : 1, sizeof(*stamp));
 	if (!stamp)
 		abort();
-	for (i = 0; i < c->nt; i++)
+	L->last = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->last));
+	for (i = 0; i < c->nt; i++) {
 		open[i] = DP_UNSET;
+		L->last[i] = SIZE_MAX;
+	}
+	/*
+	 * A tensor live out of a block that does not touch it is live through
+	 * the whole block.  Those are most of the live set when many tensors
+	 * are live at once, so they are not walked one by one per block: a
+	 * run of such blocks (in numbering order, empty blocks in between
+	 * change nothing) is found word by word -- a bit that appears starts a
+	 * run, a bit that disappears ends it -- and emitted as one interval.
+	 * The merge below would have joined the per-block pieces anyway.
+	 */
+	pass = calloc(L->W ? L->W : 1, 8);
+	run_lo = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*run_lo));
+	if (!pass)
+		abort();
 	for (bi = 0; bi < c->nb; bi++) {
 		struct dp_block *b = &c->b[bi];
 		uint64_t *out = &L->out[(size_t)bi * L->W];
+		uint64_t *use = &L->use[(size_t)bi * L->W];
+		uint64_t *def = &L->def[(size_t)bi * L->W];
 		uint32_t w;
 
 		if (!b->ninst)
 			continue;
 		ntouched = 0;
 		for (w = 0; w < L->W; w++) {
-			uint64_t bits = out[w];
+			uint64_t acc = use[w] | def[w];	/* touched in this block */
+			uint64_t pt = out[w] & ~acc;	/* live through it */
+			uint64_t ended = pass[w] & ~pt, started = pt & ~pass[w];
+			uint64_t bits = out[w] & acc;
 
+			while (ended) {
+				uint32_t x = L->gten[w * 64 + __builtin_ctzll(ended)];
+
+				ended &= ended - 1;
+				emit(L, x, run_lo[x], prev_last);
+			}
+			while (started) {
+				uint32_t x = L->gten[w * 64 + __builtin_ctzll(started)];
+
+				started &= started - 1;
+				run_lo[x] = b->t_first;
+			}
+			pass[w] = pt;
 			while (bits) {
 				uint32_t g = w * 64 + __builtin_ctzll(bits);
 				uint32_t x = L->gten[g];
@@ -343,7 +396,15 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 				open[x] = DP_UNSET;
 			}
 		}
+		prev_last = b->t_last;
 	}
+	for (bi = 0; bi < L->W; bi++)		/* runs still going at the end */
+		while (pass[bi]) {
+			uint32_t x = L->gten[bi * 64 + __builtin_ctzll(pass[bi])];
+
+			pass[bi] &= pass[bi] - 1;
+			emit(L, x, run_lo[x], prev_last);
+		}
 
 	/* group by tensor (counting sort), sort and merge each tensor's list */
 	count = calloc((size_t)c->nt + 1, sizeof(*count));
@@ -401,6 +462,9 @@ out:
 	free(L->in);
 	free(L->out);
 	free(L->em);
+	free(L->last);
+	free(pass);
+	free(run_lo);
 	free(outputs);
 	free(open);
 	free(touched);

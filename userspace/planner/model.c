@@ -349,6 +349,63 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 	return 0;
 }
 
+struct lref {
+	uint32_t core;		/* the owner: remote core, index there */
+	uint32_t idx;
+	uint32_t t;		/* the linking tensor */
+};
+
+static int cmp_lref(const void *a, const void *b)
+{
+	const struct lref *x = a, *y = b;
+
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/*
+ * One link per owner per core.  Sorting the core's links by owner puts two
+ * links to one owner side by side: O(L log L) instead of comparing every
+ * pair.  The pair reported is the one a scan of every pair in index order
+ * finds first: the smallest first link of any owner linked twice, with
+ * that owner's second link.
+ */
+static int one_link_per_owner(struct dp_model *m, struct dp_core *c,
+			      struct dp_err *e)
+{
+	struct lref *l;
+	uint32_t i, n = 0, bi = UINT32_MAX, bj = 0;
+	size_t k;
+
+	for (i = 0; i < c->nt; i++)
+		n += c->t[i].has_remote;
+	if (n < 2)
+		return 0;
+	l = dp_xrealloc(NULL, n, sizeof(*l));
+	n = 0;
+	for (i = 0; i < c->nt; i++)
+		if (c->t[i].has_remote)
+			l[n++] = (struct lref){ c->t[i].remote_core,
+						(uint32_t)c->t[i].remote_idx, i };
+	qsort(l, n, sizeof(*l), cmp_lref);
+	for (k = 0; k + 1 < n; k++)
+		if (l[k].core == l[k + 1].core && l[k].idx == l[k + 1].idx &&
+		    (k == 0 || l[k - 1].core != l[k].core ||
+		     l[k - 1].idx != l[k].idx) && l[k].t < bi) {
+			bi = l[k].t;		/* first link of this owner */
+			bj = l[k + 1].t;	/* and its second */
+		}
+	free(l);
+	if (bi == UINT32_MAX)
+		return 0;
+	return dp_fail(e, "%s: core %u: tensors '%s' and '%s' both link to {core %u, '%s'} (a core links to an owner once)",
+		       m->file, c->index, c->t[bi].name, c->t[bj].name,
+		       c->t[bi].remote_core, c->t[bi].remote_name);
+}
+
 /*
  * Remote targets: every linked tensor (shared, with {core, name}) must name
  * an owner on another core, i.e. a shared DRAM tensor of the same byte size
@@ -357,7 +414,7 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
  */
 int dp_model_link(struct dp_model *m, struct dp_err *e)
 {
-	uint32_t ci, i, j;
+	uint32_t ci, i;
 
 	for (ci = 0; ci < m->nc; ci++) {
 		struct dp_core *c = &m->c[ci];
@@ -399,20 +456,8 @@ int dp_model_link(struct dp_model *m, struct dp_err *e)
 					       (unsigned long long)t->bytes);
 			t->remote_idx = ri;
 		}
-		/* one link per owner per core */
-		for (i = 0; i < c->nt; i++) {
-			if (!c->t[i].has_remote)
-				continue;
-			for (j = i + 1; j < c->nt; j++)
-				if (c->t[j].has_remote &&
-				    c->t[j].remote_core == c->t[i].remote_core &&
-				    c->t[j].remote_idx == c->t[i].remote_idx)
-					return dp_fail(e, "%s: core %u: tensors '%s' and '%s' both link to {core %u, '%s'} (a core links to an owner once)",
-						       m->file, ci, c->t[i].name,
-						       c->t[j].name,
-						       c->t[i].remote_core,
-						       c->t[i].remote_name);
-		}
+		if (one_link_per_owner(m, c, e))
+			return -1;
 	}
 	return 0;
 }

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "dramplan.h"
+#include "internal.h"
 
 struct nbr {
 	uint32_t self, qid;
@@ -269,21 +270,147 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 
 /* ---- the placer ------------------------------------------------------ */
 
+/*
+ * Two engines give the same addresses (tests/planner/test_dense.c compares
+ * them on thousands of random instances):
+ *
+ *  REFERENCE   the seed's select as written: every item's neighbours from
+ *              the interval tree into an adjacency (CSR), simplify as a heap
+ *              over it, and for each placement the placed neighbours' byte
+ *              ranges sorted again by dp_search.  O(E) memory, O(n d log d)
+ *              time for d items live at once.
+ *  INCREMENTAL dense.c: no adjacency (the edge count and pressures from
+ *              sorted endpoints, simplify over a k-d tree; items with
+ *              several intervals or none listed explicitly as exceptions),
+ *              and select through the address tree of placed items.
+ *              Forced, it uses the address tree for every placement (the
+ *              tests' setting).
+ *  AUTO        (the default) per instance and per placement:
+ *              - sparse (average degree 64 or less, or under 64 items): the
+ *                reference, where it is fastest;
+ *              - dense: no adjacency (dense.c);
+ *              - dense, but the sizes could saturate a pressure: the
+ *                reference's adjacency and simplify, the address tree for
+ *                select.
+ *              In both dense cases a placement with more than
+ *              FEW_NEIGHBOURS neighbours walks the address tree with a
+ *              budget of node visits about its degree (all live: O(log n)
+ *              visits); over budget, or with few neighbours, it takes the
+ *              reference's select on its neighbours (from the adjacency, or
+ *              from the interval tree when there is none), and after a
+ *              give-up the tree rests for 1, 3, 7, ... placements (up to
+ *              1023), so a model where the tree does not pay (neighbours
+ *              spread among many non-neighbours at the same addresses)
+ *              costs little more than the reference.
+ */
+#define DENSE_MIN_ITEMS		64
+#define DENSE_AVG_DEGREE	64
+#define FEW_NEIGHBOURS		64
+
+static enum dp_engine place_engine = DP_ENGINE_AUTO;
+static int engine_chosen;
+
+/*
+ * DRAMPLAN_ENGINE=reference|incremental|auto in the environment sets the
+ * engine until dp_place_set_engine is called: running the whole test suite
+ * (or dramplan) under each shows that nothing depends on the choice.
+ */
+enum dp_engine dp_place_get_engine(void)
+{
+	if (!engine_chosen) {
+		const char *v = getenv("DRAMPLAN_ENGINE");
+
+		engine_chosen = 1;
+		if (v && !strcmp(v, "reference"))
+			place_engine = DP_ENGINE_REFERENCE;
+		else if (v && !strcmp(v, "incremental"))
+			place_engine = DP_ENGINE_INCREMENTAL;
+	}
+	return place_engine;
+}
+
+void dp_place_set_engine(enum dp_engine e)
+{
+	engine_chosen = 1;
+	place_engine = e;
+}
+
+/* The placed neighbours of one item, through the interval tree. */
+struct pick {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	const uint8_t *placed;
+	const struct dp_item *it;
+	struct dp_range *occ;
+	size_t n, cap;
+};
+
+static void pick_placed(uint32_t u, void *arg)
+{
+	struct pick *p = arg;
+
+	if (u == p->self || p->stamp[u] == p->qid || !p->placed[u])
+		return;
+	p->stamp[u] = p->qid;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->occ = dp_xrealloc(p->occ, p->cap, sizeof(*p->occ));
+	}
+	p->occ[p->n].lo = p->it[u].addr;
+	p->occ[p->n].hi = p->it[u].addr + p->it[u].size;
+	p->n++;
+}
+
+static void count_one(uint32_t payload, void *arg)
+{
+	(void)payload;
+	++*(size_t *)arg;
+}
+
+/*
+ * AUTO's first look, before sorting anything: a sample of DENSE_SAMPLES
+ * items, evenly spread, has an average degree above half the threshold
+ * (interval tree queries; an item met through two intervals counts twice).  Sparse
+ * instances, the common case, stop here and pay O(DENSE_SAMPLES log n).
+ */
+#define DENSE_SAMPLES 64
+static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
+		       size_t n, const struct dp_iv *iv)
+{
+	size_t i, k, deg = 0, step;
+
+	if (n < DENSE_MIN_ITEMS)
+		return 0;
+	step = n / DENSE_SAMPLES;
+	for (i = 0; i < DENSE_SAMPLES; i++)	/* overlaps, not items: an estimate */
+		for (k = 0; k < it[i * step].iv_count; k++)
+			dp_itree_overlaps(tree, iv[it[i * step].iv_first + k].lo,
+					  iv[it[i * step].iv_first + k].hi,
+					  count_one, &deg);
+	/* deg counts each sample itself too */
+	return deg > (size_t)DENSE_SAMPLES * (1 + DENSE_AVG_DEGREE / 2);
+}
+
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     uint64_t start, uint64_t ceiling, uint64_t page,
 	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
 	     FILE *log, const char *tag)
 {
+	enum dp_engine eng = dp_place_get_engine();
 	struct dp_itree tree = { .root = -1 };
 	struct dp_itnode *nodes;
 	struct nbr nb = { 0 };
-	uint32_t *adj_first, *ord;
-	uint8_t *placed;
+	struct dp_dense *dense = NULL;
+	struct dp_atree *at = NULL;
+	struct pick pk = { 0 };
+	uint32_t *adj_first = NULL, *ord = NULL;
+	uint8_t *placed = NULL;
 	struct dp_range *occ = NULL;
-	size_t ni = 0, i, k, cap_occ = 0;
+	size_t ni = 0, i, k, cap_occ = 0, edges, skip = 0, backoff = 0;
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
-	int rc = -1;
+	int rc = -1, use_adj = 1;
+	enum { SEL_ADJ, SEL_TREE, SEL_TRY_ITREE, SEL_TRY_ADJ } sel;
 
 	if (n >= UINT32_MAX)
 		return -1;
@@ -311,12 +438,23 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		fprintf(log, "%sIntervalTree Build Done\n", tag);
 	}
 
+	if (eng == DP_ENGINE_INCREMENTAL ||
+	    (eng == DP_ENGINE_AUTO && looks_dense(&tree, it, n, iv)))
+		dense = dp_dense_new(it, n, iv, &tree);
+	if (eng == DP_ENGINE_AUTO && dense &&
+	    (n < DENSE_MIN_ITEMS ||
+	     dp_dense_edges(dense) <= (size_t)DENSE_AVG_DEGREE / 2 * n)) {
+		dp_dense_free(dense);	/* sparse: the reference is fastest */
+		dense = NULL;
+	}
+	use_adj = !dense;
+
 	/* neighbours of every item, through the tree */
 	adj_first = dp_xrealloc(NULL, n + 1, sizeof(*adj_first));
 	nb.stamp = calloc(n ? n : 1, sizeof(*nb.stamp));
 	if (!nb.stamp)
 		abort();
-	for (i = 0; i < n; i++) {
+	for (i = 0; use_adj && i < n; i++) {
 		adj_first[i] = nb.n;
 		nb.self = i;
 		nb.qid = i + 1;
@@ -328,56 +466,107 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		if (nb.n >= UINT32_MAX)
 			goto out;
 	}
-	adj_first[n] = nb.n;
+	adj_first[use_adj ? n : 0] = nb.n;
+	edges = use_adj ? nb.n / 2 : dp_dense_edges(dense);
+	if (eng == DP_ENGINE_REFERENCE)
+		sel = SEL_ADJ;
+	else if (eng == DP_ENGINE_INCREMENTAL)
+		sel = SEL_TREE;
+	else if (dense)
+		sel = SEL_TRY_ITREE;
+	else if (n >= DENSE_MIN_ITEMS && edges > (size_t)DENSE_AVG_DEGREE / 2 * n)
+		sel = SEL_TRY_ADJ;	/* dense, but some item has 2+ intervals */
+	else
+		sel = SEL_ADJ;
 	t1 = dp_now();
 
 	ord = dp_xrealloc(NULL, n ? n : 1, sizeof(*ord));
 	if (log)
 		fprintf(log, "%ssimplify interference graph: %zu nodes, %zu edges\n",
-			tag, n, nb.n / 2);
-	if (order == DP_ORDER_SIMPLIFY)
+			tag, n, edges);
+	if (order != DP_ORDER_SIMPLIFY)
+		static_order(it, n, iv, order, ord);
+	else if (use_adj)
 		dp_simplify_order(it, n, adj_first, nb.adj, ord);
 	else
-		static_order(it, n, iv, order, ord);
+		dp_dense_order(dense, ord);
 	t2 = dp_now();
 
 	placed = calloc(n ? n : 1, 1);
 	if (!placed)
 		abort();
+	if (sel != SEL_ADJ) {
+		at = dp_atree_new(it, n, iv);
+		pk.stamp = nb.stamp;	/* used only without an adjacency */
+		pk.placed = placed;
+		pk.it = it;
+	}
 	for (i = 0; i < n; i++) {
 		uint32_t v = ord[i];
+		uint64_t align = it[v].align ? it[v].align : 1;
 		size_t no = 0;
+		int r;
 
-		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
-			uint32_t u = nb.adj[k];
+		r = -2;
+		if (sel == SEL_TREE) {
+			r = dp_atree_search(at, v, start, ceiling, page, align,
+					    &it[v].addr, 0);
+		} else if (sel != SEL_ADJ) {
+			size_t deg = sel == SEL_TRY_ADJ ?
+				     adj_first[v + 1] - adj_first[v] :
+				     dp_dense_degree(dense, v);
 
-			if (!placed[u])
-				continue;
-			if (no == cap_occ) {
-				cap_occ = cap_occ ? cap_occ * 2 : 64;
-				occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
+			if (deg > FEW_NEIGHBOURS && !skip) {
+				r = dp_atree_search(at, v, start, ceiling, page,
+						    align, &it[v].addr,
+						    2 * deg + 64);
+				backoff = r == -2 ? (backoff * 2 + 1) & 1023 : 0;
+				skip = backoff;
+			} else if (skip) {
+				skip--;
 			}
-			occ[no].lo = it[u].addr;
-			occ[no].hi = it[u].addr + it[u].size;
-			no++;
 		}
-		if (dp_search(occ, no, start, ceiling, it[v].size, page,
-			      it[v].align ? it[v].align : 1, &it[v].addr)) {
+		if (r == -2 && sel == SEL_TRY_ITREE) {
+			pk.self = v;
+			pk.qid = i + 1;		/* per placement; no adjacency here */
+			pk.n = 0;
+			for (k = 0; k < it[v].iv_count; k++)
+				dp_itree_overlaps(&tree, iv[it[v].iv_first + k].lo,
+						  iv[it[v].iv_first + k].hi,
+						  pick_placed, &pk);
+			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
+				      page, align, &it[v].addr);
+		} else if (r == -2) {		/* the reference's select */
+			for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
+				uint32_t u = nb.adj[k];
+
+				if (!placed[u])
+					continue;
+				if (no == cap_occ) {
+					cap_occ = cap_occ ? cap_occ * 2 : 64;
+					occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
+				}
+				occ[no].lo = it[u].addr;
+				occ[no].hi = it[u].addr + it[u].size;
+				no++;
+			}
+			r = dp_search(occ, no, start, ceiling, it[v].size, page,
+				      align, &it[v].addr);
+		}
+		if (r) {
 			if (failed)
 				*failed = v;
-			free(placed);
-			free(ord);
 			goto out;
 		}
 		placed[v] = 1;
+		if (at)
+			dp_atree_insert(at, v, it[v].addr);
 		if (it[v].addr + it[v].size > peak)
 			peak = it[v].addr + it[v].size;
 	}
-	free(placed);
-	free(ord);
 	if (st) {
 		st->intervals += ni;
-		st->edges += nb.n / 2;
+		st->edges += edges;
 		st->t_tree += t1 - t0;
 		st->t_simplify += t2 - t1;
 		st->t_select += dp_now() - t2;
@@ -386,10 +575,15 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	}
 	rc = 0;
 out:
+	free(placed);
+	free(ord);
 	free(occ);
+	free(pk.occ);
 	free(nb.stamp);
 	free(nb.adj);
 	free(adj_first);
+	dp_atree_free(at);
+	dp_dense_free(dense);
 	dp_itree_free(&tree);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dramplan.h"
+#include "internal.h"
 
 static int cmp_range(const void *a, const void *b)
 {
@@ -34,9 +35,10 @@ static void sort_ranges(struct dp_range *r, size_t n)
 
 /*
  * One gap [glo, ghi).  Returns 1 and *addr when the size fits, following
- * the seed's two-arm placement (dram_select.cpp ~263-285).
+ * the seed's two-arm placement (dram_select.cpp ~263-285).  Shared with
+ * dense.c's tree walk, so both paths judge a gap the same way.
  */
-static int try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
+int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 		   uint64_t align, uint64_t *addr)
 {
 	uint64_t lo = glo, end_page;
@@ -78,13 +80,13 @@ int dp_search(struct dp_range *occ, size_t n, uint64_t start,
 	sort_ranges(occ, n);
 	for (i = 0; i < n && prev < ceiling; i++) {
 		if (occ[i].lo > prev &&
-		    try_gap(prev, occ[i].lo < ceiling ? occ[i].lo : ceiling,
+		    dp_try_gap(prev, occ[i].lo < ceiling ? occ[i].lo : ceiling,
 			    size, page, align, addr))
 			return 0;
 		if (occ[i].hi > prev)
 			prev = occ[i].hi;
 	}
-	if (prev < ceiling && try_gap(prev, ceiling, size, page, align, addr))
+	if (prev < ceiling && dp_try_gap(prev, ceiling, size, page, align, addr))
 		return 0;
 	return -1;
 }

@@ -4,8 +4,9 @@
  *
  * Deliberately a different algorithm from the planner's: no interval tree,
  * no search.  Per core, a time sweep over every interval sorted by start,
- * with the set of intervals still open; each new interval is compared with
- * every open one of another tensor, and their byte ranges must be disjoint.
+ * with the set of tensors still open; each new interval's bytes must be
+ * disjoint from every open tensor's but its own (dp_verify_sweep: the open
+ * tensors by address in a Fenwick tree, so O(log n) a step).
  *
  * Rules (each failure names the file, core, tensor(s) and the rule):
  *  1. every DRAM tensor has an address, and address + size does not wrap;
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include "dramplan.h"
+#include "internal.h"
 
 struct vi {
 	uint64_t lo, hi;
@@ -42,17 +44,96 @@ static int cmp_vi(const void *a, const void *b)
 	return (x->t > y->t) - (x->t < y->t);
 }
 
-static int sweep_core(const struct dp_plan *p, const struct dp_core_plan *c,
-		      const char *file, struct dp_err *e)
+/*
+ * Rule 5, per core.  A time sweep over every interval sorted by start; the
+ * intervals still open are those that end at or after the current start.
+ * Each new interval must not share a byte with an open interval of another
+ * tensor.
+ *
+ * Until the first violation, the open intervals of different tensors are
+ * byte-disjoint (each was checked against the others when it opened), so
+ * one question answers "does the new one overlap any": among the open
+ * tensors, the one with the highest address below the new one's end --
+ * does it end after the new one's start?  (If the new interval's own
+ * tensor is open, nothing else overlaps it.)  The open tensors live in a
+ * Fenwick tree (hand-rolled: add, prefix count, k-th) over the core's
+ * tensors ranked by address, so each step is
+ * O(log n) instead of a pass over everything open (O(n^2) when all are
+ * live at once).  On a violation, the open intervals are scanned in the
+ * order they opened, to name the same pair as a scan of the open list.
+ */
+struct fen {
+	uint32_t *f;		/* 1-based Fenwick tree of counts */
+	uint32_t n, top;	/* top: highest power of two <= n */
+};
+
+static void fen_add(struct fen *F, uint32_t i, int32_t d)
+{
+	for (i++; i <= F->n; i += i & -i)
+		F->f[i] += d;
+}
+
+static uint32_t fen_prefix(const struct fen *F, uint32_t r)	/* [0, r) */
+{
+	uint32_t s = 0;
+
+	for (; r; r -= r & -r)
+		s += F->f[r];
+	return s;
+}
+
+static uint32_t fen_kth(const struct fen *F, uint32_t k)	/* k >= 1 */
+{
+	uint32_t pos = 0, step;
+
+	for (step = F->top; step; step >>= 1)
+		if (pos + step <= F->n && F->f[pos + step] < k) {
+			pos += step;
+			k -= F->f[pos];
+		}
+	return pos;		/* 0-based index of the k-th */
+}
+
+struct arank {
+	uint64_t addr;
+	uint32_t t;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct arank *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+static int cmp_vi_hi(const void *a, const void *b)
+{
+	const struct vi *x = a, *y = b;
+
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
+		    struct dp_err *e)
 {
 	struct vi *v = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*v));
-	struct vi **act = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*act));
-	size_t n = 0, i, j, nact = 0;
+	struct vi *byhi = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*byhi));
+	struct arank *byaddr = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*byaddr));
+	uint32_t *rank = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*rank));
+	uint32_t *open = calloc(c->n ? c->n : 1, sizeof(*open));
+	struct fen F = { calloc((size_t)c->n + 1, sizeof(uint32_t)), c->n, 1 };
+	size_t n = 0, i, j, x = 0;
 	uint32_t k, q;
 	int rc = 0;
 
-	(void)p;
-	for (k = 0; k < c->n; k++)
+	if (!open || !F.f)
+		abort();
+	while (F.top * 2 <= F.n)
+		F.top *= 2;
+	for (k = 0; k < c->n; k++) {
+		byaddr[k] = (struct arank){ c->t[k].addr, k };
 		for (q = 0; q < c->t[k].iv_count; q++) {
 			const struct dp_iv *iv = &c->iv[c->t[k].iv_first + q];
 
@@ -61,35 +142,72 @@ static int sweep_core(const struct dp_plan *p, const struct dp_core_plan *c,
 			v[n].t = k;
 			n++;
 		}
+	}
+	qsort(byaddr, c->n, sizeof(*byaddr), cmp_rank);
+	for (k = 0; k < c->n; k++)
+		rank[byaddr[k].t] = k;
 	qsort(v, n, sizeof(*v), cmp_vi);
+	memcpy(byhi, v, n * sizeof(*v));
+	qsort(byhi, n, sizeof(*byhi), cmp_vi_hi);
 	for (i = 0; i < n && !rc; i++) {
 		const struct dp_plan_tensor *a = &c->t[v[i].t];
-		size_t w = 0;
+		uint64_t aend = a->addr + a->size;
 
-		for (j = 0; j < nact; j++)
-			if (act[j]->hi >= v[i].lo)
-				act[w++] = act[j];
-		nact = w;
-		for (j = 0; j < nact; j++) {
-			const struct dp_plan_tensor *b = &c->t[act[j]->t];
+		/* close what ended before this start (all opened already) */
+		for (; x < n && byhi[x].hi < v[i].lo; x++)
+			if (!--open[byhi[x].t])
+				fen_add(&F, rank[byhi[x].t], -1);
+		if (!open[v[i].t]) {
+			/* open tensors ranked below the first at or past aend */
+			size_t lo = 0, hi = c->n;
+			uint32_t below;
 
-			if (act[j]->t == v[i].t)
-				continue;
-			if (a->addr < b->addr + b->size && b->addr < a->addr + a->size) {
-				rc = dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
-					     file, c->core, b->name,
-					     (unsigned long long)b->addr,
-					     (unsigned long long)(b->addr + b->size),
-					     a->name, (unsigned long long)a->addr,
-					     (unsigned long long)(a->addr + a->size),
-					     (unsigned long long)v[i].lo);
-				break;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (byaddr[mid].addr < aend)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			below = fen_prefix(&F, lo);
+			if (below) {
+				const struct dp_plan_tensor *b =
+					&c->t[byaddr[fen_kth(&F, below)].t];
+
+				rc = b->addr + b->size > a->addr;
 			}
 		}
-		act[nact++] = &v[i];
+		if (rc) {
+			/* the first open interval, in opening order, to blame */
+			for (j = 0; j < i; j++) {
+				const struct dp_plan_tensor *b = &c->t[v[j].t];
+
+				if (v[j].hi < v[i].lo || v[j].t == v[i].t ||
+				    !(a->addr < b->addr + b->size &&
+				      b->addr < a->addr + a->size))
+					continue;
+				dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
+					file, c->core, b->name,
+					(unsigned long long)b->addr,
+					(unsigned long long)(b->addr + b->size),
+					a->name, (unsigned long long)a->addr,
+					(unsigned long long)(a->addr + a->size),
+					(unsigned long long)v[i].lo);
+				break;
+			}
+			rc = -1;
+			break;
+		}
+		if (!open[v[i].t]++)
+			fen_add(&F, rank[v[i].t], 1);
 	}
 	free(v);
-	free(act);
+	free(byhi);
+	free(byaddr);
+	free(rank);
+	free(open);
+	free(F.f);
 	return rc;
 }
 
@@ -162,6 +280,123 @@ static int shared_vs_private(const struct dp_plan *p, const char *file,
 	}
 	free(r);
 	free(sh);
+	return rc;
+}
+
+/* ---- rule 6a: links ------------------------------------------------ */
+
+/* A core's tensor names, sorted (ties: index), for lookups by name. */
+struct nref {
+	const char *name;
+	uint32_t i;
+};
+
+static int cmp_nref(const void *a, const void *b)
+{
+	const struct nref *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static struct nref *name_index(const struct dp_core_plan *c)
+{
+	struct nref *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		ix[i] = (struct nref){ c->t[i].name, i };
+	qsort(ix, c->n, sizeof(*ix), cmp_nref);
+	return ix;
+}
+
+/* The first tensor (lowest index) of that name, as a scan would find. */
+static const struct dp_plan_tensor *find_name(const struct dp_core_plan *c,
+					      const struct nref *ix,
+					      const char *name)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n && !strcmp(ix[lo].name, name))
+		return &c->t[ix[lo].i];
+	return NULL;
+}
+
+/*
+ * A linked tensor has its owner's address: the owner exists (by name in
+ * the remote core; a sorted name index per core, built when first needed,
+ * so L links cost O(L log n), not O(L n)), is shared and not itself linked.
+ */
+int dp_verify_links(const struct dp_plan *p, const char *file,
+		    struct dp_err *e)
+{
+	struct nref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
+	uint32_t ci, k;
+	int rc = -1;
+
+	if (!ix)
+		abort();
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k], *r;
+			const struct dp_core_plan *rc_;
+
+			if (!t->has_remote)
+				continue;
+			if (!t->shared) {
+				dp_fail(e, "%s: core %u tensor '%s': has a remote target but is not shared",
+					file, ci, t->name);
+				goto out;
+			}
+			if (t->remote_core >= p->ncores || t->remote_core == ci) {
+				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					file, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			rc_ = &p->core[t->remote_core];
+			if (!ix[t->remote_core])
+				ix[t->remote_core] = name_index(rc_);
+			r = find_name(rc_, ix[t->remote_core], t->remote_name);
+			if (!r) {
+				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+					file, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			if (!r->shared || r->has_remote) {
+				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
+					file, ci, t->name, t->remote_core,
+					t->remote_name);
+				goto out;
+			}
+			if (r->addr != t->addr || r->size != t->size) {
+				dp_fail(e, "%s: core %u tensor '%s' at 0x%llx: shared address differs from its remote target {core %u, '%s'} at 0x%llx (shared addresses must be equal)",
+					file, ci, t->name,
+					(unsigned long long)t->addr,
+					t->remote_core, t->remote_name,
+					(unsigned long long)r->addr);
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	for (ci = 0; ci < p->ncores; ci++)
+		free(ix[ci]);
+	free(ix);
 	return rc;
 }
 
@@ -253,48 +488,10 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
 					       (unsigned long long)p->cc_base,
 					       (unsigned long long)(p->cc_base + p->cc_size));
 		}
-		if (sweep_core(p, c, file, e))
+		if (dp_verify_sweep(c, file, e))
 			return -1;
 	}
-	/* links: same address as the owner */
-	for (ci = 0; ci < p->ncores; ci++) {
-		const struct dp_core_plan *c = &p->core[ci];
-
-		for (k = 0; k < c->n; k++) {
-			const struct dp_plan_tensor *t = &c->t[k], *r = NULL;
-			const struct dp_core_plan *rc;
-			uint32_t j;
-
-			if (!t->has_remote)
-				continue;
-			if (!t->shared)
-				return dp_fail(e, "%s: core %u tensor '%s': has a remote target but is not shared",
-					       file, ci, t->name);
-			if (t->remote_core >= p->ncores || t->remote_core == ci)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					       file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			rc = &p->core[t->remote_core];
-			for (j = 0; j < rc->n; j++)
-				if (!strcmp(rc->t[j].name, t->remote_name)) {
-					r = &rc->t[j];
-					break;
-				}
-			if (!r)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					       file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			if (!r->shared || r->has_remote)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
-					       file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			if (r->addr != t->addr || r->size != t->size)
-				return dp_fail(e, "%s: core %u tensor '%s' at 0x%llx: shared address differs from its remote target {core %u, '%s'} at 0x%llx (shared addresses must be equal)",
-					       file, ci, t->name,
-					       (unsigned long long)t->addr,
-					       t->remote_core, t->remote_name,
-					       (unsigned long long)r->addr);
-		}
-	}
+	if (dp_verify_links(p, file, e))
+		return -1;
 	return shared_vs_private(p, file, e);
 }

@@ -1,0 +1,1065 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dense.c - placement whose cost does not grow with the live set.
+ *
+ * place.c's reference path keeps an explicit adjacency (every interfering
+ * pair) and, for every placement, sorts the byte ranges of the already
+ * placed neighbours again: O(E) memory and O(n d log d) time for d tensors
+ * live at once.  When every tensor is live at once (E = n^2/2) that is
+ * 5 * 10^9 pairs at 10^5 tensors.  This file gives the same answers
+ * without the adjacency:
+ *
+ *  1. Degrees, pressures and the edge count of single-interval items come
+ *     (items with several intervals, or none, are listed explicitly as
+ *     exceptions: see struct dp_dense) from two sorted endpoint arrays
+ *     with prefix sums of sizes:
+ *        |{u : u overlaps [a, b]}| = |{u : lo_u <= b}| - |{u : hi_u < a}|
+ *     (an interval that ends before a also starts before b, so the second
+ *     set is inside the first).  O(log n) per item.
+ *
+ *  2. Simplify (the rule is in place.c) as a 2-d problem: item u is the
+ *     point (lo_u, hi_u), and removing v lowers the pressure of exactly the
+ *     points in the quadrant {lo <= hi_v, hi >= lo_v}.  A static k-d tree
+ *     over the points with lazy "subtract d from this subtree" tags and the
+ *     subtree minimum of (pressure, index) finds the next node to remove
+ *     at the root; a quadrant update touches O(sqrt n) nodes.  Same
+ *     pressures, same (pressure, index) tie rule -> the same order as the
+ *     heap over the adjacency.  Hand-rolled with only what simplify needs:
+ *     build (quickselect on alternating axes), quadrant subtract, point
+ *     subtract, remove.
+ *
+ *  3. Select: the placed items in a balanced search tree keyed by
+ *     (address, index) -- a treap, hand-rolled because only insert and an
+ *     in-order walk are needed -- each subtree augmented with
+ *        - its lowest address, the highest end and the largest hole between
+ *          its byte ranges (the union of the ranges, sorted by address),
+ *        - time bounds: the smallest start and largest end of its items'
+ *          intervals (no item overlaps [a, b] if min start > b or max end
+ *          < a), and the largest start and smallest end of one chosen
+ *          interval per item (every item overlaps [a, b] if max start <= b
+ *          and min end >= a).
+ *     First fit is the reference walk (search.c) done in address order
+ *     over the tree: a subtree without neighbours is skipped; a subtree
+ *     of neighbours only whose leading hole and largest inner hole are
+ *     both smaller than the size cannot hold the answer (a hole must be at
+ *     least size bytes long for try_gap to take it) and is skipped with
+ *     prev = its highest end; anything else is descended.  The gaps met
+ *     are exactly the reference's gaps (the same ranges in the same
+ *     address order), tried with the same try_gap, so the address is the
+ *     same.  When all placed items are neighbours (all live), every
+ *     subtree is "neighbours only" and a placement is O(log n).
+ *
+ * When neighbours are a small part of what is placed (a sparse model), the
+ * tree walk would visit many non-neighbours: place.c gives the walk a
+ * budget of node visits and, over it, asks the static interval tree for
+ * that item's neighbours and runs search.c's dp_search on their ranges, as
+ * the reference does, just without a stored adjacency.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dramplan.h"
+#include "internal.h"
+
+/* ---- sorted endpoints: degrees, weights, the edge count ---------------- */
+
+/*
+ * Items with one interval ("single") are points for the endpoint arrays
+ * and the k-d tree.  Items with several intervals, or none ("multi"), are
+ * the exceptions: their neighbours are listed explicitly (interval tree
+ * queries), and each single item lists its multi neighbours.  With few
+ * multi items that costs little; with many it is the reference's
+ * adjacency restricted to them, never more.
+ */
+struct dp_dense {
+	size_t n;
+	const struct dp_item *it;
+	const struct dp_iv *iv;
+	size_t ns;		/* single items */
+	uint64_t *slo, *shi;	/* their starts / ends, sorted */
+	uint64_t *wlo, *whi;	/* prefix sums of sizes in those orders (ns+1) */
+	uint32_t *mrank;	/* item -> rank among multi items, or UINT32_MAX */
+	uint32_t *mitem;	/* rank -> item */
+	size_t nm;
+	size_t *madj_first;	/* multi rank -> its neighbours (nm+1) */
+	uint32_t *madj;
+	size_t *sm_first;	/* item -> its multi neighbours (n+1) */
+	uint32_t *sm;
+	size_t edges;
+};
+
+struct ekey {
+	uint64_t k, w;
+};
+
+static int cmp_ekey(const void *a, const void *b)
+{
+	const struct ekey *x = a, *y = b;
+
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+/* The single interval of item i. */
+static const struct dp_iv *iv1(const struct dp_dense *d, size_t i)
+{
+	return &d->iv[d->it[i].iv_first];
+}
+
+static int single(const struct dp_dense *d, size_t i)
+{
+	return d->mrank[i] == UINT32_MAX;
+}
+
+/* Number of entries of the sorted a[0..n) that are <= x. */
+static size_t count_le(const uint64_t *a, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Number of entries of the sorted a[0..n) that are < x. */
+static size_t count_lt(const uint64_t *a, size_t n, uint64_t x)
+{
+	return x ? count_le(a, n, x - 1) : 0;
+}
+
+/* Single items whose interval overlaps the closed [lo, hi]. */
+static size_t single_degree(const struct dp_dense *d, uint64_t lo, uint64_t hi)
+{
+	return count_le(d->slo, d->ns, hi) - count_lt(d->shi, d->ns, lo);
+}
+
+/* Sum of the sizes of those items. */
+static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
+			      uint64_t hi)
+{
+	return d->wlo[count_le(d->slo, d->ns, hi)] -
+	       d->whi[count_lt(d->shi, d->ns, lo)];
+}
+
+struct mcollect {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	uint32_t *adj;
+	size_t n, cap;
+};
+
+static void mcollect_one(uint32_t u, void *arg)
+{
+	struct mcollect *c = arg;
+
+	if (u == c->self || c->stamp[u] == c->qid)
+		return;
+	c->stamp[u] = c->qid;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->adj = dp_xrealloc(c->adj, c->cap, sizeof(*c->adj));
+	}
+	c->adj[c->n++] = u;
+}
+
+struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv,
+			      const struct dp_itree *tree)
+{
+	struct dp_dense *d;
+	struct ekey *k;
+	struct mcollect mc = { 0 };
+	unsigned __int128 total = 0, deg = 0, mm = 0;
+	size_t i, j, q;
+
+	for (i = 0; i < n; i++)
+		total += it[i].size;
+	/* the reference saturates pressures at UINT64_MAX; never get there */
+	if (total >= UINT64_MAX || n >= UINT32_MAX)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		abort();
+	d->n = n;
+	d->it = it;
+	d->iv = iv;
+	d->mrank = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mrank));
+	d->mitem = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mitem));
+	for (i = 0; i < n; i++) {
+		d->mrank[i] = UINT32_MAX;
+		if (it[i].iv_count != 1) {
+			d->mrank[i] = d->nm;
+			d->mitem[d->nm++] = i;
+		}
+	}
+	d->ns = n - d->nm;
+
+	/* endpoints of the single items */
+	d->slo = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
+	d->shi = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
+	d->wlo = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->wlo));
+	d->whi = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->whi));
+	k = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*k));
+	for (i = j = 0; i < n; i++)
+		if (single(d, i))
+			k[j++] = (struct ekey){ iv1(d, i)->lo, it[i].size };
+	qsort(k, d->ns, sizeof(*k), cmp_ekey);
+	d->wlo[0] = 0;
+	for (i = 0; i < d->ns; i++) {
+		d->slo[i] = k[i].k;
+		d->wlo[i + 1] = d->wlo[i] + k[i].w;
+	}
+	for (i = j = 0; i < n; i++)
+		if (single(d, i))
+			k[j++] = (struct ekey){ iv1(d, i)->hi, it[i].size };
+	qsort(k, d->ns, sizeof(*k), cmp_ekey);
+	d->whi[0] = 0;
+	for (i = 0; i < d->ns; i++) {
+		d->shi[i] = k[i].k;
+		d->whi[i + 1] = d->whi[i] + k[i].w;
+	}
+	free(k);
+
+	/* the multi items' neighbours, through the interval tree */
+	d->madj_first = dp_xrealloc(NULL, d->nm + 1, sizeof(*d->madj_first));
+	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
+	mc.stamp = calloc(n ? n : 1, sizeof(*mc.stamp));
+	if (!d->sm_first || !mc.stamp)
+		abort();
+	for (q = 0; q < d->nm; q++) {
+		uint32_t m = d->mitem[q];
+
+		d->madj_first[q] = mc.n;
+		mc.self = m;
+		mc.qid = q + 1;
+		for (j = 0; j < it[m].iv_count; j++)
+			dp_itree_overlaps(tree, iv[it[m].iv_first + j].lo,
+					  iv[it[m].iv_first + j].hi,
+					  mcollect_one, &mc);
+	}
+	d->madj_first[d->nm] = mc.n;
+	d->madj = mc.adj;
+	free(mc.stamp);
+	/* each single item's multi neighbours (the reverse lists) */
+	for (q = 0; q < mc.n; q++)
+		if (single(d, d->madj[q]))
+			d->sm_first[d->madj[q] + 1]++;
+	for (i = 0; i < n; i++)
+		d->sm_first[i + 1] += d->sm_first[i];
+	d->sm = dp_xrealloc(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
+			    sizeof(*d->sm));
+	{
+		size_t *fill = dp_xrealloc(NULL, n ? n : 1, sizeof(*fill));
+
+		memcpy(fill, d->sm_first, n * sizeof(*fill));
+		for (q = 0; q < d->nm; q++)
+			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
+				if (single(d, d->madj[j]))
+					d->sm[fill[d->madj[j]]++] = d->mitem[q];
+		free(fill);
+	}
+
+	/* edges: single-single from the endpoints, the rest from the lists */
+	for (i = 0; i < n; i++)
+		if (single(d, i))
+			deg += single_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
+	for (q = 0; q < mc.n; q++)
+		if (single(d, d->madj[q]))
+			deg += 2;	/* single-multi, once from each side */
+		else
+			mm++;		/* multi-multi, seen from both sides */
+	d->edges = (size_t)((deg + mm) / 2);
+	return d;
+}
+
+/* Neighbours of item v (for the select budget). */
+size_t dp_dense_degree(const struct dp_dense *d, uint32_t v)
+{
+	if (!single(d, v))
+		return d->madj_first[d->mrank[v] + 1] - d->madj_first[d->mrank[v]];
+	return single_degree(d, iv1(d, v)->lo, iv1(d, v)->hi) - 1 +
+	       (d->sm_first[v + 1] - d->sm_first[v]);
+}
+
+size_t dp_dense_edges(const struct dp_dense *d)
+{
+	return d->edges;
+}
+
+void dp_dense_free(struct dp_dense *d)
+{
+	if (!d)
+		return;
+	free(d->slo);
+	free(d->shi);
+	free(d->wlo);
+	free(d->whi);
+	free(d->mrank);
+	free(d->mitem);
+	free(d->madj_first);
+	free(d->madj);
+	free(d->sm_first);
+	free(d->sm);
+	free(d);
+}
+
+/* ---- simplify over a k-d tree of (lo, hi) points ------------------------ */
+
+#define DEAD UINT64_MAX		/* removed point / subtree with none left */
+
+/*
+ * Implicit tree over positions [l, r): the node is the midpoint m, its
+ * subtrees [l, m) and [m + 1, r) (the same shape as itree.c's makeTree).
+ * Levels alternate between splitting on lo and on hi.
+ */
+struct kd {
+	const uint64_t *lo, *hi;	/* per item */
+	uint32_t *perm;			/* position -> item */
+	uint64_t *minlo, *maxlo, *minhi, *maxhi;	/* subtree bounds */
+	uint64_t *val;			/* own pressure, DEAD when removed */
+	uint64_t *mn;			/* subtree min pressure (DEAD: none) */
+	uint32_t *mni;			/* its item (ties: smallest item) */
+	uint64_t *lz;			/* pending subtract for the children */
+};
+
+static size_t kd_mid(size_t l, size_t r)
+{
+	return l + (r - l) / 2;
+}
+
+static int kd_less(const struct kd *k, uint32_t a, uint32_t b, int dim)
+{
+	uint64_t x = dim ? k->hi[a] : k->lo[a], y = dim ? k->hi[b] : k->lo[b];
+
+	if (x != y)
+		return x < y;
+	return a < b;
+}
+
+static void swap32(uint32_t *a, uint32_t *b)
+{
+	uint32_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Quickselect: perm[m] gets the m-th item of [l, r) in (dim, item) order,
+ * smaller ones to its left.  Median-of-three pivot. */
+static void kd_select(struct kd *k, size_t l, size_t r, size_t m, int dim)
+{
+	uint32_t *p = k->perm;
+
+	while (r - l > 1) {
+		size_t a = l, b = kd_mid(l, r), c = r - 1, i, st;
+		uint32_t pv;
+
+		if (kd_less(k, p[b], p[a], dim))
+			swap32(&p[a], &p[b]);
+		if (kd_less(k, p[c], p[a], dim))
+			swap32(&p[a], &p[c]);
+		if (kd_less(k, p[c], p[b], dim))
+			swap32(&p[b], &p[c]);
+		swap32(&p[b], &p[c]);		/* median to the end */
+		pv = p[c];
+		for (i = st = l; i < c; i++)
+			if (kd_less(k, p[i], pv, dim))
+				swap32(&p[i], &p[st++]);
+		swap32(&p[st], &p[c]);
+		if (st == m)
+			return;
+		if (m < st)
+			r = st;
+		else
+			l = st + 1;
+	}
+}
+
+static void kd_bound(struct kd *k, size_t m, size_t c)
+{
+	if (k->minlo[c] < k->minlo[m])
+		k->minlo[m] = k->minlo[c];
+	if (k->maxlo[c] > k->maxlo[m])
+		k->maxlo[m] = k->maxlo[c];
+	if (k->minhi[c] < k->minhi[m])
+		k->minhi[m] = k->minhi[c];
+	if (k->maxhi[c] > k->maxhi[m])
+		k->maxhi[m] = k->maxhi[c];
+}
+
+static void kd_pull(struct kd *k, size_t l, size_t r)
+{
+	size_t m = kd_mid(l, r), c;
+	int side;
+
+	k->mn[m] = k->val[m];
+	k->mni[m] = k->val[m] == DEAD ? UINT32_MAX : k->perm[m];
+	for (side = 0; side < 2; side++) {
+		if (side ? m + 1 >= r : l >= m)
+			continue;
+		c = side ? kd_mid(m + 1, r) : kd_mid(l, m);
+		if (k->mn[c] == DEAD)
+			continue;
+		if (k->mn[c] < k->mn[m] ||
+		    (k->mn[c] == k->mn[m] && k->mni[c] < k->mni[m])) {
+			k->mn[m] = k->mn[c];
+			k->mni[m] = k->mni[c];
+		}
+	}
+}
+
+static void kd_build(struct kd *k, size_t l, size_t r, int dim)
+{
+	size_t m;
+	uint32_t x;
+
+	if (l >= r)
+		return;
+	m = kd_mid(l, r);
+	kd_select(k, l, r, m, dim);
+	kd_build(k, l, m, !dim);
+	kd_build(k, m + 1, r, !dim);
+	x = k->perm[m];
+	k->minlo[m] = k->maxlo[m] = k->lo[x];
+	k->minhi[m] = k->maxhi[m] = k->hi[x];
+	if (l < m)
+		kd_bound(k, m, kd_mid(l, m));
+	if (m + 1 < r)
+		kd_bound(k, m, kd_mid(m + 1, r));
+}
+
+static void kd_init_min(struct kd *k, size_t l, size_t r)
+{
+	size_t m;
+
+	if (l >= r)
+		return;
+	m = kd_mid(l, r);
+	kd_init_min(k, l, m);
+	kd_init_min(k, m + 1, r);
+	kd_pull(k, l, r);
+}
+
+/* Subtract d from every live point of the subtree at m. */
+static void kd_apply(struct kd *k, size_t m, uint64_t d)
+{
+	if (k->val[m] != DEAD)
+		k->val[m] -= d;
+	if (k->mn[m] != DEAD)
+		k->mn[m] -= d;
+	k->lz[m] += d;
+}
+
+static void kd_push(struct kd *k, size_t l, size_t r)
+{
+	size_t m = kd_mid(l, r);
+
+	if (!k->lz[m])
+		return;
+	if (l < m)
+		kd_apply(k, kd_mid(l, m), k->lz[m]);
+	if (m + 1 < r)
+		kd_apply(k, kd_mid(m + 1, r), k->lz[m]);
+	k->lz[m] = 0;
+}
+
+/* Subtract d from the points with lo <= b and hi >= a. */
+static void kd_update(struct kd *k, size_t l, size_t r, uint64_t a,
+		      uint64_t b, uint64_t d)
+{
+	size_t m;
+	uint32_t x;
+
+	if (l >= r)
+		return;
+	m = kd_mid(l, r);
+	if (k->minlo[m] > b || k->maxhi[m] < a)
+		return;				/* none inside */
+	if (k->maxlo[m] <= b && k->minhi[m] >= a) {
+		kd_apply(k, m, d);		/* all inside */
+		return;
+	}
+	kd_push(k, l, r);
+	x = k->perm[m];
+	if (k->val[m] != DEAD && k->lo[x] <= b && k->hi[x] >= a)
+		k->val[m] -= d;
+	kd_update(k, l, m, a, b, d);
+	kd_update(k, m + 1, r, a, b, d);
+	kd_pull(k, l, r);
+}
+
+static void kd_remove(struct kd *k, size_t l, size_t r, size_t pos)
+{
+	size_t m = kd_mid(l, r);
+
+	kd_push(k, l, r);
+	if (pos == m)
+		k->val[m] = DEAD;
+	else if (pos < m)
+		kd_remove(k, l, m, pos);
+	else
+		kd_remove(k, m + 1, r, pos);
+	kd_pull(k, l, r);
+}
+
+/* Subtract d from the point at position pos (if still there). */
+static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
+			 uint64_t d)
+{
+	size_t m = kd_mid(l, r);
+
+	kd_push(k, l, r);
+	if (pos == m) {
+		if (k->val[m] != DEAD)
+			k->val[m] -= d;
+	} else if (pos < m) {
+		kd_point_sub(k, l, m, pos, d);
+	} else {
+		kd_point_sub(k, m + 1, r, pos, d);
+	}
+	kd_pull(k, l, r);
+}
+
+/* A binary min-heap of the multi items on (pressure, item). */
+struct mheap {
+	uint32_t *h;		/* ranks */
+	uint32_t *pos;		/* rank -> slot, UINT32_MAX when out */
+	uint64_t *key;		/* rank -> pressure */
+	const uint32_t *item;	/* rank -> item (the tie key) */
+	size_t n;
+};
+
+static int mh_less(const struct mheap *H, uint32_t a, uint32_t b)
+{
+	if (H->key[a] != H->key[b])
+		return H->key[a] < H->key[b];
+	return H->item[a] < H->item[b];
+}
+
+static void mh_swap(struct mheap *H, size_t i, size_t j)
+{
+	uint32_t t = H->h[i];
+
+	H->h[i] = H->h[j];
+	H->h[j] = t;
+	H->pos[H->h[i]] = i;
+	H->pos[H->h[j]] = j;
+}
+
+static void mh_up(struct mheap *H, size_t i)
+{
+	while (i && mh_less(H, H->h[i], H->h[(i - 1) / 2])) {
+		mh_swap(H, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void mh_down(struct mheap *H, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < H->n && mh_less(H, H->h[l], H->h[m]))
+			m = l;
+		if (r < H->n && mh_less(H, H->h[r], H->h[m]))
+			m = r;
+		if (m == i)
+			return;
+		mh_swap(H, i, m);
+		i = m;
+	}
+}
+
+/*
+ * The simplify order (place.c's rule): repeatedly remove the item with the
+ * smallest (pressure, index) among the k-d tree's minimum (single items)
+ * and the heap's top (multi items), then lower its remaining neighbours'
+ * pressures by its size: single neighbours of a single item by one
+ * quadrant update, multi neighbours and every neighbour of a multi item
+ * one by one from the lists.
+ */
+void dp_dense_order(const struct dp_dense *d, uint32_t *out)
+{
+	size_t n = d->n, ns = d->ns, i, j, removed;
+	uint64_t *lo, *hi;
+	uint32_t *pos;
+	uint8_t *gone;
+	struct mheap H = { 0 };
+	struct kd k;
+
+	if (!n)
+		return;
+	lo = dp_xrealloc(NULL, n, sizeof(*lo));
+	hi = dp_xrealloc(NULL, n, sizeof(*hi));
+	pos = dp_xrealloc(NULL, n, sizeof(*pos));
+	gone = calloc(n, 1);
+	if (!gone)
+		abort();
+	memset(&k, 0, sizeof(k));
+	k.lo = lo;
+	k.hi = hi;
+	k.perm = dp_xrealloc(NULL, ns ? ns : 1, sizeof(*k.perm));
+	k.minlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.maxlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.minhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.maxhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.val = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.mn = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
+	k.mni = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint32_t));
+	k.lz = calloc(ns ? ns : 1, sizeof(uint64_t));
+	if (!k.lz)
+		abort();
+	for (i = j = 0; i < n; i++) {
+		if (!single(d, i))
+			continue;
+		lo[i] = iv1(d, i)->lo;
+		hi[i] = iv1(d, i)->hi;
+		k.perm[j++] = i;
+	}
+	kd_build(&k, 0, ns, 0);
+	for (i = 0; i < ns; i++) {
+		uint32_t v = k.perm[i];
+		uint64_t p = single_weight(d, lo[v], hi[v]);
+
+		/* pressure: size(v) + sizes of its neighbours (v counts itself) */
+		for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++)
+			p += d->it[d->sm[j]].size;
+		pos[v] = i;
+		k.val[i] = p;
+	}
+	kd_init_min(&k, 0, ns);
+
+	H.h = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.h));
+	H.pos = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.pos));
+	H.key = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.key));
+	H.item = d->mitem;
+	H.n = d->nm;
+	for (i = 0; i < d->nm; i++) {
+		uint64_t p = d->it[d->mitem[i]].size;
+
+		for (j = d->madj_first[i]; j < d->madj_first[i + 1]; j++)
+			p += d->it[d->madj[j]].size;
+		H.key[i] = p;
+		H.h[i] = i;
+		H.pos[i] = i;
+	}
+	for (i = d->nm / 2; i-- > 0;)
+		mh_down(&H, i);
+
+	for (removed = 0; removed < n; removed++) {
+		uint64_t kk = ns ? k.mn[kd_mid(0, ns)] : DEAD;
+		uint32_t ki = ns ? k.mni[kd_mid(0, ns)] : UINT32_MAX, v;
+		int take_multi = 0;
+
+		if (H.n) {
+			uint32_t t = H.h[0];
+
+			take_multi = kk == DEAD || H.key[t] < kk ||
+				     (H.key[t] == kk && d->mitem[t] < ki);
+		}
+		if (take_multi) {
+			uint32_t q = H.h[0];
+
+			v = d->mitem[q];
+			mh_swap(&H, 0, --H.n);
+			H.pos[q] = UINT32_MAX;
+			mh_down(&H, 0);
+			gone[v] = 1;
+			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
+				uint32_t u = d->madj[j];
+
+				if (gone[u])
+					continue;
+				if (single(d, u)) {
+					kd_point_sub(&k, 0, ns, pos[u], d->it[v].size);
+				} else {
+					H.key[d->mrank[u]] -= d->it[v].size;
+					mh_up(&H, H.pos[d->mrank[u]]);
+				}
+			}
+		} else {
+			v = ki;
+			gone[v] = 1;
+			kd_remove(&k, 0, ns, pos[v]);
+			kd_update(&k, 0, ns, lo[v], hi[v], d->it[v].size);
+			for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++) {
+				uint32_t q = d->mrank[d->sm[j]];
+
+				if (H.pos[q] == UINT32_MAX)
+					continue;
+				H.key[q] -= d->it[v].size;
+				mh_up(&H, H.pos[q]);
+			}
+		}
+		out[n - 1 - removed] = v;	/* stack: last removed placed first */
+	}
+	free(lo);
+	free(hi);
+	free(pos);
+	free(gone);
+	free(H.h);
+	free(H.pos);
+	free(H.key);
+	free(k.perm);
+	free(k.minlo);
+	free(k.maxlo);
+	free(k.minhi);
+	free(k.maxhi);
+	free(k.val);
+	free(k.mn);
+	free(k.mni);
+	free(k.lz);
+}
+
+int dp_simplify_order_iv(const struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, uint32_t *out)
+{
+	struct dp_itree tree = { .root = -1 };
+	struct dp_itnode *nodes;
+	struct dp_dense *d;
+	size_t ni = 0, i, k;
+
+	for (i = 0; i < n; i++)
+		ni += it[i].iv_count;
+	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
+	ni = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++) {
+			nodes[ni].lo = nodes[ni].max = iv[it[i].iv_first + k].lo;
+			nodes[ni].hi = nodes[ni].max = iv[it[i].iv_first + k].hi;
+			nodes[ni].payload = i;
+			nodes[ni].left = nodes[ni].right = -1;
+			ni++;
+		}
+	if (dp_itree_build(&tree, nodes, ni)) {
+		free(nodes);
+		return -1;
+	}
+	d = dp_dense_new(it, n, iv, &tree);
+	if (d)
+		dp_dense_order(d, out);
+	dp_dense_free(d);
+	dp_itree_free(&tree);
+	return d ? 0 : -1;
+}
+
+/* ---- the address tree of placed items ----------------------------------- */
+
+struct anode {
+	uint64_t addr, end;		/* own bytes [addr, end) */
+	uint64_t hlo, hhi;		/* own intervals: first start, last end */
+	uint64_t rlo, rhi;		/* own longest interval */
+	uint64_t s_addr, s_end, s_gap;	/* subtree: lowest addr, highest end,
+					 * largest hole between its ranges */
+	uint64_t s_hlo, s_hhi;		/* subtree: min hlo, max hhi */
+	uint64_t s_rlo, s_rhi;		/* subtree: max rlo, min rhi */
+	uint32_t prio;
+	uint8_t none, s_none;		/* no interval (own, anywhere below):
+					 * never a neighbour, never "full" */
+	int32_t l, r;
+};
+
+struct dp_atree {
+	struct anode *nd;		/* indexed by item */
+	const struct dp_item *it;
+	struct dp_iv *siv;		/* each item's intervals sorted by lo */
+	size_t *sfirst;			/* item -> its run in siv */
+	int32_t root;
+	size_t n;
+};
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct dp_iv *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv)
+{
+	struct dp_atree *t = dp_xrealloc(NULL, 1, sizeof(*t));
+	size_t i, niv = 0;
+	uint32_t k;
+
+	t->nd = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->nd));
+	t->it = it;
+	t->root = -1;
+	t->n = n;
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	t->siv = dp_xrealloc(NULL, niv ? niv : 1, sizeof(*t->siv));
+	t->sfirst = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->sfirst));
+	niv = 0;
+	for (i = 0; i < n; i++) {
+		struct anode *a = &t->nd[i];
+		struct dp_iv *s = &t->siv[niv];
+		uint32_t x = (uint32_t)i * 0x9e3779b1u;
+
+		t->sfirst[i] = niv;
+		if (it[i].iv_count)
+			memcpy(s, &iv[it[i].iv_first], it[i].iv_count * sizeof(*s));
+		if (it[i].iv_count > 1)
+			qsort(s, it[i].iv_count, sizeof(*s), cmp_iv);
+		niv += it[i].iv_count;
+		memset(a, 0, sizeof(*a));
+		a->l = a->r = -1;
+		x ^= x >> 16;
+		x *= 0x85ebca6bu;
+		x ^= x >> 13;
+		a->prio = x;			/* a fixed hash: same tree every run */
+		a->hlo = a->rlo = UINT64_MAX;	/* no interval: never a neighbour */
+		a->hhi = a->rhi = 0;
+		a->none = !it[i].iv_count;
+		for (k = 0; k < it[i].iv_count; k++) {
+			if (s[k].lo < a->hlo)
+				a->hlo = s[k].lo;
+			if (s[k].hi > a->hhi)
+				a->hhi = s[k].hi;
+			if (!k || s[k].hi - s[k].lo > a->rhi - a->rlo) {
+				a->rlo = s[k].lo;
+				a->rhi = s[k].hi;
+			}
+		}
+	}
+	return t;
+}
+
+void dp_atree_free(struct dp_atree *t)
+{
+	if (!t)
+		return;
+	free(t->nd);
+	free(t->siv);
+	free(t->sfirst);
+	free(t);
+}
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void a_pull(struct anode *nd, int32_t x)
+{
+	struct anode *n = &nd[x];
+	uint64_t gap = 0, e = n->end;
+
+	n->s_addr = n->addr;
+	n->s_hlo = n->hlo;
+	n->s_hhi = n->hhi;
+	n->s_rlo = n->rlo;
+	n->s_rhi = n->rhi;
+	n->s_none = n->none;
+	if (n->l >= 0) {
+		const struct anode *L = &nd[n->l];
+
+		n->s_addr = L->s_addr;
+		gap = L->s_gap;
+		if (n->addr > L->s_end)
+			gap = max64(gap, n->addr - L->s_end);
+		e = max64(L->s_end, n->end);
+		n->s_hlo = min64(n->s_hlo, L->s_hlo);
+		n->s_hhi = max64(n->s_hhi, L->s_hhi);
+		n->s_rlo = max64(n->s_rlo, L->s_rlo);
+		n->s_rhi = min64(n->s_rhi, L->s_rhi);
+		n->s_none |= L->s_none;
+	}
+	if (n->r >= 0) {
+		const struct anode *R = &nd[n->r];
+
+		gap = max64(gap, R->s_gap);
+		if (R->s_addr > e)
+			gap = max64(gap, R->s_addr - e);
+		e = max64(e, R->s_end);
+		n->s_hlo = min64(n->s_hlo, R->s_hlo);
+		n->s_hhi = max64(n->s_hhi, R->s_hhi);
+		n->s_rlo = max64(n->s_rlo, R->s_rlo);
+		n->s_rhi = min64(n->s_rhi, R->s_rhi);
+		n->s_none |= R->s_none;
+	}
+	n->s_end = e;
+	n->s_gap = gap;
+}
+
+static int a_less(const struct anode *nd, int32_t a, int32_t b)
+{
+	if (nd[a].addr != nd[b].addr)
+		return nd[a].addr < nd[b].addr;
+	return a < b;
+}
+
+static int32_t a_insert(struct anode *nd, int32_t t, int32_t x)
+{
+	int32_t c;
+
+	if (t < 0) {
+		a_pull(nd, x);
+		return x;
+	}
+	if (a_less(nd, x, t)) {
+		nd[t].l = a_insert(nd, nd[t].l, x);
+		if (nd[nd[t].l].prio > nd[t].prio) {	/* rotate right */
+			c = nd[t].l;
+			nd[t].l = nd[c].r;
+			nd[c].r = t;
+			a_pull(nd, t);
+			t = c;
+		}
+	} else {
+		nd[t].r = a_insert(nd, nd[t].r, x);
+		if (nd[nd[t].r].prio > nd[t].prio) {	/* rotate left */
+			c = nd[t].r;
+			nd[t].r = nd[c].l;
+			nd[c].l = t;
+			a_pull(nd, t);
+			t = c;
+		}
+	}
+	a_pull(nd, t);
+	return t;
+}
+
+void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr)
+{
+	struct anode *a = &t->nd[v];
+
+	a->addr = addr;
+	a->end = addr + t->it[v].size;
+	a->l = a->r = -1;
+	t->root = a_insert(t->nd, t->root, v);
+}
+
+/* One first-fit query: the reference's sweep, in address order. */
+struct aq {
+	const struct dp_atree *t;
+	const struct dp_iv *viv;	/* the item's sorted intervals */
+	uint32_t vn;
+	uint64_t hlo, hhi, rlo, rhi;	/* its hull and longest interval */
+	uint64_t prev, ceiling, size, page, align, addr;
+	int done, found, aborted;
+	size_t visited, budget;
+};
+
+/* Do the item's (sorted) intervals and node x's overlap?  Two pointers:
+ * an interval that ends before the other list's current one starts cannot
+ * meet any later one of that list either. */
+static int a_overlaps(const struct aq *q, uint32_t x)
+{
+	const struct dp_iv *a = &q->t->siv[q->t->sfirst[x]], *b = q->viv;
+	uint32_t i, j, na = q->t->it[x].iv_count;
+
+	for (i = j = 0; i < na && j < q->vn;) {
+		if (a[i].hi < b[j].lo)
+			i++;
+		else if (b[j].hi < a[i].lo)
+			j++;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static void a_range(struct aq *q, uint64_t lo, uint64_t hi)
+{
+	if (q->prev >= q->ceiling) {		/* the reference stops here */
+		q->done = 1;
+		return;
+	}
+	if (lo > q->prev &&
+	    dp_try_gap(q->prev, lo < q->ceiling ? lo : q->ceiling, q->size,
+		       q->page, q->align, &q->addr)) {
+		q->done = q->found = 1;
+		return;
+	}
+	if (hi > q->prev)
+		q->prev = hi;
+}
+
+static void a_walk(struct aq *q, int32_t x, int full)
+{
+	const struct anode *n;
+
+	if (x < 0 || q->done)
+		return;
+	n = &q->t->nd[x];
+	if (++q->visited > q->budget) {
+		q->done = q->aborted = 1;	/* over budget: caller decides */
+		return;
+	}
+	if (!full) {
+		if (n->s_hlo > q->hhi || n->s_hhi < q->hlo)
+			return;			/* no neighbour in here */
+		full = !n->s_none && n->s_rlo <= q->rhi && n->s_rhi >= q->rlo;
+	}
+	if (full) {
+		uint64_t lead;
+
+		if (n->s_end <= q->prev)
+			return;			/* no hole, prev unchanged */
+		lead = n->s_addr > q->prev ? n->s_addr - q->prev : 0;
+		if (lead < q->size && n->s_gap < q->size) {
+			q->prev = n->s_end;	/* no hole big enough */
+			return;
+		}
+	}
+	a_walk(q, n->l, full);
+	if (q->done)
+		return;
+	if (full || a_overlaps(q, x))
+		a_range(q, n->addr, n->end);
+	if (q->done)
+		return;
+	a_walk(q, n->r, full);
+}
+
+int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
+		    uint64_t ceiling, uint64_t page, uint64_t align,
+		    uint64_t *addr, size_t budget)
+{
+	const struct anode *me = &t->nd[v];
+	struct aq q;
+
+	memset(&q, 0, sizeof(q));
+	q.t = t;
+	q.viv = &t->siv[t->sfirst[v]];
+	q.vn = t->it[v].iv_count;
+	q.hlo = me->hlo;
+	q.hhi = me->hhi;
+	q.rlo = me->rlo;
+	q.rhi = me->rhi;
+	q.prev = start;
+	q.ceiling = ceiling;
+	q.size = t->it[v].size;
+	q.page = page;
+	q.align = align;
+	q.budget = budget ? budget : SIZE_MAX;
+	if (!q.size || start >= ceiling)
+		return -1;			/* as dp_search */
+	if (q.vn)
+		a_walk(&q, t->root, 0);
+	if (q.aborted)
+		return -2;
+	if (q.found) {
+		*addr = q.addr;
+		return 0;
+	}
+	if (q.done)
+		return -1;
+	if (q.prev < ceiling &&
+	    dp_try_gap(q.prev, ceiling, q.size, page, align, addr))
+		return 0;
+	return -1;
+}
