@@ -44,7 +44,9 @@ static int snap(int fd, unsigned int heap, struct snap *s)
 	memset(s, 0, sizeof(*s));
 	if (xms_stats(fd, heap, &s->st) || xms_dump(fd, heap, s->b, MAXB, &s->n))
 		return -1;
-	s->st.owned_bytes = 0;
+	s->st.owned_bytes = 0;		/* the file's, not the heap's */
+	s->st.file_allocs = 0;
+	s->st.quota_refused = 0;
 	s->st.split_refused = 0;	/* a counter of history, not state */
 	for (uint32_t i = 0; i < s->n && i < MAXB; i++)
 		s->b[i].flags &= ~XMEMSIM_BLOCK_OWNED;

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,10 +95,15 @@ static uint64_t rnd(uint64_t n)
 	return n ? xorshift64_below(&rs, n) : 0;
 }
 
-static void fail(const char *fmt, unsigned long long a, unsigned long long b)
+static __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 {
-	if (!sh->errors[me])
-		snprintf(sh->why[me], sizeof(sh->why[me]), fmt, a, b);
+	va_list ap;
+
+	if (!sh->errors[me]) {
+		va_start(ap, fmt);
+		vsnprintf(sh->why[me], sizeof(sh->why[me]), fmt, ap);
+		va_end(ap);
+	}
 	sh->errors[me]++;
 }
 
@@ -172,15 +178,17 @@ static void fill(unsigned char *p, size_t n, unsigned char pat, uint64_t off)
 }
 
 /* Bytes [off, off + n) of alloc x as read: must be its pattern or zero. */
-static void check_bytes(const struct alloc *x, const unsigned char *p,
-			size_t n, uint64_t off)
+static void check_bytes(const char *how, const struct alloc *x,
+			const unsigned char *p, size_t n, uint64_t off)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char want = x->pat ? (unsigned char)(x->pat + (off + i) * 7) : 0;
 
 		if (p[i] != want) {
-			fail("byte %#llx of an allocation changed (at %#llx)",
-			     off + i, x->addr);
+			fail("%s: byte %#llx of %#llx (heap %u, size %llu, pattern %u): %#x, not %#x",
+			     how, (unsigned long long)(off + i),
+			     (unsigned long long)x->addr, x->heap,
+			     (unsigned long long)x->size, x->pat, p[i], want);
 			return;
 		}
 	}
@@ -224,8 +232,13 @@ static void op_alloc(struct xfile *f)
 	};
 	int r = cmd(f, XMEMSIM_IOC_HEAP_ALLOC, rnd_ptr(&al));
 
-	if (r || f->na == MAXA)
+	if (r)
 		return;
+	if (f->na == MAXA) {
+		/* no room to track it: nothing untracked may stay */
+		xms_free(f->fd, al.heap, al.addr, NULL);
+		return;
+	}
 	/* only a good pointer can have succeeded */
 	f->a[f->na++] = (struct alloc){ al.addr, al.size, al.heap, 0 };
 	note_addr(al.addr);
@@ -244,6 +257,9 @@ static void op_free(struct xfile *f)
 			drop_maps_of(f, slot);
 	}
 	fr.flags = rnd(16) == 0;
+	/* the scratch buffers may have abandoned copies queued on them */
+	if (fr.addr && (fr.addr == f->scratch[0] || fr.addr == f->scratch[1]))
+		return;
 	r = cmd(f, XMEMSIM_IOC_HEAP_FREE, &fr);
 	if (r)
 		return;
@@ -256,8 +272,8 @@ static void op_free(struct xfile *f)
 			return;
 		}
 	}
-	fail("freed %#llx, which this file did not know (heap %llu)", fr.addr,
-	     fr.heap);
+	fail("freed %#llx, which this file did not know (heap %u)",
+	     (unsigned long long)fr.addr, fr.heap);
 }
 
 static void op_rw(struct xfile *f)
@@ -293,7 +309,8 @@ static void op_rw(struct xfile *f)
 				fill(buf, k, pat, done);
 				if (pwrite(f->fd, buf, k, (off_t)(x->addr + done)) != (ssize_t)k) {
 					fail("pwrite of an owned range failed at %#llx+%#llx",
-					     x->addr, done);
+					     (unsigned long long)x->addr,
+					     (unsigned long long)done);
 					return;
 				}
 				done += k;
@@ -302,16 +319,18 @@ static void op_rw(struct xfile *f)
 		} else {
 			fill(buf, n, x->pat, off);
 			if (pwrite(f->fd, buf, n, (off_t)(x->addr + off)) != (ssize_t)n)
-				fail("pwrite %#llx+%#llx failed", x->addr, off);
+				fail("pwrite %#llx+%#llx failed",
+				     (unsigned long long)x->addr, (unsigned long long)off);
 		}
 		return;
 	}
 	r = pread(f->fd, buf, n, (off_t)(x->addr + off));
 	if (r != (ssize_t)n) {
-		fail("pread %#llx+%#llx failed", x->addr, off);
+		fail("pread %#llx+%#llx failed", (unsigned long long)x->addr,
+		     (unsigned long long)off);
 		return;
 	}
-	check_bytes(x, buf, n, off);
+	check_bytes("pread", x, buf, n, off);
 }
 
 static void op_mmap(struct xfile *f)
@@ -326,12 +345,12 @@ static void op_mmap(struct xfile *f)
 		m = &f->m[rnd(f->nm)];
 		x = &f->a[m->slot];
 		len = m->len < x->size ? m->len : x->size;
-		check_bytes(x, m->p, len, 0);
+		check_bytes("mapping", x, m->p, len, 0);
 		/* past the allocation, the rest of its block: scrubbed */
 		if (len < m->len && memchr(m->p + len, 0, 1) &&
 		    memcmp(m->p + len, m->p + len + 1, m->len - len - 1))
-			fail("a mapping shows data past its allocation at %#llx+%#llx",
-			     x->addr, len);
+			fail("a mapping shows data past its allocation at %#llx+%#zx",
+			     (unsigned long long)x->addr, len);
 		if (rnd(2)) {
 			struct iovec iov = { m->p, m->len };
 			int p2[2];
@@ -339,8 +358,8 @@ static void op_mmap(struct xfile *f)
 			/* vmsplice of a mapping: GUP must refuse it */
 			if (!pipe(p2)) {
 				if (vmsplice(p2[1], &iov, 1, SPLICE_F_NONBLOCK) >= 0)
-					fail("vmsplice of a device mapping worked (%llu bytes)%llu",
-					     m->len, 0);
+					fail("vmsplice of a device mapping worked (%zu bytes)",
+					     m->len);
 				close(p2[0]);
 				close(p2[1]);
 			}
@@ -477,11 +496,15 @@ static void op_misc(struct xfile *f)
 		cmd(f, XMEMSIM_IOC_HEAP_DUMP, rnd_ptr(&hd));
 		break;
 	case 2:
-		if (!cmd(f, XMEMSIM_IOC_STACK_ALLOC, &sa) && f->na < MAXA) {
-			f->a[f->na++] = (struct alloc){ sa.addr, sa.size ? sa.size :
-				XMEMSIM_STACK_DEFAULT, XMEMSIM_HEAP_HBM, 0 };
-			note_addr(sa.addr);
+		if (cmd(f, XMEMSIM_IOC_STACK_ALLOC, &sa))
+			break;
+		if (f->na == MAXA) {
+			xms_free(f->fd, XMEMSIM_HEAP_HBM, sa.addr, NULL);
+			break;
 		}
+		f->a[f->na++] = (struct alloc){ sa.addr, sa.size ? sa.size :
+			XMEMSIM_STACK_DEFAULT, XMEMSIM_HEAP_HBM, 0 };
+		note_addr(sa.addr);
 		break;
 	case 3:
 		/* unknown and malformed command numbers */
@@ -549,6 +572,24 @@ static void op_ring_abandon(struct xfile *f)
 	xms_ring_exit(&r);		/* with work in flight */
 }
 
+/*
+ * A forked child with the worker's files: it allocates through a shared
+ * file, looks around and frees what it made before it exits (the parent
+ * must never see an allocation it does not know).
+ */
+static void child_of(struct xfile *x)
+{
+	struct xmemsim_heap_stats st;
+	uint64_t a;
+
+	if (!xms_alloc(x->fd, rnd(2), 1 + rnd(4096), 0, 0, &a, NULL)) {
+		xms_stats(x->fd, 0, &st);
+		xms_free(x->fd, XMEMSIM_HEAP_HBM, a, NULL);
+		xms_free(x->fd, XMEMSIM_HEAP_DATARAM, a, NULL);
+	}
+	_exit(0);
+}
+
 static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 {
 	struct xfile f[MAXFD];
@@ -599,9 +640,7 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 				if (!p) {
 					/* the parent's ring is not this task's */
 					x->has_ring = 0;
-					op_alloc(x);
-					op_misc(x);
-					_exit(0);
+					child_of(x);
 				}
 				if (p > 0)
 					waitpid(p, NULL, 0);
@@ -772,8 +811,9 @@ int main(int argc, char **argv)
 	tap(!bad_exit, "xfuzz: every worker ran to its end");
 	for (i = 0; i < procs; i++)
 		if (sh->errors[i])
-			printf("# worker %d: %lu integrity failures, first: %s\n", i,
-			       sh->errors[i], sh->why[i]);
+			printf("# worker %d: %lu integrity failures, first: %s (seed %llu)\n",
+			       i, sh->errors[i], sh->why[i],
+			       (unsigned long long)seed);
 	{
 		unsigned long e = 0;
 
