@@ -77,6 +77,9 @@ static int verify_show(struct seq_file *m, void *unused)
 	seq_printf(m, "plan_mem %lld plan_bytes %lld\n",
 		   (long long)atomic64_read(&d->plan_mem),
 		   (long long)atomic64_read(&d->plan_bytes));
+	mutex_lock(&d->lock);
+	seq_printf(m, "bounce_failures %llu\n", d->bounce_failures);
+	mutex_unlock(&d->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(verify);

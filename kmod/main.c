@@ -369,7 +369,7 @@ static int __init xmemsim_init(void)
 	xdev->misc.groups = xmemsim_groups;
 	ret = misc_register(&xdev->misc);
 	if (ret)
-		goto err_dram;
+		goto err_dataram;
 
 	xmemsim_debugfs_init(xdev);
 	pr_info("HBM %#llx+%#llx, dataram %#llx+%#llx, %u descriptors/heap, %u cores\n",
@@ -377,7 +377,7 @@ static int __init xmemsim_init(void)
 		geo.num_blocks, geo.cores);
 	return 0;
 
-err_dram:
+err_dataram:
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
 err_hbm:
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);

@@ -26,11 +26,6 @@
 
 #include "xmemsim.h"
 
-static bool zeroed(const void *p, size_t n)
-{
-	return !memchr_inv(p, 0, n);
-}
-
 static struct xmemsim_plan_set *plan_set(struct xmemsim_file *xf)
 {
 	struct xmemsim_plan_set *set = xf->plans;
@@ -198,7 +193,7 @@ int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 	struct xmemsim_plan_set *set;
 	int ret;
 
-	if (ps->core >= d->geo.cores || !zeroed(ps->reserved, sizeof(ps->reserved)) ||
+	if (ps->core >= d->geo.cores || !mem_is_zero(ps->reserved, sizeof(ps->reserved)) ||
 	    !ps->count)
 		return -EINVAL;
 	if (ps->count > XMEMSIM_PLAN_MAX_TENSORS)
@@ -234,10 +229,9 @@ int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 static int plan_back(struct xmemsim_file *xf, struct xmemsim_plan_set *set)
 {
 	u64 addr;
-	int st;
+	int ret, st;
 
-	int ret;
-
+	lockdep_assert_held(&xf->plan_lock);
 	xmemsim_plan_layout(set);
 	if (!set->size)
 		return 0;
@@ -267,7 +261,7 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 	u32 linked = 0;
 	int ret;
 
-	if (sy->flags || !zeroed(sy->reserved, sizeof(sy->reserved)))
+	if (sy->flags || !mem_is_zero(sy->reserved, sizeof(sy->reserved)))
 		return -EINVAL;
 	mutex_lock(&xf->plan_lock);
 	set = xf->plans;
@@ -316,7 +310,7 @@ int xmemsim_cmd_plan_get(struct xmemsim_file *xf, struct xmemsim_plan_get *pg)
 	int ret = 0;
 
 	if (pg->core >= xf->dev->geo.cores ||
-	    !zeroed(pg->reserved, sizeof(pg->reserved)))
+	    !mem_is_zero(pg->reserved, sizeof(pg->reserved)))
 		return -EINVAL;
 	if (pg->capacity) {
 		out = kvcalloc(min(pg->capacity, XMEMSIM_PLAN_MAX_TENSORS),
@@ -365,7 +359,7 @@ int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *p
 	int ret = 0;
 
 	if ((core >= xf->dev->geo.cores && core != XMEMSIM_PLAN_ALL_CORES) ||
-	    !zeroed(ps->reserved, sizeof(ps->reserved)))
+	    !mem_is_zero(ps->reserved, sizeof(ps->reserved)))
 		return -EINVAL;
 	/* outputs are ignored on input: start the sums from zero */
 	ps->tensors = 0;
@@ -397,13 +391,15 @@ int xmemsim_cmd_plan_stats(struct xmemsim_file *xf, struct xmemsim_plan_stats *p
 static int plan_unback_locked(struct xmemsim_file *xf,
 			      struct xmemsim_plan_set *set)
 {
-	int ret;
+	int ret, st;
 
+	lockdep_assert_held(&xf->plan_lock);
 	if (!set->synced)
 		return 0;
 	if (set->size) {
 		/* -EBUSY while the backing is mapped or copied: keep it all */
-		ret = xmemsim_free_for(xf, XMEMSIM_HEAP_HBM, set->base, true);
+		ret = xmemsim_free_for(xf, XMEMSIM_HEAP_HBM, set->base, true,
+				       &st);
 		if (ret)
 			return ret;
 	}
@@ -425,6 +421,7 @@ static int plan_release_locked(struct xmemsim_file *xf)
 	u32 c;
 	int ret;
 
+	lockdep_assert_held(&xf->plan_lock);
 	if (!set)
 		return 0;
 	ret = plan_unback_locked(xf, set);

@@ -2,8 +2,9 @@
 /*
  * DRAM plans: per-core tensor placements checked and equalized by the
  * device. The logic here works on kernel copies only (no files, no user
- * memory, no locks) so KUnit can test it alone; kmod/plan.c also holds the
- * commands that copy plans in and out.
+ * memory, no locks) so KUnit can test it alone: kmod/plan_check.c checks a
+ * submitted plan, kmod/plan_sync.c syncs, counts and lays plans out;
+ * kmod/plan.c holds the commands that copy plans in and out.
  */
 #ifndef XMEMSIM_PLAN_H
 #define XMEMSIM_PLAN_H
@@ -71,6 +72,7 @@ struct xmemsim_plan_set {
 	struct xmemsim_core_plan *cores[XMEMSIM_MAX_CORES];
 };
 
+/* plan_check.c */
 u64 xmemsim_plan_mem(u32 count, u32 nr_iv);
 struct xmemsim_core_plan *xmemsim_plan_alloc(u32 count, u32 nr_iv);
 void xmemsim_plan_free(struct xmemsim_core_plan *p);
@@ -78,6 +80,11 @@ int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,
 		       struct xmemsim_plan_err *err);
 int xmemsim_plan_check_overlaps(const struct xmemsim_core_plan *p,
 				bool with_remote, struct xmemsim_plan_err *err);
+__printf(5, 6)
+int xmemsim_plan_reject(struct xmemsim_plan_err *err, u32 a, u32 b, int ret,
+			const char *fmt, ...);
+
+/* plan_sync.c */
 int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 		      struct xmemsim_plan_err *err);
 void xmemsim_plan_stats(const struct xmemsim_core_plan *p,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xmemsim plan logic: field checks, the overlap check, sync_shared and the
- * byte accounting of DRAM plans. Pure functions on kernel copies.
+ * xmemsim plan checks: a submitted plan's fields and names, and the
+ * overlap check. Pure functions on kernel copies; sync_shared, the byte
+ * accounting and the backing layout are in plan_sync.c.
  *
  * The overlap check. Each tensor is a set of rectangles: its merged live
  * ranges (time, closed) times its bytes [addr, addr + size). A plan is
@@ -118,8 +119,8 @@ static struct xmemsim_interval *merged(const struct xmemsim_core_plan *p,
 	return p->iv + p->nr_iv + t->first_iv;
 }
 
-static __printf(5, 6) int reject(struct xmemsim_plan_err *err, u32 a, u32 b,
-				 int ret, const char *fmt, ...)
+int xmemsim_plan_reject(struct xmemsim_plan_err *err, u32 a, u32 b, int ret,
+			const char *fmt, ...)
 {
 	va_list args;
 
@@ -134,11 +135,6 @@ static __printf(5, 6) int reject(struct xmemsim_plan_err *err, u32 a, u32 b,
 static bool name_ok(const char *name)
 {
 	return name[0] && strnlen(name, XMEMSIM_NAME_LEN) < XMEMSIM_NAME_LEN;
-}
-
-static bool all_zero(const void *p, size_t n)
-{
-	return !memchr_inv(p, 0, n);
 }
 
 /* Merge a tensor's intervals into disjoint live ranges (after its inputs). */
@@ -190,10 +186,10 @@ static int check_names_unique(struct xmemsim_core_plan *p,
 	p->by_name = by_name;
 	for (i = 1; i < p->count; i++)
 		if (!strcmp(by_name[i - 1]->name, by_name[i]->name))
-			return reject(err, by_name[i - 1] - p->t,
-				      by_name[i] - p->t, -EINVAL,
-				      "tensor '%s' is named twice",
-				      by_name[i]->name);
+			return xmemsim_plan_reject(err, by_name[i - 1] - p->t,
+						   by_name[i] - p->t, -EINVAL,
+						   "tensor '%s' is named twice",
+						   by_name[i]->name);
 	return 0;
 }
 
@@ -221,51 +217,55 @@ int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,
 		struct xmemsim_ptensor *t = &p->t[i];
 
 		if (!name_ok(t->name))
-			return reject(err, i, U32_MAX, -EINVAL,
-				      "tensor %u: name empty or not NUL-terminated", i);
+			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+						   "tensor %u: name empty or not NUL-terminated",
+						   i);
 		if (t->flags & ~XMEMSIM_TENSOR_FLAGS)
-			return reject(err, i, U32_MAX, -EINVAL,
-				      "tensor '%s': unknown flags %#x", t->name, t->flags);
+			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+						   "tensor '%s': unknown flags %#x",
+						   t->name, t->flags);
 		if (!t->size || t->size % XMEMSIM_PLAN_ALIGN)
-			return reject(err, i, U32_MAX, -EINVAL,
-				      "tensor '%s': size %llu is not a positive multiple of 4096",
-				      t->name, t->size);
+			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+						   "tensor '%s': size %llu is not a positive multiple of 4096",
+						   t->name, t->size);
 		if (t->addr % XMEMSIM_PLAN_ALIGN)
-			return reject(err, i, U32_MAX, -EINVAL,
-				      "tensor '%s': address %#llx is not 4 KiB aligned",
-				      t->name, t->addr);
+			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+						   "tensor '%s': address %#llx is not 4 KiB aligned",
+						   t->name, t->addr);
 		if (check_add_overflow(t->addr, t->size, &end) || end > core_size)
-			return reject(err, i, U32_MAX, -EINVAL,
-				      "tensor '%s': [%#llx, +%#llx) is outside the core's %#llx-byte window",
-				      t->name, t->addr, t->size, core_size);
+			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+						   "tensor '%s': [%#llx, +%#llx) is outside the core's %#llx-byte window",
+						   t->name, t->addr, t->size, core_size);
 		if (t->flags & XMEMSIM_TENSOR_REMOTE) {
 			if (!(t->flags & XMEMSIM_TENSOR_SHARED))
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "tensor '%s': linked but not shared", t->name);
+				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+							   "tensor '%s': linked but not shared",
+							   t->name);
 			if (t->addr || t->partition || t->bank)
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "tensor '%s': linked tensors get their address, partition and bank from sync",
-					      t->name);
+				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+							   "tensor '%s': linked tensors get their address, partition and bank from sync",
+							   t->name);
 			if (t->remote_core >= ncores || t->remote_core == p->core)
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "tensor '%s': remote core %u is not another core of %u",
-					      t->name, t->remote_core, ncores);
+				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+							   "tensor '%s': remote core %u is not another core of %u",
+							   t->name, t->remote_core, ncores);
 			if (!name_ok(t->remote_name))
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "tensor '%s': remote name empty or not NUL-terminated",
-					      t->name);
+				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+							   "tensor '%s': remote name empty or not NUL-terminated",
+							   t->name);
 		} else if (t->remote_core ||
-			   !all_zero(t->remote_name, sizeof(t->remote_name))) {
-			return reject(err, i, U32_MAX, -EINVAL,
-				      "tensor '%s': remote target set but not linked", t->name);
+			   !mem_is_zero(t->remote_name, sizeof(t->remote_name))) {
+			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+						   "tensor '%s': remote target set but not linked",
+						   t->name);
 		}
 		for (j = 0; j < t->nr_iv; j++) {
 			const struct xmemsim_interval *v = &p->iv[t->first_iv + j];
 
 			if (v->lo > v->hi)
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "tensor '%s': interval [%u, %u] has lo > hi",
-					      t->name, v->lo, v->hi);
+				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+							   "tensor '%s': interval [%u, %u] has lo > hi",
+							   t->name, v->lo, v->hi);
 		}
 		merge_intervals(p, t);
 	}
@@ -335,11 +335,11 @@ int xmemsim_plan_check_overlaps(const struct xmemsim_core_plan *p,
 			const struct xmemsim_ptensor *a = &p->t[hit->tensor];
 			const struct xmemsim_ptensor *b = &p->t[nd->tensor];
 
-			ret = reject(err, hit->tensor, nd->tensor, -EINVAL,
-				     "tensors '%s' and '%s' are live together at [%u, %u] and share bytes [%#llx, %#llx)",
-				     a->name, b->name, max(hit->lo, nd->lo),
-				     min(hit->hi, nd->hi), max(hit->start, nd->start),
-				     min(hit->last, nd->last) + 1);
+			ret = xmemsim_plan_reject(err, hit->tensor, nd->tensor, -EINVAL,
+						  "tensors '%s' and '%s' are live together at [%u, %u] and share bytes [%#llx, %#llx)",
+						  a->name, b->name, max(hit->lo, nd->lo),
+						  min(hit->hi, nd->hi), max(hit->start, nd->start),
+						  min(hit->last, nd->last) + 1);
 			goto out;
 		}
 		xmemsim_pn_insert(nd, &root);
@@ -348,230 +348,4 @@ out:
 	kvfree(nodes);
 	kvfree(ev);
 	return ret;
-}
-
-/* Linked tensors of every core, and their addresses back to 0. */
-u32 xmemsim_plan_links(const struct xmemsim_plan_set *set)
-{
-	u32 c, i, n = 0;
-
-	for (c = 0; c < set->ncores; c++)
-		for (i = 0; set->cores[c] && i < set->cores[c]->count; i++)
-			n += !!(set->cores[c]->t[i].flags & XMEMSIM_TENSOR_REMOTE);
-	return n;
-}
-
-void xmemsim_plan_unlink(struct xmemsim_plan_set *set)
-{
-	u32 c, i;
-
-	for (c = 0; c < set->ncores; c++) {
-		struct xmemsim_core_plan *p = set->cores[c];
-
-		for (i = 0; p && i < p->count; i++) {
-			struct xmemsim_ptensor *t = &p->t[i];
-
-			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
-				t->addr = 0;
-				t->partition = 0;
-				t->bank = 0;
-			}
-		}
-	}
-}
-
-static int name_key_cmp(const void *key, const void *elt)
-{
-	return strcmp(key, (*(const struct xmemsim_ptensor * const *)elt)->name);
-}
-
-/* The tensor of a checked plan with this name, in O(log n), or NULL. */
-static const struct xmemsim_ptensor *find_tensor(const struct xmemsim_core_plan *p,
-						 const char *name)
-{
-	const struct xmemsim_ptensor * const *hit;
-
-	if (WARN_ON_ONCE(!p->by_name))	/* plans are checked before use */
-		return NULL;
-	hit = bsearch(name, p->by_name, p->count, sizeof(*p->by_name),
-		      name_key_cmp);
-	return hit ? *hit : NULL;
-}
-
-/**
- * xmemsim_plan_sync() - give every linked tensor its owner's address
- * @set: the submitted plans
- * @linked: number of tensors linked, on success
- * @err: the tensor at fault, on failure
- *
- * Resolves every linked tensor's remote target, then checks each core again
- * with the linked addresses in place. All or nothing: on failure every
- * linked tensor is left as it was (address 0).
- *
- * Return: 0, -ENODATA (no plan at all), -ENOENT (a target is missing),
- * -EINVAL (a target is not shared, has another size, or a linked address
- * conflicts with a tensor of the core), -ENOMEM.
- */
-int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
-		      struct xmemsim_plan_err *err)
-{
-	u32 c, i, n = 0, any = 0;
-	int ret = 0;
-
-	for (c = 0; c < set->ncores; c++)
-		any += !!set->cores[c];
-	if (!any) {
-		err->core = U32_MAX;
-		return reject(err, U32_MAX, U32_MAX, -ENODATA, "no plan submitted");
-	}
-	/* resolve every target before touching anything */
-	for (c = 0; c < set->ncores; c++) {
-		struct xmemsim_core_plan *p = set->cores[c];
-
-		for (i = 0; p && i < p->count; i++) {
-			struct xmemsim_ptensor *t = &p->t[i];
-			const struct xmemsim_ptensor *o;
-			const struct xmemsim_core_plan *rp;
-
-			if (!(t->flags & XMEMSIM_TENSOR_REMOTE))
-				continue;
-			err->core = c;
-			rp = set->cores[t->remote_core];
-			o = rp ? find_tensor(rp, t->remote_name) : NULL;
-			if (!o)
-				return reject(err, i, U32_MAX, -ENOENT,
-					      "core %u tensor '%s': remote target {core %u, '%s'} %s",
-					      c, t->name, t->remote_core, t->remote_name,
-					      rp ? "does not exist" : "has no plan");
-			if ((o->flags & (XMEMSIM_TENSOR_SHARED | XMEMSIM_TENSOR_REMOTE)) !=
-			    XMEMSIM_TENSOR_SHARED)
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "core %u tensor '%s': remote target {core %u, '%s'} is %s",
-					      c, t->name, t->remote_core, t->remote_name,
-					      o->flags & XMEMSIM_TENSOR_REMOTE ?
-					      "itself linked" : "not shared");
-			if (o->size != t->size)
-				return reject(err, i, U32_MAX, -EINVAL,
-					      "core %u tensor '%s': %llu bytes, but its remote target {core %u, '%s'} has %llu",
-					      c, t->name, t->size, t->remote_core,
-					      t->remote_name, o->size);
-			t->owner = o;
-		}
-	}
-	/* equalize, then check each core with the linked tensors in place */
-	for (c = 0; c < set->ncores; c++) {
-		struct xmemsim_core_plan *p = set->cores[c];
-
-		for (i = 0; p && i < p->count; i++) {
-			struct xmemsim_ptensor *t = &p->t[i];
-
-			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
-				/* the seed's address/partition/bank triple */
-				t->addr = t->owner->addr;
-				t->partition = t->owner->partition;
-				t->bank = t->owner->bank;
-				n++;
-			}
-		}
-	}
-	for (c = 0; c < set->ncores && !ret; c++) {
-		if (!set->cores[c])
-			continue;
-		err->core = c;
-		ret = xmemsim_plan_check_overlaps(set->cores[c], true, err);
-	}
-	if (ret) {
-		xmemsim_plan_unlink(set);
-		return ret;
-	}
-	*linked = n;
-	return 0;
-}
-
-/* Byte totals of one core's plan; shared bytes belong to their owner. */
-void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
-			struct xmemsim_plan_stats *st)
-{
-	u32 i;
-
-	for (i = 0; i < p->count; i++) {
-		const struct xmemsim_ptensor *t = &p->t[i];
-
-		if (t->flags & XMEMSIM_TENSOR_REMOTE)
-			st->linked_bytes += t->size;
-		else if (t->flags & XMEMSIM_TENSOR_SHARED)
-			st->shared_bytes += t->size;
-		else
-			st->private_bytes += t->size;
-		st->footprint = max(st->footprint, t->addr + t->size);
-	}
-	st->tensors += p->count;
-	st->total_bytes = st->private_bytes + st->shared_bytes;
-}
-
-/*
- * Lay the synced plan out in one backing allocation: first the span of the
- * shared tensors, once, then each core's span of private tensors. Sets
- * set->size, shared_lo, slab_lo[] and slab_off[]; base is the caller's.
- */
-void xmemsim_plan_layout(struct xmemsim_plan_set *set)
-{
-	u64 shared_lo = U64_MAX, shared_hi = 0, off;
-	u32 c, i;
-
-	for (c = 0; c < set->ncores; c++) {
-		const struct xmemsim_core_plan *p = set->cores[c];
-
-		for (i = 0; p && i < p->count; i++) {
-			const struct xmemsim_ptensor *t = &p->t[i];
-
-			if (!(t->flags & XMEMSIM_TENSOR_SHARED))
-				continue;
-			shared_lo = min(shared_lo, t->addr);
-			shared_hi = max(shared_hi, t->addr + t->size);
-		}
-	}
-	set->shared_lo = shared_hi ? shared_lo : 0;
-	off = shared_hi ? shared_hi - shared_lo : 0;
-	for (c = 0; c < set->ncores; c++) {
-		const struct xmemsim_core_plan *p = set->cores[c];
-		u64 lo = U64_MAX, hi = 0;
-
-		for (i = 0; p && i < p->count; i++) {
-			const struct xmemsim_ptensor *t = &p->t[i];
-
-			if (t->flags & XMEMSIM_TENSOR_SHARED)
-				continue;
-			lo = min(lo, t->addr);
-			hi = max(hi, t->addr + t->size);
-		}
-		set->slab_lo[c] = hi ? lo : 0;
-		set->slab_off[c] = off;
-		off += hi ? hi - lo : 0;
-	}
-	set->size = off;
-}
-
-u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
-			  const struct xmemsim_ptensor *t)
-{
-	if (!set->synced)
-		return 0;
-	if (t->flags & XMEMSIM_TENSOR_SHARED)
-		return set->base + (t->addr - set->shared_lo);
-	return set->base + set->slab_off[core] + (t->addr - set->slab_lo[core]);
-}
-
-/* Free every core's plan; the caller frees the backing. */
-void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
-{
-	u32 c;
-
-	for (c = 0; c < XMEMSIM_MAX_CORES; c++) {
-		xmemsim_plan_free(set->cores[c]);
-		set->cores[c] = NULL;
-	}
-	set->synced = false;
-	set->base = 0;
-	set->size = 0;
 }

@@ -153,12 +153,27 @@ struct xmemsim_alloc_rec {
 /* ioctl.c: the command table both front ends use */
 long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 		      void __user *uarg, bool nonblock);
-void xmemsim_file_release_allocs(struct xmemsim_file *xf);
+
+/* owner.c: allocation records, pins and mapping counts */
 int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 		      bool plan, u64 *addr, int *status);
+int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
+		     int *status);
+void xmemsim_file_release_allocs(struct xmemsim_file *xf);
 void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end);
+struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
+					   u64 addr);
+int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
+		      bool nowait, struct xmemsim_alloc_rec **recp);
+void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
+int xmemsim_rec_map(struct xmemsim_file *xf, u64 addr, u64 end,
+		    struct xmemsim_alloc_rec **recp);
+void xmemsim_rec_map_get(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
+void xmemsim_rec_map_put(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
-int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan);
+
+/* copy.c: XMEMSIM_IOC_COPY */
+int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c);
 
 /* plan.c: the plan commands */
 int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
@@ -177,15 +192,9 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 /* window.c: the data plane */
 void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr);
-struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
-					   u64 addr);
-int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
-		      bool nowait, struct xmemsim_alloc_rec **recp);
-void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 ssize_t xmemsim_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t xmemsim_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int xmemsim_mmap(struct file *file, struct vm_area_struct *vma);
-int xmemsim_heap_of(struct xmemsim_dev *d, u64 addr);
 
 /* debugfs.c */
 void xmemsim_debugfs_init(struct xmemsim_dev *d);

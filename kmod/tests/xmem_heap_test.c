@@ -172,6 +172,27 @@ static void expect_pristine(struct kunit *test, struct xmem_heap *h)
 	check_heap(test, h);
 }
 
+/*
+ * The table tests run one case on a fresh heap of each mode; the case must
+ * leave the heap as it found it (expect_pristine()), then it is dropped.
+ */
+typedef void (*xh_case_fn)(struct kunit *test, struct xmem_heap *h,
+			   const char *mode, const void *c);
+
+static void run_each_mode(struct kunit *test, u64 base, xh_case_fn fn,
+			  const void *c)
+{
+	struct xmem_heap *h;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
+		h = new_heap(test, base, P, 0, all_modes[i]);
+		fn(test, h, mode_names[i], c);
+		expect_pristine(test, h);
+		drop_heap(test, h);
+	}
+}
+
 /* ---- contract: init, argument checks, first fit, slack ---------------- */
 
 static void init_defaults(struct kunit *test)
@@ -318,28 +339,28 @@ static void illegal_align_desc(const u64 *a, char *desc)
 
 KUNIT_ARRAY_PARAM(illegal_align, illegal_aligns, illegal_align_desc);
 
+static void illegal_align_case(struct kunit *test, struct xmem_heap *h,
+			       const char *mode, const void *c)
+{
+	u64 align = *(const u64 *)c, addr = 7, end = 9;
+	struct xmem_heap_stats before, after;
+
+	stats(h, &before);
+	KUNIT_EXPECT_EQ_MSG(test, xmem_heap_alloc(h, 8, align, &addr, &end),
+			    XMEM_ERR_ILLEGAL_ALIGN, "mode %s", mode);
+	/* the alignment is checked before the size */
+	KUNIT_EXPECT_EQ(test, xmem_heap_alloc(h, 0, align, &addr, &end),
+			XMEM_ERR_ILLEGAL_ALIGN);
+	stats(h, &after);
+	KUNIT_EXPECT_TRUE(test, stats_equal(&before, &after));
+	KUNIT_EXPECT_EQ(test, addr, 7ULL);	/* outputs untouched */
+	KUNIT_EXPECT_EQ(test, end, 9ULL);
+	check_heap(test, h);
+}
+
 static void illegal_align(struct kunit *test)
 {
-	u64 align = *(const u64 *)test->param_value, addr = 7, end = 9;
-	struct xmem_heap_stats before, after;
-	struct xmem_heap *h;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
-		h = new_heap(test, B, P, 0, all_modes[i]);
-		stats(h, &before);
-		KUNIT_EXPECT_EQ(test, xmem_heap_alloc(h, 8, align, &addr, &end),
-				XMEM_ERR_ILLEGAL_ALIGN);
-		/* the alignment is checked before the size */
-		KUNIT_EXPECT_EQ(test, xmem_heap_alloc(h, 0, align, &addr, &end),
-				XMEM_ERR_ILLEGAL_ALIGN);
-		stats(h, &after);
-		KUNIT_EXPECT_TRUE(test, stats_equal(&before, &after));
-		KUNIT_EXPECT_EQ(test, addr, 7ULL);	/* outputs untouched */
-		KUNIT_EXPECT_EQ(test, end, 9ULL);
-		check_heap(test, h);
-		drop_heap(test, h);
-	}
+	run_each_mode(test, B, illegal_align_case, test->param_value);
 }
 
 static void size_zero(struct kunit *test)
@@ -548,34 +569,32 @@ static void size_case_desc(const struct size_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(size_table, size_cases, size_case_desc);
 
+static void size_case_run(struct kunit *test, struct xmem_heap *h,
+			  const char *mode, const void *arg)
+{
+	const struct size_case *c = arg;
+	struct xmem_heap_stats st;
+	u64 addr = 7, end = 9;
+
+	KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, c->size, 1, &addr, &end),
+			    c->status, "mode %s", mode);
+	stats(h, &st);
+	KUNIT_EXPECT_EQ(test, st.free_blocks, c->free_blocks);
+	KUNIT_EXPECT_EQ(test, st.unused_bytes, 0ULL);
+	if (c->status == XMEM_OK) {
+		KUNIT_EXPECT_EQ(test, addr, B);
+		KUNIT_EXPECT_EQ(test, end, B + c->end);
+		KUNIT_EXPECT_EQ(test, st.allocated_bytes, c->end);
+		KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
+	} else {
+		KUNIT_EXPECT_EQ(test, addr, 7ULL);
+		KUNIT_EXPECT_EQ(test, end, 9ULL);
+	}
+}
+
 static void size_boundaries(struct kunit *test)
 {
-	const struct size_case *c = test->param_value;
-	struct xmem_heap_stats st;
-	struct xmem_heap *h;
-	u64 addr = 7, end = 9;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
-		h = new_heap(test, B, P, 0, all_modes[i]);
-		KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, c->size, 1, &addr,
-							  &end),
-				    c->status, "mode %s", mode_names[i]);
-		stats(h, &st);
-		KUNIT_EXPECT_EQ(test, st.free_blocks, c->free_blocks);
-		KUNIT_EXPECT_EQ(test, st.unused_bytes, 0ULL);
-		if (c->status == XMEM_OK) {
-			KUNIT_EXPECT_EQ(test, addr, B);
-			KUNIT_EXPECT_EQ(test, end, B + c->end);
-			KUNIT_EXPECT_EQ(test, st.allocated_bytes, c->end);
-			KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
-		} else {
-			KUNIT_EXPECT_EQ(test, addr, 7ULL);
-			KUNIT_EXPECT_EQ(test, end, 9ULL);
-		}
-		expect_pristine(test, h);
-		drop_heap(test, h);
-	}
+	run_each_mode(test, B, size_case_run, test->param_value);
 }
 
 struct align_case {
@@ -606,32 +625,30 @@ static void align_case_desc(const struct align_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(align_table, align_cases, align_case_desc);
 
+static void align_case_run(struct kunit *test, struct xmem_heap *h,
+			   const char *mode, const void *arg)
+{
+	const struct align_case *c = arg;
+	struct xmem_heap_stats st;
+	u64 addr = 7, end = 9;
+
+	KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, 16, c->align, &addr, &end),
+			    c->status, "mode %s", mode);
+	if (c->status == XMEM_OK) {
+		KUNIT_EXPECT_EQ(test, addr, c->addr);
+		KUNIT_EXPECT_EQ(test, end, c->addr + 16);
+		stats(h, &st);
+		KUNIT_EXPECT_EQ(test, st.unused_bytes, c->addr - B_ODD);
+		check_heap(test, h);
+		KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
+	} else {
+		KUNIT_EXPECT_EQ(test, addr, 7ULL);
+	}
+}
+
 static void align_boundaries(struct kunit *test)
 {
-	const struct align_case *c = test->param_value;
-	struct xmem_heap_stats st;
-	struct xmem_heap *h;
-	u64 addr = 7, end = 9;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
-		h = new_heap(test, B_ODD, P, 0, all_modes[i]);
-		KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, 16, c->align,
-							  &addr, &end),
-				    c->status, "mode %s", mode_names[i]);
-		if (c->status == XMEM_OK) {
-			KUNIT_EXPECT_EQ(test, addr, c->addr);
-			KUNIT_EXPECT_EQ(test, end, c->addr + 16);
-			stats(h, &st);
-			KUNIT_EXPECT_EQ(test, st.unused_bytes, c->addr - B_ODD);
-			check_heap(test, h);
-			KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
-		} else {
-			KUNIT_EXPECT_EQ(test, addr, 7ULL);
-		}
-		expect_pristine(test, h);
-		drop_heap(test, h);
-	}
+	run_each_mode(test, B_ODD, align_case_run, test->param_value);
 }
 
 /* ---- split and descriptors -------------------------------------------- */

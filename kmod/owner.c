@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim ownership: every allocation is a record owned by one open file,
+ * indexed by address per heap. Records are made and freed here (with the
+ * scrub of every freed block), found, pinned for data-plane copies and
+ * counted for mappings; xmemsim_dev_verify() checks them against the
+ * heaps. The lock rules are in xmemsim.h, "Locking rules"; each helper
+ * that needs dev->lock asserts it.
+ */
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "xmemsim.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+static int xmem_to_errno(int status)
+{
+	switch (status) {
+	case XMEM_OK:
+		return 0;
+	case XMEM_ERR_PTR_OUT_OF_BOUNDS:
+		return -ENOENT;
+	case XMEM_ERR_ALLOC_FAILED:
+		return -ENOMEM;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Which heap's window holds addr, or -1. */
+static int xmemsim_heap_of(struct xmemsim_dev *d, u64 addr)
+{
+	int i;
+
+	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++) {
+		struct xmemsim_window *w = &d->win[i];
+
+		if (addr >= w->base && addr - w->base < w->size)
+			return i;
+	}
+	return -1;
+}
+
+/* The record with the greatest address <= addr, or NULL. Needs dev->lock. */
+struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
+					   u64 addr)
+{
+	struct rb_node *n = d->allocs[heap].rb_node;
+	struct xmemsim_alloc_rec *best = NULL;
+
+	lockdep_assert_held(&d->lock);
+	/* the greatest key <= addr: rb_find() only matches exactly */
+	while (n) {
+		struct xmemsim_alloc_rec *r = rb_entry(n, struct xmemsim_alloc_rec, node);
+
+		if (r->addr <= addr) {
+			best = r;
+			n = n->rb_right;
+		} else {
+			n = n->rb_left;
+		}
+	}
+	return best;
+}
+
+static bool rec_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct xmemsim_alloc_rec, node)->addr <
+	       rb_entry(b, struct xmemsim_alloc_rec, node)->addr;
+}
+
+static void rec_insert(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	lockdep_assert_held(&d->lock);
+	rb_add(&rec->node, &d->allocs[rec->heap], rec_less);
+}
+
+/**
+ * xmemsim_scrub() - clear a detached block's bytes
+ * @d: the device
+ * @heap: XMEMSIM_HEAP_*
+ * @addr: first byte (the address that was handed out)
+ * @end: end of the heap block
+ *
+ * Runs without dev->lock, in 1 MiB steps with a resched point between
+ * them, so a 64 MiB free stalls nobody. The block's alignment slack below
+ * @addr was never reachable by its owner and is still zero.
+ */
+void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
+{
+	u8 *p = xmemsim_kaddr(d, heap, addr);
+	u64 left = end - addr;
+
+	while (left) {
+		size_t n = min_t(u64, left, SZ_1M);
+
+		memset(p, 0, n);
+		p += n;
+		left -= n;
+		cond_resched();
+	}
+}
+
+/* dev->lock held: would taking bytes more break xf's limits? */
+static bool over_quota(struct xmemsim_file *xf, u32 heap, u64 bytes)
+{
+	const struct xmemsim_limits *l = &xf->dev->lim;
+	u64 sum;
+
+	lockdep_assert_held(&xf->dev->lock);
+	if (l->file_allocs && xf->nr_allocs >= l->file_allocs)
+		return true;
+	return l->file_bytes[heap] &&
+	       (check_add_overflow(xf->owned_bytes[heap], bytes, &sum) ||
+		sum > l->file_bytes[heap]);
+}
+
+/**
+ * xmemsim_alloc_for() - allocate from a heap on behalf of an open file
+ * @xf: the owner
+ * @heap: XMEMSIM_HEAP_*
+ * @size: bytes
+ * @align: alignment, 0 = 64
+ * @plan: the allocation backs @xf's plans (user HEAP_FREE refuses it)
+ * @addr: the address, on success
+ * @status: the xmem status
+ *
+ * The record is made first, so nothing can fail once the heap said yes.
+ * The bytes are zero: every free scrubs its block before the heap gets it
+ * back (see "Locking rules" in xmemsim.h), so ZERO needs no work here.
+ *
+ * Return: 0 or -errno (the heap's status mapped, -EDQUOT when the file's
+ * limits refuse it, or -ENOMEM).
+ */
+int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
+		      bool plan, u64 *addr, int *status)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmem_heap *h = &d->win[heap].heap;
+	struct xmemsim_alloc_rec *rec;
+	u64 end;
+	int st;
+
+	*status = XMEM_OK;
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL_ACCOUNT);
+	if (!rec)
+		return -ENOMEM;
+
+	mutex_lock(&d->lock);
+	if (over_quota(xf, heap, size))
+		goto quota;
+	st = xmem_heap_alloc(h, size, align, addr, &end);
+	trace_xmemsim_alloc(heap, size, align, st == XMEM_OK ? *addr : 0, st);
+	if (st != XMEM_OK) {
+		mutex_unlock(&d->lock);
+		kfree(rec);
+		*status = st;
+		return xmem_to_errno(st);
+	}
+	/* an unsplit block may be larger than asked: count what is taken */
+	if (over_quota(xf, heap, end - *addr)) {
+		WARN_ON_ONCE(xmem_heap_free(h, *addr) != XMEM_OK);
+		goto quota;
+	}
+	rec->owner = xf;
+	rec->addr = *addr;
+	rec->size = size;
+	rec->block_end = end;
+	rec->heap = heap;
+	rec->plan = plan;
+	rec_insert(d, rec);
+	list_add_tail(&rec->file_node, &xf->allocs);
+	xf->owned_bytes[heap] += end - *addr;
+	xf->nr_allocs++;
+	mutex_unlock(&d->lock);
+	return 0;
+
+quota:
+	xf->quota_refused++;
+	mutex_unlock(&d->lock);
+	kfree(rec);
+	return -EDQUOT;
+}
+
+/*
+ * Take an idle record of its owner out of the file and the address index;
+ * its heap block stays allocated until rec_finish() has scrubbed it.
+ */
+static void rec_detach_locked(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	lockdep_assert_held(&d->lock);
+	rb_erase(&rec->node, &d->allocs[rec->heap]);
+	list_del(&rec->file_node);
+	rec->owner->owned_bytes[rec->heap] -= rec->block_end - rec->addr;
+	rec->owner->nr_allocs--;
+	rec->owner = NULL;
+	d->scrub_bytes[rec->heap] += rec->block_end - rec->addr;
+}
+
+/* Scrub a detached record's block without dev->lock, then free it. */
+static void rec_finish(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	int st;
+
+	xmemsim_scrub(d, rec->heap, rec->addr, rec->block_end);
+	mutex_lock(&d->lock);
+	st = xmem_heap_free(&d->win[rec->heap].heap, rec->addr);
+	WARN_ON_ONCE(st != XMEM_OK);
+	d->scrub_bytes[rec->heap] -= rec->block_end - rec->addr;
+	mutex_unlock(&d->lock);
+	trace_xmemsim_free(rec->heap, rec->addr, 0);
+	kfree(rec);
+}
+
+/**
+ * xmemsim_free_for() - free an allocation of an open file
+ * @xf: the owner
+ * @heap: XMEMSIM_HEAP_*
+ * @addr: the address the allocation was given
+ * @plan: free a plan backing (true) or an ordinary allocation (false)
+ * @status: the xmem status, when the heap has one to report
+ *
+ * The block is scrubbed with dev->lock dropped before the heap gets it.
+ *
+ * Return: 0, -ENOENT (no allocation there), -EACCES (another file's),
+ * -EBUSY (pinned, mapped, or of the other kind).
+ */
+int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
+		     int *status)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_alloc_rec *rec;
+	int ret = 0;
+
+	mutex_lock(&d->lock);
+	rec = xmemsim_rec_find(d, heap, addr);
+	if (!rec || rec->addr != addr) {
+		*status = XMEM_ERR_PTR_OUT_OF_BOUNDS;
+		ret = -ENOENT;
+	} else if (rec->owner != xf) {
+		ret = -EACCES;
+	} else if (atomic_read_acquire(&rec->pins) || rec->maps ||
+		   rec->plan != plan) {
+		ret = -EBUSY;
+	} else {
+		rec_detach_locked(d, rec);
+		*status = XMEM_OK;
+	}
+	mutex_unlock(&d->lock);
+	if (ret) {
+		trace_xmemsim_free(heap, addr, ret);
+		return ret;
+	}
+	rec_finish(d, rec);
+	return 0;
+}
+
+/* Free everything a closing file still owns, scrubbing outside the lock. */
+void xmemsim_file_release_allocs(struct xmemsim_file *xf)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_alloc_rec *rec, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&d->lock);
+	list_for_each_entry_safe(rec, tmp, &xf->allocs, file_node) {
+		WARN_ON_ONCE(atomic_read(&rec->pins) || rec->maps);
+		rec_detach_locked(d, rec);
+		list_add_tail(&rec->file_node, &dead);
+	}
+	list_del(&xf->node);
+	mutex_unlock(&d->lock);
+	list_for_each_entry_safe(rec, tmp, &dead, file_node)
+		rec_finish(d, rec);
+}
+
+/**
+ * xmemsim_pin_range() - check that xf owns [addr, addr + len) and pin it
+ * @xf: the caller
+ * @addr: device address
+ * @len: bytes, > 0
+ * @nowait: fail with -EAGAIN rather than wait for dev->lock
+ * @recp: the allocation holding the range, pinned against free
+ *
+ * Return: 0, -EINVAL if the range wraps, -EACCES if it is not inside one
+ * allocation of @xf, -EAGAIN (only if @nowait).
+ */
+int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
+		      bool nowait, struct xmemsim_alloc_rec **recp)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_alloc_rec *rec;
+	int heap, ret = -EACCES;
+	u64 end;
+
+	if (check_add_overflow(addr, len, &end))
+		return -EINVAL;
+	heap = xmemsim_heap_of(d, addr);
+	if (heap < 0)
+		return -EACCES;
+	if (!nowait)
+		mutex_lock(&d->lock);
+	else if (!mutex_trylock(&d->lock))
+		return -EAGAIN;
+	rec = xmemsim_rec_find(d, heap, addr);
+	if (rec && rec->owner == xf && end <= rec->addr + rec->size) {
+		atomic_inc(&rec->pins);
+		*recp = rec;
+		ret = 0;
+	}
+	mutex_unlock(&d->lock);
+	return ret;
+}
+
+/*
+ * Drop a pin without dev->lock: the copy's accesses to the window are
+ * ordered before the count a free reads (see "Locking rules").
+ */
+void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	WARN_ON_ONCE(atomic_dec_return_release(&rec->pins) < 0);
+}
+
+/* Count a new mapping of rec; the caller holds a reference to its file. */
+void xmemsim_rec_map_get(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	mutex_lock(&d->lock);
+	rec->maps++;
+	mutex_unlock(&d->lock);
+}
+
+void xmemsim_rec_map_put(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	mutex_lock(&d->lock);
+	WARN_ON_ONCE(!rec->maps);
+	rec->maps--;
+	mutex_unlock(&d->lock);
+}
+
+/**
+ * xmemsim_rec_map() - find the allocation a new mapping maps, and count it
+ * @xf: the caller
+ * @addr: the mapping's device address (its file offset)
+ * @end: the mapping's end
+ * @recp: the allocation, with its maps count raised
+ *
+ * The mapping must start at one of @xf's allocations and end inside its
+ * heap block and inside the allocation's last page.
+ *
+ * Return: 0, -EACCES, or -EINVAL when @addr is not page aligned in its
+ * window.
+ */
+int xmemsim_rec_map(struct xmemsim_file *xf, u64 addr, u64 end,
+		    struct xmemsim_alloc_rec **recp)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_alloc_rec *rec;
+	int heap = xmemsim_heap_of(d, addr), ret = -EACCES;
+
+	if (heap < 0)
+		return -EACCES;
+	mutex_lock(&d->lock);
+	rec = xmemsim_rec_find(d, heap, addr);
+	if (!rec || rec->owner != xf || rec->addr != addr)
+		goto out;
+	if (end > rec->block_end || end > rec->addr + PAGE_ALIGN(rec->size))
+		goto out;
+	if (!PAGE_ALIGNED(addr - d->win[heap].base)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	rec->maps++;
+	*recp = rec;
+	ret = 0;
+out:
+	mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* Does [addr, end) of a heap's window hold only zero bytes? */
+static bool window_zero(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
+{
+	return mem_is_zero(xmemsim_kaddr(d, heap, addr), end - addr);
+}
+
+/**
+ * xmemsim_dev_verify() - check the device's invariants
+ * @d: the device
+ * @why: what is wrong, on failure
+ * @len: bytes at @why
+ *
+ * Both heaps pass xmem_heap_verify(); each heap's allocated bytes (slack
+ * excluded) equal what the open files own plus blocks being scrubbed and
+ * DMA bounce buffers; each file's record count matches; every record
+ * matches its heap block; and every free block holds only zero bytes.
+ * For the fuzzer (debugfs "verify"): it walks every block under dev->lock.
+ *
+ * Return: 0, -EIO (with @why set) or -ENOMEM.
+ */
+int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len)
+{
+	struct xmem_heap_block_info *bi;
+	u64 owned[XMEMSIM_NUM_HEAPS] = {};
+	struct xmemsim_file *xf;
+	u32 heap;
+	int ret = 0;
+
+	bi = kvmalloc_array(d->geo.num_blocks, sizeof(*bi), GFP_KERNEL_ACCOUNT);
+	if (!bi)
+		return -ENOMEM;
+	mutex_lock(&d->lock);
+	list_for_each_entry(xf, &d->files, node) {
+		struct xmemsim_alloc_rec *rec;
+		u32 nrec = 0;
+
+		for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
+			owned[heap] += xf->owned_bytes[heap];
+		list_for_each_entry(rec, &xf->allocs, file_node)
+			nrec++;
+		if (nrec != xf->nr_allocs) {
+			snprintf(why, len, "pid %d: %u records, nr_allocs %u",
+				 xf->pid, nrec, xf->nr_allocs);
+			ret = -EIO;
+			goto out;
+		}
+	}
+	for (heap = 0; heap < XMEMSIM_NUM_HEAPS && !ret; heap++) {
+		struct xmem_heap *h = &d->win[heap].heap;
+		const char *name = d->win[heap].name;
+		u64 taken = 0, expect;
+		u32 n, i;
+
+		if (xmem_heap_verify(h)) {
+			snprintf(why, len, "%s: xmem_heap_verify failed", name);
+			ret = -EIO;
+			break;
+		}
+		n = min(xmem_heap_dump(h, bi, d->geo.num_blocks), d->geo.num_blocks);
+		for (i = 0; i < n && !ret; i++) {
+			struct xmemsim_alloc_rec *rec;
+			u64 end = bi[i].start + bi[i].size;
+
+			if (!bi[i].allocated) {
+				if (!window_zero(d, heap, bi[i].start, end)) {
+					snprintf(why, len, "%s: free block %#llx holds data",
+						 name, bi[i].start);
+					ret = -EIO;
+				}
+				continue;
+			}
+			taken += end - bi[i].aligned;
+			rec = xmemsim_rec_find(d, heap, bi[i].aligned);
+			if (rec && rec->addr == bi[i].aligned &&
+			    (rec->block_end != end || rec->size > end - rec->addr)) {
+				snprintf(why, len, "%s: record %#llx does not match its block",
+					 name, rec->addr);
+				ret = -EIO;
+			}
+		}
+		expect = owned[heap] + d->scrub_bytes[heap];
+		if (heap == XMEMSIM_HEAP_DATARAM)
+			expect += d->bounce_bytes;
+		if (!ret && taken != expect) {
+			snprintf(why, len, "%s: %llu bytes allocated, files own %llu",
+				 name, taken, owned[heap]);
+			ret = -EIO;
+		}
+	}
+out:
+	mutex_unlock(&d->lock);
+	kvfree(bi);
+	return ret;
+}
