@@ -12,3 +12,5 @@ $(O)/tests/planner/%: $(O)/tests/planner/%.o $(PLANNER_TEST_HELPERS) $(O)/libdra
 # test_cli runs the dramplan binary of the same build
 $(O)/tests/planner/test_cli.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
 $(O)/tests/planner/test_cli: | $(O)/dramplan
+$(O)/tests/planner/test_outputs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(O)/tests/planner/test_outputs: | $(O)/dramplan

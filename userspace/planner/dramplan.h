@@ -329,6 +329,8 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);
 int dp_plan_write_json(const struct dp_plan *p, FILE *f);
 struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e);
 int dp_plan_write_svg(const struct dp_plan *p, FILE *f);
+/* max_tensors != 0: draw only that many, the largest by size x lifetime. */
+int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors);
 void dp_plan_write_report(const struct dp_plan *p, FILE *f, int tensors);
 
 /* ---- pipeline -------------------------------------------------------- */

@@ -351,13 +351,59 @@ static double ymap(const struct yaxis *a, uint64_t addr)
 					(double)(a->top - a->floor);
 }
 
+static double area(const struct dp_core_plan *c, const struct dp_plan_tensor *t)
+{
+	double a = 0;
+	uint32_t q;
+
+	for (q = 0; q < t->iv_count; q++)
+		a += (double)(c->iv[t->iv_first + q].hi - c->iv[t->iv_first + q].lo + 1);
+	return a * (double)t->size;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
+{
+	return dp_plan_write_svg_max(p, f, 0);
+}
+
+/*
+ * Downsampling: with max_tensors != 0 and more placed tensors than that,
+ * only the max_tensors largest by size x lifetime are drawn (ties in plan
+ * order), and the chart says so.
+ */
+int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors)
 {
 	const double W = 960, H = 420, L = 110, T = 70, GAP = 70;
 	const size_t max_rects = 200000;
-	size_t rects = 0;
+	size_t rects = 0, placed = 0, drawn = 0, above = 0, ties = 0;
 	uint32_t ci, k, q;
-	double total_h = T + p->ncores * (H + GAP) + 20;
+	double total_h = T + p->ncores * (H + GAP) + 20, thr = -1;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++)
+			placed += p->core[ci].t[k].placed;
+	if (max_tensors && placed > max_tensors) {
+		double *a = dp_xrealloc(NULL, placed, sizeof(*a));
+		size_t i = 0;
+
+		for (ci = 0; ci < p->ncores; ci++)
+			for (k = 0; k < p->core[ci].n; k++)
+				if (p->core[ci].t[k].placed)
+					a[i++] = area(&p->core[ci], &p->core[ci].t[k]);
+		qsort(a, placed, sizeof(*a), cmp_desc);
+		thr = a[max_tensors - 1];
+		for (i = 0; i < placed && a[i] > thr; i++)
+			above++;
+		ties = max_tensors - above;
+		free(a);
+	}
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" font-size=\"11\">\n",
@@ -418,6 +464,15 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
 
 			if (!t->placed)
 				continue;
+			if (thr >= 0) {
+				double ar = area(c, t);
+
+				if (ar < thr || (ar == thr && !ties))
+					continue;
+				if (ar == thr)
+					ties--;
+			}
+			drawn++;
 			y = ymap(&ax, t->addr + t->size);
 			h = ymap(&ax, t->addr) - y;
 			if (h < 0.5)
@@ -438,9 +493,9 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
 					t->shared ? "#b00" : "#333",
 					t->shared ? "1.5" : "0.4");
 				dp_xml_str(f, t->name);
-				fprintf(f, " [0x%llx, 0x%llx) t=[%llu, %llu] %s%s</title></rect>\n",
-					U(t->addr), U(t->addr + t->size), U(iv->lo),
-					U(iv->hi), dp_region_name(t->region),
+				fprintf(f, " [0x%llx, 0x%llx) size %llu t=[%llu, %llu] %s%s</title></rect>\n",
+					U(t->addr), U(t->addr + t->size), U(t->size),
+					U(iv->lo), U(iv->hi), dp_region_name(t->region),
 					t->shared ? " shared" : "");
 				if (w > 7.0 * (strlen(t->name) + 1) && h > 13) {
 					fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" pointer-events=\"none\">",
@@ -455,6 +510,9 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
 		}
 		fprintf(f, "</g>\n");
 	}
+	if (thr >= 0)
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#c00\">(downsampled: %zu of %zu tensors drawn, the largest by size x lifetime)</text>\n",
+			L, 54.0, drawn, placed);
 	if (rects >= max_rects)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#c00\">(chart truncated at %zu rectangles)</text>\n",
 			L, total_h - 6, max_rects);

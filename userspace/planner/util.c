@@ -79,7 +79,12 @@ void dp_xml_str(FILE *f, const char *s)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		default:
+			/* XML 1.0 has no control characters, not even escaped */
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, f);
 		}
 	}
 }
