@@ -71,16 +71,26 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 	c->file = dp_strdup(file);
 	for (i = 0; i < C_N; i++)
 		col_of[i] = -1;
+	/* a UTF-8 byte order mark (spreadsheets write one) is not data */
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		const char *le = p, *nl;
 		const char *f[16];
 		size_t fl[16];
 		int nf = 0;
 		const char *q = p, *ls = p;
 
 		line++;
-		if (le > p && le[-1] == '\r')
-			le--;
+		/* lines end with \n, \r\n or a lone \r (old Mac files) */
+		while (le < end && *le != '\n' && *le != '\r')
+			le++;
+		nl = le < end ? le + (*le == '\r' && le + 1 < end && le[1] == '\n') : NULL;
+		if (memchr(p, 0, le - p)) {
+			dp_fail(e, "%s:%d:%d: malformed CSV: NUL byte", file, line,
+				(int)((const char *)memchr(p, 0, le - p) - p) + 1);
+			goto fail;
+		}
 		/* split on commas */
 		for (;;) {
 			const char *comma = memchr(q, ',', le - q), *fe = comma ? comma : le;
@@ -211,7 +221,8 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 		struct dp_csv_buf *s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
 		size_t k;
 
-		memcpy(s, c->b, c->n * sizeof(*s));
+		if (c->n)	/* c->b is NULL for a header-only file */
+			memcpy(s, c->b, c->n * sizeof(*s));
 		qsort(s, c->n, sizeof(*s), cmp_ids);
 		for (k = 1; k < c->n; k++)
 			if (!strcmp(s[k - 1].id, s[k].id)) {
@@ -268,10 +279,15 @@ int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 	items_of(c, it, iv);
 	if (dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
 		     order, st, &failed, NULL, "")) {
-		dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits below the capacity %llu",
-			c->file, c->b[failed].id,
-			(unsigned long long)c->b[failed].size,
-			(unsigned long long)capacity);
+		if (capacity)
+			dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits below the capacity %llu (--capacity)",
+				c->file, c->b[failed].id,
+				(unsigned long long)c->b[failed].size,
+				(unsigned long long)capacity);
+		else
+			dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits in the 64-bit address space (no --capacity given)",
+				c->file, c->b[failed].id,
+				(unsigned long long)c->b[failed].size);
 		goto out;
 	}
 	for (i = 0; i < c->n; i++) {

@@ -163,7 +163,8 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 /* Resolves remote targets across cores; called once all cores are in. */
 int dp_model_link(struct dp_model *m, struct dp_err *e);
 
-/* JSON model (json-c).  Malformed JSON names file:line:column; schema and
+/* JSON model (strict: jdoc.c on yajl).  Malformed JSON names
+ * file:line:column; schema and
  * semantic errors name the file and the JSON path / tensor. */
 struct dp_model *dp_model_load_json(const char *path, struct dp_err *e);
 struct dp_model *dp_model_parse_json(const char *file, const char *text,
@@ -328,6 +329,8 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);
 /* Plan JSON out/in, SVG chart. */
 int dp_plan_write_json(const struct dp_plan *p, FILE *f);
 struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e);
+struct dp_plan *dp_plan_parse_json(const char *file, const char *text,
+				   size_t len, struct dp_err *e);
 int dp_plan_write_svg(const struct dp_plan *p, FILE *f);
 /* max_tensors != 0: draw only that many, the largest by size x lifetime. */
 int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors);

@@ -244,8 +244,26 @@ int dp_pass_check_placed(struct dp_ctx *x)
 	struct dp_plan *p = x->plan;
 	char list[512] = "";
 	size_t len = 0, n = 0;
+	uint64_t ceiling;
 	uint32_t ci, i;
 
+	/* pre-placed tensors fit below --dram-size on every path, the
+	 * "No candidate" early exit and --disable-dram-allocation included */
+	ceiling = x->o.dram_mib > (UINT64_MAX >> 20) ? UINT64_MAX : x->o.dram_mib << 20;
+	for (ci = 0; ci < x->m->nc; ci++)
+		for (i = 0; i < x->m->c[ci].nt; i++) {
+			struct dp_tensor *t = &x->m->c[ci].t[i];
+
+			if (t->region != DP_REG_PRE)
+				continue;
+			if (t->addr > ceiling || t->size > ceiling - t->addr)
+				return dp_fail(x->err, "%s: core %u tensor '%s': pre-placed at [0x%llx, +0x%llx) is above the DRAM ceiling 0x%llx (--dram-size %llu MiB)",
+					       p->source, ci, t->name,
+					       (unsigned long long)t->addr,
+					       (unsigned long long)t->size,
+					       (unsigned long long)ceiling,
+					       (unsigned long long)x->o.dram_mib);
+		}
 	for (ci = 0; ci < p->ncores; ci++)
 		for (i = 0; i < p->core[ci].n; i++) {
 			struct dp_plan_tensor *t = &p->core[ci].t[i];
