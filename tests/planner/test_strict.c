@@ -314,6 +314,19 @@ TEST(csv_corner_cases)
 	CHECK(!contains(e.msg, "capacity 0"));
 	CHECK(contains(e.msg, "no --capacity"));
 	dp_csv_free(c);
+	/* a peak of 2^64 - 1 is still a solution: best keeps it (fuzz find) */
+	s = "id,lower,upper,size\nbig,1,3,18446744073709551615\nb,0,1,4\n";
+	c = dp_csv_parse("c.csv", s, strlen(s), &e);
+	REQUIRE(c);
+	REQUIRE(!dp_csv_solve_best(c, 0, NULL, NULL, &e));
+	CHECK_EQ_U64(c->b[0].offset, 0);
+	CHECK_EQ_U64(c->b[1].offset, 0);
+	CHECK(!dp_csv_verify(c, &e));
+	c->b[1].offset = 4;	/* [4, 4 + 2^64 - 1) wraps */
+	c->b[0].offset = 4;
+	CHECK(dp_csv_verify(c, &e));
+	CHECK(contains(e.msg, "overflows"));
+	dp_csv_free(c);
 }
 
 int main(void)

@@ -311,9 +311,9 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
 		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
 	uint64_t *best = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*best));
-	uint64_t best_peak = UINT64_MAX;
+	uint64_t best_peak = 0;
 	size_t k, i;
-	int ok = 0;
+	int ok = 0;	/* best[] holds a solution (its peak may be 2^64 - 1) */
 
 	for (k = 0; k < sizeof(orders) / sizeof(orders[0]); k++) {
 		struct dp_place_stats s = { 0 };
@@ -322,7 +322,7 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 		if (dp_csv_solve(c, capacity, orders[k], &s, NULL))
 			continue;
 		peak = dp_csv_peak(c);
-		if (peak < best_peak) {
+		if (!ok || peak < best_peak) {
 			best_peak = peak;
 			for (i = 0; i < c->n; i++)
 				best[i] = c->b[i].offset;
@@ -406,6 +406,12 @@ int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 
 		if (!b->has_offset) {
 			rc = dp_fail(e, "%s: buffer '%s': no offset", c->file, b->id);
+			goto out;
+		}
+		if (b->offset > UINT64_MAX - b->size) {
+			rc = dp_fail(e, "%s: buffer '%s': offset %llu + size %llu overflows 64 bits",
+				     c->file, b->id, (unsigned long long)b->offset,
+				     (unsigned long long)b->size);
 			goto out;
 		}
 		if (b->offset % b->align) {

@@ -170,6 +170,9 @@ struct dp_model *dp_model_load_json(const char *path, struct dp_err *e);
 struct dp_model *dp_model_parse_json(const char *file, const char *text,
 				     size_t len, struct dp_err *e);
 
+/* The model as JSON that dp_model_load_json reads back (model_io.c). */
+int dp_model_write_json(const struct dp_model *m, FILE *f);
+
 const char *dp_mem_name(int mem);
 const char *dp_usage_name(int usage);
 const char *dp_region_name(int region);

@@ -33,3 +33,10 @@ $(O)/bench-planner: $(O)/scripts/bench-planner.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -lm
 
 userspace: $(O)/bench-planner
+
+# scripts/bench-planner.sh runs this too: the command on a model file
+# beside in-process planning (time, ratio, peak RSS).
+$(O)/bench-file: $(O)/scripts/bench-file.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
+userspace: $(O)/bench-file
