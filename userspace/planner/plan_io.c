@@ -68,19 +68,39 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 		}
 		fprintf(f, "\n     ]}");
 	}
-	fprintf(f, "\n  ],\n  \"hazards\": [");
-	for (i = 0; i < p->nhz; i++) {
-		const struct dp_hazard *h = &p->hz[i];
+	fprintf(f, "\n  ],\n  \"hazard_groups\": [");
+	for (i = 0; i < p->nhg; i++) {
+		const struct dp_hazard_group *g = &p->hg[i];
+		size_t k;
 
-		fprintf(f, "%s\n    {\"a\": {\"core\": %u, \"tensor\": ", i ? "," : "", h->core_a);
-		dp_json_str(f, p->core[h->core_a].t[h->ta].name);
-		fprintf(f, ", \"writes\": %s}, \"b\": {\"core\": %u, \"tensor\": ",
-			b(h->a_writes), h->core_b);
-		dp_json_str(f, p->core[h->core_b].t[h->tb].name);
-		fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
-			b(h->b_writes), U(h->lo), U(h->hi));
+		fprintf(f, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"cores\": %u, \"accesses\": [",
+			i ? "," : "", U(g->lo), U(g->hi), g->ncores);
+		for (k = 0; k < g->n; k++) {
+			const struct dp_hazard_access *h = &p->ha[g->first + k];
+
+			fprintf(f, "%s\n      {\"core\": %u, \"tensor\": ", k ? "," : "", h->core);
+			dp_json_str(f, p->core[h->core].t[h->t].name);
+			fprintf(f, ", \"reads\": %s, \"writes\": %s}", b(h->reads), b(h->writes));
+		}
+		fprintf(f, "]}");
 	}
-	fprintf(f, "%s]\n}\n", p->nhz ? "\n  " : "");
+	fprintf(f, "%s]", p->nhg ? "\n  " : "");
+	if (p->has_pairs) {	/* --hazard-pairs */
+		fprintf(f, ",\n  \"hazards\": [");
+		for (i = 0; i < p->nhz; i++) {
+			const struct dp_hazard *h = &p->hz[i];
+
+			fprintf(f, "%s\n    {\"a\": {\"core\": %u, \"tensor\": ", i ? "," : "", h->core_a);
+			dp_json_str(f, p->core[h->core_a].t[h->ta].name);
+			fprintf(f, ", \"writes\": %s}, \"b\": {\"core\": %u, \"tensor\": ",
+				b(h->a_writes), h->core_b);
+			dp_json_str(f, p->core[h->core_b].t[h->tb].name);
+			fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
+				b(h->b_writes), U(h->lo), U(h->hi));
+		}
+		fprintf(f, "%s]", p->nhz ? "\n  " : "");
+	}
+	fprintf(f, "\n}\n");
 	return ferror(f) ? -1 : 0;
 }
 
@@ -322,7 +342,8 @@ static struct dp_plan *plan_from(const struct jdoc *d, const char *path,
 		}
 	}
 	dp_plan_totals(p);
-	if (dp_plan_hazards(p, e))
+	/* the pair list when the plan has one (--hazard-pairs) */
+	if (dp_plan_hazards(p, jdoc_get(d, root, "hazards") != JNONE, e))
 		goto fail;
 	return p;
 fail:

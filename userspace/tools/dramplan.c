@@ -52,6 +52,8 @@ static void usage(FILE *f)
 "      --capacity BYTES          (minimalloc) fail if a buffer does not fit below\n"
 "      --order best|simplify|size|area|start  (minimalloc) order (default best)\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
+"      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
+"                                \"hazards\"); by default only the grouped ranges\n"
 "  -q, --quiet                   no report on stdout\n"
 "      --submit[=DEV]            also submit the plan to DEV (default /dev/xmemsim):\n"
 "                                PLAN_SUBMIT each core, PLAN_SYNC, PLAN_GET, PLAN_STATS;\n"
@@ -66,7 +68,7 @@ static void usage(FILE *f)
 
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
        O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK,
-       O_REPORT, O_SVGMAX };
+       O_REPORT, O_SVGMAX, O_PAIRS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -74,6 +76,7 @@ static const struct option longopts[] = {
 	{ "no-svg", no_argument, NULL, O_NOSVG },
 	{ "svg-max", required_argument, NULL, O_SVGMAX },
 	{ "report", required_argument, NULL, O_REPORT },
+	{ "hazard-pairs", no_argument, NULL, O_PAIRS },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "allreduce-buffer-size", required_argument, NULL, O_CC },
 	{ "dram-size", required_argument, NULL, O_DRAM },
@@ -530,6 +533,7 @@ int main(int argc, char **argv)
 		case O_SVG: svgp = optarg; break;
 		case O_NOSVG: nosvg = 1; break;
 		case O_REPORT: reportp = optarg; break;
+		case O_PAIRS: o.hazard_pairs = 1; break;
 		case O_SVGMAX:
 			if (parse_i64("--svg-max", optarg, &v))
 				return 2;
