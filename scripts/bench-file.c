@@ -159,8 +159,10 @@ int main(int argc, char **argv)
 		printf("%9u %9.1f %9.3f | %9.3f %6.2fx %6.0f MB | %9.3f %6.0f MB\n",
 		       n, st.st_size / 1e6, tin, tcmd, tcmd / tin, rcmd, tver, rver);
 		fflush(stdout);
-		unlink(model);
-		unlink(plan);
+		if (!getenv("BENCH_FILE_KEEP")) {
+			unlink(model);
+			unlink(plan);
+		}
 	}
 	return 0;
 }

@@ -3,18 +3,27 @@
 # (10^3 .. 10^6) on synthetic models with bounded overlap, the time of each
 # pass, a naive O(V^2) interference baseline as far as it stays under a
 # minute, and peak / lower bound / ratio for every run and for every
-# MiniMalloc CSV in ../shared/bench/minimalloc.
+# MiniMalloc CSV in ../shared/bench/minimalloc.  Then the file-to-plan rows:
+# the dramplan command on the same synthetic model written as JSON, beside
+# in-process planning (time, ratio, peak RSS of the command and of
+# `dramplan verify` on its plan; build/bench-file, models in $TMPDIR).
 #
 #   scripts/bench-planner.sh [SIZES...]     (default: 1000 10000 100000 1000000)
 #   O=build/bench scripts/bench-planner.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
-make -s O="$O" "$O/bench-planner" >/dev/null
+make -s O="$O" "$O/bench-planner" "$O/bench-file" "$O/dramplan" >/dev/null
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000 1000000)
 mdir=${MINIMALLOC_DIR:-../shared/bench/minimalloc}
 args=()
 [ -d "$mdir" ] && args=(-m "$mdir")
 echo "== dramplan benchmark on $(nproc) CPU(s), $(uname -m)"
-exec "$O/bench-planner" --baseline-limit "${BASELINE_LIMIT:-60}" "${sizes[@]}" "${args[@]}"
+"$O/bench-planner" --baseline-limit "${BASELINE_LIMIT:-60}" "${sizes[@]}" "${args[@]}"
+echo
+echo "== the command on a model file (dramplan FILE -q --no-svg -o PLAN; dramplan verify PLAN)"
+echo "   beside planning the same model in-process; peak RSS from wait4 (ru_maxrss)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-file.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$O/bench-file" "$O/dramplan" "$tmp" "${sizes[@]}"

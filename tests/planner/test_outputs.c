@@ -7,6 +7,7 @@
  * get 0666 & ~umask.  Everything happens in a private temporary folder:
  * the device node is one this test makes with mknod, never /dev/null.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -273,6 +274,61 @@ TEST(large_svg_left_out_or_downsampled)
 	CHECK(!contains(out, "<title>stats "));
 	unlink(P("p.json"));
 	unlink(P("mlp.json"));
+}
+
+/* Every failing reproducer of the seed corpus, through the command: exit 1,
+ * one line "dramplan: FILE...", and no output file. */
+static void reproducers(const char *sub, const char *cmd, const char *const *ok)
+{
+	char path[600], a[2048];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/%s", DP_SRCROOT, sub);
+	d = opendir(path);
+	REQUIRE(d);
+	while ((de = readdir(d))) {
+		const char *const *k;
+		char *nl;
+
+		if (de->d_name[0] == '.')
+			continue;
+		for (k = ok; *k && strcmp(*k, de->d_name); k++)
+			;
+		if (*k)
+			continue;	/* accepted, by design */
+		snprintf(a, sizeof(a), cmd, path, de->d_name, dir, dir);
+		if (dp(a) != 1) {
+			printf("#   %s: not exit 1\n", de->d_name);
+			CHECK(0);
+		}
+		nl = strchr(err, '\n');
+		if (strncmp(err, "dramplan: ", 10) || !contains(err, de->d_name) ||
+		    !nl || nl[1]) {
+			printf("#   %s: not one line naming the file: %s\n", de->d_name, err);
+			CHECK(0);
+		}
+		CHECK(access(P("r.out"), F_OK) && access(P("r.svg"), F_OK));
+	}
+	closedir(d);
+}
+
+TEST(every_reproducer_one_line_nothing_written)
+{
+	static const char *const model_ok[] = { "example_mlp.json",
+		"example_transformer.json", "example_allreduce_2core.json",
+		"inst_without_operands.json", "unreachable_use.json",
+		"untouched_tensor.json", NULL };
+	static const char *const csv_ok[] = { "alignment_offsets.csv",
+		"bom.csv", "cr_only.csv", "example.csv", "fuzz_peak_2_64.csv",
+		"header_only.csv", "solution_overlap.csv", NULL };
+	static const char *const plan_ok[] = { "example_mlp.plan.json",
+		"example_transformer.plan.json", "example_allreduce_2core.plan.json",
+		"untouched.plan.json", NULL };
+
+	reproducers("model", "%s/%s -q -o %s/r.out --svg %s/r.svg", model_ok);
+	reproducers("csv", "--format=minimalloc %s/%s -q -o %s/r.out", csv_ok);
+	reproducers("plan", "verify %s/%s", plan_ok);
 }
 
 int main(void)

@@ -316,8 +316,17 @@ static void yajl_why(struct feeder *f, const char *chunk, size_t at, size_t n,
 		snprintf(out, outn, "trailing characters after the top-level value");
 	else if (strstr(m, "comment"))
 		snprintf(out, outn, "comments are not JSON");
+	else if (at < n && chunk[at] == '\'')
+		snprintf(out, outn, "single quotes are not JSON (strings take double quotes)");
+	else if (!strncmp(m, "invalid char in json text", l > 25 ? 25 : l))
+		snprintf(out, outn, "'%c' cannot start a JSON value", at < n &&
+			 chunk[at] > 0x20 && chunk[at] < 0x7f ? chunk[at] : '?');
+	else if (!strncmp(m, "unallowed token", l > 15 ? 15 : l) ||
+		 !strncmp(m, "invalid object key", l > 18 ? 18 : l))
+		snprintf(out, outn, "%.*s (a trailing comma?)",
+			 (int)(l && m[l - 1] == '.' ? l - 1 : l), m);
 	else
-		snprintf(out, outn, "%.*s", (int)l, m);
+		snprintf(out, outn, "%.*s", (int)(l && m[l - 1] == '.' ? l - 1 : l), m);
 	yajl_free_error(f->b.h, msg);
 }
 

@@ -380,7 +380,7 @@ static int cmd_verify(int json, const char *path)
 		uint32_t ci;
 
 		if (!p || dp_verify(p, path, &e)) {
-			fprintf(stderr, "dramplan: verify: %s\n", e.msg);
+			fprintf(stderr, "dramplan: %s\n", e.msg);
 			dp_plan_free(p);
 			return 1;
 		}
@@ -395,7 +395,7 @@ static int cmd_verify(int json, const char *path)
 		struct dp_csv *c = dp_csv_load(path, &e);
 
 		if (!c || dp_csv_verify(c, &e)) {
-			fprintf(stderr, "dramplan: verify: %s\n", e.msg);
+			fprintf(stderr, "dramplan: %s\n", e.msg);
 			dp_csv_free(c);
 			return 1;
 		}
