@@ -189,6 +189,11 @@ TEST(dash_is_stdout_for_every_output)
 
 	CHECK_EQ_U64(dp("examples/mlp.json -q --no-svg -o -"), 0);
 	CHECK(!strncmp(out, "{\n  \"format\": \"dramplan-plan/1\"", 31));
+	/* not quiet: the report goes to stderr, stdout stays one document */
+	CHECK_EQ_U64(dp("examples/mlp.json --no-svg -o -"), 0);
+	CHECK(!strncmp(out, "{\n  \"format\": \"dramplan-plan/1\"", 31));
+	CHECK(!contains(out, "DRAM allocation successful"));
+	CHECK(contains(err, "DRAM allocation successful"));
 	CHECK(access(DP_SRCROOT "/-", F_OK));
 	snprintf(a, sizeof(a), "examples/mlp.json -q -o %s --svg -", P("p.json"));
 	CHECK_EQ_U64(dp(a), 0);

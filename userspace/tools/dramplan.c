@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,23 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A one-line message: whatever a path holds, control characters are
+ * escaped (dp_fail does it). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	struct dp_err e;
+	char raw[sizeof(e.msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	dp_fail(&e, "%s", raw);
+	fprintf(stderr, "dramplan: %s\n", e.msg);
+}
+
 static int parse_i64(const char *opt, const char *s, long long *out)
 {
 	char *end;
@@ -101,7 +119,7 @@ static int parse_i64(const char *opt, const char *s, long long *out)
 	errno = 0;
 	*out = strtoll(s, &end, 10);
 	if (errno || !*s || *end) {
-		fprintf(stderr, "dramplan: %s: \"%s\" is not an integer\n", opt, s);
+		say("%s: \"%s\" is not an integer", opt, s);
 		return -1;
 	}
 	return 0;
@@ -152,6 +170,7 @@ struct out {
 	char *tmp;		/* RENAME: the staged file */
 	int kind, create;	/* DIRECT: create (a dangling link's target) */
 	mode_t mode;		/* RENAME: mode of the result */
+	FILE *std;		/* STDOUT: the stream ("-": stdout) */
 	out_fn fn;
 	void *arg;
 };
@@ -215,11 +234,12 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		return 0;
 	if (!strcmp(path, "-")) {
 		o->kind = OUT_STDOUT;
+		o->std = stdout;
 		return 0;
 	}
 	if (lstat(path, &st)) {
 		if (errno != ENOENT) {
-			fprintf(stderr, "dramplan: %s: %s\n", path, strerror(errno));
+			say("%s: %s", path, strerror(errno));
 			return -1;
 		}
 		o->kind = OUT_RENAME;
@@ -244,7 +264,7 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		if (S_ISREG(st.st_mode)) {
 			real = realpath(path, NULL);
 			if (!real) {
-				fprintf(stderr, "dramplan: %s: %s\n", path, strerror(errno));
+				say("%s: %s", path, strerror(errno));
 				return -1;
 			}
 			o->kind = OUT_RENAME;
@@ -254,7 +274,7 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		}
 	}
 	if (S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "dramplan: %s: is a directory\n", path);
+		say("%s: is a directory", path);
 		return -1;
 	}
 	if (S_ISREG(st.st_mode) && !magic_prefix(path)) {
@@ -275,7 +295,7 @@ static int out_write(struct out *o, FILE *f, int do_close)
 	if (do_close && fclose(f))
 		bad = 1;
 	if (rc || bad) {
-		fprintf(stderr, "dramplan: %s: write error%s%s\n", o->path,
+		say("%s: write error%s%s", o->path,
 			errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
@@ -294,13 +314,13 @@ static int out_stage(struct out *o)
 	sprintf(o->tmp, "%s.tmp.XXXXXX", o->target);
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		fprintf(stderr, "dramplan: %s: cannot create: %s\n", o->path, strerror(errno));
+		say("%s: cannot create: %s", o->path, strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		return -1;
 	}
 	if (fchmod(fd, o->mode) || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "dramplan: %s: %s\n", o->path, strerror(errno));
+		say("%s: %s", o->path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -318,11 +338,11 @@ static int out_direct(struct out *o)
 		return 0;
 	errno = 0;
 	if (o->kind == OUT_STDOUT)
-		return out_write(o, stdout, 0);
+		return out_write(o, o->std, 0);
 	fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
 		  (o->create ? O_CREAT | O_TRUNC : O_APPEND), new_file_mode());
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "dramplan: %s: cannot open: %s\n", o->path, strerror(errno));
+		say("%s: cannot open: %s", o->path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -335,7 +355,7 @@ static int out_commit(struct out *o)
 	if (!o->path || o->kind != OUT_RENAME || !o->tmp)
 		return 0;
 	if (rename(o->tmp, o->target)) {
-		fprintf(stderr, "dramplan: %s: %s\n", o->path, strerror(errno));
+		say("%s: %s", o->path, strerror(errno));
 		return -1;
 	}
 	free(o->tmp);
@@ -699,8 +719,14 @@ int main(int argc, char **argv)
 		if (out_prepare(&outs[0], outp, plan_fn, p) ||
 		    out_prepare(&outs[1], nosvg ? NULL : svgp, svg_fn, &sa) ||
 		    out_prepare(&outs[2], reportp ? reportp : quiet ? NULL : "-",
-				report_fn, &ra) ||
-		    out_all(outs, 3))
+				report_fn, &ra))
+			goto out;
+		/* the plan or the chart on stdout: the default report moves
+		 * to stderr so that stdout stays one document */
+		if (!reportp && ((outs[0].path && outs[0].kind == OUT_STDOUT) ||
+				 (outs[1].path && outs[1].kind == OUT_STDOUT)))
+			outs[2].std = stderr;
+		if (out_all(outs, 3))
 			goto out;
 		rc = 0;
 		if (submit) {
