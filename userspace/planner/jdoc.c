@@ -395,6 +395,10 @@ static int finish(struct feeder *f, struct jdoc *d, int rc)
 	 * is built from it */
 	d->node = dp_xrealloc(d->node, d->nn, sizeof(*d->node));
 	d->cn = d->nn;
+	d->kids = dp_xrealloc(d->kids, d->nk, sizeof(*d->kids));
+	d->ck = d->nk;
+	d->str = dp_xrealloc(d->str, d->ns, 1);
+	d->cs = d->ns;
 	return 0;
 }
 
