@@ -96,6 +96,15 @@ TEST(char_device_written_in_place)
 	CHECK_EQ_U64(dp(a), 0);
 	REQUIRE(!lstat(P("nulldev"), &st));
 	CHECK(S_ISCHR(st.st_mode));
+	/* through a symlink: the link and the device both stay */
+	REQUIRE(!symlink("nulldev", P("nulllink")));
+	snprintf(a, sizeof(a), "examples/mlp.json -q --no-svg -o %s", P("nulllink"));
+	CHECK_EQ_U64(dp(a), 0);
+	REQUIRE(!lstat(P("nulllink"), &st));
+	CHECK(S_ISLNK(st.st_mode));
+	REQUIRE(!lstat(P("nulldev"), &st));
+	CHECK(S_ISCHR(st.st_mode));
+	unlink(P("nulllink"));
 	unlink(P("nulldev"));
 }
 
