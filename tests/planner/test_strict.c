@@ -40,6 +40,29 @@ static const struct raw not_json[] = {
 	  { "t.json:1:", "UTF8" } },
 };
 
+TEST(json_limits)
+{
+	char deep[200], *wide;
+	struct dp_err e = { "" };
+	size_t i, n = 0;
+
+	/* 65 levels: refused, not a gigabyte of stack for a long "[[[[" */
+	for (i = 0; i < 65; i++)
+		deep[n++] = '[';
+	deep[n] = 0;
+	CHECK(!dp_model_parse_json("t.json", deep, n, &e));
+	CHECK(contains(e.msg, "t.json:1:65: malformed JSON: nested deeper than 64 levels"));
+	/* an object of 257 keys */
+	wide = malloc(257 * 16 + 4);
+	n = sprintf(wide, "{");
+	for (i = 0; i < 257; i++)
+		n += sprintf(wide + n, "%s\"k%zu\": 1", i ? ", " : "", i);
+	n += sprintf(wide + n, "}");
+	CHECK(!dp_model_parse_json("t.json", wide, n, &e));
+	CHECK(contains(e.msg, "more than 256 keys"));
+	free(wide);
+}
+
 TEST(json_that_is_not_json)
 {
 	size_t i;

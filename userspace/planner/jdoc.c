@@ -183,6 +183,8 @@ static int open_c(struct build *b, int obj)
 {
 	uint32_t v;
 
+	if (b->nfr >= JDOC_MAX_DEPTH)
+		return fail(b, "nested deeper than 64 levels");
 	if (!new_node(b, obj ? J_OBJ : J_ARR, 0, 0, &v))
 		return 0;
 	b->fr = grow(b->fr, &b->cfr, b->nfr + 1, sizeof(*b->fr));
@@ -351,10 +353,9 @@ static int feed(struct feeder *f, const char *s, size_t n, int last)
 		at = yajl_get_bytes_consumed(f->b.h);
 		if (at > n)
 			at = n;
-		/* yajl counts the offending token as consumed, except a
-		 * comment it refuses at its first byte */
-		if (st == yajl_status_error && at > 0 &&
-		    !(at < n && s[at] == '/'))
+		/* yajl counts the offending token as consumed (point at its
+		 * last byte), except a comment it refuses at its first byte */
+		if (at > 0 && !(st == yajl_status_error && at < n && s[at] == '/'))
 			at--;
 		if (st == yajl_status_client_canceled)
 			snprintf(why, sizeof(why), "%s", f->b.why);

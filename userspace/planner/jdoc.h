@@ -21,6 +21,7 @@
 
 #define JNONE UINT32_MAX
 #define JDOC_MAX_KEYS 256	/* members of one object; none of ours has 16 */
+#define JDOC_MAX_DEPTH 64	/* nesting; ours is 6 deep */
 
 enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
 
