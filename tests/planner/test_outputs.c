@@ -108,6 +108,27 @@ TEST(char_device_written_in_place)
 	unlink(P("nulldev"));
 }
 
+TEST(failed_in_place_write_leaves_nothing)
+{
+	struct stat full;
+	char a[1024];
+
+	/* a node like /dev/full: every write fails with ENOSPC */
+	if (stat("/dev/full", &full) || mknod(P("fulldev"), S_IFCHR | 0666, full.st_rdev)) {
+		printf("# skip: no /dev/full or mknod not allowed\n");
+		return;
+	}
+	snprintf(a, sizeof(a), "examples/mlp.json -q -o %s --svg %s", P("fulldev"), P("f.svg"));
+	CHECK_EQ_U64(dp(a), 1);
+	CHECK(contains(err, "fulldev: write error"));
+	CHECK(!strchr(err, '\n') || !strchr(err, '\n')[1]);
+	/* the chart was staged, never renamed into place */
+	CHECK(access(P("f.svg"), F_OK));
+	snprintf(a, sizeof(a), "ls %s | grep -q tmp", dir);
+	CHECK(system(a) != 0);
+	unlink(P("fulldev"));
+}
+
 TEST(fifo_written_in_place)
 {
 	char a[1024];
