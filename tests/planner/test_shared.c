@@ -76,7 +76,6 @@ TEST(shared_counted_once)
 TEST(hazard_write_read_across_cores)
 {
 	struct run r;
-
 	struct dp_opts o;
 
 	dp_opts_default(&o);
