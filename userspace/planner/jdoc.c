@@ -12,8 +12,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <yajl/yajl_parse.h>
@@ -35,6 +37,64 @@ struct build {
 	char why[160];	/* a rule broken inside a callback */
 	yajl_handle h;
 };
+
+/*
+ * The document's three arrays live in their own mappings: growing one is
+ * an mremap (the pages move, nothing is copied), pages never touched are
+ * never resident, and they may be transparent huge pages (on a 10^6-tensor
+ * model the copies of realloc and the 4 KiB page faults were a third of
+ * the reader's time).  cap counts elements of sz bytes.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define JDOC_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JDOC_MALLOC 1
+#endif
+#endif
+
+static void *grow(void *p, size_t *cap, size_t need, size_t sz);
+
+static void *vgrow(void *p, size_t *cap, size_t need, size_t sz)
+{
+#ifdef JDOC_MALLOC
+	/* under ASan: heap arrays, so every access is checked */
+	return grow(p, cap, need, sz);
+#endif
+	size_t old = *cap * sz, c = *cap ? *cap : (1u << 16);
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	if (c > SIZE_MAX / sz)
+		abort();
+	q = p ? mremap(p, old, c * sz, MREMAP_MAYMOVE)
+	      : mmap(NULL, c * sz, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED) {
+		fprintf(stderr, "dramplan: out of memory (%zu bytes)\n", c * sz);
+		abort();
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(q, c * sz, MADV_HUGEPAGE);	/* a hint; failure is fine */
+#endif
+	*cap = c;
+	return q;
+}
+
+static void vfree(void *p, size_t cap, size_t sz)
+{
+#ifdef JDOC_MALLOC
+	(void)cap;
+	(void)sz;
+	free(p);
+	return;
+#endif
+	if (p)
+		munmap(p, cap * sz);
+}
 
 static void *grow(void *p, size_t *cap, size_t need, size_t sz)
 {
@@ -68,7 +128,7 @@ static int new_node(struct build *b, uint32_t type, uint32_t n, uint64_t a,
 
 	if (d->nn >= JNONE - 1)
 		return fail(b, "too many values");
-	d->node = grow(d->node, &d->cn, d->nn + 1, sizeof(*d->node));
+	d->node = vgrow(d->node, &d->cn, d->nn + 1, sizeof(*d->node));
 	d->node[d->nn] = (struct jnode){ type, n, a };
 	*out = d->nn++;
 	return 1;
@@ -137,7 +197,7 @@ static int add_str(struct build *b, const char *s, size_t len, uint64_t *off)
 		return fail(b, "\\u0000 in a string (NUL is not allowed in names)");
 	if (d->ns + len + 1 > UINT32_MAX)
 		return fail(b, "document too large (strings past 4 GiB)");
-	d->str = grow(d->str, &d->cs, d->ns + len + 1, 1);
+	d->str = vgrow(d->str, &d->cs, d->ns + len + 1, 1);
 	memcpy(d->str + d->ns, s, len);
 	d->str[d->ns + len] = 0;
 	*off = d->ns;
@@ -199,7 +259,7 @@ static int close_c(struct build *b)
 	size_t n = b->nstk - f.base;
 
 	if (n) {	/* an empty container: kids may still be NULL */
-		d->kids = grow(d->kids, &d->ck, d->nk + n, sizeof(*d->kids));
+		d->kids = vgrow(d->kids, &d->ck, d->nk + n, sizeof(*d->kids));
 		memcpy(d->kids + d->nk, b->stk + f.base, n * sizeof(*d->kids));
 	}
 	d->node[f.node].a = d->nk;
@@ -392,14 +452,8 @@ static int finish(struct feeder *f, struct jdoc *d, int rc)
 		jdoc_free(d);
 		return -1;
 	}
-	/* give back the growth slack: the document lives on while a model
-	 * is built from it */
-	d->node = dp_xrealloc(d->node, d->nn, sizeof(*d->node));
-	d->cn = d->nn;
-	d->kids = dp_xrealloc(d->kids, d->nk, sizeof(*d->kids));
-	d->ck = d->nk;
-	d->str = dp_xrealloc(d->str, d->ns, 1);
-	d->cs = d->ns;
+	/* the growth slack was never touched: not resident, nothing to give
+	 * back */
 	return 0;
 }
 
@@ -447,9 +501,9 @@ int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e)
 
 void jdoc_free(struct jdoc *d)
 {
-	free(d->node);
-	free(d->kids);
-	free(d->str);
+	vfree(d->node, d->cn, sizeof(*d->node));
+	vfree(d->kids, d->ck, sizeof(*d->kids));
+	vfree(d->str, d->cs, 1);
 	memset(d, 0, sizeof(*d));
 	d->root = JNONE;
 }
