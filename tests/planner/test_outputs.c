@@ -224,6 +224,11 @@ TEST(dash_is_stdout_for_every_output)
 	CHECK(!strncmp(out, "{\n  \"format\": \"dramplan-plan/1\"", 31));
 	CHECK(!contains(out, "DRAM allocation successful"));
 	CHECK(contains(err, "DRAM allocation successful"));
+	/* /dev/stdout by name is the same stream (never opened, never
+	 * replaced); here fd 1 is a file, with a socket it would be too */
+	CHECK_EQ_U64(dp("examples/mlp.json --no-svg -o /dev/stdout"), 0);
+	CHECK(!strncmp(out, "{\n  \"format\": \"dramplan-plan/1\"", 31));
+	CHECK(contains(err, "DRAM allocation successful"));
 	CHECK(access(DP_SRCROOT "/-", F_OK));
 	snprintf(a, sizeof(a), "examples/mlp.json -q -o %s --svg -", P("p.json"));
 	CHECK_EQ_U64(dp(a), 0);

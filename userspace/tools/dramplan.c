@@ -232,9 +232,12 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 	o->arg = arg;
 	if (!path)
 		return 0;
-	if (!strcmp(path, "-")) {
+	/* "-", and /dev/stdout and /dev/stderr by name: the streams we
+	 * have (opening them again fails when fd 1 is a socket) */
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout") ||
+	    !strcmp(path, "/dev/stderr")) {
 		o->kind = OUT_STDOUT;
-		o->std = stdout;
+		o->std = strcmp(path, "/dev/stderr") ? stdout : stderr;
 		return 0;
 	}
 	if (lstat(path, &st)) {
@@ -519,11 +522,11 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 	peak = dp_csv_peak(c);
 	lb = dp_csv_lower_bound(c);
 	if (!quiet)	/* beside a solution on stdout, the summary goes to stderr */
-		fprintf(strcmp(outp, "-") ? stdout : stderr,
+		fprintf(o.std == stdout ? stderr : stdout,
 			"%s: %zu buffers, order %s: peak %llu, lower bound %llu, ratio %.3f (%.3f s); wrote %s\n",
 			in, c->n, names[used], (unsigned long long)peak,
 			(unsigned long long)lb, lb ? (double)peak / lb : 1.0, t,
-			strcmp(outp, "-") ? outp : "standard output");
+			o.std == stdout ? "standard output" : outp);
 	free(def);
 	dp_csv_free(c);
 	return 0;
@@ -723,8 +726,8 @@ int main(int argc, char **argv)
 			goto out;
 		/* the plan or the chart on stdout: the default report moves
 		 * to stderr so that stdout stays one document */
-		if (!reportp && ((outs[0].path && outs[0].kind == OUT_STDOUT) ||
-				 (outs[1].path && outs[1].kind == OUT_STDOUT)))
+		if (!reportp && ((outs[0].path && outs[0].std == stdout) ||
+				 (outs[1].path && outs[1].std == stdout)))
 			outs[2].std = stderr;
 		if (out_all(outs, 3))
 			goto out;
