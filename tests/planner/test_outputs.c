@@ -260,9 +260,17 @@ TEST(new_files_get_umask_mode)
 	REQUIRE(!stat(P("m.svg"), &st));
 	CHECK_EQ_U64(st.st_mode & 07777, 0640);
 	CHECK_EQ_U64(dp2("umask 0;", a), 0);
-	/* an existing file keeps its mode */
+	/* an existing file keeps its mode, and (as root) its owner */
 	REQUIRE(!stat(P("m.json"), &st));
 	CHECK_EQ_U64(st.st_mode & 07777, 0640);
+	if (geteuid() == 0) {
+		REQUIRE(!chown(P("m.json"), 4321, 4322));
+		CHECK_EQ_U64(dp(a), 0);
+		REQUIRE(!stat(P("m.json"), &st));
+		CHECK_EQ_U64(st.st_uid, 4321);
+		CHECK_EQ_U64(st.st_gid, 4322);
+		CHECK_EQ_U64(st.st_mode & 07777, 0640);
+	}
 	unlink(P("m.json"));
 	unlink(P("m.svg"));
 	snprintf(a, sizeof(a), "examples/mlp.json -q --no-svg -o %s", P("n.json"));

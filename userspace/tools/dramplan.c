@@ -170,6 +170,9 @@ struct out {
 	char *tmp;		/* RENAME: the staged file */
 	int kind, create;	/* DIRECT: create (a dangling link's target) */
 	mode_t mode;		/* RENAME: mode of the result */
+	uid_t uid;		/* RENAME over a file: its owner, kept */
+	gid_t gid;
+	int keep_owner;
 	FILE *std;		/* STDOUT: the stream ("-": stdout) */
 	out_fn fn;
 	void *arg;
@@ -273,6 +276,9 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 			o->kind = OUT_RENAME;
 			o->target = real;
 			o->mode = st.st_mode & 07777;
+			o->uid = st.st_uid;
+			o->gid = st.st_gid;
+			o->keep_owner = 1;
 			return 0;
 		}
 	}
@@ -284,6 +290,9 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		o->kind = OUT_RENAME;
 		o->target = dp_strdup(path);
 		o->mode = st.st_mode & 07777;
+		o->uid = st.st_uid;
+		o->gid = st.st_gid;
+		o->keep_owner = 1;
 		return 0;
 	}
 	o->kind = OUT_DIRECT;	/* device, FIFO, socket, magic link */
@@ -320,6 +329,13 @@ static int out_stage(struct out *o)
 		say("%s: cannot create: %s", o->path, strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
+		return -1;
+	}
+	/* the replaced file's owner too, when we may (root); else ours */
+	if (o->keep_owner && (o->uid != geteuid() || o->gid != getegid()) &&
+	    fchown(fd, o->uid, o->gid) && errno != EPERM) {
+		say("%s: %s", o->path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	if (fchmod(fd, o->mode) || !(f = fdopen(fd, "w"))) {
