@@ -6,7 +6,11 @@
 # MiniMalloc CSV in ../shared/bench/minimalloc.  Then the same sizes with
 # every tensor live at once (up to ALL_LIVE_MAX, default 10^5), each beside
 # the reference engine (the seed's select) on the same model up to
-# REFERENCE_LIMIT tensors (default 5000), and a side-by-side table.
+# REFERENCE_LIMIT tensors (default 5000), and a side-by-side table.  Then
+# the file-to-plan rows: the dramplan command on the same synthetic model
+# written as JSON, beside in-process planning (time, ratio, peak RSS of the
+# command and of `dramplan verify` on its plan; build/bench-file, models in
+# $TMPDIR).
 #
 #   scripts/bench-planner.sh [SIZES...]
 #       (default: 1000 2000 5000 10000 100000 1000000)
@@ -14,13 +18,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
-make -s O="$O" "$O/bench-planner" >/dev/null
+make -s O="$O" "$O/bench-planner" "$O/bench-file" "$O/dramplan" >/dev/null
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 2000 5000 10000 100000 1000000)
 mdir=${MINIMALLOC_DIR:-../shared/bench/minimalloc}
 args=()
 [ -d "$mdir" ] && args=(-m "$mdir")
 echo "== dramplan benchmark on $(nproc) CPU(s), $(uname -m)"
-exec "$O/bench-planner" --baseline-limit "${BASELINE_LIMIT:-60}" \
+
+"$O/bench-planner" --baseline-limit "${BASELINE_LIMIT:-60}" \
 	--reference-limit "${REFERENCE_LIMIT:-5000}" \
 	--all-live-max "${ALL_LIVE_MAX:-100000}" "${sizes[@]}" "${args[@]}"
+echo
+echo "== the command on a model file (dramplan FILE -q --no-svg -o PLAN; dramplan verify PLAN)"
+echo "   beside planning the same model in-process; peak RSS from wait4 (ru_maxrss)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-file.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$O/bench-file" "$O/dramplan" "$tmp" "${sizes[@]}"

@@ -10,7 +10,8 @@ pkgs=(
 	busybox-static
 	qemu-system-x86
 	liburing-dev
-	libjson-c-dev
+	libyajl-dev
+	clang
 	sparse
 	python3
 	pkg-config

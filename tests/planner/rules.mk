@@ -7,8 +7,10 @@ HOST_TESTS += $(patsubst tests/planner/%.c,$(O)/tests/planner/%,$(PLANNER_TEST_S
 $(O)/tests/planner/%.o: XCFLAGS += -DDP_SRCROOT=\"$(CURDIR)\"
 
 $(O)/tests/planner/%: $(O)/tests/planner/%.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
-	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -ljson-c
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
 # test_cli runs the dramplan binary of the same build
 $(O)/tests/planner/test_cli.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
 $(O)/tests/planner/test_cli: | $(O)/dramplan
+$(O)/tests/planner/test_outputs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(O)/tests/planner/test_outputs: | $(O)/dramplan

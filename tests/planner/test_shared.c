@@ -76,8 +76,11 @@ TEST(shared_counted_once)
 TEST(hazard_write_read_across_cores)
 {
 	struct run r;
+	struct dp_opts o;
 
-	run_json(&r, J(two_core), NULL);
+	dp_opts_default(&o);
+	o.hazard_pairs = 1;
+	run_json(&r, J(two_core), &o);
 	REQUIRE(r.ok);
 	/* core 0 writes S, core 1 reads L: one pair on [0, 8192) */
 	REQUIRE(r.p->nhz == 1);
@@ -153,7 +156,10 @@ TEST(shared_interference_is_union_over_cores)
 TEST(shared_coalesced_reports_hazard)
 {
 	struct run r;
+	struct dp_opts o;
 
+	dp_opts_default(&o);
+	o.hazard_pairs = 1;
 	/* core 1 links only S2, so S1 and S2 never meet on one core: they
 	 * share bytes, and core 0 writing S1 vs core 1 reading L2 on the same
 	 * bytes is a cross-core pair that needs ordering */
@@ -165,7 +171,7 @@ TEST(shared_coalesced_reports_hazard)
 		"   {'defs': ['S1']}, {'uses': ['S1']}, {'defs': ['S2']}, {'uses': ['S2']}]}]},"
 		" {'tensors': ["
 		"   {'name': 'L2', 'elems': 1024, 'elem_size': 4, 'shared': true, 'remote': {'core': 0, 'name': 'S2'}}],"
-		"  'blocks': [{'name': 'e', 'insts': [{}, {}, {}, {'uses': ['L2']}]}]}]}"), NULL);
+		"  'blocks': [{'name': 'e', 'insts': [{}, {}, {}, {'uses': ['L2']}]}]}]}"), &o);
 	REQUIRE(r.ok);
 	/* core 0: S1 [0,1], S2 [2,3]; core 1 (times shifted): L2 [0,3].
 	 * S1 and S2 (with L2) never live together on one core: same bytes */
@@ -281,6 +287,7 @@ TEST(example_allreduce_2core)
 
 	REQUIRE(m);
 	dp_opts_default(&o);
+	o.hazard_pairs = 1;
 	p = dp_plan_model(m, &o, NULL, &e);
 	REQUIRE(p);
 	CHECK(!dp_verify(p, NULL, &e));

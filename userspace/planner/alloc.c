@@ -152,7 +152,7 @@ int dp_pass_cc_buffer_size(struct dp_ctx *x)
 					shared += c->t[i].size;
 			for (i = 0; i < c->ni; i++) {
 				struct dp_inst *in = &c->in[i];
-				uint32_t *ops = &c->ops[in->op_first];
+				uint32_t *ops = c->ops ? c->ops + in->op_first : NULL;
 				uint32_t n = in->ndefs + in->nuses;
 
 				if (!in->collective)

@@ -71,16 +71,26 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 	c->file = dp_strdup(file);
 	for (i = 0; i < C_N; i++)
 		col_of[i] = -1;
+	/* a UTF-8 byte order mark (spreadsheets write one) is not data */
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
 	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		const char *le = p, *nl;
 		const char *f[16];
 		size_t fl[16];
 		int nf = 0;
 		const char *q = p, *ls = p;
 
 		line++;
-		if (le > p && le[-1] == '\r')
-			le--;
+		/* lines end with \n, \r\n or a lone \r (old Mac files) */
+		while (le < end && *le != '\n' && *le != '\r')
+			le++;
+		nl = le < end ? le + (*le == '\r' && le + 1 < end && le[1] == '\n') : NULL;
+		if (memchr(p, 0, le - p)) {
+			dp_fail(e, "%s:%d:%d: malformed CSV: NUL byte", file, line,
+				(int)((const char *)memchr(p, 0, le - p) - p) + 1);
+			goto fail;
+		}
 		/* split on commas */
 		for (;;) {
 			const char *comma = memchr(q, ',', le - q), *fe = comma ? comma : le;
@@ -211,7 +221,8 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 		struct dp_csv_buf *s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
 		size_t k;
 
-		memcpy(s, c->b, c->n * sizeof(*s));
+		if (c->n)	/* c->b is NULL for a header-only file */
+			memcpy(s, c->b, c->n * sizeof(*s));
 		qsort(s, c->n, sizeof(*s), cmp_ids);
 		for (k = 1; k < c->n; k++)
 			if (!strcmp(s[k - 1].id, s[k].id)) {
@@ -268,10 +279,15 @@ int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 	items_of(c, it, iv);
 	if (dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
 		     order, st, &failed, NULL, "")) {
-		dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits below the capacity %llu",
-			c->file, c->b[failed].id,
-			(unsigned long long)c->b[failed].size,
-			(unsigned long long)capacity);
+		if (capacity)
+			dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits below the capacity %llu (--capacity)",
+				c->file, c->b[failed].id,
+				(unsigned long long)c->b[failed].size,
+				(unsigned long long)capacity);
+		else
+			dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits in the 64-bit address space (no --capacity given)",
+				c->file, c->b[failed].id,
+				(unsigned long long)c->b[failed].size);
 		goto out;
 	}
 	for (i = 0; i < c->n; i++) {
@@ -295,9 +311,9 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
 		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
 	uint64_t *best = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*best));
-	uint64_t best_peak = UINT64_MAX;
+	uint64_t best_peak = 0;
 	size_t k, i;
-	int ok = 0;
+	int ok = 0;	/* best[] holds a solution (its peak may be 2^64 - 1) */
 
 	for (k = 0; k < sizeof(orders) / sizeof(orders[0]); k++) {
 		struct dp_place_stats s = { 0 };
@@ -306,7 +322,7 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 		if (dp_csv_solve(c, capacity, orders[k], &s, NULL))
 			continue;
 		peak = dp_csv_peak(c);
-		if (peak < best_peak) {
+		if (!ok || peak < best_peak) {
 			best_peak = peak;
 			for (i = 0; i < c->n; i++)
 				best[i] = c->b[i].offset;
@@ -390,6 +406,12 @@ int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 
 		if (!b->has_offset) {
 			rc = dp_fail(e, "%s: buffer '%s': no offset", c->file, b->id);
+			goto out;
+		}
+		if (b->offset > UINT64_MAX - b->size) {
+			rc = dp_fail(e, "%s: buffer '%s': offset %llu + size %llu overflows 64 bits",
+				     c->file, b->id, (unsigned long long)b->offset,
+				     (unsigned long long)b->size);
 			goto out;
 		}
 		if (b->offset % b->align) {

@@ -163,11 +163,15 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 /* Resolves remote targets across cores; called once all cores are in. */
 int dp_model_link(struct dp_model *m, struct dp_err *e);
 
-/* JSON model (json-c).  Malformed JSON names file:line:column; schema and
+/* JSON model (strict: jdoc.c on yajl).  Malformed JSON names
+ * file:line:column; schema and
  * semantic errors name the file and the JSON path / tensor. */
 struct dp_model *dp_model_load_json(const char *path, struct dp_err *e);
 struct dp_model *dp_model_parse_json(const char *file, const char *text,
 				     size_t len, struct dp_err *e);
+
+/* The model as JSON that dp_model_load_json reads back (model_io.c). */
+int dp_model_write_json(const struct dp_model *m, FILE *f);
 
 const char *dp_mem_name(int mem);
 const char *dp_usage_name(int usage);
@@ -316,6 +320,26 @@ struct dp_hazard {
 	uint8_t a_writes, b_writes;
 };
 
+/*
+ * Hazards grouped by shared address range: a maximal range of bytes that
+ * shared tensors cover without a gap (overlapping tensors chain into one
+ * range), with every access to it -- tensor, core, reads/writes -- listed
+ * once.  Reported when two accesses in it on different cores overlap and
+ * one of them writes.  Output grows with the shared tensors, not with
+ * the pairs (2 cores x 2,000 coalesced tensors: 1 range, 4,000 accesses,
+ * not 4,000,000 pairs).
+ */
+struct dp_hazard_access {
+	uint32_t core, t;		/* t: index in the core plan */
+	uint8_t reads, writes;
+};
+
+struct dp_hazard_group {
+	uint64_t lo, hi;		/* [lo, hi) */
+	size_t first, n;		/* into dp_plan.ha */
+	uint32_t ncores;		/* distinct cores accessing it */
+};
+
 struct dp_plan {
 	char *model, *source;
 	uint64_t page;
@@ -325,8 +349,13 @@ struct dp_plan {
 	uint64_t private_base, ceiling;
 	uint32_t ncores;
 	struct dp_core_plan *core;
-	struct dp_hazard *hz;
+	struct dp_hazard_group *hg;	/* always computed */
+	size_t nhg;
+	struct dp_hazard_access *ha;
+	size_t nha;
+	struct dp_hazard *hz;		/* pairs: only with has_pairs */
 	size_t nhz;
+	int has_pairs;
 	/* device totals: shared bytes counted once */
 	uint64_t total_private, total_shared, total_bytes;
 };
@@ -335,7 +364,8 @@ void dp_plan_free(struct dp_plan *p);
 /* In-process sync_shared: copy each owner's address into its links.
  * log may be NULL. */
 int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e);
-int dp_plan_hazards(struct dp_plan *p, struct dp_err *e);
+/* Hazard groups (always) and, with pairs, the pair list too. */
+int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e);
 void dp_plan_totals(struct dp_plan *p);
 
 /* Independent re-check of a plan (time sweep, not the interval tree). */
@@ -344,7 +374,11 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);
 /* Plan JSON out/in, SVG chart. */
 int dp_plan_write_json(const struct dp_plan *p, FILE *f);
 struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e);
+struct dp_plan *dp_plan_parse_json(const char *file, const char *text,
+				   size_t len, struct dp_err *e);
 int dp_plan_write_svg(const struct dp_plan *p, FILE *f);
+/* max_tensors != 0: draw only that many, the largest by size x lifetime. */
+int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors);
 void dp_plan_write_report(const struct dp_plan *p, FILE *f, int tensors);
 
 /* ---- pipeline -------------------------------------------------------- */
@@ -354,6 +388,7 @@ struct dp_opts {
 	uint64_t dram_mib;	/* --dram-size: region ceiling per core */
 	uint64_t dram_page_size;	/* accepted; SBUF only, ignored here */
 	int disable_dram;	/* --disable-dram-allocation */
+	int hazard_pairs;	/* --hazard-pairs: also list every pair */
 };
 
 void dp_opts_default(struct dp_opts *o);

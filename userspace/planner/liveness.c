@@ -196,7 +196,7 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 
 		for (k = 0; k < b->ninst; k++) {
 			struct dp_inst *in = &c->in[b->inst_first + k];
-			uint32_t *ops = &c->ops[in->op_first];
+			uint32_t *ops = c->ops ? c->ops + in->op_first : NULL;
 
 			for (j = 0; j < in->nuses; j++) {	/* uses read first */
 				uint32_t x = ops[in->ndefs + j];
@@ -249,7 +249,7 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 
 		for (k = 0; k < b->ninst; k++) {
 			struct dp_inst *in = &c->in[b->inst_first + k];
-			uint32_t *ops = &c->ops[in->op_first];
+			uint32_t *ops = c->ops ? c->ops + in->op_first : NULL;
 
 			for (j = 0; j < in->nuses; j++) {
 				uint32_t g = L->gidx[ops[in->ndefs + j]];
@@ -364,7 +364,7 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 		}
 		for (k = b->ninst; k-- > 0;) {
 			struct dp_inst *in = &c->in[b->inst_first + k];
-			uint32_t *ops = &c->ops[in->op_first];
+			uint32_t *ops = c->ops ? c->ops + in->op_first : NULL;
 
 			for (j = 0; j < in->ndefs; j++) {
 				uint32_t x = ops[j];

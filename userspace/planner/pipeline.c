@@ -31,9 +31,82 @@ static int pass_number(struct dp_ctx *x)
 	return dp_classify(x->m, x->err);
 }
 
+/*
+ * Two shapes that are accepted (docs/dramplan.md, "Strict inputs"), but
+ * never silently: the report gets a note line for each.
+ *  - A DRAM spill/internal tensor that no instruction touches has no live
+ *    range.  It interferes with nothing, so it gets an address but no bytes
+ *    of its own (the seed asserts here; we keep planning).
+ *  - A block the entry cannot reach never runs: a use there needs no
+ *    reaching def.  Its accesses still give live ranges, so the plan stays
+ *    safe if the block is made reachable later.
+ */
+static void notes(struct dp_ctx *x)
+{
+	struct dp_model *m = x->m;
+	uint32_t ci, i;
+
+	for (ci = 0; ci < m->nc; ci++) {
+		struct dp_core *c = &m->c[ci];
+		uint32_t n = 0, *queue, qh = 0, qt = 0;
+		uint8_t *seen;
+
+		for (i = 0; i < c->nt; i++) {
+			struct dp_tensor *t = &c->t[i];
+
+			if (t->mem != DP_MEM_DRAM || t->ndefs || t->nuses ||
+			    t->shared || (t->usage != DP_USE_SPILL &&
+					  t->usage != DP_USE_INTERNAL))
+				continue;
+			if (n < 8)
+				fprintf(x->log, "%s '%s'", n ? "," : "note: declared but no instruction touches it (no live range, no bytes of its own):",
+					t->name);
+			n++;
+		}
+		if (n)
+			fprintf(x->log, "%s on core %u\n", n > 8 ? ", ..." : "", ci);
+		if (!c->nb)
+			continue;
+		queue = dp_xrealloc(NULL, c->nb, sizeof(*queue));
+		seen = calloc(c->nb, 1);
+		if (!seen)
+			abort();
+		queue[qt++] = 0;
+		seen[0] = 1;
+		while (qh < qt) {
+			struct dp_block *b = &c->b[queue[qh++]];
+
+			for (i = 0; i < b->nsucc; i++) {
+				uint32_t s = c->succ[b->succ_first + i];
+
+				if (!seen[s]) {
+					seen[s] = 1;
+					queue[qt++] = s;
+				}
+			}
+		}
+		for (n = 0, i = 0; i < c->nb; i++) {
+			if (seen[i])
+				continue;
+			if (n < 8)
+				fprintf(x->log, "%s '%s'", n ? "," : "note: unreachable from the entry (never runs; uses there need no def):",
+					c->b[i].name);
+			n++;
+		}
+		if (n)
+			fprintf(x->log, "%s on core %u\n", n > 8 ? ", ..." : "", ci);
+		free(queue);
+		free(seen);
+	}
+}
+
 static int pass_liveness(struct dp_ctx *x)
 {
-	return dp_liveness(x->m, x->err);
+	if (dp_liveness(x->m, x->err))
+		return -1;
+	if (x->log)
+		notes(x);
+	return 0;
 }
 
 static const struct dp_pass all_passes[] = {

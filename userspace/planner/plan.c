@@ -32,6 +32,8 @@ void dp_plan_free(struct dp_plan *p)
 	}
 	free(p->core);
 	free(p->hz);
+	free(p->hg);
+	free(p->ha);
 	free(p->model);
 	free(p->source);
 	free(p);
@@ -244,8 +246,26 @@ int dp_pass_check_placed(struct dp_ctx *x)
 	struct dp_plan *p = x->plan;
 	char list[512] = "";
 	size_t len = 0, n = 0;
+	uint64_t ceiling;
 	uint32_t ci, i;
 
+	/* pre-placed tensors fit below --dram-size on every path, the
+	 * "No candidate" early exit and --disable-dram-allocation included */
+	ceiling = x->o.dram_mib > (UINT64_MAX >> 20) ? UINT64_MAX : x->o.dram_mib << 20;
+	for (ci = 0; ci < x->m->nc; ci++)
+		for (i = 0; i < x->m->c[ci].nt; i++) {
+			struct dp_tensor *t = &x->m->c[ci].t[i];
+
+			if (t->region != DP_REG_PRE)
+				continue;
+			if (t->addr > ceiling || t->size > ceiling - t->addr)
+				return dp_fail(x->err, "%s: core %u tensor '%s': pre-placed at [0x%llx, +0x%llx) is above the DRAM ceiling 0x%llx (--dram-size %llu MiB)",
+					       p->source, ci, t->name,
+					       (unsigned long long)t->addr,
+					       (unsigned long long)t->size,
+					       (unsigned long long)ceiling,
+					       (unsigned long long)x->o.dram_mib);
+		}
 	for (ci = 0; ci < p->ncores; ci++)
 		for (i = 0; i < p->core[ci].n; i++) {
 			struct dp_plan_tensor *t = &p->core[ci].t[i];
@@ -294,7 +314,106 @@ static int cmp_sacc(const void *a, const void *b)
  * the placement and need ordering instructions (the seed's
  * anti_dependency_analyzer_post_shared_dram).  Read/read pairs need none.
  */
-int dp_plan_hazards(struct dp_plan *p, struct dp_err *e)
+static int cmp_sacc_hi(const void *a, const void *b)
+{
+	const struct sacc *x = *(const struct sacc *const *)a;
+	const struct sacc *y = *(const struct sacc *const *)b;
+
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/*
+ * One connected address range a[0..n) (sorted by lo): is there a pair on
+ * different cores that overlaps, one of them writing?  A sweep: when an
+ * access starts, the ones that ended are dropped (ends sorted by hi), and
+ * it conflicts iff another core has an access still open (a writer, if it
+ * only reads).  Per-core counts make that O(1); O(n log n) in all.
+ */
+static int group_has_hazard(struct sacc *a, size_t n, struct sacc **ends,
+			    uint32_t *open_all, uint32_t *open_w)
+{
+	size_t i, e = 0, all = 0, w = 0;
+	int hit = 0;
+
+	for (i = 0; i < n; i++)
+		ends[i] = &a[i];
+	qsort(ends, n, sizeof(*ends), cmp_sacc_hi);
+	for (i = 0; i < n && !hit; i++) {
+		/* lo < hi for every access: what ends by a[i].lo is open */
+		for (; e < n && ends[e]->hi <= a[i].lo; e++) {
+			open_all[ends[e]->core]--;
+			all--;
+			if (ends[e]->w) {
+				open_w[ends[e]->core]--;
+				w--;
+			}
+		}
+		if (a[i].w ? all > open_all[a[i].core] : w > open_w[a[i].core])
+			hit = 1;
+		open_all[a[i].core]++;
+		all++;
+		if (a[i].w) {
+			open_w[a[i].core]++;
+			w++;
+		}
+	}
+	/* leave the counters at zero for the next range */
+	for (i = 0; i < n; i++) {
+		open_all[a[i].core] = 0;
+		open_w[a[i].core] = 0;
+	}
+	return hit;
+}
+
+static void hazard_groups(struct dp_plan *p, struct sacc *a, size_t n)
+{
+	struct sacc **ends = dp_xrealloc(NULL, n, sizeof(*ends));
+	uint32_t *open_all = calloc(p->ncores, sizeof(uint32_t));
+	uint32_t *open_w = calloc(p->ncores, sizeof(uint32_t));
+	uint8_t *seen = calloc(p->ncores, 1);
+	size_t i = 0, j, gcap = 0, acap = 0;
+
+	if (!open_all || !open_w || !seen)
+		abort();
+	while (i < n) {
+		uint64_t hi = a[i].hi;
+		struct dp_hazard_group *g;
+		uint32_t ncores = 0;
+
+		for (j = i + 1; j < n && a[j].lo < hi; j++)
+			if (a[j].hi > hi)
+				hi = a[j].hi;
+		for (size_t k = i; k < j; k++)
+			if (!seen[a[k].core]) {
+				seen[a[k].core] = 1;
+				ncores++;
+			}
+		for (size_t k = i; k < j; k++)
+			seen[a[k].core] = 0;
+		if (ncores > 1 && group_has_hazard(a + i, j - i, ends, open_all, open_w)) {
+			if (p->nhg == gcap) {
+				gcap = gcap ? gcap * 2 : 16;
+				p->hg = dp_xrealloc(p->hg, gcap, sizeof(*p->hg));
+			}
+			if (p->nha + (j - i) > acap) {
+				acap = (p->nha + (j - i)) * 2;
+				p->ha = dp_xrealloc(p->ha, acap, sizeof(*p->ha));
+			}
+			g = &p->hg[p->nhg++];
+			*g = (struct dp_hazard_group){ a[i].lo, hi, p->nha, j - i, ncores };
+			for (size_t k = i; k < j; k++)
+				p->ha[p->nha++] = (struct dp_hazard_access){
+					a[k].core, a[k].t, a[k].r, a[k].w };
+		}
+		i = j;
+	}
+	free(ends);
+	free(open_all);
+	free(open_w);
+	free(seen);
+}
+
+int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 {
 	struct sacc *a = NULL, **act = NULL;
 	size_t n = 0, i, j, nact = 0, cap = 0;
@@ -302,11 +421,17 @@ int dp_plan_hazards(struct dp_plan *p, struct dp_err *e)
 
 	(void)e;
 	free(p->hz);
+	free(p->hg);
+	free(p->ha);
 	p->hz = NULL;
-	p->nhz = 0;
+	p->hg = NULL;
+	p->ha = NULL;
+	p->nhz = p->nhg = p->nha = 0;
+	p->has_pairs = !!pairs;
 	for (ci = 0; ci < p->ncores; ci++)
 		for (k = 0; k < p->core[ci].n; k++)
-			if (p->core[ci].t[k].shared && p->core[ci].t[k].placed)
+			if (p->core[ci].t[k].shared && p->core[ci].t[k].placed &&
+			    p->core[ci].t[k].addr + p->core[ci].t[k].size > p->core[ci].t[k].addr)
 				n++;
 	if (!n)
 		return 0;
@@ -317,13 +442,16 @@ int dp_plan_hazards(struct dp_plan *p, struct dp_err *e)
 		for (k = 0; k < p->core[ci].n; k++) {
 			struct dp_plan_tensor *t = &p->core[ci].t[k];
 
-			if (!t->shared || !t->placed)
+			/* no bytes (or a range that wraps, which verify
+			 * rejects): nothing to order */
+			if (!t->shared || !t->placed || t->addr + t->size <= t->addr)
 				continue;
 			a[n++] = (struct sacc){ ci, k, t->addr, t->addr + t->size,
 						t->writes, t->reads };
 		}
 	qsort(a, n, sizeof(*a), cmp_sacc);
-	for (i = 0; i < n; i++) {
+	hazard_groups(p, a, n);
+	for (i = 0; i < n && pairs; i++) {
 		size_t w = 0;
 
 		for (j = 0; j < nact; j++)	/* drop ranges that ended */
@@ -360,25 +488,34 @@ int dp_plan_hazards(struct dp_plan *p, struct dp_err *e)
 int dp_pass_hazards(struct dp_ctx *x)
 {
 	struct dp_plan *p = x->plan;
-	size_t i;
+	size_t i, k;
 
-	if (dp_plan_hazards(p, x->err))
+	if (dp_plan_hazards(p, x->o.hazard_pairs, x->err))
 		return -1;
-	if (x->log) {
-		fprintf(x->log, "post-shared: %zu cross-core access pair%s to shared bytes need ordering\n",
-			p->nhz, p->nhz == 1 ? "" : "s");
-		for (i = 0; i < p->nhz; i++) {
-			struct dp_hazard *h = &p->hz[i];
+	if (!x->log)
+		return 0;
+	fprintf(x->log, "post-shared: %zu shared address range%s accessed from more than one core, with a write, need%s ordering (%zu accesses)\n",
+		p->nhg, p->nhg == 1 ? "" : "s", p->nhg == 1 ? "s" : "", p->nha);
+	for (i = 0; i < p->nhg; i++) {
+		const struct dp_hazard_group *g = &p->hg[i];
 
-			fprintf(x->log, "  core %u '%s' (%s) <-> core %u '%s' (%s) on [0x%llx, 0x%llx)\n",
-				h->core_a, p->core[h->core_a].t[h->ta].name,
-				h->a_writes ? "writes" : "reads",
-				h->core_b, p->core[h->core_b].t[h->tb].name,
-				h->b_writes ? "writes" : "reads",
-				(unsigned long long)h->lo,
-				(unsigned long long)h->hi);
+		fprintf(x->log, "  [0x%llx, 0x%llx) %u cores:",
+			(unsigned long long)g->lo, (unsigned long long)g->hi,
+			g->ncores);
+		for (k = 0; k < g->n && k < 8; k++) {
+			const struct dp_hazard_access *h = &p->ha[g->first + k];
+
+			fprintf(x->log, "%s core %u '%s' (%s)", k ? "," : "",
+				h->core, p->core[h->core].t[h->t].name,
+				h->writes ? (h->reads ? "reads, writes" : "writes") : "reads");
 		}
+		if (g->n > 8)
+			fprintf(x->log, ", ... (%zu accesses in all)", g->n);
+		fprintf(x->log, "\n");
 	}
+	if (p->has_pairs)
+		fprintf(x->log, "post-shared: %zu cross-core access pair%s to shared bytes (--hazard-pairs: listed in the plan)\n",
+			p->nhz, p->nhz == 1 ? "" : "s");
 	return 0;
 }
 

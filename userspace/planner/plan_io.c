@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
-#include "dramplan.h"
+#include "jdoc.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -70,88 +68,135 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 		}
 		fprintf(f, "\n     ]}");
 	}
-	fprintf(f, "\n  ],\n  \"hazards\": [");
-	for (i = 0; i < p->nhz; i++) {
-		const struct dp_hazard *h = &p->hz[i];
+	fprintf(f, "\n  ],\n  \"hazard_groups\": [");
+	for (i = 0; i < p->nhg; i++) {
+		const struct dp_hazard_group *g = &p->hg[i];
+		size_t k;
 
-		fprintf(f, "%s\n    {\"a\": {\"core\": %u, \"tensor\": ", i ? "," : "", h->core_a);
-		dp_json_str(f, p->core[h->core_a].t[h->ta].name);
-		fprintf(f, ", \"writes\": %s}, \"b\": {\"core\": %u, \"tensor\": ",
-			b(h->a_writes), h->core_b);
-		dp_json_str(f, p->core[h->core_b].t[h->tb].name);
-		fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
-			b(h->b_writes), U(h->lo), U(h->hi));
+		fprintf(f, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"cores\": %u, \"accesses\": [",
+			i ? "," : "", U(g->lo), U(g->hi), g->ncores);
+		for (k = 0; k < g->n; k++) {
+			const struct dp_hazard_access *h = &p->ha[g->first + k];
+
+			fprintf(f, "%s\n      {\"core\": %u, \"tensor\": ", k ? "," : "", h->core);
+			dp_json_str(f, p->core[h->core].t[h->t].name);
+			fprintf(f, ", \"reads\": %s, \"writes\": %s}", b(h->reads), b(h->writes));
+		}
+		fprintf(f, "]}");
 	}
-	fprintf(f, "%s]\n}\n", p->nhz ? "\n  " : "");
+	fprintf(f, "%s]", p->nhg ? "\n  " : "");
+	if (p->has_pairs) {	/* --hazard-pairs */
+		fprintf(f, ",\n  \"hazards\": [");
+		for (i = 0; i < p->nhz; i++) {
+			const struct dp_hazard *h = &p->hz[i];
+
+			fprintf(f, "%s\n    {\"a\": {\"core\": %u, \"tensor\": ", i ? "," : "", h->core_a);
+			dp_json_str(f, p->core[h->core_a].t[h->ta].name);
+			fprintf(f, ", \"writes\": %s}, \"b\": {\"core\": %u, \"tensor\": ",
+				b(h->a_writes), h->core_b);
+			dp_json_str(f, p->core[h->core_b].t[h->tb].name);
+			fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
+				b(h->b_writes), U(h->lo), U(h->hi));
+		}
+		fprintf(f, "%s]", p->nhz ? "\n  " : "");
+	}
+	fprintf(f, "\n}\n");
 	return ferror(f) ? -1 : 0;
 }
 
 /* ---- reading a plan back (for verify) ------------------------------- */
 
+/*
+ * Strict like the model reader (jdoc.c): exact u64 numbers, no duplicate
+ * keys.  Totals and hazards are not read: they are recomputed from the
+ * tensors, so a plan written, read and written again is the same bytes.
+ */
 struct rd {
+	const struct jdoc *d;
 	const char *file;
 	struct dp_err *e;
 };
 
-static int get(struct rd *r, struct json_object *o, const char *key,
-	       json_type ty, const char *where, struct json_object **out)
+static int get(struct rd *r, uint32_t o, const char *key, enum jtype ty,
+	       const char *where, uint32_t *out)
 {
-	if (!json_object_object_get_ex(o, key, out))
+	enum jtype t;
+
+	*out = jdoc_get(r->d, o, key);
+	if (*out == JNONE)
 		return dp_fail(r->e, "%s: %s: missing \"%s\"", r->file, where, key);
-	if (!json_object_is_type(*out, ty))
-		return dp_fail(r->e, "%s: %s.%s: wrong type", r->file, where, key);
+	t = jdoc_type(r->d, *out);
+	if (ty == J_TRUE ? t != J_TRUE && t != J_FALSE : t != ty)
+		return dp_fail(r->e, "%s: %s.%s: must be %s", r->file, where, key,
+			       ty == J_TRUE ? "true or false" : jdoc_type_name(ty));
 	return 0;
 }
 
-static int get_u(struct rd *r, struct json_object *o, const char *key,
+static int num_u(struct rd *r, uint32_t v, const char *where, const char *key,
+		 uint64_t *out)
+{
+	switch (jdoc_u64(r->d, v, out)) {
+	case 0:
+		return 0;
+	case -2:
+		return dp_fail(r->e, "%s: %s%s%s: negative", r->file, where,
+			       key ? "." : "", key ? key : "");
+	case -3:
+		return dp_fail(r->e, "%s: %s%s%s: integer %s out of range (above 2^64-1)",
+			       r->file, where, key ? "." : "", key ? key : "",
+			       jdoc_str(r->d, v));
+	default:
+		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
+			       where, key ? "." : "", key ? key : "");
+	}
+}
+
+static int get_u(struct rd *r, uint32_t o, const char *key,
 		 const char *where, uint64_t *out)
 {
-	struct json_object *v;
-	int64_t x;
+	uint32_t v = jdoc_get(r->d, o, key);
 
-	if (get(r, o, key, json_type_int, where, &v))
-		return -1;
-	x = json_object_get_int64(v);
-	if (x < 0)
-		return dp_fail(r->e, "%s: %s.%s: negative", r->file, where, key);
-	*out = x;
-	return 0;
+	if (v == JNONE)
+		return dp_fail(r->e, "%s: %s: missing \"%s\"", r->file, where, key);
+	return num_u(r, v, where, key, out);
 }
 
-static int get_b(struct rd *r, struct json_object *o, const char *key,
+static int get_b(struct rd *r, uint32_t o, const char *key,
 		 const char *where, uint8_t *out)
 {
-	struct json_object *v;
+	uint32_t v;
 
-	if (get(r, o, key, json_type_boolean, where, &v))
+	if (get(r, o, key, J_TRUE, where, &v))
 		return -1;
-	*out = json_object_get_boolean(v);
+	*out = jdoc_type(r->d, v) == J_TRUE;
 	return 0;
 }
 
-static int read_tensor(struct rd *r, struct dp_core_plan *c,
-		       struct json_object *o, const char *where, size_t *cap)
+static int read_tensor(struct rd *r, struct dp_core_plan *c, uint32_t o,
+		       const char *where, size_t *cap)
 {
 	static const char *const regions[] = { "none", "pre", "linked", "cc",
 					       "shared", "general" };
 	struct dp_plan_tensor *t = &c->t[c->n];
-	struct json_object *v, *ivs;
+	uint32_t v, ivs;
 	uint64_t x;
 	size_t q;
 	int i;
 
 	memset(t, 0, sizeof(*t));
-	if (!json_object_is_type(o, json_type_object))
+	if (jdoc_type(r->d, o) != J_OBJ)
 		return dp_fail(r->e, "%s: %s: must be an object", r->file, where);
-	if (get(r, o, "name", json_type_string, where, &v))
+	if (get(r, o, "name", J_STR, where, &v))
 		return -1;
-	t->name = dp_strdup(json_object_get_string(v));
+	t->name = dp_strdup(jdoc_str(r->d, v));
 	c->n++;		/* owned from here on, freed with the plan */
 	if (get_u(r, o, "id", where, &x))
 		return -1;
+	if (x > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s.id: out of range", r->file, where);
 	t->id = x;
 	t->addr = DP_UNSET;
-	if (json_object_object_get_ex(o, "address", &v)) {
+	if (jdoc_get(r->d, o, "address") != JNONE) {
 		if (get_u(r, o, "address", where, &t->addr))
 			return -1;
 		t->placed = 1;
@@ -162,158 +207,173 @@ static int read_tensor(struct rd *r, struct dp_core_plan *c,
 	    get_b(r, o, "shared", where, &t->shared) ||
 	    get_b(r, o, "reads", where, &t->reads) ||
 	    get_b(r, o, "writes", where, &t->writes) ||
-	    get(r, o, "region", json_type_string, where, &v))
+	    get(r, o, "region", J_STR, where, &v))
 		return -1;
 	for (i = 0; i < 6; i++)
-		if (!strcmp(json_object_get_string(v), regions[i]))
+		if (!strcmp(jdoc_str(r->d, v), regions[i]))
 			break;
 	if (i == 6)
 		return dp_fail(r->e, "%s: %s.region: unknown region \"%s\"",
-			       r->file, where, json_object_get_string(v));
+			       r->file, where, jdoc_str(r->d, v));
 	t->region = i;
-	if (json_object_object_get_ex(o, "remote", &v)) {
-		struct json_object *rn;
+	if ((v = jdoc_get(r->d, o, "remote")) != JNONE) {
+		uint32_t rn;
 		uint64_t core;
 
+		if (jdoc_type(r->d, v) != J_OBJ)
+			return dp_fail(r->e, "%s: %s.remote: must be an object", r->file, where);
 		if (get_u(r, v, "core", where, &core) ||
-		    get(r, v, "name", json_type_string, where, &rn))
+		    get(r, v, "name", J_STR, where, &rn))
 			return -1;
 		if (core > UINT32_MAX)
 			return dp_fail(r->e, "%s: %s.remote.core: out of range", r->file, where);
 		t->has_remote = 1;
 		t->remote_core = core;
-		t->remote_name = dp_strdup(json_object_get_string(rn));
+		t->remote_name = dp_strdup(jdoc_str(r->d, rn));
 	}
-	if (get(r, o, "intervals", json_type_array, where, &ivs))
+	if (get(r, o, "intervals", J_ARR, where, &ivs))
 		return -1;
 	t->iv_first = c->niv;
-	for (q = 0; q < json_object_array_length(ivs); q++) {
-		struct json_object *pair = json_object_array_get_idx(ivs, q);
-		struct json_object *lo, *hi;
+	for (q = 0; q < jdoc_len(r->d, ivs); q++) {
+		uint32_t pair = jdoc_at(r->d, ivs, q);
+		uint64_t lo, hi;
+		char w[160];
 
-		if (!json_object_is_type(pair, json_type_array) ||
-		    json_object_array_length(pair) != 2 ||
-		    !json_object_is_type(lo = json_object_array_get_idx(pair, 0), json_type_int) ||
-		    !json_object_is_type(hi = json_object_array_get_idx(pair, 1), json_type_int) ||
-		    json_object_get_int64(lo) < 0 || json_object_get_int64(hi) < 0)
-			return dp_fail(r->e, "%s: %s.intervals[%zu]: must be [lo, hi] with integers >= 0",
-				       r->file, where, q);
+		snprintf(w, sizeof(w), "%s.intervals[%zu]", where, q);
+		if (jdoc_type(r->d, pair) != J_ARR || jdoc_len(r->d, pair) != 2)
+			return dp_fail(r->e, "%s: %s: must be [lo, hi] with integers >= 0",
+				       r->file, w);
+		if (num_u(r, jdoc_at(r->d, pair, 0), w, NULL, &lo) ||
+		    num_u(r, jdoc_at(r->d, pair, 1), w, NULL, &hi))
+			return -1;
 		if (c->niv == *cap) {
 			*cap = *cap ? *cap * 2 : 64;
 			c->iv = dp_xrealloc(c->iv, *cap, sizeof(*c->iv));
 		}
-		c->iv[c->niv].lo = json_object_get_int64(lo);
-		c->iv[c->niv].hi = json_object_get_int64(hi);
+		c->iv[c->niv].lo = lo;
+		c->iv[c->niv].hi = hi;
 		c->niv++;
 	}
+	if (c->niv - t->iv_first > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s: too many intervals", r->file, where);
 	t->iv_count = c->niv - t->iv_first;
 	return 0;
 }
 
-struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e)
+static struct dp_plan *plan_from(const struct jdoc *d, const char *path,
+				 struct dp_err *e)
 {
-	struct rd r = { .file = path, .e = e };
-	struct json_object *root = NULL, *v, *cores;
-	struct json_tokener *tok;
-	struct dp_plan *p = NULL;
-	char *text;
-	size_t len, ci;
+	struct rd r = { .d = d, .file = path, .e = e };
+	uint32_t root = d->root, v, cores;
+	struct dp_plan *p;
+	size_t ci;
 
-	if (dp_read_file(path, &text, &len, e))
-		return NULL;
-	tok = json_tokener_new();
-	root = len <= INT32_MAX ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
-	if (!root) {
-		size_t off = json_tokener_get_parse_end(tok), i;
-		int line = 1, col = 1;
-
-		for (i = 0; i < off && i < len; i++) {
-			if (text[i] == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		dp_fail(e, "%s:%d:%d: malformed JSON: %s", path, line, col,
-			json_tokener_error_desc(json_tokener_get_error(tok)));
-		json_tokener_free(tok);
-		free(text);
-		return NULL;
-	}
-	json_tokener_free(tok);
-	free(text);
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		abort();
-	if (!json_object_is_type(root, json_type_object)) {
+	if (jdoc_type(d, root) != J_OBJ) {
 		dp_fail(e, "%s: top level: must be an object", path);
 		goto fail;
 	}
-	if (get(&r, root, "format", json_type_string, "top level", &v))
+	if (get(&r, root, "format", J_STR, "top level", &v))
 		goto fail;
-	if (strcmp(json_object_get_string(v), "dramplan-plan/1")) {
+	if (strcmp(jdoc_str(d, v), "dramplan-plan/1")) {
 		dp_fail(e, "%s: format: \"%s\" is not \"dramplan-plan/1\"", path,
-			json_object_get_string(v));
+			jdoc_str(d, v));
 		goto fail;
 	}
-	p->model = dp_strdup(json_object_object_get_ex(root, "model", &v) &&
-			     json_object_is_type(v, json_type_string) ?
-			     json_object_get_string(v) : "model");
-	p->source = dp_strdup(path);
+	v = jdoc_get(d, root, "model");
+	p->model = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+			     jdoc_str(d, v) : "model");
+	v = jdoc_get(d, root, "source");
+	p->source = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+			      jdoc_str(d, v) : path);
 	if (get_u(&r, root, "page_size", "top level", &p->page) ||
 	    get_u(&r, root, "hwm", "top level", &p->hwm) ||
 	    get_u(&r, root, "floor", "top level", &p->floor) ||
-	    get(&r, root, "cc", json_type_object, "top level", &v) ||
+	    get(&r, root, "cc", J_OBJ, "top level", &v) ||
 	    get_u(&r, v, "base", "cc", &p->cc_base) ||
 	    get_u(&r, v, "limit", "cc", &p->cc_limit) ||
 	    get_u(&r, v, "size", "cc", &p->cc_size) ||
 	    get_u(&r, root, "ceiling", "top level", &p->ceiling) ||
-	    get(&r, root, "cores", json_type_array, "top level", &cores))
+	    get(&r, root, "cores", J_ARR, "top level", &cores))
 		goto fail;
-	if (json_object_object_get_ex(root, "shared_region", &v) &&
-	    (get_u(&r, v, "base", "shared_region", &p->shared_base) ||
-	     get_u(&r, v, "end", "shared_region", &p->shared_end)))
+	if ((v = jdoc_get(d, root, "private_base")) != JNONE &&
+	    num_u(&r, v, "top level", "private_base", &p->private_base))
 		goto fail;
-	p->ncores = json_object_array_length(cores);
+	if ((v = jdoc_get(d, root, "shared_region")) != JNONE &&
+	    (jdoc_type(d, v) != J_OBJ ||
+	     get_u(&r, v, "base", "shared_region", &p->shared_base) ||
+	     get_u(&r, v, "end", "shared_region", &p->shared_end))) {
+		if (jdoc_type(d, v) != J_OBJ)
+			dp_fail(e, "%s: shared_region: must be an object", path);
+		goto fail;
+	}
+	p->ncores = jdoc_len(d, cores);
 	p->core = calloc(p->ncores ? p->ncores : 1, sizeof(*p->core));
 	if (!p->core)
 		abort();
 	for (ci = 0; ci < p->ncores; ci++) {
-		struct json_object *co = json_object_array_get_idx(cores, ci), *ts;
+		uint32_t co = jdoc_at(d, cores, ci), ts;
 		struct dp_core_plan *c = &p->core[ci];
 		char where[64];
 		size_t k, cap = 0;
 
 		c->core = ci;
 		snprintf(where, sizeof(where), "cores[%zu]", ci);
-		if (!json_object_is_type(co, json_type_object)) {
+		if (jdoc_type(d, co) != J_OBJ) {
 			dp_fail(e, "%s: %s: must be an object", path, where);
 			goto fail;
 		}
-		c->function = dp_strdup(json_object_object_get_ex(co, "function", &v) &&
-					json_object_is_type(v, json_type_string) ?
-					json_object_get_string(v) : "main");
-		if (get(&r, co, "tensors", json_type_array, where, &ts))
+		v = jdoc_get(d, co, "function");
+		c->function = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+					jdoc_str(d, v) : "main");
+		if (get(&r, co, "tensors", J_ARR, where, &ts))
 			goto fail;
-		c->t = calloc(json_object_array_length(ts) + 1, sizeof(*c->t));
+		c->t = calloc(jdoc_len(d, ts) + 1, sizeof(*c->t));
 		if (!c->t)
 			abort();
-		for (k = 0; k < json_object_array_length(ts); k++) {
+		for (k = 0; k < jdoc_len(d, ts); k++) {
 			char tw[96];
 
 			snprintf(tw, sizeof(tw), "%s.tensors[%zu]", where, k);
-			if (read_tensor(&r, c, json_object_array_get_idx(ts, k), tw, &cap))
+			if (read_tensor(&r, c, jdoc_at(d, ts, k), tw, &cap))
 				goto fail;
 		}
 	}
-	json_object_put(root);
 	dp_plan_totals(p);
+	/* the pair list when the plan has one (--hazard-pairs) */
+	if (dp_plan_hazards(p, jdoc_get(d, root, "hazards") != JNONE, e))
+		goto fail;
 	return p;
 fail:
-	json_object_put(root);
 	dp_plan_free(p);
 	return NULL;
+}
+
+struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e)
+{
+	struct dp_plan *p;
+	struct jdoc d;
+
+	if (jdoc_load(&d, path, e))
+		return NULL;
+	p = plan_from(&d, path, e);
+	jdoc_free(&d);
+	return p;
+}
+
+struct dp_plan *dp_plan_parse_json(const char *file, const char *text,
+				   size_t len, struct dp_err *e)
+{
+	struct dp_plan *p;
+	struct jdoc d;
+
+	if (jdoc_parse(&d, file, text, len, e))
+		return NULL;
+	p = plan_from(&d, file, e);
+	jdoc_free(&d);
+	return p;
 }
 
 /* ---- SVG: address (up) against time (right), a panel per core -------- */
@@ -351,13 +411,59 @@ static double ymap(const struct yaxis *a, uint64_t addr)
 					(double)(a->top - a->floor);
 }
 
+static double area(const struct dp_core_plan *c, const struct dp_plan_tensor *t)
+{
+	double a = 0;
+	uint32_t q;
+
+	for (q = 0; q < t->iv_count; q++)
+		a += (double)(c->iv[t->iv_first + q].hi - c->iv[t->iv_first + q].lo + 1);
+	return a * (double)t->size;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
+{
+	return dp_plan_write_svg_max(p, f, 0);
+}
+
+/*
+ * Downsampling: with max_tensors != 0 and more placed tensors than that,
+ * only the max_tensors largest by size x lifetime are drawn (ties in plan
+ * order), and the chart says so.
+ */
+int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors)
 {
 	const double W = 960, H = 420, L = 110, T = 70, GAP = 70;
 	const size_t max_rects = 200000;
-	size_t rects = 0;
+	size_t rects = 0, placed = 0, drawn = 0, above = 0, ties = 0;
 	uint32_t ci, k, q;
-	double total_h = T + p->ncores * (H + GAP) + 20;
+	double total_h = T + p->ncores * (H + GAP) + 20, thr = -1;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++)
+			placed += p->core[ci].t[k].placed;
+	if (max_tensors && placed > max_tensors) {
+		double *a = dp_xrealloc(NULL, placed, sizeof(*a));
+		size_t i = 0;
+
+		for (ci = 0; ci < p->ncores; ci++)
+			for (k = 0; k < p->core[ci].n; k++)
+				if (p->core[ci].t[k].placed)
+					a[i++] = area(&p->core[ci], &p->core[ci].t[k]);
+		qsort(a, placed, sizeof(*a), cmp_desc);
+		thr = a[max_tensors - 1];
+		for (i = 0; i < placed && a[i] > thr; i++)
+			above++;
+		ties = max_tensors - above;
+		free(a);
+	}
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" font-size=\"11\">\n",
@@ -418,6 +524,15 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
 
 			if (!t->placed)
 				continue;
+			if (thr >= 0) {
+				double ar = area(c, t);
+
+				if (ar < thr || (ar == thr && !ties))
+					continue;
+				if (ar == thr)
+					ties--;
+			}
+			drawn++;
 			y = ymap(&ax, t->addr + t->size);
 			h = ymap(&ax, t->addr) - y;
 			if (h < 0.5)
@@ -438,9 +553,9 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
 					t->shared ? "#b00" : "#333",
 					t->shared ? "1.5" : "0.4");
 				dp_xml_str(f, t->name);
-				fprintf(f, " [0x%llx, 0x%llx) t=[%llu, %llu] %s%s</title></rect>\n",
-					U(t->addr), U(t->addr + t->size), U(iv->lo),
-					U(iv->hi), dp_region_name(t->region),
+				fprintf(f, " [0x%llx, 0x%llx) size %llu t=[%llu, %llu] %s%s</title></rect>\n",
+					U(t->addr), U(t->addr + t->size), U(t->size),
+					U(iv->lo), U(iv->hi), dp_region_name(t->region),
 					t->shared ? " shared" : "");
 				if (w > 7.0 * (strlen(t->name) + 1) && h > 13) {
 					fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" pointer-events=\"none\">",
@@ -455,6 +570,9 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
 		}
 		fprintf(f, "</g>\n");
 	}
+	if (thr >= 0)
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#c00\">(downsampled: %zu of %zu tensors drawn, the largest by size x lifetime)</text>\n",
+			L, 54.0, drawn, placed);
 	if (rects >= max_rects)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#c00\">(chart truncated at %zu rectangles)</text>\n",
 			L, total_h - 6, max_rects);

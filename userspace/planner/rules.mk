@@ -3,7 +3,9 @@
 
 DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c)
 DRAMPLAN_OBJS := $(patsubst %.c,$(O)/%.o,$(DRAMPLAN_SRCS))
-DRAMPLAN_LDLIBS := -ljson-c
+# yajl (the strict JSON reader, jdoc.c): the static archive, so the static
+# VM build and the host build link the same way.
+DRAMPLAN_LDLIBS := -lyajl_s
 
 LIBS += $(O)/libdramplan.a
 TOOLS += $(O)/dramplan
@@ -21,7 +23,7 @@ $(O)/dramplan: $(DRAMPLAN_TOOL_OBJS) $(O)/libdramplan.a $(O)/libxmemsim.a
 
 # tests/vm/test_plan plans seeded models in-process and submits them: it
 # links the planner tests' helpers (random_model()) and libdramplan (after
-# libxmemsim in its pattern rule), and json-c too.  PLANNER_TEST_HELPERS
+# libxmemsim in its pattern rule), and yajl too.  PLANNER_TEST_HELPERS
 # comes from tests/planner/rules.mk, included before this file.
 $(O)/tests/vm/test_plan: $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
 $(O)/tests/vm/test_plan: XLDFLAGS += $(DRAMPLAN_LDLIBS)
@@ -31,3 +33,10 @@ $(O)/bench-planner: $(O)/scripts/bench-planner.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -lm
 
 userspace: $(O)/bench-planner
+
+# scripts/bench-planner.sh runs this too: the command on a model file
+# beside in-process planning (time, ratio, peak RSS).
+$(O)/bench-file: $(O)/scripts/bench-file.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
+userspace: $(O)/bench-file

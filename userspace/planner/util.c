@@ -14,11 +14,29 @@ int dp_fail(struct dp_err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (e) {
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
+	char raw[sizeof(e->msg)];
+	size_t i, o = 0;
+
+	if (!e)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	/* one line, whatever the names in it hold: control characters are
+	 * written as C escapes (a name with a newline stays on the line) */
+	for (i = 0; raw[i] && o + 5 < sizeof(e->msg); i++) {
+		unsigned char ch = raw[i];
+
+		if (ch == '\n' || ch == '\t' || ch == '\r') {
+			e->msg[o++] = '\\';
+			e->msg[o++] = ch == '\n' ? 'n' : ch == '\t' ? 't' : 'r';
+		} else if (ch < 0x20 || ch == 0x7f) {
+			o += snprintf(e->msg + o, 5, "\\x%02x", ch);
+		} else {
+			e->msg[o++] = ch;
+		}
 	}
+	e->msg[o] = 0;
 	return -1;
 }
 
@@ -79,7 +97,12 @@ void dp_xml_str(FILE *f, const char *s)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		default:
+			/* XML 1.0 has no control characters, not even escaped */
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, f);
 		}
 	}
 }

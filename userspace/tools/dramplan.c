@@ -16,9 +16,13 @@
  * and the planner also exits with 1 (the plan files are written before).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dramplan.h"
@@ -35,6 +39,11 @@ static void usage(FILE *f)
 "                                (default ./<name>.plan.json, ./<name>.solution.csv)\n"
 "      --svg FILE                SVG chart (default ./<name>.svg)\n"
 "      --no-svg                  do not write the chart\n"
+"      --svg-max N               above N tensors (default 20000) the default chart\n"
+"                                is left out and an explicit --svg draws the N\n"
+"                                largest (size x lifetime); 0: no limit\n"
+"      --report FILE             the report to FILE instead of standard output\n"
+"                                (every FILE may be -, standard output)\n"
 "      --format json|minimalloc  input format (default: json)\n"
 "      --allreduce-buffer-size MIB  CC buffer limit in MiB, -1 = auto (default 500)\n"
 "      --dram-size MIB           DRAM ceiling per core in MiB (default 16384)\n"
@@ -44,6 +53,8 @@ static void usage(FILE *f)
 "      --capacity BYTES          (minimalloc) fail if a buffer does not fit below\n"
 "      --order best|simplify|size|area|start  (minimalloc) order (default best)\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
+"      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
+"                                \"hazards\"); by default only the grouped ranges\n"
 "  -q, --quiet                   no report on stdout\n"
 "      --submit[=DEV]            also submit the plan to DEV (default /dev/xmemsim):\n"
 "                                PLAN_SUBMIT each core, PLAN_SYNC, PLAN_GET, PLAN_STATS;\n"
@@ -57,12 +68,16 @@ static void usage(FILE *f)
 }
 
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
-       O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK };
+       O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK,
+       O_REPORT, O_SVGMAX, O_PAIRS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "svg", required_argument, NULL, O_SVG },
 	{ "no-svg", no_argument, NULL, O_NOSVG },
+	{ "svg-max", required_argument, NULL, O_SVGMAX },
+	{ "report", required_argument, NULL, O_REPORT },
+	{ "hazard-pairs", no_argument, NULL, O_PAIRS },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "allreduce-buffer-size", required_argument, NULL, O_CC },
 	{ "dram-size", required_argument, NULL, O_DRAM },
@@ -80,6 +95,23 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* A one-line message: whatever a path holds, control characters are
+ * escaped (dp_fail does it). */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	struct dp_err e;
+	char raw[sizeof(e.msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	dp_fail(&e, "%s", raw);
+	fprintf(stderr, "dramplan: %s\n", e.msg);
+}
+
 static int parse_i64(const char *opt, const char *s, long long *out)
 {
 	char *end;
@@ -87,7 +119,7 @@ static int parse_i64(const char *opt, const char *s, long long *out)
 	errno = 0;
 	*out = strtoll(s, &end, 10);
 	if (errno || !*s || *end) {
-		fprintf(stderr, "dramplan: %s: \"%s\" is not an integer\n", opt, s);
+		say("%s: \"%s\" is not an integer", opt, s);
 		return -1;
 	}
 	return 0;
@@ -112,67 +144,268 @@ static char *default_out(const char *in, const char *suffix)
 	return s;
 }
 
+/*
+ * Outputs.  The rule (docs/dramplan.md, "Where outputs go"):
+ *  - "-" is standard output, for every output option;
+ *  - a new name or an existing regular file is written to a temporary file
+ *    beside it and renamed over it only when everything succeeded (a new
+ *    file gets 0666 & ~umask, an existing one keeps its mode);
+ *  - a symlink to a regular file stays a symlink: the temporary file goes
+ *    beside the link's final target and is renamed over the target;
+ *  - anything else (character or block devices, FIFOs, sockets, dangling
+ *    symlinks, /dev/stdout and every other link into /dev or /proc) is
+ *    opened and written in place, never replaced;
+ *  - a directory is an error.
+ * Files that are renamed are staged first; the in-place ones are written
+ * after every staged file is complete; the renames come last.  So bad
+ * input, a failed plan or a failed staging writes nothing anywhere.
+ */
+enum { OUT_STDOUT, OUT_RENAME, OUT_DIRECT };
+
+typedef int (*out_fn)(FILE *f, void *arg);
+
 struct out {
-	const char *path;
-	char *tmp;
-	FILE *f;
+	const char *path;	/* as given; NULL: this output is off */
+	char *target;		/* RENAME: the file the rename replaces */
+	char *tmp;		/* RENAME: the staged file */
+	int kind, create;	/* DIRECT: create (a dangling link's target) */
+	mode_t mode;		/* RENAME: mode of the result */
+	uid_t uid;		/* RENAME over a file: its owner, kept */
+	gid_t gid;
+	int keep_owner;
+	FILE *std;		/* STDOUT: the stream ("-": stdout) */
+	out_fn fn;
+	void *arg;
 };
 
-static int out_open(struct out *o, const char *path)
+static mode_t new_file_mode(void)
 {
-	int fd;
+	mode_t um = umask(0);
 
+	umask(um);
+	return 0666 & ~um;
+}
+
+static int magic_prefix(const char *p)
+{
+	return !strncmp(p, "/dev/", 5) || !strncmp(p, "/proc/", 6);
+}
+
+/* Does the path, or a symlink on the way to its target, point into /dev or
+ * /proc (/dev/stdout -> /proc/self/fd/1 -> wherever fd 1 is)? */
+static int magic_link(const char *path)
+{
+	char cur[PATH_MAX], lnk[PATH_MAX], nxt[2 * PATH_MAX];
+	int hop;
+
+	if (magic_prefix(path) || strlen(path) >= sizeof(cur))
+		return magic_prefix(path);
+	strcpy(cur, path);
+	for (hop = 0; hop < 40; hop++) {
+		struct stat st;
+		ssize_t n;
+		char *slash;
+
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			return 0;
+		n = readlink(cur, lnk, sizeof(lnk) - 1);
+		if (n < 0)
+			return 0;
+		lnk[n] = 0;
+		slash = strrchr(cur, '/');
+		if (lnk[0] == '/' || !slash)
+			snprintf(nxt, sizeof(nxt), "%s", lnk);
+		else
+			snprintf(nxt, sizeof(nxt), "%.*s/%s", (int)(slash - cur), cur, lnk);
+		if (magic_prefix(nxt) || strlen(nxt) >= sizeof(cur))
+			return magic_prefix(nxt);
+		strcpy(cur, nxt);
+	}
+	return 0;
+}
+
+/* Decides how `path` is written; a message and -1 if it cannot be. */
+static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
 	o->path = path;
-	o->tmp = malloc(strlen(path) + 16);
-	if (!o->tmp)
-		abort();
-	sprintf(o->tmp, "%s.tmp.XXXXXX", path);
-	fd = mkstemp(o->tmp);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		fprintf(stderr, "dramplan: %s: cannot create: %s\n", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
+	o->fn = fn;
+	o->arg = arg;
+	if (!path)
+		return 0;
+	/* "-", and /dev/stdout and /dev/stderr by name: the streams we
+	 * have (opening them again fails when fd 1 is a socket) */
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout") ||
+	    !strcmp(path, "/dev/stderr")) {
+		o->kind = OUT_STDOUT;
+		o->std = strcmp(path, "/dev/stderr") ? stdout : stderr;
+		return 0;
+	}
+	if (lstat(path, &st)) {
+		if (errno != ENOENT) {
+			say("%s: %s", path, strerror(errno));
+			return -1;
 		}
-		free(o->tmp);
-		o->tmp = NULL;
+		o->kind = OUT_RENAME;
+		o->target = dp_strdup(path);
+		o->mode = new_file_mode();
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode) && magic_link(path)) {
+		o->kind = OUT_DIRECT;
+		o->create = stat(path, &st) != 0;
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char *real;
+
+		if (stat(path, &st)) {
+			/* dangling: write through, creating the target */
+			o->kind = OUT_DIRECT;
+			o->create = 1;
+			return 0;
+		}
+		if (S_ISREG(st.st_mode)) {
+			real = realpath(path, NULL);
+			if (!real) {
+				say("%s: %s", path, strerror(errno));
+				return -1;
+			}
+			o->kind = OUT_RENAME;
+			o->target = real;
+			o->mode = st.st_mode & 07777;
+			o->uid = st.st_uid;
+			o->gid = st.st_gid;
+			o->keep_owner = 1;
+			return 0;
+		}
+	}
+	if (S_ISDIR(st.st_mode)) {
+		say("%s: is a directory", path);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && !magic_prefix(path)) {
+		o->kind = OUT_RENAME;
+		o->target = dp_strdup(path);
+		o->mode = st.st_mode & 07777;
+		o->uid = st.st_uid;
+		o->gid = st.st_gid;
+		o->keep_owner = 1;
+		return 0;
+	}
+	o->kind = OUT_DIRECT;	/* device, FIFO, socket, magic link */
+	return 0;
+}
+
+static int out_write(struct out *o, FILE *f, int do_close)
+{
+	int rc = o->fn(f, o->arg), bad;
+
+	bad = fflush(f) || ferror(f);
+	if (do_close && fclose(f))
+		bad = 1;
+	if (rc || bad) {
+		say("%s: write error%s%s", o->path,
+			errno ? ": " : "", errno ? strerror(errno) : "");
 		return -1;
 	}
 	return 0;
 }
 
-static int out_close(struct out *o)
+/* RENAME outputs: write the whole file beside its target. */
+static int out_stage(struct out *o)
 {
-	int bad = ferror(o->f);
+	FILE *f;
+	int fd;
 
-	if (fclose(o->f) || bad) {
-		fprintf(stderr, "dramplan: %s: write error\n", o->path);
+	if (!o->path || o->kind != OUT_RENAME)
+		return 0;
+	o->tmp = dp_xrealloc(NULL, strlen(o->target) + 16, 1);
+	sprintf(o->tmp, "%s.tmp.XXXXXX", o->target);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		say("%s: cannot create: %s", o->path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
 		return -1;
 	}
-	o->f = NULL;
+	/* the replaced file's owner too, when we may (root); else ours */
+	if (o->keep_owner && (o->uid != geteuid() || o->gid != getegid()) &&
+	    fchown(fd, o->uid, o->gid) && errno != EPERM) {
+		say("%s: %s", o->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (fchmod(fd, o->mode) || !(f = fdopen(fd, "w"))) {
+		say("%s: %s", o->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	errno = 0;
+	return out_write(o, f, 1);
+}
+
+/* STDOUT and DIRECT outputs: written now, in place. */
+static int out_direct(struct out *o)
+{
+	FILE *f;
+	int fd;
+
+	if (!o->path || o->kind == OUT_RENAME)
+		return 0;
+	errno = 0;
+	if (o->kind == OUT_STDOUT)
+		return out_write(o, o->std, 0);
+	fd = open(o->path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+		  (o->create ? O_CREAT | O_TRUNC : O_APPEND), new_file_mode());
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		say("%s: cannot open: %s", o->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return out_write(o, f, 1);
+}
+
+static int out_commit(struct out *o)
+{
+	if (!o->path || o->kind != OUT_RENAME || !o->tmp)
+		return 0;
+	if (rename(o->tmp, o->target)) {
+		say("%s: %s", o->path, strerror(errno));
+		return -1;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
 	return 0;
 }
 
 static void out_abort(struct out *o)
 {
-	if (o->f)
-		fclose(o->f);
 	if (o->tmp) {
 		unlink(o->tmp);
 		free(o->tmp);
 	}
-	o->f = NULL;
+	free(o->target);
 	o->tmp = NULL;
+	o->target = NULL;
 }
 
-static int out_commit(struct out *o)
+/* Every output in the order above; on failure no staged file survives. */
+static int out_all(struct out *o, int n)
 {
-	int rc = rename(o->tmp, o->path);
+	int i, rc = 0;
 
-	if (rc)
-		fprintf(stderr, "dramplan: %s: %s\n", o->path, strerror(errno));
-	free(o->tmp);
-	o->tmp = NULL;
+	for (i = 0; i < n && !rc; i++)
+		rc = out_stage(&o[i]);
+	for (i = 0; i < n && !rc; i++)
+		rc = out_direct(&o[i]);
+	for (i = 0; i < n && !rc; i++)
+		rc = out_commit(&o[i]);
+	for (i = 0; i < n; i++)
+		out_abort(&o[i]);
 	return rc;
 }
 
@@ -186,7 +419,7 @@ static int cmd_verify(int json, const char *path)
 		uint32_t ci;
 
 		if (!p || dp_verify(p, path, &e)) {
-			fprintf(stderr, "dramplan: verify: %s\n", e.msg);
+			fprintf(stderr, "dramplan: %s\n", e.msg);
 			dp_plan_free(p);
 			return 1;
 		}
@@ -201,7 +434,7 @@ static int cmd_verify(int json, const char *path)
 		struct dp_csv *c = dp_csv_load(path, &e);
 
 		if (!c || dp_csv_verify(c, &e)) {
-			fprintf(stderr, "dramplan: verify: %s\n", e.msg);
+			fprintf(stderr, "dramplan: %s\n", e.msg);
 			dp_csv_free(c);
 			return 1;
 		}
@@ -211,6 +444,49 @@ static int cmd_verify(int json, const char *path)
 		dp_csv_free(c);
 		return 0;
 	}
+}
+
+static int csv_fn(FILE *f, void *arg)
+{
+	return dp_csv_write(arg, f);
+}
+
+static int plan_fn(FILE *f, void *arg)
+{
+	return dp_plan_write_json(arg, f);
+}
+
+struct svg_arg {
+	const struct dp_plan *p;
+	size_t max;
+};
+
+static int svg_fn(FILE *f, void *arg)
+{
+	struct svg_arg *a = arg;
+
+	return dp_plan_write_svg_max(a->p, f, a->max);
+}
+
+struct report_arg {
+	const char *log;
+	size_t loglen;
+	const struct dp_plan *p;
+	int tensors;
+	const char *outp, *svgp;
+};
+
+static int report_fn(FILE *f, void *arg)
+{
+	struct report_arg *a = arg;
+
+	fwrite(a->log, 1, a->loglen, f);
+	dp_plan_write_report(a->p, f, a->tensors);
+	fprintf(f, "wrote plan %s%s%s\n",
+		strcmp(a->outp, "-") ? a->outp : "(standard output)",
+		a->svgp ? ", chart " : "",
+		a->svgp ? (strcmp(a->svgp, "-") ? a->svgp : "(standard output)") : "");
+	return ferror(f) ? -1 : 0;
 }
 
 static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
@@ -254,19 +530,19 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 	}
 	if (!outp)
 		outp = def = default_out(in, ".solution.csv");
-	if (out_open(&o, outp) || dp_csv_write(c, o.f) || out_close(&o) ||
-	    out_commit(&o)) {
-		out_abort(&o);
+	if (out_prepare(&o, outp, csv_fn, c) || out_all(&o, 1)) {
 		free(def);
 		dp_csv_free(c);
 		return 1;
 	}
 	peak = dp_csv_peak(c);
 	lb = dp_csv_lower_bound(c);
-	if (!quiet)
-		printf("%s: %zu buffers, order %s: peak %llu, lower bound %llu, ratio %.3f (%.3f s); wrote %s\n",
-		       in, c->n, names[used], (unsigned long long)peak,
-		       (unsigned long long)lb, lb ? (double)peak / lb : 1.0, t, outp);
+	if (!quiet)	/* beside a solution on stdout, the summary goes to stderr */
+		fprintf(o.std == stdout ? stderr : stdout,
+			"%s: %zu buffers, order %s: peak %llu, lower bound %llu, ratio %.3f (%.3f s); wrote %s\n",
+			in, c->n, names[used], (unsigned long long)peak,
+			(unsigned long long)lb, lb ? (double)peak / lb : 1.0, t,
+			o.std == stdout ? "standard output" : outp);
 	free(def);
 	dp_csv_free(c);
 	return 0;
@@ -276,7 +552,8 @@ int main(int argc, char **argv)
 {
 	struct dp_opts o;
 	struct dp_err e = { "" };
-	const char *outp = NULL, *svgp = NULL, *order = "best";
+	const char *outp = NULL, *svgp = NULL, *reportp = NULL, *order = "best";
+	size_t svg_max = 20000;
 	int json = 1, nosvg = 0, quiet = 0, tensors = -1, verify = 0, c;
 	int submit = 0, dram_set = 0;
 	struct dp_submit sub = { .dev = XMEMSIM_DEFAULT_PATH, .fd = -1 };
@@ -294,6 +571,17 @@ int main(int argc, char **argv)
 		case 'o': outp = optarg; break;
 		case O_SVG: svgp = optarg; break;
 		case O_NOSVG: nosvg = 1; break;
+		case O_REPORT: reportp = optarg; break;
+		case O_PAIRS: o.hazard_pairs = 1; break;
+		case O_SVGMAX:
+			if (parse_i64("--svg-max", optarg, &v))
+				return 2;
+			if (v < 0) {
+				fprintf(stderr, "dramplan: --svg-max: must be >= 0 (0: no limit)\n");
+				return 2;
+			}
+			svg_max = v;
+			break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "json")) {
 				json = 1;
@@ -381,7 +669,9 @@ int main(int argc, char **argv)
 		struct dp_plan *p = NULL;
 		char *logbuf = NULL, *def_out = NULL, *def_svg = NULL;
 		size_t loglen = 0, n = 0;
-		struct out po = { 0 }, so = { 0 };
+		struct out outs[3] = { { 0 } };
+		struct svg_arg sa;
+		struct report_arg ra;
 		FILE *log;
 		uint32_t ci;
 		int rc = 1;
@@ -423,27 +713,40 @@ int main(int argc, char **argv)
 		}
 		if (!outp)
 			outp = def_out = default_out(in, ".plan.json");
-		if (!svgp && !nosvg)
-			svgp = def_svg = default_out(in, ".svg");
-		if (out_open(&po, outp) || dp_plan_write_json(p, po.f) || out_close(&po))
-			goto out;
-		if (!nosvg && (out_open(&so, svgp) || dp_plan_write_svg(p, so.f) ||
-			       out_close(&so)))
-			goto out;
-		if (out_commit(&po) || (!nosvg && out_commit(&so)))
-			goto out;
 		for (ci = 0; ci < p->ncores; ci++)
 			n += p->core[ci].n;
 		if (tensors < 0)
 			tensors = n <= 200;
+		sa.p = p;
+		sa.max = svg_max;
+		if (!nosvg && svg_max && n > svg_max) {
+			if (!svgp) {
+				fprintf(stderr, "dramplan: note: %zu tensors: the SVG chart is left out above %zu tensors (--svg FILE draws the %zu largest, --svg-max 0 all of them)\n",
+					n, svg_max, svg_max);
+				nosvg = 1;
+			} else {
+				fprintf(stderr, "dramplan: note: %s: %zu tensors: the chart shows the %zu largest by size x lifetime (--svg-max 0 draws all of them)\n",
+					svgp, n, svg_max);
+			}
+		}
+		if (!svgp && !nosvg)
+			svgp = def_svg = default_out(in, ".svg");
 		fclose(log);
 		log = NULL;
-		if (!quiet) {
-			fwrite(logbuf, 1, loglen, stdout);
-			dp_plan_write_report(p, stdout, tensors);
-			printf("wrote plan %s%s%s\n", outp, nosvg ? "" : ", chart ",
-			       nosvg ? "" : svgp);
-		}
+		ra = (struct report_arg){ logbuf, loglen, p, tensors, outp,
+					  nosvg ? NULL : svgp };
+		if (out_prepare(&outs[0], outp, plan_fn, p) ||
+		    out_prepare(&outs[1], nosvg ? NULL : svgp, svg_fn, &sa) ||
+		    out_prepare(&outs[2], reportp ? reportp : quiet ? NULL : "-",
+				report_fn, &ra))
+			goto out;
+		/* the plan or the chart on stdout: the default report moves
+		 * to stderr so that stdout stays one document */
+		if (!reportp && ((outs[0].path && outs[0].std == stdout) ||
+				 (outs[1].path && outs[1].std == stdout)))
+			outs[2].std = stderr;
+		if (out_all(outs, 3))
+			goto out;
 		rc = 0;
 		if (submit) {
 			fflush(stdout);
@@ -451,8 +754,8 @@ int main(int argc, char **argv)
 			rc = dp_submit_run(&sub, p, stdout);
 		}
 out:
-		out_abort(&po);
-		out_abort(&so);
+		for (ci = 0; ci < 3; ci++)
+			out_abort(&outs[ci]);
 		if (log)
 			fclose(log);
 		free(logbuf);

@@ -464,16 +464,40 @@ static int print_totals(struct run *r)
 static void print_hazards(struct run *r)
 {
 	const struct dp_plan *p = r->p;
-	size_t i;
+	size_t i, k;
 
-	fprintf(r->out, "\n== hazards: %zu cross-core access pair%s to the same shared bytes need ordering\n",
-		p->nhz, p->nhz == 1 ? "" : "s");
+	fprintf(r->out, "\n== hazards: %zu shared address range%s accessed from more than one core, with a write, need%s ordering\n",
+		p->nhg, p->nhg == 1 ? "" : "s", p->nhg == 1 ? "s" : "");
+	for (i = 0; i < p->nhg; i++) {
+		const struct dp_hazard_group *g = &p->hg[i];
+
+		fprintf(r->out, "  [0x%llx, 0x%llx), %u cores:\n", U(g->lo), U(g->hi),
+			g->ncores);
+		for (k = 0; k < g->n; k++) {
+			const struct dp_hazard_access *h = &p->ha[g->first + k];
+			const struct dp_plan_tensor *t = &p->core[h->core].t[h->t];
+			uint64_t dev = 0;
+
+			if (k == 8 && !r->s->tensors) {
+				fprintf(r->out, "    ... %zu more (--tensors lists all)\n", g->n - k);
+				break;
+			}
+			if (r->v[h->core].have)
+				dev = r->v[h->core].got[h->t].dev_addr;
+			fprintf(r->out, "    core %u '%s' (%s) on [0x%llx, 0x%llx), device [0x%llx, 0x%llx)\n",
+				h->core, t->name,
+				h->writes ? (h->reads ? "reads, writes" : "writes") : "reads",
+				U(t->addr), U(t->addr + t->size), U(dev), U(dev + t->size));
+		}
+	}
 	for (i = 0; i < p->nhz; i++) {
 		const struct dp_hazard *h = &p->hz[i];
 		const struct dp_plan_tensor *a = &p->core[h->core_a].t[h->ta];
 		const struct dp_plan_tensor *b = &p->core[h->core_b].t[h->tb];
 		uint64_t dev = 0;
 
+		if (!i)
+			fprintf(r->out, "  pairs (--hazard-pairs): %zu\n", p->nhz);
 		if (r->v[h->core_a].have)
 			dev = r->v[h->core_a].got[h->ta].dev_addr + (h->lo - a->addr);
 		fprintf(r->out, "  core %u '%s' (%s) <-> core %u '%s' (%s) on [0x%llx, 0x%llx), device [0x%llx, 0x%llx)\n",

@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jdoc.c - strict JSON into a compact document, with yajl (see jdoc.h).
+ *
+ * yajl does the lexing and the grammar (it rejects comments unless asked,
+ * single quotes, trailing commas, leading zeros and invalid UTF-8) and hands
+ * every number over as its text.  This file builds the flat arrays: while a
+ * container is open, its finished children wait on a stack (objects: key
+ * offset and value, in pairs); when it closes they move to `kids` in one
+ * piece.  Duplicate keys are caught as each key arrives (a linear scan of
+ * the open object's keys, which JDOC_MAX_KEYS bounds).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "jdoc.h"
+
+struct frame {
+	uint32_t node;
+	size_t base;	/* first pending child on the stack */
+	int obj;
+};
+
+struct build {
+	struct jdoc *d;
+	uint32_t *stk;
+	size_t nstk, cstk;
+	struct frame *fr;
+	size_t nfr, cfr;
+	char why[160];	/* a rule broken inside a callback */
+	yajl_handle h;
+};
+
+/*
+ * The document's three arrays live in their own mappings: growing one is
+ * an mremap (the pages move, nothing is copied), pages never touched are
+ * never resident, and they may be transparent huge pages (on a 10^6-tensor
+ * model the copies of realloc and the 4 KiB page faults were a third of
+ * the reader's time).  cap counts elements of sz bytes.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define JDOC_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JDOC_MALLOC 1
+#endif
+#endif
+
+static void *grow(void *p, size_t *cap, size_t need, size_t sz);
+
+static void *vgrow(void *p, size_t *cap, size_t need, size_t sz)
+{
+#ifdef JDOC_MALLOC
+	/* under ASan: heap arrays, so every access is checked */
+	return grow(p, cap, need, sz);
+#endif
+	size_t old = *cap * sz, c = *cap ? *cap : (1u << 16);
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	if (c > SIZE_MAX / sz)
+		abort();
+	q = p ? mremap(p, old, c * sz, MREMAP_MAYMOVE)
+	      : mmap(NULL, c * sz, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED) {
+		fprintf(stderr, "dramplan: out of memory (%zu bytes)\n", c * sz);
+		abort();
+	}
+#ifdef MADV_HUGEPAGE
+	madvise(q, c * sz, MADV_HUGEPAGE);	/* a hint; failure is fine */
+#endif
+	*cap = c;
+	return q;
+}
+
+static void vfree(void *p, size_t cap, size_t sz)
+{
+#ifdef JDOC_MALLOC
+	(void)cap;
+	(void)sz;
+	free(p);
+	return;
+#endif
+	if (p)
+		munmap(p, cap * sz);
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t sz)
+{
+	size_t c = *cap ? *cap : 1024;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	*cap = c;
+	return dp_xrealloc(p, c, sz);
+}
+
+static int fail(struct build *b, const char *why)
+{
+	snprintf(b->why, sizeof(b->why), "%s", why);
+	return 0;	/* yajl: cancel */
+}
+
+static int push_child(struct build *b, uint32_t v)
+{
+	b->stk = grow(b->stk, &b->cstk, b->nstk + 1, sizeof(*b->stk));
+	b->stk[b->nstk++] = v;
+	return 1;
+}
+
+static int new_node(struct build *b, uint32_t type, uint32_t n, uint64_t a,
+		    uint32_t *out)
+{
+	struct jdoc *d = b->d;
+
+	if (d->nn >= JNONE - 1)
+		return fail(b, "too many values");
+	d->node = vgrow(d->node, &d->cn, d->nn + 1, sizeof(*d->node));
+	d->node[d->nn] = (struct jnode){ type, n, a };
+	*out = d->nn++;
+	return 1;
+}
+
+/* A finished value: the document's root, or a child of the open container. */
+static int value(struct build *b, uint32_t v)
+{
+	if (!b->nfr) {
+		b->d->root = v;
+		return 1;
+	}
+	return push_child(b, v);
+}
+
+/*
+ * RFC 3629 UTF-8: yajl lets overlong forms, surrogates (also from \ud800
+ * escapes) and code points past U+10FFFF through.  Other JSON readers
+ * reject them, and a plan must read back anywhere.
+ */
+static int utf8_ok(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i], need, cp, k;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			return 0;
+		}
+		if (len - i <= need)
+			return 0;
+		for (k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+static int add_str(struct build *b, const char *s, size_t len, uint64_t *off)
+{
+	struct jdoc *d = b->d;
+
+	if (!utf8_ok((const unsigned char *)s, len))
+		return fail(b, "invalid UTF8 in a string (overlong form, surrogate or past U+10FFFF)");
+	if (memchr(s, 0, len))
+		return fail(b, "\\u0000 in a string (NUL is not allowed in names)");
+	if (d->ns + len + 1 > UINT32_MAX)
+		return fail(b, "document too large (strings past 4 GiB)");
+	d->str = vgrow(d->str, &d->cs, d->ns + len + 1, 1);
+	memcpy(d->str + d->ns, s, len);
+	d->str[d->ns + len] = 0;
+	*off = d->ns;
+	d->ns += len + 1;
+	return 1;
+}
+
+static int cb_null(void *ctx)
+{
+	uint32_t v;
+
+	return new_node(ctx, J_NULL, 0, 0, &v) && value(ctx, v);
+}
+
+static int cb_bool(void *ctx, int t)
+{
+	uint32_t v;
+
+	return new_node(ctx, t ? J_TRUE : J_FALSE, 0, 0, &v) && value(ctx, v);
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	uint64_t off;
+	uint32_t v;
+
+	return add_str(ctx, s, len, &off) &&
+	       new_node(ctx, J_NUM, len, off, &v) && value(ctx, v);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+	uint64_t off;
+	uint32_t v;
+
+	if (len > UINT32_MAX)
+		return fail(ctx, "string too long");
+	return add_str(ctx, (const char *)s, len, &off) &&
+	       new_node(ctx, J_STR, len, off, &v) && value(ctx, v);
+}
+
+static int open_c(struct build *b, int obj)
+{
+	uint32_t v;
+
+	if (b->nfr >= JDOC_MAX_DEPTH)
+		return fail(b, "nested deeper than 64 levels");
+	if (!new_node(b, obj ? J_OBJ : J_ARR, 0, 0, &v))
+		return 0;
+	b->fr = grow(b->fr, &b->cfr, b->nfr + 1, sizeof(*b->fr));
+	b->fr[b->nfr++] = (struct frame){ v, b->nstk, obj };
+	return 1;
+}
+
+static int close_c(struct build *b)
+{
+	struct frame f = b->fr[--b->nfr];
+	struct jdoc *d = b->d;
+	size_t n = b->nstk - f.base;
+
+	if (n) {	/* an empty container: kids may still be NULL */
+		d->kids = vgrow(d->kids, &d->ck, d->nk + n, sizeof(*d->kids));
+		memcpy(d->kids + d->nk, b->stk + f.base, n * sizeof(*d->kids));
+	}
+	d->node[f.node].a = d->nk;
+	d->node[f.node].n = f.obj ? n / 2 : n;
+	d->nk += n;
+	b->nstk = f.base;
+	return value(b, f.node);
+}
+
+static int cb_start_map(void *ctx)
+{
+	return open_c(ctx, 1);
+}
+
+static int cb_start_array(void *ctx)
+{
+	return open_c(ctx, 0);
+}
+
+static int cb_end(void *ctx)
+{
+	return close_c(ctx);
+}
+
+static int cb_key(void *ctx, const unsigned char *s, size_t len)
+{
+	struct build *b = ctx;
+	struct frame *f = &b->fr[b->nfr - 1];
+	uint64_t off;
+	size_t i;
+
+	if ((b->nstk - f->base) / 2 >= JDOC_MAX_KEYS)
+		return fail(b, "object with more than 256 keys");
+	if (memchr(s, 0, len))
+		return fail(b, "\\u0000 in a key");
+	for (i = f->base; i < b->nstk; i += 2) {
+		const char *k = b->d->str + b->stk[i];
+
+		if (strlen(k) == len && !memcmp(k, s, len)) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "duplicate key \"%.*s\" in one object",
+				 len > 64 ? 64 : (int)len, (const char *)s);
+			return fail(b, msg);
+		}
+	}
+	if (!add_str(b, (const char *)s, len, &off))
+		return 0;
+	return push_child(b, off);
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+struct feeder {
+	struct build b;
+	const char *file;
+	struct dp_err *e;
+	unsigned long line, col;	/* of the first byte not yet fed */
+	size_t fed;
+};
+
+static void advance(struct feeder *f, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			f->line++;
+			f->col = 1;
+		} else {
+			f->col++;
+		}
+	}
+}
+
+static int digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* yajl reads 0010 as the number 0 followed by a stray 0010 */
+static int leading_zero(const char *s, size_t at, size_t n)
+{
+	if (at + 1 < n && s[at] == '0' && digit(s[at + 1]) &&
+	    (at == 0 || (!digit(s[at - 1]) && s[at - 1] != '.')))
+		return 1;
+	return at < n && at > 0 && digit(s[at]) && s[at - 1] == '0' &&
+	       (at < 2 || (!digit(s[at - 2]) && s[at - 2] != '.'));
+}
+
+/* yajl's text, without its "parse error: " prefix and newline, in our words
+ * where ours are clearer. */
+static void yajl_why(struct feeder *f, const char *chunk, size_t at, size_t n,
+		     char *out, size_t outn)
+{
+	unsigned char *msg = yajl_get_error(f->b.h, 0, NULL, 0);
+	const char *m = (const char *)msg, *c;
+	size_t l;
+
+	if ((c = strstr(m, "error: ")))
+		m = c + 7;
+	l = strcspn(m, "\n");
+	if (leading_zero(chunk, at, n))
+		snprintf(out, outn, "number with a leading zero");
+	else if (!strncmp(m, "trailing garbage", l))
+		snprintf(out, outn, "trailing characters after the top-level value");
+	else if (strstr(m, "comment"))
+		snprintf(out, outn, "comments are not JSON");
+	else if (at < n && chunk[at] == '\'')
+		snprintf(out, outn, "single quotes are not JSON (strings take double quotes)");
+	else if (!strncmp(m, "invalid char in json text", l > 25 ? 25 : l))
+		snprintf(out, outn, "'%c' cannot start a JSON value", at < n &&
+			 chunk[at] > 0x20 && chunk[at] < 0x7f ? chunk[at] : '?');
+	else if (!strncmp(m, "unallowed token", l > 15 ? 15 : l) ||
+		 !strncmp(m, "invalid object key", l > 18 ? 18 : l))
+		snprintf(out, outn, "%.*s (a trailing comma?)",
+			 (int)(l && m[l - 1] == '.' ? l - 1 : l), m);
+	else
+		snprintf(out, outn, "%.*s", (int)(l && m[l - 1] == '.' ? l - 1 : l), m);
+	yajl_free_error(f->b.h, msg);
+}
+
+static int feed(struct feeder *f, const char *s, size_t n, int last)
+{
+	yajl_status st;
+	size_t at;
+	char why[200];
+
+	st = last ? yajl_complete_parse(f->b.h)
+		  : yajl_parse(f->b.h, (const unsigned char *)s, n);
+	if (st == yajl_status_ok) {
+		advance(f, s, n);
+		f->fed += n;
+		return 0;
+	}
+	if (last) {
+		at = 0;
+		snprintf(why, sizeof(why), "%s", f->b.why[0] ? f->b.why :
+			 f->fed ? "unexpected end of file" : "empty file");
+	} else {
+		at = yajl_get_bytes_consumed(f->b.h);
+		if (at > n)
+			at = n;
+		/* yajl counts the offending token as consumed (point at its
+		 * last byte), except a comment it refuses at its first byte */
+		if (at > 0 && !(st == yajl_status_error && at < n && s[at] == '/'))
+			at--;
+		if (st == yajl_status_client_canceled)
+			snprintf(why, sizeof(why), "%s", f->b.why);
+		else
+			yajl_why(f, s, at, n, why, sizeof(why));
+		advance(f, s, at);
+	}
+	dp_fail(f->e, "%s:%lu:%lu: malformed JSON: %s", f->file, f->line,
+		f->col, why);
+	return -1;
+}
+
+static void start(struct feeder *f, struct jdoc *d, const char *file,
+		  struct dp_err *e)
+{
+	memset(d, 0, sizeof(*d));
+	memset(f, 0, sizeof(*f));
+	d->root = JNONE;
+	f->b.d = d;
+	f->file = file;
+	f->e = e;
+	f->line = f->col = 1;
+	f->b.h = yajl_alloc(&callbacks, NULL, &f->b);
+	if (!f->b.h)
+		abort();
+}
+
+static int finish(struct feeder *f, struct jdoc *d, int rc)
+{
+	yajl_free(f->b.h);
+	free(f->b.stk);
+	free(f->b.fr);
+	if (rc) {
+		jdoc_free(d);
+		return -1;
+	}
+	/* the growth slack was never touched: not resident, nothing to give
+	 * back */
+	return 0;
+}
+
+int jdoc_parse(struct jdoc *d, const char *file, const char *text, size_t len,
+	       struct dp_err *e)
+{
+	struct feeder f;
+	int rc;
+
+	start(&f, d, file, e);
+	rc = feed(&f, text, len, 0);
+	if (!rc)
+		rc = feed(&f, NULL, 0, 1);
+	return finish(&f, d, rc);
+}
+
+int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e)
+{
+	const size_t chunk = 1 << 20;
+	struct feeder f;
+	char *buf;
+	ssize_t r;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dp_fail(e, "%s: cannot open: %s", path, strerror(errno));
+	buf = dp_xrealloc(NULL, chunk, 1);
+	start(&f, d, path, e);
+	while (!rc && (r = read(fd, buf, chunk)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = dp_fail(e, "%s: read error: %s", path, strerror(errno));
+			break;
+		}
+		rc = feed(&f, buf, r, 0);
+	}
+	if (!rc)
+		rc = feed(&f, NULL, 0, 1);
+	free(buf);
+	close(fd);
+	return finish(&f, d, rc);
+}
+
+void jdoc_free(struct jdoc *d)
+{
+	vfree(d->node, d->cn, sizeof(*d->node));
+	vfree(d->kids, d->ck, sizeof(*d->kids));
+	vfree(d->str, d->cs, 1);
+	memset(d, 0, sizeof(*d));
+	d->root = JNONE;
+}
+
+uint32_t jdoc_get(const struct jdoc *d, uint32_t obj, const char *key)
+{
+	uint32_t i;
+
+	if (obj == JNONE || d->node[obj].type != J_OBJ)
+		return JNONE;
+	for (i = 0; i < d->node[obj].n; i++)
+		if (!strcmp(jdoc_key(d, obj, i), key))
+			return jdoc_val(d, obj, i);
+	return JNONE;
+}
+
+int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out)
+{
+	const char *s;
+	uint64_t x = 0;
+	int neg = 0, big = 0;
+
+	if (v == JNONE || d->node[v].type != J_NUM)
+		return -1;
+	s = jdoc_str(d, v);
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	if (strpbrk(s, ".eE"))
+		return -1;
+	for (; *s; s++) {
+		unsigned dig = *s - '0';
+
+		if (x > (UINT64_MAX - dig) / 10)
+			big = 1;
+		else
+			x = x * 10 + dig;
+	}
+	*out = big ? UINT64_MAX : x;
+	if (neg && (x || big))
+		return -2;
+	return big ? -3 : 0;
+}
+
+const char *jdoc_type_name(enum jtype t)
+{
+	static const char *const n[] = { "null", "false", "true", "a number",
+					 "a string", "an array", "an object" };
+
+	return t <= J_OBJ ? n[t] : "?";
+}

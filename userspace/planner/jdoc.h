@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jdoc.h - a strict, compact JSON document for the model and plan readers.
+ *
+ * Parsed with yajl's streaming parser, fed 1 MiB at a time, into three
+ * flat arrays (16-byte nodes, 4-byte child links, one string arena), so a
+ * 100 MB model costs a few hundred MB, not the 2-3 GB of a tree of
+ * malloc'd objects.  Strict: RFC 8259 grammar only (no comments, single
+ * quotes, trailing commas, leading zeros, NaN), valid UTF-8, no duplicate
+ * key in an object, no NUL (\u0000) in a string.  Numbers keep their text,
+ * so integers are read exactly (jdoc_u64: the full u64 range, range checked).
+ * Errors are one line: "FILE:LINE:COL: malformed JSON: what".
+ */
+#ifndef DRAMPLAN_JDOC_H
+#define DRAMPLAN_JDOC_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "dramplan.h"
+
+#define JNONE UINT32_MAX
+#define JDOC_MAX_KEYS 256	/* members of one object; none of ours has 16 */
+#define JDOC_MAX_DEPTH 64	/* nesting; ours is 6 deep */
+
+enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jnode {
+	uint32_t type;
+	uint32_t n;	/* string/number length, array/object member count */
+	uint64_t a;	/* string/number: arena offset; array/object: kids offset */
+};
+
+struct jdoc {
+	struct jnode *node;
+	size_t nn, cn;
+	uint32_t *kids;	/* arrays: value; objects: key offset, value */
+	size_t nk, ck;
+	char *str;	/* NUL-terminated strings and number texts */
+	size_t ns, cs;
+	uint32_t root;
+};
+
+/* Whole document from a file / from memory.  0, or -1 with e set. */
+int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e);
+int jdoc_parse(struct jdoc *d, const char *file, const char *text, size_t len,
+	       struct dp_err *e);
+void jdoc_free(struct jdoc *d);
+
+static inline enum jtype jdoc_type(const struct jdoc *d, uint32_t v)
+{
+	return (enum jtype)d->node[v].type;
+}
+
+static inline uint32_t jdoc_len(const struct jdoc *d, uint32_t v)
+{
+	return d->node[v].n;
+}
+
+/* Array element i. */
+static inline uint32_t jdoc_at(const struct jdoc *d, uint32_t v, uint32_t i)
+{
+	return d->kids[d->node[v].a + i];
+}
+
+/* Object member i: key and value. */
+static inline const char *jdoc_key(const struct jdoc *d, uint32_t v, uint32_t i)
+{
+	return d->str + d->kids[d->node[v].a + 2 * (size_t)i];
+}
+
+static inline uint32_t jdoc_val(const struct jdoc *d, uint32_t v, uint32_t i)
+{
+	return d->kids[d->node[v].a + 2 * (size_t)i + 1];
+}
+
+/* String (or number) text. */
+static inline const char *jdoc_str(const struct jdoc *d, uint32_t v)
+{
+	return d->str + d->node[v].a;
+}
+
+/* Object member by key, JNONE if absent. */
+uint32_t jdoc_get(const struct jdoc *d, uint32_t obj, const char *key);
+
+/*
+ * An integer value: 0 and *out for 0 .. 2^64-1; -1 for anything that is
+ * not an integer (strings, fractions, exponents); -2 for a negative integer
+ * (*out = its magnitude, saturated); -3 for an integer above 2^64-1.
+ */
+int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out);
+
+const char *jdoc_type_name(enum jtype t);
+
+#endif
