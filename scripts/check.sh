@@ -2,7 +2,8 @@
 # make check: every test xmemsim has, then the kernel-code gates.
 #
 #  1. scripts/deps.sh
-#  2. userspace build; host tests; host tests again under ASan/UBSan
+#  2. userspace build; host tests; host tests again under ASan/UBSan; the
+#     fuzz seed corpus replayed under clang's ASan/UBSan
 #  3. KUnit suites in UML (scripts/kunit.sh)
 #  4. VM test suite under KASAN/lockdep/kmemleak (scripts/vm.sh): the
 #     device's tests, the hostile-user tests, a bounded fuzzer run, reloads;
@@ -71,6 +72,24 @@ for variant in "build" "build/asan SAN=1"; do
 		gate 1 "$label: userspace build"
 	fi
 done
+
+stage "fuzz corpus replay (clang, ASan/UBSan)"
+# the seed corpus through the three harnesses built with clang: its UBSan
+# catches what gcc's misses (NULL + 0)
+if make -s -j"$JOBS" O=build/clang-san CC=clang SAN=1 \
+	build/clang-san/tests/fuzz/replay_model build/clang-san/tests/fuzz/replay_csv \
+	build/clang-san/tests/fuzz/replay_plan >"$RES/fuzz-clang-build.log" 2>&1; then
+	make -s O=build/clang-san CC=clang SAN=1 fuzz-replay >"$RES/fuzz-clang.log" 2>&1
+	cat build/clang-san/results/replay_*.tap >"$RES/fuzz-clang.tap" 2>/dev/null
+	for t in build/clang-san/results/replay_*.tap; do
+		[ -f "$t" ] || continue
+		grep -q '^1\.\.' "$t" || echo "not ok - clang $(basename "$t" .tap): died before its plan" >>"$RES/fuzz-clang.tap"
+	done
+	count_tap "$RES/fuzz-clang.tap" "fuzz-clang" || { gate 1 "fuzz-clang: no tests ran"; }
+else
+	cat "$RES/fuzz-clang-build.log"
+	gate 1 "fuzz-clang: build"
+fi
 
 stage "KUnit (UML)"
 if KUNIT_OUT=$RES/kunit.log bash scripts/kunit.sh >/dev/null 2>"$RES/kunit.err"; then
