@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "xorshift.h"
 
 static struct dp_model *gen(uint32_t n, uint32_t W, uint64_t seed)

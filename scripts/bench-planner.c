@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "xorshift.h"
 
 static struct dp_model *synth(uint32_t n, uint32_t W, uint64_t seed)

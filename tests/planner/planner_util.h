@@ -5,7 +5,7 @@
 #ifndef PLANNER_UTIL_H
 #define PLANNER_UTIL_H
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 #ifndef DP_SRCROOT
 #define DP_SRCROOT "."

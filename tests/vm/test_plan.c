@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "dp_device.h"
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "libxmemsim.h"
 #include "planner/planner_util.h"
 #include "tap.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 enum { C_ID, C_LOWER, C_UPPER, C_SIZE, C_ALIGN, C_OFFSET, C_N };
 static const char *const col_names[C_N] = { "id", "lower", "upper", "size",

@@ -58,7 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "internal.h"
 
 /* ---- sorted endpoints: degrees, weights, the edge count ---------------- */

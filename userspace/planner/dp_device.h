@@ -14,7 +14,7 @@
 
 #include <xmemsim.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 struct dp_dev_core {
 	uint32_t core;

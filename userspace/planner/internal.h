@@ -5,7 +5,7 @@
 #ifndef DRAMPLAN_INTERNAL_H
 #define DRAMPLAN_INTERNAL_H
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 int dp_classify(struct dp_model *m, struct dp_err *e);
 int dp_pass_find_start_addr(struct dp_ctx *x);

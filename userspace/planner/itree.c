@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 static int cmp_node(const void *a, const void *b)
 {

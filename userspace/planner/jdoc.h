@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 #define JNONE UINT32_MAX
 #define JDOC_MAX_KEYS 256	/* members of one object; none of ours has 16 */

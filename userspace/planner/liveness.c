@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 int dp_number(struct dp_model *m, struct dp_err *e)
 {

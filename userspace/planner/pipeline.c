@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "internal.h"
 
 void dp_opts_default(struct dp_opts *o)

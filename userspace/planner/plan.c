@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "internal.h"
 
 void dp_plan_free(struct dp_plan *p)

@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "internal.h"
 
 static int cmp_range(const void *a, const void *b)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 
 int dp_fail(struct dp_err *e, const char *fmt, ...)
 {

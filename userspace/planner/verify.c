@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "internal.h"
 
 struct vi {

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "dramplan_submit.h"
 
 static void usage(FILE *f)

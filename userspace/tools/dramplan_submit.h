@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "libxmemsim.h"
 
 struct dp_submit {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * dramplan.h - libdramplan, the userspace DRAM planner.
+ * libdramplan.h - libdramplan, the userspace DRAM planner (the dramplan
+ * tool is userspace/tools/dramplan.c).
  *
  * A model (N cores, one function per core, tensors, basic blocks with
  * instructions) goes through a pipeline of passes that is assembled when it
@@ -23,8 +24,8 @@
  * with one message that names the file, the JSON path/line/column or the
  * tensor, and the rule broken.
  */
-#ifndef DRAMPLAN_H
-#define DRAMPLAN_H
+#ifndef LIBDRAMPLAN_H
+#define LIBDRAMPLAN_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -249,7 +250,7 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
 /*
  * Places every item in [start, ceiling): builds the interval tree over all
  * items' intervals, computes each item's interfering neighbours with it,
- * orders the items (simplify, see simplify.c for the rule) and gives each
+ * orders the items (simplify, see place.c for the rule) and gives each
  * one the first fit among its already placed neighbours.
  * On failure returns -1 and *failed = the item that did not fit.
  */
@@ -484,4 +485,4 @@ void dp_xml_str(FILE *f, const char *s);	/* XML-escaped text */
 int dp_read_file(const char *path, char **text, size_t *len,
 		 struct dp_err *e);
 
-#endif /* DRAMPLAN_H */
+#endif /* LIBDRAMPLAN_H */

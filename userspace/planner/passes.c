@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * alloc.c - the DRAM passes: find_start_addr, cc_buffer_size and
+ * passes.c - the DRAM passes: find_start_addr, cc_buffer_size and
  * coloring_allocator_dram (which includes the dram_shared placement).
  *
  * THE ADDRESS MAP (one per core; shared tensors have the same address in
@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dramplan.h"
+#include "libdramplan.h"
 #include "internal.h"
 
 struct dp_shobj {

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan_read.c - a plan's JSON read back, strictly (for verify).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jdoc.h"
+
+#define U(x) ((unsigned long long)(x))
+
+/* ---- reading a plan back (for verify) ------------------------------- */
+
+/*
+ * Strict like the model reader (jdoc.c): exact u64 numbers, no duplicate
+ * keys.  Totals and hazards are not read: they are recomputed from the
+ * tensors, so a plan written, read and written again is the same bytes.
+ */
+struct rd {
+	const struct jdoc *d;
+	const char *file;
+	struct dp_err *e;
+};
+
+static int get(struct rd *r, uint32_t o, const char *key, enum jtype ty,
+	       const char *where, uint32_t *out)
+{
+	enum jtype t;
+
+	*out = jdoc_get(r->d, o, key);
+	if (*out == JNONE)
+		return dp_fail(r->e, "%s: %s: missing \"%s\"", r->file, where, key);
+	t = jdoc_type(r->d, *out);
+	if (ty == J_TRUE ? t != J_TRUE && t != J_FALSE : t != ty)
+		return dp_fail(r->e, "%s: %s.%s: must be %s", r->file, where, key,
+			       ty == J_TRUE ? "true or false" : jdoc_type_name(ty));
+	return 0;
+}
+
+static int num_u(struct rd *r, uint32_t v, const char *where, const char *key,
+		 uint64_t *out)
+{
+	switch (jdoc_u64(r->d, v, out)) {
+	case 0:
+		return 0;
+	case -2:
+		return dp_fail(r->e, "%s: %s%s%s: negative", r->file, where,
+			       key ? "." : "", key ? key : "");
+	case -3:
+		return dp_fail(r->e, "%s: %s%s%s: integer %s out of range (above 2^64-1)",
+			       r->file, where, key ? "." : "", key ? key : "",
+			       jdoc_str(r->d, v));
+	default:
+		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
+			       where, key ? "." : "", key ? key : "");
+	}
+}
+
+static int get_u(struct rd *r, uint32_t o, const char *key,
+		 const char *where, uint64_t *out)
+{
+	uint32_t v = jdoc_get(r->d, o, key);
+
+	if (v == JNONE)
+		return dp_fail(r->e, "%s: %s: missing \"%s\"", r->file, where, key);
+	return num_u(r, v, where, key, out);
+}
+
+static int get_b(struct rd *r, uint32_t o, const char *key,
+		 const char *where, uint8_t *out)
+{
+	uint32_t v;
+
+	if (get(r, o, key, J_TRUE, where, &v))
+		return -1;
+	*out = jdoc_type(r->d, v) == J_TRUE;
+	return 0;
+}
+
+static int read_tensor(struct rd *r, struct dp_core_plan *c, uint32_t o,
+		       const char *where, size_t *cap)
+{
+	static const char *const regions[] = { "none", "pre", "linked", "cc",
+					       "shared", "general" };
+	struct dp_plan_tensor *t = &c->t[c->n];
+	uint32_t v, ivs;
+	uint64_t x;
+	size_t q;
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	if (jdoc_type(r->d, o) != J_OBJ)
+		return dp_fail(r->e, "%s: %s: must be an object", r->file, where);
+	if (get(r, o, "name", J_STR, where, &v))
+		return -1;
+	t->name = dp_strdup(jdoc_str(r->d, v));
+	c->n++;		/* owned from here on, freed with the plan */
+	if (get_u(r, o, "id", where, &x))
+		return -1;
+	if (x > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s.id: out of range", r->file, where);
+	t->id = x;
+	t->addr = DP_UNSET;
+	if (jdoc_get(r->d, o, "address") != JNONE) {
+		if (get_u(r, o, "address", where, &t->addr))
+			return -1;
+		t->placed = 1;
+	}
+	if (get_u(r, o, "size", where, &t->size) ||
+	    get_u(r, o, "bytes", where, &t->bytes) ||
+	    get_b(r, o, "collective", where, &t->collective) ||
+	    get_b(r, o, "shared", where, &t->shared) ||
+	    get_b(r, o, "reads", where, &t->reads) ||
+	    get_b(r, o, "writes", where, &t->writes) ||
+	    get(r, o, "region", J_STR, where, &v))
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (!strcmp(jdoc_str(r->d, v), regions[i]))
+			break;
+	if (i == 6)
+		return dp_fail(r->e, "%s: %s.region: unknown region \"%s\"",
+			       r->file, where, jdoc_str(r->d, v));
+	t->region = i;
+	if ((v = jdoc_get(r->d, o, "remote")) != JNONE) {
+		uint32_t rn;
+		uint64_t core;
+
+		if (jdoc_type(r->d, v) != J_OBJ)
+			return dp_fail(r->e, "%s: %s.remote: must be an object", r->file, where);
+		if (get_u(r, v, "core", where, &core) ||
+		    get(r, v, "name", J_STR, where, &rn))
+			return -1;
+		if (core > UINT32_MAX)
+			return dp_fail(r->e, "%s: %s.remote.core: out of range", r->file, where);
+		t->has_remote = 1;
+		t->remote_core = core;
+		t->remote_name = dp_strdup(jdoc_str(r->d, rn));
+	}
+	if (get(r, o, "intervals", J_ARR, where, &ivs))
+		return -1;
+	t->iv_first = c->niv;
+	for (q = 0; q < jdoc_len(r->d, ivs); q++) {
+		uint32_t pair = jdoc_at(r->d, ivs, q);
+		uint64_t lo, hi;
+		char w[160];
+
+		snprintf(w, sizeof(w), "%s.intervals[%zu]", where, q);
+		if (jdoc_type(r->d, pair) != J_ARR || jdoc_len(r->d, pair) != 2)
+			return dp_fail(r->e, "%s: %s: must be [lo, hi] with integers >= 0",
+				       r->file, w);
+		if (num_u(r, jdoc_at(r->d, pair, 0), w, NULL, &lo) ||
+		    num_u(r, jdoc_at(r->d, pair, 1), w, NULL, &hi))
+			return -1;
+		if (c->niv == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			c->iv = dp_xrealloc(c->iv, *cap, sizeof(*c->iv));
+		}
+		c->iv[c->niv].lo = lo;
+		c->iv[c->niv].hi = hi;
+		c->niv++;
+	}
+	if (c->niv - t->iv_first > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s: too many intervals", r->file, where);
+	t->iv_count = c->niv - t->iv_first;
+	return 0;
+}
+
+static struct dp_plan *plan_from(const struct jdoc *d, const char *path,
+				 struct dp_err *e)
+{
+	struct rd r = { .d = d, .file = path, .e = e };
+	uint32_t root = d->root, v, cores;
+	struct dp_plan *p;
+	size_t ci;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		abort();
+	if (jdoc_type(d, root) != J_OBJ) {
+		dp_fail(e, "%s: top level: must be an object", path);
+		goto fail;
+	}
+	if (get(&r, root, "format", J_STR, "top level", &v))
+		goto fail;
+	if (strcmp(jdoc_str(d, v), "dramplan-plan/1")) {
+		dp_fail(e, "%s: format: \"%s\" is not \"dramplan-plan/1\"", path,
+			jdoc_str(d, v));
+		goto fail;
+	}
+	v = jdoc_get(d, root, "model");
+	p->model = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+			     jdoc_str(d, v) : "model");
+	v = jdoc_get(d, root, "source");
+	p->source = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+			      jdoc_str(d, v) : path);
+	if (get_u(&r, root, "page_size", "top level", &p->page) ||
+	    get_u(&r, root, "hwm", "top level", &p->hwm) ||
+	    get_u(&r, root, "floor", "top level", &p->floor) ||
+	    get(&r, root, "cc", J_OBJ, "top level", &v) ||
+	    get_u(&r, v, "base", "cc", &p->cc_base) ||
+	    get_u(&r, v, "limit", "cc", &p->cc_limit) ||
+	    get_u(&r, v, "size", "cc", &p->cc_size) ||
+	    get_u(&r, root, "ceiling", "top level", &p->ceiling) ||
+	    get(&r, root, "cores", J_ARR, "top level", &cores))
+		goto fail;
+	if ((v = jdoc_get(d, root, "private_base")) != JNONE &&
+	    num_u(&r, v, "top level", "private_base", &p->private_base))
+		goto fail;
+	if ((v = jdoc_get(d, root, "shared_region")) != JNONE &&
+	    (jdoc_type(d, v) != J_OBJ ||
+	     get_u(&r, v, "base", "shared_region", &p->shared_base) ||
+	     get_u(&r, v, "end", "shared_region", &p->shared_end))) {
+		if (jdoc_type(d, v) != J_OBJ)
+			dp_fail(e, "%s: shared_region: must be an object", path);
+		goto fail;
+	}
+	p->ncores = jdoc_len(d, cores);
+	p->core = calloc(p->ncores ? p->ncores : 1, sizeof(*p->core));
+	if (!p->core)
+		abort();
+	for (ci = 0; ci < p->ncores; ci++) {
+		uint32_t co = jdoc_at(d, cores, ci), ts;
+		struct dp_core_plan *c = &p->core[ci];
+		char where[64];
+		size_t k, cap = 0;
+
+		c->core = ci;
+		snprintf(where, sizeof(where), "cores[%zu]", ci);
+		if (jdoc_type(d, co) != J_OBJ) {
+			dp_fail(e, "%s: %s: must be an object", path, where);
+			goto fail;
+		}
+		v = jdoc_get(d, co, "function");
+		c->function = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+					jdoc_str(d, v) : "main");
+		if (get(&r, co, "tensors", J_ARR, where, &ts))
+			goto fail;
+		c->t = calloc(jdoc_len(d, ts) + 1, sizeof(*c->t));
+		if (!c->t)
+			abort();
+		for (k = 0; k < jdoc_len(d, ts); k++) {
+			char tw[96];
+
+			snprintf(tw, sizeof(tw), "%s.tensors[%zu]", where, k);
+			if (read_tensor(&r, c, jdoc_at(d, ts, k), tw, &cap))
+				goto fail;
+		}
+	}
+	dp_plan_totals(p);
+	/* the pair list when the plan has one (--hazard-pairs) */
+	if (dp_plan_hazards(p, jdoc_get(d, root, "hazards") != JNONE, e))
+		goto fail;
+	return p;
+fail:
+	dp_plan_free(p);
+	return NULL;
+}
+
+struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e)
+{
+	struct dp_plan *p;
+	struct jdoc d;
+
+	if (jdoc_load(&d, path, e))
+		return NULL;
+	p = plan_from(&d, path, e);
+	jdoc_free(&d);
+	return p;
+}
+
+struct dp_plan *dp_plan_parse_json(const char *file, const char *text,
+				   size_t len, struct dp_err *e)
+{
+	struct dp_plan *p;
+	struct jdoc d;
+
+	if (jdoc_parse(&d, file, text, len, e))
+		return NULL;
+	p = plan_from(&d, file, e);
+	jdoc_free(&d);
+	return p;
+}

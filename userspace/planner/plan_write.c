@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan_write.c - a plan as JSON (read back by plan_read.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jdoc.h"
+
+#define U(x) ((unsigned long long)(x))
+
+static const char *b(int v)
+{
+	return v ? "true" : "false";
+}
+
+int dp_plan_write_json(const struct dp_plan *p, FILE *f)
+{
+	uint32_t ci, k, q;
+	size_t i;
+
+	fprintf(f, "{\n  \"format\": \"dramplan-plan/1\",\n  \"model\": ");
+	dp_json_str(f, p->model);
+	fprintf(f, ",\n  \"source\": ");
+	dp_json_str(f, p->source);
+	fprintf(f, ",\n  \"page_size\": %llu,\n  \"hwm\": %llu,\n  \"floor\": %llu,\n",
+		U(p->page), U(p->hwm), U(p->floor));
+	fprintf(f, "  \"cc\": {\"base\": %llu, \"limit\": %llu, \"size\": %llu},\n",
+		U(p->cc_base), U(p->cc_limit), U(p->cc_size));
+	fprintf(f, "  \"shared_region\": {\"base\": %llu, \"end\": %llu},\n",
+		U(p->shared_base), U(p->shared_end));
+	fprintf(f, "  \"private_base\": %llu,\n  \"ceiling\": %llu,\n",
+		U(p->private_base), U(p->ceiling));
+	fprintf(f, "  \"totals\": {\"private\": %llu, \"shared\": %llu, \"bytes\": %llu},\n",
+		U(p->total_private), U(p->total_shared), U(p->total_bytes));
+	fprintf(f, "  \"cores\": [");
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		fprintf(f, "%s\n    {\"core\": %u, \"function\": ", ci ? "," : "", c->core);
+		dp_json_str(f, c->function);
+		fprintf(f, ", \"private_bytes\": %llu, \"shared_bytes\": %llu, \"footprint\": %llu, \"peak\": %llu, \"lower_bound\": %llu,\n     \"tensors\": [",
+			U(c->private_bytes), U(c->shared_bytes), U(c->footprint),
+			U(c->peak), U(c->lower_bound));
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k];
+
+			fprintf(f, "%s\n      {\"id\": %u, \"name\": ", k ? "," : "", t->id);
+			dp_json_str(f, t->name);
+			if (t->placed)
+				fprintf(f, ", \"address\": %llu", U(t->addr));
+			fprintf(f, ", \"size\": %llu, \"bytes\": %llu, \"region\": \"%s\", \"collective\": %s, \"shared\": %s, \"reads\": %s, \"writes\": %s",
+				U(t->size), U(t->bytes), dp_region_name(t->region),
+				b(t->collective), b(t->shared), b(t->reads),
+				b(t->writes));
+			if (t->has_remote) {
+				fprintf(f, ", \"remote\": {\"core\": %u, \"name\": ", t->remote_core);
+				dp_json_str(f, t->remote_name);
+				fprintf(f, "}");
+			}
+			fprintf(f, ", \"intervals\": [");
+			for (q = 0; q < t->iv_count; q++)
+				fprintf(f, "%s[%llu, %llu]", q ? ", " : "",
+					U(c->iv[t->iv_first + q].lo),
+					U(c->iv[t->iv_first + q].hi));
+			fprintf(f, "]}");
+		}
+		fprintf(f, "\n     ]}");
+	}
+	fprintf(f, "\n  ],\n  \"hazard_groups\": [");
+	for (i = 0; i < p->nhg; i++) {
+		const struct dp_hazard_group *g = &p->hg[i];
+		size_t k;
+
+		fprintf(f, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"cores\": %u, \"accesses\": [",
+			i ? "," : "", U(g->lo), U(g->hi), g->ncores);
+		for (k = 0; k < g->n; k++) {
+			const struct dp_hazard_access *h = &p->ha[g->first + k];
+
+			fprintf(f, "%s\n      {\"core\": %u, \"tensor\": ", k ? "," : "", h->core);
+			dp_json_str(f, p->core[h->core].t[h->t].name);
+			fprintf(f, ", \"reads\": %s, \"writes\": %s}", b(h->reads), b(h->writes));
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "%s]", p->nhg ? "\n  " : "");
+	if (p->has_pairs) {	/* --hazard-pairs */
+		fprintf(f, ",\n  \"hazards\": [");
+		for (i = 0; i < p->nhz; i++) {
+			const struct dp_hazard *h = &p->hz[i];
+
+			fprintf(f, "%s\n    {\"a\": {\"core\": %u, \"tensor\": ", i ? "," : "", h->core_a);
+			dp_json_str(f, p->core[h->core_a].t[h->ta].name);
+			fprintf(f, ", \"writes\": %s}, \"b\": {\"core\": %u, \"tensor\": ",
+				b(h->a_writes), h->core_b);
+			dp_json_str(f, p->core[h->core_b].t[h->tb].name);
+			fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
+				b(h->b_writes), U(h->lo), U(h->hi));
+		}
+		fprintf(f, "%s]", p->nhz ? "\n  " : "");
+	}
+	fprintf(f, "\n}\n");
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - a plan as a text table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jdoc.h"
+
+#define U(x) ((unsigned long long)(x))
+
+/* ---- text table ---------------------------------------------------------- */
+
+void dp_plan_write_report(const struct dp_plan *p, FILE *f, int tensors)
+{
+	uint32_t ci, k;
+
+	fprintf(f, "floor 0x%llx (hwm 0x%llx), CC region [0x%llx, 0x%llx) limit %llu, shared region [0x%llx, 0x%llx), private from 0x%llx\n",
+		U(p->floor), U(p->hwm), U(p->cc_base), U(p->cc_base + p->cc_size),
+		U(p->cc_limit), U(p->shared_base), U(p->shared_end),
+		U(p->private_base));
+	for (ci = 0; ci < p->ncores && tensors; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+
+		fprintf(f, "core %u (%s): %u DRAM tensors\n", ci, c->function, c->n);
+		fprintf(f, "  %-24s %-8s %18s %12s  %s\n", "tensor", "region",
+			"address", "size", "live");
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k];
+			char live[64] = "-", addr[24] = "-";
+
+			if (t->iv_count)
+				snprintf(live, sizeof(live), "[%llu,%llu]%s",
+					 U(c->iv[t->iv_first].lo),
+					 U(c->iv[t->iv_first].hi),
+					 t->iv_count > 1 ? " +" : "");
+			if (t->placed)
+				snprintf(addr, sizeof(addr), "0x%llx", U(t->addr));
+			fprintf(f, "  %-24s %-8s %18s %12llu  %s%s%s\n", t->name,
+				dp_region_name(t->region), addr, U(t->size), live,
+				t->shared ? " shared" : "",
+				t->has_remote ? " (linked)" : "");
+		}
+	}
+}
