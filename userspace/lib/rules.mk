@@ -7,7 +7,7 @@ LIBS += $(O)/libxmemsim.so.$(LIBXMEMSIM_SOVER)
 endif
 
 $(O)/libxmemsim.a: $(LIBXMEMSIM_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(O)/pic/%.o: %.c
 	@mkdir -p $(dir $@)

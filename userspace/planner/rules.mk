@@ -12,7 +12,7 @@ TOOLS += $(O)/dramplan
 
 $(O)/libdramplan.a: $(DRAMPLAN_OBJS)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # dramplan --submit talks to the device: libxmemsim and liburing too.
 DRAMPLAN_TOOL_OBJS := $(O)/userspace/tools/dramplan.o \
