@@ -35,20 +35,12 @@
 #define PRIV_MAX (1ULL << 20)	/* bytes compared per private tensor */
 #define NONE UINT32_MAX
 
+/* "ENOMEM" for ENOMEM; "E?" for what glibc has no name for. */
 static const char *errname(int e)
 {
-	static const struct { int e; const char *n; } names[] = {
-		{ EINVAL, "EINVAL" }, { ENOENT, "ENOENT" }, { E2BIG, "E2BIG" },
-		{ EBUSY, "EBUSY" }, { ENODATA, "ENODATA" }, { EFAULT, "EFAULT" },
-		{ ENOMEM, "ENOMEM" }, { ENOTTY, "ENOTTY" }, { EACCES, "EACCES" },
-		{ EIO, "EIO" }, { ENOSPC, "ENOSPC" }, { EOVERFLOW, "EOVERFLOW" },
-	};
-	size_t i;
+	const char *n = e > 0 ? strerrorname_np(e) : NULL;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].n;
-	return "E?";
+	return n ? n : "E?";
 }
 
 void dp_submit_close(struct dp_submit *s)

@@ -41,20 +41,12 @@ static void usage(FILE *f)
 		"HEAP is hbm or dataram; numbers are decimal or 0x-prefixed hex.\n");
 }
 
+/* "ENOMEM" for ENOMEM; "E?" for what glibc has no name for. */
 static const char *errno_name(int e)
 {
-	static const struct { int e; const char *n; } names[] = {
-		{ EINVAL, "EINVAL" }, { ENOMEM, "ENOMEM" }, { ENOENT, "ENOENT" },
-		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { EFAULT, "EFAULT" },
-		{ ENOTTY, "ENOTTY" }, { EAGAIN, "EAGAIN" }, { EIO, "EIO" },
-		{ E2BIG, "E2BIG" }, { EOVERFLOW, "EOVERFLOW" }, { ENXIO, "ENXIO" },
-	};
-	size_t i;
+	const char *n = e > 0 ? strerrorname_np(e) : NULL;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].n;
-	return "E?";
+	return n ? n : "E?";
 }
 
 static int parse_u64(const char *s, uint64_t *v)
