@@ -551,7 +551,8 @@ static void collect_links(struct dp_agree *a)
 				.oc = t->remote_core, .oi = oi, .lc = ci, .li = k,
 				.res = { -1, -1 } };
 		}
-	qsort(a->link, a->nlink, sizeof(*a->link), cmp_link);
+	if (a->nlink)
+		qsort(a->link, a->nlink, sizeof(*a->link), cmp_link);
 }
 
 int dp_agree_check_shared(struct dp_agree *a)
