@@ -278,202 +278,82 @@ static void fill(unsigned char *buf, size_t len, uint64_t seed)
 		buf[i] = (unsigned char)(xorshift64(&x) >> 24);
 }
 
+/* What dp_agree found wrong, one line per kind; the number of failures. */
+static int agree_fails(const struct dp_agree *a, uint64_t seed, int ret)
+{
+	static const char *const steps[] = { "", "PLAN_SUBMIT", "PLAN_SYNC",
+		"PLAN_GET", "PLAN_STATS", "write", "read" };
+	int fails = 0, k;
+
+	if (ret < 0) {
+		printf("#   seed %llu: %s core %u: %d: %s\n", (unsigned long long)seed,
+		       steps[a->fail.step], a->fail.core, ret, a->fail.msg);
+		fails++;
+	}
+	for (k = 0; k < DP_AG_NKINDS; k++) {
+		const struct dp_agree_ref *f = &a->first[k];
+
+		if (!a->count[k])
+			continue;
+		printf("#   seed %llu: %u x %s, first core %u", (unsigned long long)seed,
+		       a->count[k], dp_agree_why(k), f->core);
+		if (f->t != NONE)
+			printf(" '%s'", a->p->core[f->core].t[f->t].name);
+		printf("\n");
+		fails += a->count[k];
+	}
+	return fails;
+}
+
 /*
  * One seeded model, planned here and submitted through d: the device must
  * take it, link what the planner linked, and agree on every address and
- * total. Returns the number of failed checks (diagnostics printed).
+ * total, and the bytes must read back across cores (libdramplan's
+ * dp_agree, the checks of dramplan --submit). Returns the number of
+ * failed checks (diagnostics printed).
  */
 static int one_model(struct dev *d, uint64_t seed, int *cores)
 {
 	struct model_shape shape = shape_small;
 	struct dp_err e = { "" };
+	struct dp_agree a;
 	struct dp_model *m;
 	struct dp_plan *p;
-	struct dp_dev_plan dv = { 0 };
-	struct xmemsim_plan_tensor **got = NULL;
-	struct xmemsim_plan_stats st;
-	char err[ERRLEN];
-	uint32_t bad[2], linked = 0, want_linked = 0, ci, cj, i, j, order, count, synced;
-	uint64_t tot_priv = 0, tot_sh = 0, tot_ln = 0, tot_n = 0, tot_fp = 0;
 	uint64_t rs = seed * 0x9e3779b97f4a7c15ULL + 1;
-	unsigned char w[PG], r[PG];
+	uint32_t ci, i;
 	int fails = 0, ret;
-
-#define FAIL(...) do { printf("#   seed %llu: ", (unsigned long long)seed); \
-		printf(__VA_ARGS__); printf("\n"); fails++; } while (0)
 
 	shape.max_cores = info.cores < 4 ? info.cores : 4;
 	m = random_model(&shape, seed, &e);
 	p = m ? plan_model(m, &e) : NULL;
 	if (!p) {
-		FAIL("planning failed: %s", e.msg);
+		printf("#   seed %llu: planning failed: %s\n", (unsigned long long)seed, e.msg);
 		dp_model_free(m);
-		return fails;
+		return 1;
 	}
 	if (p->ncores <= 4)
 		cores[p->ncores]++;
-	if (dp_dev_plan_build(p, &dv, &e)) {
-		FAIL("conversion failed: %s", e.msg);
+	if (dp_agree_init(&a, d->fd, p, m, &e)) {
+		printf("#   seed %llu: conversion failed: %s\n", (unsigned long long)seed, e.msg);
+		fails++;
 		goto out;
 	}
-	got = calloc(p->ncores, sizeof(*got));
-	if (!got)
-		abort();
 	/* submit in a seeded core order: SYNC must not care */
-	order = xorshift64_below(&rs, p->ncores);
-	for (j = 0; j < p->ncores; j++) {
-		ci = (order + j) % p->ncores;
-		if (!dv.core[ci].n)
-			continue;
-		ret = xms_plan_submit(d->fd, ci, dv.core[ci].t, dv.core[ci].n, bad, err, sizeof(err));
-		if (ret) {
-			FAIL("PLAN_SUBMIT core %u: %d: %s", ci, ret, err);
-			goto out;
-		}
-		for (i = 0; i < dv.core[ci].n; i++)
-			want_linked += !!(dv.core[ci].t[i].flags & RM);
-	}
-	ret = xms_plan_sync(d->fd, &linked, err, sizeof(err));
-	if (ret) {
-		FAIL("PLAN_SYNC: %d: %s", ret, err);
-		goto out;
-	}
-	if (linked != want_linked)
-		FAIL("PLAN_SYNC linked %u, the planner %u", linked, want_linked);
-	for (ci = 0; ci < p->ncores; ci++) {
-		const struct dp_core_plan *c = &p->core[ci];
-		uint64_t priv = 0, sh = 0, ln = 0, fp = 0;
-
-		got[ci] = calloc(c->n + 1, sizeof(**got));
-		if (!got[ci])
-			abort();
-		for (i = 0; i < c->n; i++) {
-			const struct dp_plan_tensor *t = &c->t[i];
-
-			if (t->has_remote)
-				ln += t->size;
-			else if (t->shared)
-				sh += t->size;
-			else
-				priv += t->size;
-			if (t->addr + t->size > fp)
-				fp = t->addr + t->size;
-		}
-		tot_priv += priv;
-		tot_sh += sh;
-		tot_ln += ln;
-		tot_n += c->n;
-		if (fp > tot_fp)
-			tot_fp = fp;
-		if (!c->n)
-			continue;
-		ret = xms_plan_get(d->fd, ci, got[ci], c->n, &count, &synced);
-		if (ret || count != c->n || !synced) {
-			FAIL("PLAN_GET core %u: %d, %u of %u tensors, synced %u", ci, ret, count, c->n, synced);
-			goto out;
-		}
-		for (i = 0; i < c->n; i++) {
-			const struct dp_plan_tensor *t = &c->t[i];
-			const struct xmemsim_plan_tensor *g = &got[ci][i];
-
-			if (strcmp(g->name, t->name) || g->id != t->id || g->size != t->size ||
-			    g->nr_intervals != t->iv_count || g->intervals)
-				FAIL("core %u tensor %u '%s' came back as '%s' id %u size %llu", ci, i,
-				     t->name, g->name, g->id, (unsigned long long)g->size);
-			if (g->addr != t->addr)
-				FAIL("core %u '%s': device address 0x%llx, planner 0x%llx", ci, t->name,
-				     (unsigned long long)g->addr, (unsigned long long)t->addr);
-			if (!g->dev_addr)
-				FAIL("core %u '%s': no device address", ci, t->name);
-		}
-		ret = xms_plan_stats(d->fd, ci, &st);
-		if (ret || st.tensors != c->n || st.private_bytes != priv ||
-		    st.shared_bytes != sh || st.linked_bytes != ln ||
-		    st.total_bytes != priv + sh || st.footprint != fp)
-			FAIL("PLAN_STATS core %u: %d: %u tensors, %llu/%llu/%llu/%llu, footprint 0x%llx; planner %u, %llu/%llu/%llu/%llu, 0x%llx",
-			     ci, ret, st.tensors, (unsigned long long)st.private_bytes,
-			     (unsigned long long)st.shared_bytes, (unsigned long long)st.linked_bytes,
-			     (unsigned long long)st.total_bytes, (unsigned long long)st.footprint,
-			     c->n, (unsigned long long)priv, (unsigned long long)sh,
-			     (unsigned long long)ln, (unsigned long long)(priv + sh),
-			     (unsigned long long)fp);
-	}
-	ret = xms_plan_stats(d->fd, XMEMSIM_PLAN_ALL_CORES, &st);
-	if (ret || st.tensors != tot_n || st.private_bytes != tot_priv ||
-	    st.shared_bytes != tot_sh || st.linked_bytes != tot_ln ||
-	    st.total_bytes != tot_priv + tot_sh || st.footprint != tot_fp ||
-	    st.total_bytes != p->total_bytes || st.shared_bytes != p->total_shared)
-		FAIL("PLAN_STATS all: %d: total %llu = %llu + %llu; planner %llu = %llu + %llu",
-		     ret, (unsigned long long)st.total_bytes,
-		     (unsigned long long)st.private_bytes, (unsigned long long)st.shared_bytes,
-		     (unsigned long long)p->total_bytes, (unsigned long long)p->total_private,
-		     (unsigned long long)p->total_shared);
-	/* links: the owner's device bytes; private: never another core's */
-	for (ci = 0; ci < p->ncores; ci++) {
-		const struct dp_core_plan *c = &p->core[ci];
-
-		for (i = 0; i < c->n; i++) {
-			const struct dp_plan_tensor *t = &c->t[i];
-			const struct xmemsim_plan_tensor *g = &got[ci][i];
-
-			if (t->has_remote) {
-				int64_t o = plan_find(&p->core[t->remote_core], t->remote_name);
-
-				if (o < 0 || got[t->remote_core][o].dev_addr != g->dev_addr)
-					FAIL("core %u link '%s': dev_addr 0x%llx, owner's 0x%llx", ci,
-					     t->name, (unsigned long long)g->dev_addr,
-					     o < 0 ? 0ULL : (unsigned long long)got[t->remote_core][o].dev_addr);
-				continue;
-			}
-			if (t->shared)
-				continue;
-			for (cj = 0; cj < p->ncores; cj++) {
-				uint32_t k;
-
-				if (cj == ci)
-					continue;
-				for (k = 0; k < p->core[cj].n; k++) {
-					const struct xmemsim_plan_tensor *h = &got[cj][k];
-
-					if (h->flags & RM)
-						continue;	/* its owner is checked */
-					if (g->dev_addr < h->dev_addr + h->size &&
-					    h->dev_addr < g->dev_addr + g->size)
-						FAIL("core %u '%s' [0x%llx,+0x%llx) and core %u '%s' [0x%llx,+0x%llx) share device bytes",
-						     ci, t->name, (unsigned long long)g->dev_addr,
-						     (unsigned long long)g->size, cj, h->name,
-						     (unsigned long long)h->dev_addr,
-						     (unsigned long long)h->size);
-				}
-			}
-		}
-	}
-	/* bytes: written through an owner, read through each link */
+	ret = dp_agree_run(&a, xorshift64_below(&rs, p->ncores), 1);
+	fails += agree_fails(&a, seed, ret);
+	/* PLAN_GET hands back no interval pointer */
 	for (ci = 0; ci < p->ncores; ci++)
-		for (i = 0; i < p->core[ci].n; i++) {
-			const struct dp_plan_tensor *t = &p->core[ci].t[i];
-			int64_t o;
-
-			if (!t->has_remote)
-				continue;
-			o = plan_find(&p->core[t->remote_core], t->remote_name);
-			if (o < 0)
-				continue;
-			fill(w, PG, seed + i);
-			if (xms_write(d->fd, got[t->remote_core][o].dev_addr, w, PG) ||
-			    xms_read(d->fd, got[ci][i].dev_addr, r, PG) || memcmp(w, r, PG))
-				FAIL("core %u '%s' does not read what core %u '%s' wrote", ci,
-				     t->name, t->remote_core, t->remote_name);
-		}
+		for (i = 0; a.core[ci].got && i < a.core[ci].count && i < p->core[ci].n; i++)
+			if (a.core[ci].got[i].intervals) {
+				printf("#   seed %llu: core %u '%s': PLAN_GET gave an interval pointer\n",
+				       (unsigned long long)seed, ci, p->core[ci].t[i].name);
+				fails++;
+			}
 out:
-	for (ci = 0; got && ci < p->ncores; ci++)
-		free(got[ci]);
-	free(got);
-	dp_dev_plan_free(&dv);
+	dp_agree_free(&a);
 	dp_plan_free(p);
 	dp_model_free(m);
 	return fails;
-#undef FAIL
 }
 
 static void random_models(int uring)

@@ -7,7 +7,12 @@
  * intervals in one array per core that the tensors point into. Linked
  * tensors (has_remote) go as SHARED|REMOTE with address 0: the device's
  * SYNC gives them their owner's address. Pure conversion: no device
- * access here, so libdramplan does not depend on libxmemsim.
+ * access in dp_device.c.
+ *
+ * Then the agreement (dp_agree.c): the plan through the device and back,
+ * compared with the planner. The one part of libdramplan that talks to
+ * /dev/xmemsim: it calls libxmemsim, so a program that uses it links
+ * libxmemsim too.
  */
 #ifndef DP_DEVICE_H
 #define DP_DEVICE_H
@@ -40,5 +45,147 @@ struct dp_dev_plan {
 int dp_dev_plan_build(const struct dp_plan *p, struct dp_dev_plan *d,
 		      struct dp_err *e);
 void dp_dev_plan_free(struct dp_dev_plan *d);
+
+/* ---- agreement: planner and device (dp_agree.c) ------------------------- */
+
+/*
+ * What can disagree. The tensor kinds come first: a tensor counts once,
+ * under its first reason (the order the checks run: the fields PLAN_GET
+ * gave back, then its link, then its device bytes against other cores').
+ */
+enum dp_agree_kind {
+	DP_AG_NAME, DP_AG_ID, DP_AG_SIZE, DP_AG_FLAGS, DP_AG_REMOTE,
+	DP_AG_NR_IV, DP_AG_ADDR, DP_AG_NO_DEV_ADDR, DP_AG_DEV_WRAPS,
+	DP_AG_MISSING,		/* not in PLAN_GET's answer */
+	DP_AG_OWNER_MISSING,	/* a link whose owner is not on the device */
+	DP_AG_OWNER_ADDR,	/* a link not at its owner's device address */
+	DP_AG_ALIAS_PRIVATE,	/* private bytes that another core's use */
+	DP_AG_ALIAS_OTHER,	/* bytes that another core's private use */
+	DP_AG_NTENSOR,
+	/* not one tensor: first.core is the core (or XMEMSIM_PLAN_ALL_CORES) */
+	DP_AG_SYNC_COUNT = DP_AG_NTENSOR, /* PLAN_SYNC linked another count */
+	DP_AG_GET_COUNT,	/* PLAN_GET: not every tensor, or not synced */
+	DP_AG_TOTALS,		/* PLAN_STATS is not the planner's */
+	/* the byte checks (read-back mismatches, not disagreements) */
+	DP_AG_SHARED_BYTES,	/* a link did not read its owner's bytes (or back) */
+	DP_AG_PRIVATE_BYTES,	/* a private tensor lost its pattern */
+	DP_AG_NKINDS
+};
+
+/* The reason as the agreement table prints it ("address differs"). */
+const char *dp_agree_why(enum dp_agree_kind k);
+
+struct dp_agree_ref {
+	uint32_t core, t;	/* t: index in the core plan, or UINT32_MAX */
+};
+
+struct dp_agree_totals {
+	uint64_t tensors, priv, shared, linked, total, footprint;
+};
+
+/* One core: what the device said about it. */
+struct dp_agree_core {
+	int have;			/* submitted (it has DRAM tensors) */
+	struct xmemsim_plan_tensor *got; /* PLAN_GET (have), n entries */
+	uint8_t *why;			/* per tensor: 0 agrees, else kind + 1 */
+	uint32_t count, synced;		/* PLAN_GET */
+	int stats;			/* PLAN_STATS read */
+	struct dp_agree_totals dev, pl;	/* PLAN_STATS, the planner's */
+};
+
+/* Two tensors of different cores whose device bytes meet. */
+struct dp_agree_alias {
+	uint32_t a_core, a_t, b_core, b_t;	/* a is private */
+	uint64_t a_lo, a_hi, b_lo, b_hi;
+};
+
+/* A link's read-back: the owner writes, the link reads; then back. */
+struct dp_agree_link {
+	uint32_t oc, oi, lc, li;	/* owner core/index, link core/index */
+	uint64_t oa, la;		/* their device addresses */
+	size_t len;
+	int res[2];			/* 0 same, 1 differ, -1 not run */
+};
+
+enum dp_agree_step {
+	DP_AG_STEP_NONE, DP_AG_STEP_SUBMIT, DP_AG_STEP_SYNC, DP_AG_STEP_GET,
+	DP_AG_STEP_STATS, DP_AG_STEP_WRITE, DP_AG_STEP_READ
+};
+
+/* The device command that failed (a step returned its -errno). */
+struct dp_agree_fail {
+	enum dp_agree_step step;
+	int err;			/* -errno */
+	uint32_t core;			/* SUBMIT, GET, STATS */
+	uint32_t bad[2];		/* SUBMIT: tensors at fault */
+	char msg[XMEMSIM_PLAN_ERR_LEN + 1]; /* SUBMIT, SYNC: the device's */
+	uint64_t wa, ra;		/* WRITE, READ: written at, read at */
+	size_t len;
+};
+
+/*
+ * One plan through the device. Fill with dp_agree_init, run the steps in
+ * order (or dp_agree_run for all of them); each reads what the ones
+ * before left. The verdict is the counts (count[kind], disagree,
+ * mismatch) with the first offender of each kind, the per-tensor
+ * reasons (core[].why), the aliasing pairs and the read-backs.
+ */
+struct dp_agree {
+	int fd;				/* xms_open()'s, ring attached or not */
+	const struct dp_plan *p;
+	const struct dp_model *m;	/* p's model, or NULL */
+	struct dp_dev_plan d;		/* what PLAN_SUBMIT took */
+	uint32_t ncores;
+	struct dp_agree_core *core;
+	uint32_t submitted;		/* cores submitted */
+	uint32_t linked, want_linked;	/* PLAN_SYNC's, the planner's */
+	struct dp_agree_totals all_dev, all_pl; /* every core */
+	/* the verdict */
+	unsigned int count[DP_AG_NKINDS];
+	struct dp_agree_ref first[DP_AG_NKINDS];
+	unsigned int disagree;		/* tensors, counts and totals */
+	unsigned int mismatch;		/* byte read-backs */
+	struct dp_agree_alias *alias;	/* at most 4 per pair of lists */
+	size_t nalias;
+	struct dp_agree_link *link;	/* dp_agree_check_shared */
+	size_t nlink;
+	/* dp_agree_check_private: one core-relative range, on every core */
+	int priv_found;
+	uint64_t priv_x;
+	size_t priv_len;
+	uint32_t *priv_pick;		/* per core: the tensor covering it */
+	int *priv_bad;			/* per core: 1 clobbered, -1 not read */
+	struct dp_agree_fail fail;
+};
+
+/*
+ * Converts p (dp_dev_plan_build; its message in e on failure, -EINVAL).
+ * m, when given, is p's model: its name index finds link owners (without
+ * it, a scan of the owner's core).
+ */
+int dp_agree_init(struct dp_agree *a, int fd, const struct dp_plan *p,
+		  const struct dp_model *m, struct dp_err *e);
+void dp_agree_free(struct dp_agree *a);
+
+/*
+ * The steps. Each returns 0, or the failing command's -errno (a->fail
+ * says which; later steps are then meaningless). Cores without DRAM
+ * tensors are not submitted; first is the core submitted first (SYNC must
+ * not care about the order).
+ */
+int dp_agree_submit(struct dp_agree *a, uint32_t first);
+int dp_agree_sync(struct dp_agree *a);
+int dp_agree_read_back(struct dp_agree *a);
+void dp_agree_compare(struct dp_agree *a);	/* no device commands */
+int dp_agree_totals(struct dp_agree *a);
+/* Byte read-backs, with up to 4 MiB per shared and 1 MiB per private
+ * tensor; -ENOMEM if the buffers cannot be had. */
+int dp_agree_check_shared(struct dp_agree *a);
+int dp_agree_check_private(struct dp_agree *a);
+
+/* Every step in order (the byte checks if bytes). 0 when the device took
+ * the plan and agrees on everything, 1 when it took it and disagrees,
+ * else the failing command's -errno. */
+int dp_agree_run(struct dp_agree *a, uint32_t first, int bytes);
 
 #endif /* DP_DEVICE_H */

@@ -59,15 +59,25 @@ struct emit {
 	uint64_t lo, hi;
 };
 
+/* One core's liveness: the phases of core_liveness share this. */
 struct lv {
 	struct dp_core *c;
 	uint32_t *gidx;		/* tensor -> global index or UINT32_MAX */
 	uint32_t *gten;		/* global index -> tensor */
 	uint32_t G, W;		/* globals, 64-bit words per set */
-	uint64_t *use, *def, *in, *out;
+	uint64_t *use, *def, *in, *out;	/* per block, W words each */
+	uint64_t *outputs;	/* globals live out of the exits */
 	struct emit *em;
 	size_t nem, cap;
 	size_t *last;		/* tensor -> its latest emitted interval */
+	/* emission */
+	uint64_t *open;		/* tensor -> end of its open interval */
+	uint32_t *touched;	/* tensors the current block touches */
+	uint32_t *stamp;	/* tensor -> block + 1 that touched it */
+	uint32_t ntouched;
+	uint64_t *pass;		/* globals live through the current run */
+	uint64_t *run_lo;	/* tensor -> start of its run */
+	uint64_t prev_last;	/* last time of the previous block */
 };
 
 #define SET(s, b, i)	((s)[(size_t)(b) * L->W + ((i) >> 6)] |= 1ULL << ((i) & 63))
@@ -169,28 +179,23 @@ static int cmp_emit(const void *a, const void *b)
 	return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
-static int core_liveness(struct dp_model *m, struct dp_core *c,
-			 struct dp_err *e)
+/*
+ * Classify: a tensor is local iff one block touches it and its first
+ * access is a def; the others (and outputs) are the globals the dataflow
+ * tracks, numbered in L->gidx / L->gten.
+ */
+static void classify(struct lv *L)
 {
-	struct lv LL = { .c = c }, *L = &LL;
-	uint32_t *first_block = NULL, *count = NULL, *pos = NULL;
-	uint8_t *first_use = NULL, *multi = NULL;
-	uint64_t *open = NULL, *outputs = NULL, *pass = NULL, *run_lo = NULL;
-	uint64_t prev_last = 0;
-	uint32_t *touched = NULL, *stamp = NULL;
-	uint32_t bi, k, j, i, ntouched;
-	int rc = -1, changed;
-	size_t n;
+	struct dp_core *c = L->c;
+	uint32_t *first_block = dp_xrealloc(NULL, c->nt, sizeof(*first_block));
+	uint8_t *first_use = calloc(c->nt ? c->nt : 1, 1);
+	uint8_t *multi = calloc(c->nt ? c->nt : 1, 1);
+	uint32_t bi, k, j, i;
 
-	first_block = dp_xrealloc(NULL, c->nt, sizeof(*first_block));
-	first_use = calloc(c->nt ? c->nt : 1, 1);
-	multi = calloc(c->nt ? c->nt : 1, 1);
 	if (!first_use || !multi)
 		abort();
 	for (i = 0; i < c->nt; i++)
 		first_block[i] = UINT32_MAX;
-
-	/* classify: local iff one block and first access is a def */
 	for (bi = 0; bi < c->nb; bi++) {
 		struct dp_block *b = &c->b[bi];
 
@@ -230,20 +235,31 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 			L->gten[L->G++] = i;
 		}
 	}
+	free(first_block);
+	free(first_use);
+	free(multi);
+}
+
+/* The sets, and use/def per block, globals only. */
+static void use_def(struct lv *L)
+{
+	struct dp_core *c = L->c;
+	uint32_t bi, k, j, i;
+	size_t n;
+
 	L->W = (L->G + 63) / 64;
 	n = (size_t)c->nb * L->W;
 	L->use = calloc(n ? n : 1, 8);
 	L->def = calloc(n ? n : 1, 8);
 	L->in = calloc(n ? n : 1, 8);
 	L->out = calloc(n ? n : 1, 8);
-	outputs = calloc(L->W ? L->W : 1, 8);
-	if (!L->use || !L->def || !L->in || !L->out || !outputs)
+	L->outputs = calloc(L->W ? L->W : 1, 8);
+	if (!L->use || !L->def || !L->in || !L->out || !L->outputs)
 		abort();
 	for (i = 0; i < c->nt; i++)
 		if (c->t[i].usage == DP_USE_OUTPUT)
-			outputs[L->gidx[i] >> 6] |= 1ULL << (L->gidx[i] & 63);
+			L->outputs[L->gidx[i] >> 6] |= 1ULL << (L->gidx[i] & 63);
 
-	/* use/def per block, globals only */
 	for (bi = 0; bi < c->nb; bi++) {
 		struct dp_block *b = &c->b[bi];
 
@@ -265,8 +281,15 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 			}
 		}
 	}
+}
 
-	/* backward dataflow to a fixpoint (reverse block order converges fast) */
+/* Backward dataflow to a fixpoint (reverse block order converges fast). */
+static void dataflow(struct lv *L)
+{
+	struct dp_core *c = L->c;
+	uint32_t bi, j;
+	int changed;
+
 	do {
 		changed = 0;
 		for (bi = c->nb; bi-- > 0;) {
@@ -278,7 +301,7 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 			uint32_t w;
 
 			for (w = 0; w < L->W; w++) {
-				uint64_t o = b->nsucc ? 0 : outputs[w], ni;
+				uint64_t o = b->nsucc ? 0 : L->outputs[w], ni;
 
 				for (j = 0; j < b->nsucc; j++)
 					o |= L->in[(size_t)c->succ[b->succ_first + j] * L->W + w];
@@ -291,23 +314,110 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 			}
 		}
 	} while (changed);
+}
 
-	/* live into the entry: only inputs, weights and shared tensors may be */
-	for (j = 0; j < L->G; j++)
-		if (TST(L->in, 0, j) && !is_entry_defined(&c->t[L->gten[j]])) {
-			no_reaching_def(m, L, L->gten[j], e);
-			goto out;
+/*
+ * Block bi's globals, word by word: runs of blocks a global lives through
+ * untouched start and end here (see emit_all); the ones live out of it
+ * and touched in it are open from its end.
+ */
+static void block_words(struct lv *L, uint32_t bi)
+{
+	struct dp_block *b = &L->c->b[bi];
+	uint64_t *out = &L->out[(size_t)bi * L->W];
+	uint64_t *use = &L->use[(size_t)bi * L->W];
+	uint64_t *def = &L->def[(size_t)bi * L->W];
+	uint32_t w;
+
+	for (w = 0; w < L->W; w++) {
+		uint64_t acc = use[w] | def[w];	/* touched in this block */
+		uint64_t pt = out[w] & ~acc;	/* live through it */
+		uint64_t ended = L->pass[w] & ~pt, started = pt & ~L->pass[w];
+		uint64_t bits = out[w] & acc;
+
+		while (ended) {
+			uint32_t x = L->gten[w * 64 + __builtin_ctzll(ended)];
+
+			ended &= ended - 1;
+			emit(L, x, L->run_lo[x], L->prev_last);
 		}
+		while (started) {
+			uint32_t x = L->gten[w * 64 + __builtin_ctzll(started)];
 
-	/* emission, block by block, walking backward */
-	open = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*open));
-	touched = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*touched));
-	stamp = calloc(c->nt ? c->nt : 1, sizeof(*stamp));
-	if (!stamp)
+			started &= started - 1;
+			L->run_lo[x] = b->t_first;
+		}
+		L->pass[w] = pt;
+		while (bits) {
+			uint32_t g = w * 64 + __builtin_ctzll(bits);
+			uint32_t x = L->gten[g];
+
+			bits &= bits - 1;
+			L->open[x] = b->t_last;
+			L->stamp[x] = bi + 1;
+			L->touched[L->ntouched++] = x;
+		}
+	}
+}
+
+/* Block bi's instructions, walking backward: a def closes what is open,
+ * a use opens; what is still open at the block's start is live from it. */
+static void block_insts(struct lv *L, uint32_t bi)
+{
+	struct dp_core *c = L->c;
+	struct dp_block *b = &c->b[bi];
+	uint32_t k, j;
+
+	for (k = b->ninst; k-- > 0;) {
+		struct dp_inst *in = &c->in[b->inst_first + k];
+		uint32_t *ops = c->ops ? c->ops + in->op_first : NULL;
+
+		for (j = 0; j < in->ndefs; j++) {
+			uint32_t x = ops[j];
+
+			if (L->open[x] != DP_UNSET) {
+				emit(L, x, in->t, L->open[x]);
+				L->open[x] = DP_UNSET;
+			} else {
+				emit(L, x, in->t, in->t);	/* dead def */
+			}
+		}
+		for (j = 0; j < in->nuses; j++) {
+			uint32_t x = ops[in->ndefs + j];
+
+			if (L->open[x] == DP_UNSET) {
+				L->open[x] = in->t;
+				if (L->stamp[x] != bi + 1) {
+					L->stamp[x] = bi + 1;
+					L->touched[L->ntouched++] = x;
+				}
+			}
+		}
+	}
+	for (j = 0; j < L->ntouched; j++) {
+		uint32_t x = L->touched[j];
+
+		if (L->open[x] != DP_UNSET) {
+			emit(L, x, b->t_first, L->open[x]);
+			L->open[x] = DP_UNSET;
+		}
+	}
+}
+
+/* Emission, block by block, walking backward through each. */
+static void emit_all(struct lv *L)
+{
+	struct dp_core *c = L->c;
+	uint32_t bi, i;
+
+	L->open = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->open));
+	L->touched = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->touched));
+	L->stamp = calloc(c->nt ? c->nt : 1, sizeof(*L->stamp));
+	if (!L->stamp)
 		abort();
 	L->last = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->last));
 	for (i = 0; i < c->nt; i++) {
-		open[i] = DP_UNSET;
+		L->open[i] = DP_UNSET;
 		L->last[i] = SIZE_MAX;
 	}
 	/*
@@ -319,96 +429,38 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 	 * run, a bit that disappears ends it -- and emitted as one interval.
 	 * The merge below would have joined the per-block pieces anyway.
 	 */
-	pass = calloc(L->W ? L->W : 1, 8);
-	run_lo = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*run_lo));
-	if (!pass)
+	L->pass = calloc(L->W ? L->W : 1, 8);
+	L->run_lo = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->run_lo));
+	if (!L->pass)
 		abort();
 	for (bi = 0; bi < c->nb; bi++) {
-		struct dp_block *b = &c->b[bi];
-		uint64_t *out = &L->out[(size_t)bi * L->W];
-		uint64_t *use = &L->use[(size_t)bi * L->W];
-		uint64_t *def = &L->def[(size_t)bi * L->W];
-		uint32_t w;
-
-		if (!b->ninst)
+		if (!c->b[bi].ninst)
 			continue;
-		ntouched = 0;
-		for (w = 0; w < L->W; w++) {
-			uint64_t acc = use[w] | def[w];	/* touched in this block */
-			uint64_t pt = out[w] & ~acc;	/* live through it */
-			uint64_t ended = pass[w] & ~pt, started = pt & ~pass[w];
-			uint64_t bits = out[w] & acc;
-
-			while (ended) {
-				uint32_t x = L->gten[w * 64 + __builtin_ctzll(ended)];
-
-				ended &= ended - 1;
-				emit(L, x, run_lo[x], prev_last);
-			}
-			while (started) {
-				uint32_t x = L->gten[w * 64 + __builtin_ctzll(started)];
-
-				started &= started - 1;
-				run_lo[x] = b->t_first;
-			}
-			pass[w] = pt;
-			while (bits) {
-				uint32_t g = w * 64 + __builtin_ctzll(bits);
-				uint32_t x = L->gten[g];
-
-				bits &= bits - 1;
-				open[x] = b->t_last;
-				stamp[x] = bi + 1;
-				touched[ntouched++] = x;
-			}
-		}
-		for (k = b->ninst; k-- > 0;) {
-			struct dp_inst *in = &c->in[b->inst_first + k];
-			uint32_t *ops = c->ops ? c->ops + in->op_first : NULL;
-
-			for (j = 0; j < in->ndefs; j++) {
-				uint32_t x = ops[j];
-
-				if (open[x] != DP_UNSET) {
-					emit(L, x, in->t, open[x]);
-					open[x] = DP_UNSET;
-				} else {
-					emit(L, x, in->t, in->t);	/* dead def */
-				}
-			}
-			for (j = 0; j < in->nuses; j++) {
-				uint32_t x = ops[in->ndefs + j];
-
-				if (open[x] == DP_UNSET) {
-					open[x] = in->t;
-					if (stamp[x] != bi + 1) {
-						stamp[x] = bi + 1;
-						touched[ntouched++] = x;
-					}
-				}
-			}
-		}
-		for (j = 0; j < ntouched; j++) {
-			uint32_t x = touched[j];
-
-			if (open[x] != DP_UNSET) {
-				emit(L, x, b->t_first, open[x]);
-				open[x] = DP_UNSET;
-			}
-		}
-		prev_last = b->t_last;
+		L->ntouched = 0;
+		block_words(L, bi);
+		block_insts(L, bi);
+		L->prev_last = c->b[bi].t_last;
 	}
 	for (bi = 0; bi < L->W; bi++)		/* runs still going at the end */
-		while (pass[bi]) {
-			uint32_t x = L->gten[bi * 64 + __builtin_ctzll(pass[bi])];
+		while (L->pass[bi]) {
+			uint32_t x = L->gten[bi * 64 + __builtin_ctzll(L->pass[bi])];
 
-			pass[bi] &= pass[bi] - 1;
-			emit(L, x, run_lo[x], prev_last);
+			L->pass[bi] &= L->pass[bi] - 1;
+			emit(L, x, L->run_lo[x], L->prev_last);
 		}
+}
 
-	/* group by tensor (counting sort), sort and merge each tensor's list */
-	count = calloc((size_t)c->nt + 1, sizeof(*count));
-	pos = dp_xrealloc(NULL, (size_t)c->nt + 1, sizeof(*pos));
+/* Group by tensor (counting sort), sort and merge each tensor's list into
+ * c->iv. */
+static void collect(struct lv *L)
+{
+	struct dp_core *c = L->c;
+	uint32_t *count = calloc((size_t)c->nt + 1, sizeof(*count));
+	uint32_t *pos = dp_xrealloc(NULL, (size_t)c->nt + 1, sizeof(*pos));
+	struct emit *sorted;
+	uint32_t i;
+	size_t n;
+
 	if (!count)
 		abort();
 	for (n = 0; n < L->nem; n++)
@@ -416,15 +468,11 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 	for (i = 0; i < c->nt; i++)
 		count[i + 1] += count[i];
 	memcpy(pos, count, ((size_t)c->nt + 1) * sizeof(*pos));
-	{
-		struct emit *sorted = dp_xrealloc(NULL, L->nem ? L->nem : 1,
-						  sizeof(*sorted));
-
-		for (n = 0; n < L->nem; n++)
-			sorted[pos[L->em[n].tensor]++] = L->em[n];
-		free(L->em);
-		L->em = sorted;
-	}
+	sorted = dp_xrealloc(NULL, L->nem ? L->nem : 1, sizeof(*sorted));
+	for (n = 0; n < L->nem; n++)
+		sorted[pos[L->em[n].tensor]++] = L->em[n];
+	free(L->em);
+	L->em = sorted;
 	free(c->iv);
 	c->iv = dp_xrealloc(NULL, L->nem ? L->nem : 1, sizeof(*c->iv));
 	c->niv = 0;
@@ -450,27 +498,49 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 		}
 		c->t[i].iv_count = c->niv - c->t[i].iv_first;
 	}
-	rc = 0;
-out:
-	free(first_block);
-	free(first_use);
-	free(multi);
+	free(count);
+	free(pos);
+}
+
+static void lv_free(struct lv *L)
+{
 	free(L->gidx);
 	free(L->gten);
 	free(L->use);
 	free(L->def);
 	free(L->in);
 	free(L->out);
+	free(L->outputs);
 	free(L->em);
 	free(L->last);
-	free(pass);
-	free(run_lo);
-	free(outputs);
-	free(open);
-	free(touched);
-	free(stamp);
-	free(count);
-	free(pos);
+	free(L->open);
+	free(L->touched);
+	free(L->stamp);
+	free(L->pass);
+	free(L->run_lo);
+}
+
+/* One core: classify, use/def, dataflow, the entry check, emission, the
+ * intervals per tensor. */
+static int core_liveness(struct dp_model *m, struct dp_core *c,
+			 struct dp_err *e)
+{
+	struct lv LL = { .c = c }, *L = &LL;
+	uint32_t j;
+	int rc = 0;
+
+	classify(L);
+	use_def(L);
+	dataflow(L);
+	/* live into the entry: only inputs, weights and shared tensors may be */
+	for (j = 0; j < L->G && !rc; j++)
+		if (TST(L->in, 0, j) && !is_entry_defined(&c->t[L->gten[j]]))
+			rc = no_reaching_def(m, L, L->gten[j], e);
+	if (!rc) {
+		emit_all(L);
+		collect(L);
+	}
+	lv_free(L);
 	return rc;
 }
 

@@ -23,8 +23,10 @@ $(O)/dramplan: $(DRAMPLAN_TOOL_OBJS) $(O)/libdramplan.a $(O)/libxmemsim.a
 
 # tests/vm/test_plan plans seeded models in-process and submits them: it
 # links the planner tests' helpers (random_model()) and libdramplan (after
-# libxmemsim in its pattern rule), and yajl too.  PLANNER_TEST_HELPERS
-# comes from tests/planner/rules.mk, included before this file.
+# libxmemsim in its pattern rule), and yajl too.  libdramplan's dp_agree.o
+# calls libxmemsim: the one object of libxmemsim.a is already in by then
+# (test_plan.o uses it).  PLANNER_TEST_HELPERS comes from
+# tests/planner/rules.mk, included before this file.
 $(O)/tests/vm/test_plan: $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
 $(O)/tests/vm/test_plan: XLDFLAGS += $(DRAMPLAN_LDLIBS)
 

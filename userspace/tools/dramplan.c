@@ -751,6 +751,7 @@ int main(int argc, char **argv)
 		if (submit) {
 			fflush(stdout);
 			sub.tensors = tensors;
+			sub.model = m;
 			rc = dp_submit_run(&sub, p, stdout);
 		}
 out:

@@ -15,6 +15,7 @@ struct dp_submit {
 	int uring;		/* every command through io_uring */
 	int check_shared;	/* cross-core read-back after the sync */
 	int tensors;		/* print every row of the agreement table */
+	const struct dp_model *model; /* the plan's, or NULL: finds link owners */
 	int fd;
 	struct xms_ring ring;
 	struct xmemsim_info info;

@@ -41,20 +41,12 @@ static void usage(FILE *f)
 		"HEAP is hbm or dataram; numbers are decimal or 0x-prefixed hex.\n");
 }
 
+/* "ENOMEM" for ENOMEM; "E?" for what glibc has no name for. */
 static const char *errno_name(int e)
 {
-	static const struct { int e; const char *n; } names[] = {
-		{ EINVAL, "EINVAL" }, { ENOMEM, "ENOMEM" }, { ENOENT, "ENOENT" },
-		{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { EFAULT, "EFAULT" },
-		{ ENOTTY, "ENOTTY" }, { EAGAIN, "EAGAIN" }, { EIO, "EIO" },
-		{ E2BIG, "E2BIG" }, { EOVERFLOW, "EOVERFLOW" }, { ENXIO, "ENXIO" },
-	};
-	size_t i;
+	const char *n = e > 0 ? strerrorname_np(e) : NULL;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].e == e)
-			return names[i].n;
-	return "E?";
+	return n ? n : "E?";
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -158,155 +150,236 @@ static void print_stats(FILE *out, const struct xmemsim_heap_stats *s)
 		(uint64_t)s->split_refused, (uint64_t)s->owned_bytes);
 }
 
+/* One command's call: what the handlers share. */
+struct call {
+	int fd;
+	int argc;
+	char **argv;		/* argv[0] is the command's name */
+	FILE *out;
+	int heap;		/* argv[1]'s heap (commands that take one) */
+	int status;		/* the device's XMEM status; 1 if it gave none */
+};
+
+/* A device error: its line, and 1. */
+static int failed(struct call *k, int ret)
+{
+	print_err(k->out, ret, k->status, k->status != 1);
+	return 1;
+}
+
+static int cmd_info(struct call *k)
+{
+	struct xmemsim_info in;
+	int ret = xms_get_info(k->fd, &in);
+
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "info abi=%u cores=%u descriptors=%u hbm=0x%" PRIx64
+		"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
+		" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
+		PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
+		")\n", in.abi_version, in.cores, in.num_blocks,
+		(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
+		(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
+		(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
+		(uint64_t)in.dataram_pool_base,
+		(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
+		(uint64_t)in.staging_hi);
+	return 0;
+}
+
+static int cmd_alloc(struct call *k)
+{
+	uint64_t size, align = 0, addr = 0;
+	int ret;
+
+	if (parse_u64(k->argv[2], &size) ||
+	    (k->argc == 4 && parse_u64(k->argv[3], &align)))
+		return 2;
+	ret = xms_alloc(k->fd, k->heap, size, align, 0, &addr, &k->status);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok 0x%" PRIx64 "\n", addr);
+	return 0;
+}
+
+static int cmd_free(struct call *k)
+{
+	uint64_t addr;
+	int ret;
+
+	if (parse_u64(k->argv[2], &addr))
+		return 2;
+	ret = xms_free(k->fd, k->heap, addr, &k->status);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok\n");
+	return 0;
+}
+
+static int cmd_stats(struct call *k)
+{
+	struct xmemsim_heap_stats st;
+	int ret = xms_stats(k->fd, k->heap, &st);
+
+	if (ret)
+		return failed(k, ret);
+	print_stats(k->out, &st);
+	return 0;
+}
+
+static int cmd_dump(struct call *k)
+{
+	uint32_t cnt = 0, i, cap = 1u << 20;
+	struct xmemsim_block *bl = calloc(cap, sizeof(*bl));
+	int ret;
+
+	if (!bl)
+		return failed(k, -ENOMEM);
+	ret = xms_dump(k->fd, k->heap, bl, cap, &cnt);
+	if (ret) {
+		free(bl);
+		return failed(k, ret);
+	}
+	fprintf(k->out, "dump %u", cnt);
+	for (i = 0; i < cnt && i < cap; i++)
+		fprintf(k->out, " %c:0x%" PRIx64 ":0x%" PRIx64 ":%" PRIu64,
+			bl[i].flags & XMEMSIM_BLOCK_ALLOCATED ?
+			(bl[i].flags & XMEMSIM_BLOCK_OWNED ? 'a' : 'o') : 'f',
+			(uint64_t)bl[i].start, (uint64_t)bl[i].aligned,
+			(uint64_t)bl[i].size);
+	fprintf(k->out, "\n");
+	free(bl);
+	return 0;
+}
+
+static int cmd_stack(struct call *k)
+{
+	uint64_t size = 0, addr = 0;
+	int ret;
+
+	if (k->argc == 2 && parse_u64(k->argv[1], &size))
+		return 2;
+	ret = xms_stack_alloc(k->fd, size, &addr, &k->status);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok 0x%" PRIx64 "\n", addr);
+	return 0;
+}
+
+static int cmd_read(struct call *k)
+{
+	uint64_t addr, n, i;
+	unsigned char *buf;
+	int ret;
+
+	if (parse_u64(k->argv[1], &addr) || parse_u64(k->argv[2], &n) || n > MAX_IO)
+		return 2;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return failed(k, -ENOMEM);
+	ret = xms_read(k->fd, addr, buf, n);
+	if (ret) {
+		free(buf);
+		return failed(k, ret);
+	}
+	fprintf(k->out, "ok ");
+	for (i = 0; i < n; i++)
+		fprintf(k->out, "%02x", buf[i]);
+	fprintf(k->out, "\n");
+	free(buf);
+	return 0;
+}
+
+static int cmd_write(struct call *k)
+{
+	unsigned char *buf = NULL;
+	uint64_t addr;
+	size_t len = 0;
+	int ret;
+
+	if (parse_u64(k->argv[1], &addr))
+		return 2;
+	if (k->argc == 4 && !strcmp(k->argv[2], "--file"))
+		ret = read_file(k->argv[3], &buf, &len);
+	else if (k->argc == 3)
+		ret = parse_hex(k->argv[2], &buf, &len);
+	else
+		return 2;
+	if (ret == -EINVAL)
+		return 2;
+	if (ret)
+		return failed(k, ret);
+	ret = xms_write(k->fd, addr, buf, len);
+	free(buf);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok %zu\n", len);
+	return 0;
+}
+
+static int cmd_copy(struct call *k)
+{
+	uint64_t src, dst, n;
+	unsigned int m;
+	int ret;
+
+	if (parse_u64(k->argv[1], &src) || parse_u64(k->argv[2], &dst) ||
+	    parse_u64(k->argv[3], &n) || parse_method(k->argv[4], &m))
+		return 2;
+	ret = xms_copy(k->fd, src, dst, n, m);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok\n");
+	return 0;
+}
+
+/*
+ * The commands, as the module's xmemsim_cmds[]: each with how many words
+ * it takes (its name included) and whether the first argument is a heap.
+ * A handler returns 0 done, 1 device error (its line printed), 2 usage.
+ */
+static const struct xmemctl_cmd {
+	const char *name;
+	int min_argc, max_argc;
+	int takes_heap;
+	int (*run)(struct call *k);
+} xmemctl_cmds[] = {
+	{ "info",  1, 1, 0, cmd_info },
+	{ "alloc", 3, 4, 1, cmd_alloc },
+	{ "free",  3, 3, 1, cmd_free },
+	{ "stats", 2, 2, 1, cmd_stats },
+	{ "dump",  2, 2, 1, cmd_dump },
+	{ "stack", 1, 2, 0, cmd_stack },
+	{ "read",  3, 3, 0, cmd_read },
+	{ "write", 3, 4, 0, cmd_write },
+	{ "copy",  5, 5, 0, cmd_copy },
+};
+
 /*
  * Run one command (argv[0] is its name) on fd, printing one result line to
  * out. Returns 0 on success, 1 on a device error, 2 on a usage error.
  */
 static int run_cmd(int fd, int argc, char **argv, FILE *out)
 {
-	const char *c = argv[0];
-	uint64_t a = 0, b = 0, n = 0;
-	int ret, heap = -1, status = 1;
+	struct call k = { fd, argc, argv, out, -1, 1 };
+	size_t i;
+	int rc;
 
-	if (argc >= 2 && strcmp(c, "stack") && strcmp(c, "read") &&
-	    strcmp(c, "write") && strcmp(c, "copy"))
-		heap = xms_heap_id(argv[1]);
+	for (i = 0; i < sizeof(xmemctl_cmds) / sizeof(xmemctl_cmds[0]); i++) {
+		const struct xmemctl_cmd *c = &xmemctl_cmds[i];
 
-	if (!strcmp(c, "info") && argc == 1) {
-		struct xmemsim_info in;
-
-		ret = xms_get_info(fd, &in);
-		if (ret)
-			goto err;
-		fprintf(out, "info abi=%u cores=%u descriptors=%u hbm=0x%" PRIx64
-			"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
-			" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
-			PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
-			")\n", in.abi_version, in.cores, in.num_blocks,
-			(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
-			(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
-			(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
-			(uint64_t)in.dataram_pool_base,
-			(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
-			(uint64_t)in.staging_hi);
-		return 0;
+		if (strcmp(argv[0], c->name) || argc < c->min_argc || argc > c->max_argc)
+			continue;
+		if (c->takes_heap && (k.heap = xms_heap_id(argv[1])) < 0)
+			break;
+		rc = c->run(&k);
+		if (rc != 2)
+			return rc;
+		break;
 	}
-	if (!strcmp(c, "alloc") && (argc == 3 || argc == 4) && heap >= 0 &&
-	    !parse_u64(argv[2], &n) && (argc == 3 || !parse_u64(argv[3], &a))) {
-		ret = xms_alloc(fd, heap, n, a, 0, &b, &status);
-		if (ret)
-			goto err;
-		fprintf(out, "ok 0x%" PRIx64 "\n", b);
-		return 0;
-	}
-	if (!strcmp(c, "free") && argc == 3 && heap >= 0 && !parse_u64(argv[2], &a)) {
-		ret = xms_free(fd, heap, a, &status);
-		if (ret)
-			goto err;
-		fprintf(out, "ok\n");
-		return 0;
-	}
-	if (!strcmp(c, "stats") && argc == 2 && heap >= 0) {
-		struct xmemsim_heap_stats st;
-
-		ret = xms_stats(fd, heap, &st);
-		if (ret)
-			goto err;
-		print_stats(out, &st);
-		return 0;
-	}
-	if (!strcmp(c, "dump") && argc == 2 && heap >= 0) {
-		struct xmemsim_block *bl;
-		uint32_t cnt = 0, i, cap = 1u << 20;
-
-		bl = calloc(cap, sizeof(*bl));
-		if (!bl) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		ret = xms_dump(fd, heap, bl, cap, &cnt);
-		if (ret) {
-			free(bl);
-			goto err;
-		}
-		fprintf(out, "dump %u", cnt);
-		for (i = 0; i < cnt && i < cap; i++)
-			fprintf(out, " %c:0x%" PRIx64 ":0x%" PRIx64 ":%" PRIu64,
-				bl[i].flags & XMEMSIM_BLOCK_ALLOCATED ?
-				(bl[i].flags & XMEMSIM_BLOCK_OWNED ? 'a' : 'o') : 'f',
-				(uint64_t)bl[i].start, (uint64_t)bl[i].aligned,
-				(uint64_t)bl[i].size);
-		fprintf(out, "\n");
-		free(bl);
-		return 0;
-	}
-	if (!strcmp(c, "stack") && argc <= 2 && (argc == 1 || !parse_u64(argv[1], &n))) {
-		ret = xms_stack_alloc(fd, n, &b, &status);
-		if (ret)
-			goto err;
-		fprintf(out, "ok 0x%" PRIx64 "\n", b);
-		return 0;
-	}
-	if (!strcmp(c, "read") && argc == 3 && !parse_u64(argv[1], &a) &&
-	    !parse_u64(argv[2], &n) && n <= MAX_IO) {
-		unsigned char *buf = malloc(n ? n : 1);
-		uint64_t i;
-
-		if (!buf) {
-			ret = -ENOMEM;
-			goto err;
-		}
-		ret = xms_read(fd, a, buf, n);
-		if (ret) {
-			free(buf);
-			goto err;
-		}
-		fprintf(out, "ok ");
-		for (i = 0; i < n; i++)
-			fprintf(out, "%02x", buf[i]);
-		fprintf(out, "\n");
-		free(buf);
-		return 0;
-	}
-	if (!strcmp(c, "write") && (argc == 3 || argc == 4) && !parse_u64(argv[1], &a)) {
-		unsigned char *buf = NULL;
-		size_t len = 0;
-
-		if (argc == 4 && !strcmp(argv[2], "--file"))
-			ret = read_file(argv[3], &buf, &len);
-		else if (argc == 3)
-			ret = parse_hex(argv[2], &buf, &len);
-		else
-			goto usage;
-		if (ret == -EINVAL)
-			goto usage;
-		if (ret)
-			goto err;
-		ret = xms_write(fd, a, buf, len);
-		free(buf);
-		if (ret)
-			goto err;
-		fprintf(out, "ok %zu\n", len);
-		return 0;
-	}
-	if (!strcmp(c, "copy") && argc == 5 && !parse_u64(argv[1], &a) &&
-	    !parse_u64(argv[2], &b) && !parse_u64(argv[3], &n)) {
-		unsigned int m;
-
-		if (parse_method(argv[4], &m))
-			goto usage;
-		ret = xms_copy(fd, a, b, n, m);
-		if (ret)
-			goto err;
-		fprintf(out, "ok\n");
-		return 0;
-	}
-usage:
 	fprintf(out, "err usage\n");
 	return 2;
-err:
-	print_err(out, ret, status, status != 1);
-	return 1;
 }
 
 static int replay(int fd, FILE *in, FILE *out)

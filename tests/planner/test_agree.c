@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dp_agree (planner/dp_agree.c) on the host, against a device made of the
+ * xms_* calls it makes, defined here: it keeps each core's submitted
+ * plan, gives every core its own window of device memory (links: their
+ * owner's address), answers PLAN_GET and PLAN_STATS from what it kept,
+ * and has one fault switched on at a time. The real device is
+ * tests/vm/test_plan's.
+ *
+ *  - a faithful device: every seeded model agrees, with and without the
+ *    model's name index, whatever core goes first;
+ *  - each fault shows as its kind, counted, with the first offender;
+ *  - a failed command stops the run with its -errno and says which.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_device.h"
+#include "libxmemsim.h"
+#include "planner_util.h"
+#include "tap.h"
+
+/* ---- the device ---------------------------------------------------------- */
+
+#define NC 4
+#define WIN (64ULL << 20)
+#define BASE 0x100000000ULL
+#define SPAN (8ULL << 20)	/* bytes kept per core: random models fit */
+
+enum fault {
+	F_NONE, F_ALIAS, F_ADDR, F_OWNER, F_TOTALS, F_SHORT_GET, F_FLIP,
+	F_SUBMIT, F_SYNC,
+};
+
+static struct {
+	struct xmemsim_plan_tensor *t[NC];
+	uint32_t n[NC];
+	int synced;
+	enum fault fault;
+	unsigned char mem[NC][SPAN];
+} dev;
+
+static void dev_reset(enum fault f)
+{
+	uint32_t c;
+
+	for (c = 0; c < NC; c++) {
+		free(dev.t[c]);
+		dev.t[c] = NULL;
+		dev.n[c] = 0;
+	}
+	dev.synced = 0;
+	dev.fault = f;
+}
+
+/* F_ALIAS: every core's window at the same device bytes. */
+static uint64_t window(uint32_t c)
+{
+	return BASE + (dev.fault == F_ALIAS ? 0 : c * WIN);
+}
+
+int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
+		    uint32_t count, uint32_t bad[2], char *err, size_t errlen)
+{
+	(void)fd;
+	bad[0] = bad[1] = UINT32_MAX;
+	err[0] = 0;
+	if (dev.fault == F_SUBMIT && core == 1) {
+		bad[0] = 0;
+		snprintf(err, errlen, "overlap");
+		return -E2BIG;
+	}
+	dev.t[core] = malloc(count * sizeof(*t));
+	if (!dev.t[core])
+		abort();
+	memcpy(dev.t[core], t, count * sizeof(*t));
+	dev.n[core] = count;
+	return 0;
+}
+
+int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen)
+{
+	uint32_t c, i, k;
+
+	(void)fd;
+	*linked = 0;
+	err[0] = 0;
+	if (dev.fault == F_SYNC) {
+		snprintf(err, errlen, "no target");
+		return -ENOENT;
+	}
+	for (c = 0; c < NC; c++)
+		for (i = 0; i < dev.n[c]; i++) {
+			dev.t[c][i].intervals = 0;
+			if (!(dev.t[c][i].flags & XMEMSIM_TENSOR_REMOTE))
+				dev.t[c][i].dev_addr = window(c) + dev.t[c][i].addr;
+		}
+	for (c = 0; c < NC; c++)
+		for (i = 0; i < dev.n[c]; i++) {
+			struct xmemsim_plan_tensor *t = &dev.t[c][i];
+			uint32_t oc = t->remote_core;
+
+			if (!(t->flags & XMEMSIM_TENSOR_REMOTE))
+				continue;
+			for (k = 0; k < dev.n[oc]; k++)
+				if (!strcmp(dev.t[oc][k].name, t->remote_name)) {
+					t->addr = dev.t[oc][k].addr;
+					t->dev_addr = dev.t[oc][k].dev_addr;
+					if (dev.fault == F_OWNER)
+						t->dev_addr += 4096;
+					++*linked;
+				}
+		}
+	dev.synced = 1;
+	return 0;
+}
+
+int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
+		 uint32_t cap, uint32_t *count, uint32_t *synced)
+{
+	(void)fd;
+	*count = dev.n[core];
+	*synced = dev.synced;
+	if (dev.fault == F_SHORT_GET && core == 0)
+		--*count;
+	memcpy(out, dev.t[core], (cap < *count ? cap : *count) * sizeof(*out));
+	if (dev.fault == F_ADDR && core == 1 && *count)
+		out[*count - 1].addr += 4096;
+	return 0;
+}
+
+int xms_plan_stats(int fd, uint32_t core, struct xmemsim_plan_stats *st)
+{
+	uint32_t c, i;
+
+	(void)fd;
+	memset(st, 0, sizeof(*st));
+	for (c = 0; c < NC; c++) {
+		if (core != XMEMSIM_PLAN_ALL_CORES && c != core)
+			continue;
+		for (i = 0; i < dev.n[c]; i++) {
+			const struct xmemsim_plan_tensor *t = &dev.t[c][i];
+
+			st->tensors++;
+			if (t->flags & XMEMSIM_TENSOR_REMOTE)
+				st->linked_bytes += t->size;
+			else if (t->flags & XMEMSIM_TENSOR_SHARED)
+				st->shared_bytes += t->size;
+			else
+				st->private_bytes += t->size;
+			if (t->addr + t->size > st->footprint)
+				st->footprint = t->addr + t->size;
+		}
+	}
+	st->total_bytes = st->private_bytes + st->shared_bytes;
+	if (dev.fault == F_TOTALS && core == 0)
+		st->footprint += 4096;
+	return 0;
+}
+
+/* Device bytes at a, len long: inside one core's first SPAN bytes. */
+static unsigned char *at(uint64_t a, size_t len)
+{
+	uint64_t c = (a - BASE) / WIN, off = (a - BASE) % WIN;
+
+	if (a < BASE || c >= NC || off + len > SPAN)
+		return NULL;
+	return dev.mem[c] + off;
+}
+
+int xms_write(int fd, uint64_t a, const void *buf, size_t len)
+{
+	unsigned char *p = at(a, len);
+
+	(void)fd;
+	if (!p)
+		return -EFAULT;
+	memcpy(p, buf, len);
+	if (dev.fault == F_FLIP)
+		p[len - 1] ^= 1;
+	return 0;
+}
+
+int xms_read(int fd, uint64_t a, void *buf, size_t len)
+{
+	unsigned char *p = at(a, len);
+
+	(void)fd;
+	if (!p)
+		return -EFAULT;
+	memcpy(buf, p, len);
+	return 0;
+}
+
+/* ---- the planner's side ------------------------------------------------- */
+
+static const struct model_shape shape = {
+	.min_cores = 2, .max_cores = NC,
+	.min_owners = 1, .max_owners = 6,
+	.min_spills = 3, .max_spills = 32,
+	.max_blocks = 4,
+	.input_elems = 1024, .owner_elems = 1024, .spill_elems = 1024,
+	.elem_sizes = 3,
+};
+
+struct one {
+	struct dp_model *m;
+	struct dp_plan *p;
+	struct dp_agree a;
+	int ret;
+};
+
+/* Plans seed's model and runs it through the device with fault f. */
+static int one_run(struct one *o, uint64_t seed, enum fault f, int with_model,
+		   uint32_t first)
+{
+	struct dp_err e = { "" };
+	struct dp_opts opts;
+
+	memset(o, 0, sizeof(*o));
+	o->m = random_model(&shape, seed, &e);
+	if (!o->m)
+		return -1;
+	dp_opts_default(&opts);
+	opts.dram_mib = WIN >> 20;
+	o->p = dp_plan_model(o->m, &opts, NULL, &e);
+	if (!o->p || dp_agree_init(&o->a, 3, o->p, with_model ? o->m : NULL, &e)) {
+		printf("# seed %llu: %s\n", (unsigned long long)seed, e.msg);
+		return -1;
+	}
+	dev_reset(f);
+	o->ret = dp_agree_run(&o->a, first % o->p->ncores, 1);
+	return 0;
+}
+
+static void one_free(struct one *o)
+{
+	dp_agree_free(&o->a);
+	dp_plan_free(o->p);
+	dp_model_free(o->m);
+	dev_reset(F_NONE);
+}
+
+static uint32_t linked(const struct dp_plan *p)
+{
+	uint32_t ci, i, n = 0;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		for (i = 0; i < p->core[ci].n; i++)
+			n += p->core[ci].t[i].has_remote;
+	return n;
+}
+
+TEST(a_faithful_device_agrees_with_and_without_the_model)
+{
+	uint64_t seed;
+	struct one o;
+	int bad = 0;
+
+	for (seed = 1; seed <= 40; seed++) {
+		int wm;
+
+		for (wm = 0; wm < 2; wm++) {
+			REQUIRE(one_run(&o, seed, F_NONE, wm, (uint32_t)seed) == 0);
+			if (o.ret || o.a.disagree || o.a.mismatch ||
+			    o.a.linked != linked(o.p) || o.a.nlink != o.a.linked) {
+				printf("# seed %llu model %d: %d, %u disagree, %u mismatch, %u/%zu links\n",
+				       (unsigned long long)seed, wm, o.ret, o.a.disagree,
+				       o.a.mismatch, o.a.linked, o.a.nlink);
+				bad++;
+			}
+			one_free(&o);
+		}
+	}
+	CHECK(bad == 0);
+}
+
+/* The first seed whose plan has what fault f needs. */
+static int run_fault(struct one *o, enum fault f)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 40; seed++) {
+		if (one_run(o, seed, f, 1, 0))
+			return -1;
+		if (o->a.submitted >= 2 && linked(o->p))
+			return 0;
+		one_free(o);
+	}
+	return -1;
+}
+
+TEST(each_fault_is_its_kind_with_the_first_offender)
+{
+	static const struct { enum fault f; enum dp_agree_kind k; } cases[] = {
+		{ F_ALIAS, DP_AG_ALIAS_PRIVATE }, { F_ADDR, DP_AG_ADDR },
+		{ F_OWNER, DP_AG_OWNER_ADDR }, { F_TOTALS, DP_AG_TOTALS },
+		{ F_SHORT_GET, DP_AG_MISSING }, { F_FLIP, DP_AG_SHARED_BYTES },
+	};
+	size_t i;
+	struct one o;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct dp_agree_ref *r;
+		enum dp_agree_kind k = cases[i].k;
+
+		REQUIRE(run_fault(&o, cases[i].f) == 0);
+		r = &o.a.first[k];
+		if (o.ret != 1 || !o.a.count[k])
+			printf("# fault %d: run %d, %u x %s\n", cases[i].f, o.ret,
+			       o.a.count[k], dp_agree_why(k));
+		CHECK(o.ret == 1 && o.a.count[k] > 0);
+		CHECK(r->core < o.p->ncores || r->core == XMEMSIM_PLAN_ALL_CORES);
+		if (k < DP_AG_NTENSOR) {
+			/* a tensor kind: marked on its first offender */
+			REQUIRE(r->core < o.p->ncores && r->t < o.p->core[r->core].n);
+			CHECK(o.a.core[r->core].why[r->t] == k + 1);
+		}
+		one_free(&o);
+	}
+	/* the aliasing pairs name a private tensor and another core's */
+	REQUIRE(run_fault(&o, F_ALIAS) == 0);
+	CHECK(o.a.nalias > 0);
+	for (i = 0; i < o.a.nalias; i++) {
+		const struct dp_agree_alias *x = &o.a.alias[i];
+
+		CHECK(x->a_core != x->b_core && !o.p->core[x->a_core].t[x->a_t].shared);
+		CHECK(x->a_lo < x->b_hi && x->b_lo < x->a_hi);
+	}
+	one_free(&o);
+	/* a flipped byte also clobbers the private patterns */
+	REQUIRE(run_fault(&o, F_FLIP) == 0);
+	CHECK(!o.a.priv_found || o.a.count[DP_AG_PRIVATE_BYTES] > 0);
+	CHECK(o.a.mismatch == o.a.count[DP_AG_SHARED_BYTES] +
+			      o.a.count[DP_AG_PRIVATE_BYTES]);
+	one_free(&o);
+}
+
+TEST(a_failed_command_stops_the_run_and_says_which)
+{
+	uint64_t seed;
+	struct one o;
+	int seen = 0;
+
+	/* core 1 refuses its plan: E2BIG, its fault and text, not submitted */
+	for (seed = 1; seed <= 40 && !seen; seed++) {
+		REQUIRE(one_run(&o, seed, F_SUBMIT, 1, 0) == 0);
+		if (o.p->ncores >= 2 && o.a.d.core[1].n) {
+			seen = 1;
+			CHECK(o.ret == -E2BIG);
+			CHECK(o.a.fail.step == DP_AG_STEP_SUBMIT && o.a.fail.core == 1);
+			CHECK(o.a.fail.bad[0] == 0 && !strcmp(o.a.fail.msg, "overlap"));
+			CHECK(!o.a.core[1].have && !o.a.core[1].got);
+		}
+		one_free(&o);
+	}
+	CHECK(seen);
+	REQUIRE(one_run(&o, 3, F_SYNC, 1, 0) == 0);
+	CHECK(o.ret == -ENOENT && o.a.fail.step == DP_AG_STEP_SYNC);
+	CHECK(!strcmp(o.a.fail.msg, "no target"));
+	one_free(&o);
+}
+
+int main(void)
+{
+	return tap_run();
+}
