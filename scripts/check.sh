@@ -42,6 +42,19 @@ count_tap() {
 	[ $((p + fl + s)) -gt 0 ]
 }
 
+# collect_tap OUT LABEL FILES...: the binaries' TAP into OUT, a binary that
+# died before its plan line counted as a failure, then counted
+collect_tap() {
+	local out=$1 label=$2 t
+	shift 2
+	cat "$@" >"$out" 2>/dev/null
+	for t in "$@"; do
+		[ -f "$t" ] || continue
+		grep -q '^1\.\.' "$t" || echo "not ok - $(basename "$t" .tap): died before its plan" >>"$out"
+	done
+	count_tap "$out" "$label" || gate 1 "$label: no tests ran"
+}
+
 gate() {	# gate NAME: one counted result from the last command's status
 	if [ "$1" -eq 0 ]; then
 		pass=$((pass + 1)); echo "ok - $2"
@@ -60,13 +73,7 @@ for variant in "build" "build/asan SAN=1"; do
 	label=host${1:+-asan}
 	if make -s -j"$JOBS" O="$o" "$@" userspace >"$RES/$label-build.log" 2>&1; then
 		make -s O="$o" "$@" host-tests >"$RES/$label.log" 2>&1
-		cat "$o"/results/*.tap >"$RES/$label.tap" 2>/dev/null
-		# a binary that died before its plan line
-		for t in "$o"/results/*.tap; do
-			[ -f "$t" ] || continue
-			grep -q '^1\.\.' "$t" || echo "not ok - $(basename "$t" .tap): died before its plan" >>"$RES/$label.tap"
-		done
-		count_tap "$RES/$label.tap" "$label" || { gate 1 "$label: no tests ran"; }
+		collect_tap "$RES/$label.tap" "$label" "$o"/results/*.tap
 	else
 		cat "$RES/$label-build.log"
 		gate 1 "$label: userspace build"
@@ -80,12 +87,7 @@ if make -s -j"$JOBS" O=build/clang-san CC=clang SAN=1 \
 	build/clang-san/tests/fuzz/replay_model build/clang-san/tests/fuzz/replay_csv \
 	build/clang-san/tests/fuzz/replay_plan >"$RES/fuzz-clang-build.log" 2>&1; then
 	make -s O=build/clang-san CC=clang SAN=1 fuzz-replay >"$RES/fuzz-clang.log" 2>&1
-	cat build/clang-san/results/replay_*.tap >"$RES/fuzz-clang.tap" 2>/dev/null
-	for t in build/clang-san/results/replay_*.tap; do
-		[ -f "$t" ] || continue
-		grep -q '^1\.\.' "$t" || echo "not ok - clang $(basename "$t" .tap): died before its plan" >>"$RES/fuzz-clang.tap"
-	done
-	count_tap "$RES/fuzz-clang.tap" "fuzz-clang" || { gate 1 "fuzz-clang: no tests ran"; }
+	collect_tap "$RES/fuzz-clang.tap" "fuzz-clang" build/clang-san/results/replay_*.tap
 else
 	cat "$RES/fuzz-clang-build.log"
 	gate 1 "fuzz-clang: build"

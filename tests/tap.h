@@ -10,7 +10,9 @@
  *	int main(void) { return tap_run(); }
  *
  * CHECK() records a failure and continues; REQUIRE() records it and leaves
- * the current test. Diagnostics go to stdout as "# ..." lines.
+ * the current test; SKIP("why") leaves it as skipped ("ok N - name # SKIP
+ * why"). Diagnostics go to stdout as "# ..." lines. The output opens with
+ * "TAP version 13", as kselftest's does.
  */
 #ifndef XMEMSIM_TAP_H
 #define XMEMSIM_TAP_H
@@ -27,6 +29,7 @@ struct tap_test {
 
 static struct tap_test *tap_head, **tap_tail = &tap_head;
 static int tap_cur_failed;
+static const char *tap_cur_skip;
 
 static inline void tap_register(struct tap_test *t)
 {
@@ -56,6 +59,11 @@ static inline void tap_register(struct tap_test *t)
 	}								\
 } while (0)
 
+#define SKIP(why) do {							\
+	tap_cur_skip = (why);						\
+	return;								\
+} while (0)
+
 #define CHECK_EQ_U64(a, b) do {						\
 	unsigned long long _a = (a), _b = (b);				\
 	if (_a != _b) {							\
@@ -81,13 +89,17 @@ static inline int tap_run(void)
 	int n = 0, failed = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
 	for (t = tap_head; t; t = t->next) {
 		if (only && !strstr(t->name, only))
 			continue;
 		tap_cur_failed = 0;
+		tap_cur_skip = NULL;
 		t->fn();
 		n++;
-		printf("%sok %d - %s\n", tap_cur_failed ? "not " : "", n, t->name);
+		printf("%sok %d - %s%s%s\n", tap_cur_failed ? "not " : "", n,
+		       t->name, tap_cur_skip && !tap_cur_failed ? " # SKIP " : "",
+		       tap_cur_skip && !tap_cur_failed ? tap_cur_skip : "");
 		failed += tap_cur_failed;
 	}
 	printf("1..%d\n", n);

@@ -758,7 +758,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# xfuzz --seed %llu --ops %lu --procs %d --fds %d --kills %d\n",
+	printf("TAP version 13\n# xfuzz --seed %llu --ops %lu --procs %d --fds %d --kills %d\n",
 	       (unsigned long long)seed, ops, procs, nfd, kills);
 	pg = sysconf(_SC_PAGESIZE);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
