@@ -46,7 +46,7 @@ cp "$RUN/raw.txt" "$CACHE/bench-heap.last"
 
 awk '
 /^#/ { next }
-$1 == "scrub" { ns++; ssz[ns] = $2; swo[ns] = $4; swi[ns] = $5; next }
+$1 == "scrub" { ns++; ssz[ns] = $2; spr[ns] = $3; swo[ns] = $4; swi[ns] = $5; next }
 NF == 10 {
 	n++
 	live[n] = $1; pairs[n] = $2; l[n] = $4; t[n] = $5; p[n] = $6; g[n] = $7
@@ -82,9 +82,9 @@ END {
 	if (ns) {
 		print ""
 		print "scrubbing: mean ns per alloc+free pair, without and with the memset of the freed block"
-		printf "%9s %10s %10s %8s\n", "size", "without", "with", "with/w-o"
+		printf "%9s %8s %10s %10s %8s\n", "size", "pairs", "without", "with", "with/w-o"
 		for (i = 1; i <= ns; i++)
-			printf "%9d %10d %10d %8s\n", ssz[i], swo[i], swi[i], ratio(swi[i], swo[i])
+			printf "%9d %8d %10d %10d %8s\n", ssz[i], spr[i], swo[i], swi[i], ratio(swi[i], swo[i])
 	}
 	if (bad) { print "bench-heap.sh: a run failed or the allocators disagreed"; exit 1 }
 }' "$RUN/raw.txt"
