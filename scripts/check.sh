@@ -115,24 +115,26 @@ else
 	gate 1 "kunit: no results"
 fi
 
+# vm_run LABEL VM.SH-ARGS...: one guest boot, its TAP counted; a run that
+# failed (kernel report, timeout, rmmod) counts once more
+vm_run() {
+	local label=$1 vr
+	shift
+	bash scripts/vm.sh "$@" >"$RES/$label.tap" 2>"$RES/$label.err"
+	vr=$?
+	count_tap "$RES/$label.tap" "$label" || true
+	if [ $vr -ne 0 ]; then
+		tail -n 60 "$RES/$label.err"
+		gate 1 "$label: the guest run failed (rc=$vr, see build/results/$label.err)"
+	fi
+}
+
 stage "VM tests (qemu, KASAN + lockdep + kmemleak)"
-bash scripts/vm.sh >"$RES/vm.tap" 2>"$RES/vm.err"
-vr=$?
-count_tap "$RES/vm.tap" "vm" || true
-if [ $vr -ne 0 ]; then
-	tail -n 60 "$RES/vm.err"
-	gate 1 "vm: the guest run failed (rc=$vr, see build/results/vm.err)"
-fi
+vm_run vm
 
 stage "VM at scale (1 GiB HBM, 2^20 descriptors, 64 cores)"
-bash scripts/vm.sh --mem 3072 --params "hbm_size=0x40000000 num_blocks=1048576 cores=64" \
-	-- sh /work/tests/vm/scale.sh >"$RES/vm-scale.tap" 2>"$RES/vm-scale.err"
-vr=$?
-count_tap "$RES/vm-scale.tap" "vm-scale" || true
-if [ $vr -ne 0 ]; then
-	tail -n 60 "$RES/vm-scale.err"
-	gate 1 "vm-scale: the guest run failed (rc=$vr, see build/results/vm-scale.err)"
-fi
+vm_run vm-scale --mem 3072 --params "hbm_size=0x40000000 num_blocks=1048576 cores=64" \
+	-- sh /work/tests/vm/scale.sh
 
 stage "kernel-code gates"
 SRC=$(bash scripts/kernel.sh src)
