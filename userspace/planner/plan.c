@@ -132,15 +132,23 @@ int dp_pass_build_plan(struct dp_ctx *x)
 
 /* ---- sync_shared ----------------------------------------------------- */
 
-static const struct dp_core_plan *sort_base;
-
-static int cmp_by_name(const void *a, const void *b)
+static int cmp_by_name(const void *a, const void *b, void *arg)
 {
-	return strcmp(sort_base->t[*(const uint32_t *)a].name,
-		      sort_base->t[*(const uint32_t *)b].name);
+	const struct dp_core_plan *c = arg;
+
+	return strcmp(c->t[*(const uint32_t *)a].name,
+		      c->t[*(const uint32_t *)b].name);
 }
 
-/* Sorted name index of a core plan, for lookups by name. */
+/*
+ * Sorted name index of a core plan, for lookups by name.  This is not the
+ * model's name hash (dp_tensor_find) on purpose: dp_sync_shared is public
+ * and works on a struct dp_plan alone (the data a device client submits,
+ * the job a device SYNC_SHARED can take over; the tests call it on plans
+ * with no model), so the plan's own tensors are what it indexes.  Nothing
+ * here looks a model tensor up by name: the model's links are resolved to
+ * remote_idx through that hash when the model is loaded (model.c).
+ */
 static uint32_t *name_index(const struct dp_core_plan *c)
 {
 	uint32_t *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
@@ -148,8 +156,7 @@ static uint32_t *name_index(const struct dp_core_plan *c)
 
 	for (i = 0; i < c->n; i++)
 		ix[i] = i;
-	sort_base = c;
-	qsort(ix, c->n, sizeof(*ix), cmp_by_name);
+	qsort_r(ix, c->n, sizeof(*ix), cmp_by_name, (void *)c);
 	return ix;
 }
 
