@@ -556,3 +556,40 @@ const char *jdoc_type_name(enum jtype t)
 
 	return t <= J_OBJ ? n[t] : "?";
 }
+
+int jrd_type(const struct jrd *r, uint32_t v, enum jtype ty,
+	     const char *where, const char *key, const char *what)
+{
+	enum jtype t = jdoc_type(r->d, v);
+
+	if (ty == J_TRUE ? t == J_TRUE || t == J_FALSE : t == ty)
+		return 0;
+	if (!what)
+		what = ty == J_TRUE ? "true or false" : jdoc_type_name(ty);
+	return dp_fail(r->e, "%s: %s%s%s: must be %s", r->file, where,
+		       key ? "." : "", key ? key : "", what);
+}
+
+int jrd_u64(const struct jrd *r, uint32_t v, const char *where,
+	    const char *key, const char *neg, uint64_t *out)
+{
+	const char *dot = key ? "." : "", *k = key ? key : "";
+
+	switch (jdoc_u64(r->d, v, out)) {
+	case 0:
+		return 0;
+	case -2:
+		if (neg)
+			return dp_fail(r->e, "%s: %s%s%s: negative value %s (%s)",
+				       r->file, where, dot, k,
+				       jdoc_str(r->d, v), neg);
+		return dp_fail(r->e, "%s: %s%s%s: negative", r->file, where,
+			       dot, k);
+	case -3:
+		return dp_fail(r->e, "%s: %s%s%s: integer %s out of range (above 2^64-1)",
+			       r->file, where, dot, k, jdoc_str(r->d, v));
+	default:
+		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
+			       where, dot, k);
+	}
+}

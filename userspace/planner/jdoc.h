@@ -92,4 +92,25 @@ int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out);
 
 const char *jdoc_type_name(enum jtype t);
 
+/*
+ * Typed reads, shared by the model and the plan readers (json_model.c,
+ * plan_read.c).  A failure is one message, "FILE: PATH: ...", where PATH
+ * is `where`, or `where.key` when key is not NULL; 0, or -1 with e set.
+ */
+struct jrd {
+	const struct jdoc *d;
+	const char *file;	/* for messages */
+	struct dp_err *e;
+};
+
+/* v is of type ty (J_TRUE: true or false), else "PATH: must be WHAT";
+ * what NULL: the type's name ("true or false" for J_TRUE). */
+int jrd_type(const struct jrd *r, uint32_t v, enum jtype ty,
+	     const char *where, const char *key, const char *what);
+
+/* An integer 0 .. 2^64-1, exactly (jdoc_u64).  A negative one is
+ * "PATH: negative", or with neg "PATH: negative value N (NEG)". */
+int jrd_u64(const struct jrd *r, uint32_t v, const char *where,
+	    const char *key, const char *neg, uint64_t *out);
+
 #endif
