@@ -499,6 +499,34 @@ int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e)
 	return finish(&f, d, rc);
 }
 
+/* rc: how reading d went (jdoc_load, jdoc_parse); d is freed either way. */
+static void *build_with(struct jdoc *d, int rc, const char *file,
+			jdoc_from_fn *from, struct dp_err *e)
+{
+	void *r;
+
+	if (rc)
+		return NULL;
+	r = from(d, file, e);
+	jdoc_free(d);
+	return r;
+}
+
+void *jdoc_load_with(const char *path, jdoc_from_fn *from, struct dp_err *e)
+{
+	struct jdoc d;
+
+	return build_with(&d, jdoc_load(&d, path, e), path, from, e);
+}
+
+void *jdoc_parse_with(const char *file, const char *text, size_t len,
+		      jdoc_from_fn *from, struct dp_err *e)
+{
+	struct jdoc d;
+
+	return build_with(&d, jdoc_parse(&d, file, text, len, e), file, from, e);
+}
+
 void jdoc_free(struct jdoc *d)
 {
 	vfree(d->node, d->cn, sizeof(*d->node));

@@ -47,6 +47,17 @@ int jdoc_parse(struct jdoc *d, const char *file, const char *text, size_t len,
 	       struct dp_err *e);
 void jdoc_free(struct jdoc *d);
 
+/*
+ * The readers' loader: the document from a file / from memory, handed to
+ * from(d, file, e), which builds the result (a model, a plan); the
+ * document is freed after.  NULL, with e set, if either step fails.
+ */
+typedef void *jdoc_from_fn(const struct jdoc *d, const char *file,
+			   struct dp_err *e);
+void *jdoc_load_with(const char *path, jdoc_from_fn *from, struct dp_err *e);
+void *jdoc_parse_with(const char *file, const char *text, size_t len,
+		      jdoc_from_fn *from, struct dp_err *e);
+
 static inline enum jtype jdoc_type(const struct jdoc *d, uint32_t v)
 {
 	return (enum jtype)d->node[v].type;

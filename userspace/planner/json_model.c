@@ -356,8 +356,9 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 	return 0;
 }
 
-static struct dp_model *model_from(const struct jdoc *d, const char *file,
-				   struct dp_err *e)
+/* A jdoc_from_fn: the model, or NULL. */
+static void *model_from(const struct jdoc *d, const char *file,
+			struct dp_err *e)
 {
 	static const char *const keys[] = { "model", "format", "cores", NULL };
 	struct jp p = { .r = { .d = d, .file = file, .e = e } };
@@ -403,24 +404,10 @@ fail:
 struct dp_model *dp_model_parse_json(const char *file, const char *text,
 				     size_t len, struct dp_err *e)
 {
-	struct dp_model *m;
-	struct jdoc d;
-
-	if (jdoc_parse(&d, file, text, len, e))
-		return NULL;
-	m = model_from(&d, file, e);
-	jdoc_free(&d);
-	return m;
+	return jdoc_parse_with(file, text, len, model_from, e);
 }
 
 struct dp_model *dp_model_load_json(const char *path, struct dp_err *e)
 {
-	struct dp_model *m;
-	struct jdoc d;
-
-	if (jdoc_load(&d, path, e))
-		return NULL;
-	m = model_from(&d, path, e);
-	jdoc_free(&d);
-	return m;
+	return jdoc_load_with(path, model_from, e);
 }

@@ -142,8 +142,9 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 	return 0;
 }
 
-static struct dp_plan *plan_from(const struct jdoc *d, const char *path,
-				 struct dp_err *e)
+/* A jdoc_from_fn: the plan, or NULL. */
+static void *plan_from(const struct jdoc *d, const char *path,
+		       struct dp_err *e)
 {
 	struct jrd r = { .d = d, .file = path, .e = e };
 	uint32_t root = d->root, v, cores;
@@ -235,25 +236,11 @@ fail:
 
 struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e)
 {
-	struct dp_plan *p;
-	struct jdoc d;
-
-	if (jdoc_load(&d, path, e))
-		return NULL;
-	p = plan_from(&d, path, e);
-	jdoc_free(&d);
-	return p;
+	return jdoc_load_with(path, plan_from, e);
 }
 
 struct dp_plan *dp_plan_parse_json(const char *file, const char *text,
 				   size_t len, struct dp_err *e)
 {
-	struct dp_plan *p;
-	struct jdoc d;
-
-	if (jdoc_parse(&d, file, text, len, e))
-		return NULL;
-	p = plan_from(&d, file, e);
-	jdoc_free(&d);
-	return p;
+	return jdoc_parse_with(file, text, len, plan_from, e);
 }
