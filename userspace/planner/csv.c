@@ -273,13 +273,10 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 		if (csv_row(c, &cap, &l, col_of, e))
 			goto fail;
 	}
-	if (!header) {
+	if (!header)
 		dp_fail(e, "%s:1: malformed CSV: empty file (expected the header id,lower,upper,size)", file);
-		goto fail;
-	}
-	if (csv_unique_ids(c, e))
-		goto fail;
-	return c;
+	else if (!csv_unique_ids(c, e))
+		return c;
 fail:
 	dp_csv_free(c);
 	return NULL;
