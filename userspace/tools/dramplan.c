@@ -125,6 +125,18 @@ static int parse_i64(const char *opt, const char *s, long long *out)
 	return 0;
 }
 
+/* An integer above 0, for options whose value must be positive. */
+static int parse_positive(const char *opt, const char *s, long long *out)
+{
+	if (parse_i64(opt, s, out))
+		return -1;
+	if (*out <= 0) {
+		fprintf(stderr, "dramplan: %s: must be positive\n", opt);
+		return -1;
+	}
+	return 0;
+}
+
 /* ./<basename without extension><suffix> */
 static char *default_out(const char *in, const char *suffix)
 {
@@ -748,22 +760,14 @@ int main(int argc, char **argv)
 			a.dram_set = 1;
 			break;
 		case O_PAGE:
-			if (parse_i64("--dram-page-size", optarg, &v))
+			if (parse_positive("--dram-page-size", optarg, &v))
 				return 2;
-			if (v <= 0) {
-				fprintf(stderr, "dramplan: --dram-page-size: must be positive\n");
-				return 2;
-			}
 			a.o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
 			break;
 		case O_DISABLE: a.o.disable_dram = 1; break;
 		case O_CAP:
-			if (parse_i64("--capacity", optarg, &v))
+			if (parse_positive("--capacity", optarg, &v))
 				return 2;
-			if (v <= 0) {
-				fprintf(stderr, "dramplan: --capacity: must be positive\n");
-				return 2;
-			}
 			cap = v;
 			break;
 		case O_ORDER: order = optarg; break;
