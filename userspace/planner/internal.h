@@ -17,6 +17,17 @@ int dp_pass_check_placed(struct dp_ctx *x);
 int dp_pass_hazards(struct dp_ctx *x);
 int dp_pass_totals(struct dp_ctx *x);
 
+/* plan.c: a core plan's tensor names, sorted (ties: index); the lookup
+ * gives the first tensor (lowest index) of that name, as a scan would. */
+struct dp_name_ref {
+	const char *name;
+	uint32_t i;
+};
+struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c);
+const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
+					       const struct dp_name_ref *ix,
+					       const char *name);
+
 /* verify.c: rule 6a alone (links), for the tests */
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e);
