@@ -10,6 +10,8 @@
  * key in an object, no NUL (\u0000) in a string.  Numbers keep their text,
  * so integers are read exactly (jdoc_u64: the full u64 range, range checked).
  * Errors are one line: "FILE:LINE:COL: malformed JSON: what".
+ * Also the readers' common part: the typed reads (jrd_type, jrd_u64) and
+ * the read-then-build loader (jdoc_load_with, jdoc_parse_with).
  */
 #ifndef DRAMPLAN_JDOC_H
 #define DRAMPLAN_JDOC_H
