@@ -27,6 +27,13 @@ struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c);
 const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 					       const struct dp_name_ref *ix,
 					       const char *name);
+/* plan.c: the owner of core ci's linked tensor t (ix: a name index per
+ * core, NULL until needed); NULL and "FILE: ... missing remote target". */
+const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
+					    uint32_t ci,
+					    const struct dp_plan_tensor *t,
+					    struct dp_name_ref **ix,
+					    const char *file, struct dp_err *e);
 
 /* verify.c: rule 6a alone (links), for the tests */
 int dp_verify_links(const struct dp_plan *p, const char *file,

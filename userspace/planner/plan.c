@@ -181,6 +181,32 @@ const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 	return NULL;
 }
 
+/*
+ * The owner of core ci's linked tensor t: by name in its remote core, with
+ * ix[] caching one name index per core, built when first needed (so L
+ * links cost O(L log n)).  NULL, with the message naming FILE, when the
+ * remote core is out of range or t's own, or has no tensor of that name.
+ */
+const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
+					    uint32_t ci,
+					    const struct dp_plan_tensor *t,
+					    struct dp_name_ref **ix,
+					    const char *file, struct dp_err *e)
+{
+	const struct dp_plan_tensor *r = NULL;
+	uint32_t rc = t->remote_core;
+
+	if (rc < p->ncores && rc != ci) {
+		if (!ix[rc])
+			ix[rc] = dp_plan_name_index(&p->core[rc]);
+		r = dp_plan_find_name(&p->core[rc], ix[rc], t->remote_name);
+	}
+	if (!r)
+		dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+			file, ci, t->name, t->remote_core, t->remote_name);
+	return r;
+}
+
 /* ---- sync_shared ----------------------------------------------------- */
 
 int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
@@ -200,26 +226,12 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 		for (i = 0; i < c->n; i++) {
 			struct dp_plan_tensor *t = &c->t[i];
 			const struct dp_plan_tensor *r;
-			struct dp_core_plan *rc_;
 
 			if (!t->has_remote)
 				continue;
-			if (t->remote_core >= p->ncores || t->remote_core == ci) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					p->source, ci, t->name, t->remote_core,
-					t->remote_name);
+			r = dp_plan_remote(p, ci, t, ix, p->source, e);
+			if (!r)
 				goto out;
-			}
-			rc_ = &p->core[t->remote_core];
-			if (!ix[t->remote_core])
-				ix[t->remote_core] = dp_plan_name_index(rc_);
-			r = dp_plan_find_name(rc_, ix[t->remote_core], t->remote_name);
-			if (!r) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					p->source, ci, t->name, t->remote_core,
-					t->remote_name);
-				goto out;
-			}
 			if (!r->shared || r->has_remote || r->size != t->size) {
 				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} %s",
 					p->source, ci, t->name, t->remote_core,

@@ -287,9 +287,9 @@ static int shared_vs_private(const struct dp_plan *p, const char *file,
 
 /*
  * A linked tensor has its owner's address: the owner exists (by name in
- * the remote core; a sorted name index per core (dp_plan_name_index), built
- * when first needed, so L links cost O(L log n), not O(L n)), is shared and
- * not itself linked.
+ * the remote core, dp_plan_remote: a sorted name index per core, built when
+ * first needed, so L links cost O(L log n), not O(L n)), is shared and not
+ * itself linked.
  */
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e)
@@ -305,7 +305,6 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 
 		for (k = 0; k < c->n; k++) {
 			const struct dp_plan_tensor *t = &c->t[k], *r;
-			const struct dp_core_plan *rc_;
 
 			if (!t->has_remote)
 				continue;
@@ -314,22 +313,9 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 					file, ci, t->name);
 				goto out;
 			}
-			if (t->remote_core >= p->ncores || t->remote_core == ci) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					file, ci, t->name, t->remote_core,
-					t->remote_name);
+			r = dp_plan_remote(p, ci, t, ix, file, e);
+			if (!r)
 				goto out;
-			}
-			rc_ = &p->core[t->remote_core];
-			if (!ix[t->remote_core])
-				ix[t->remote_core] = dp_plan_name_index(rc_);
-			r = dp_plan_find_name(rc_, ix[t->remote_core], t->remote_name);
-			if (!r) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					file, ci, t->name, t->remote_core,
-					t->remote_name);
-				goto out;
-			}
 			if (!r->shared || r->has_remote) {
 				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
 					file, ci, t->name, t->remote_core,
