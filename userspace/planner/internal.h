@@ -27,6 +27,9 @@ struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c);
 const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 					       const struct dp_name_ref *ix,
 					       const char *name);
+/* plan.c: the per-core index slots dp_plan_remote fills */
+struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p);
+void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix);
 /* plan.c: the owner of core ci's linked tensor t (ix: a name index per
  * core, NULL until needed); NULL and "FILE: ... missing remote target". */
 const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,

@@ -181,6 +181,25 @@ const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 	return NULL;
 }
 
+/* One slot per core for dp_plan_remote's name indexes, all NULL. */
+struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p)
+{
+	struct dp_name_ref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
+
+	if (!ix)
+		abort();
+	return ix;
+}
+
+void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix)
+{
+	uint32_t ci;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		free(ix[ci]);
+	free(ix);
+}
+
 /*
  * The owner of core ci's linked tensor t: by name in its remote core, with
  * ix[] caching one name index per core, built when first needed (so L
@@ -217,9 +236,7 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 
 	if (p->ncores <= 1)
 		return 0;	/* the seed's trivial single-core path */
-	ix = calloc(p->ncores, sizeof(*ix));
-	if (!ix)
-		abort();
+	ix = dp_plan_names_new(p);
 	for (ci = 0; ci < p->ncores; ci++) {
 		struct dp_core_plan *c = &p->core[ci];
 
@@ -253,9 +270,7 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 	}
 	rc = 0;
 out:
-	for (ci = 0; ci < p->ncores; ci++)
-		free(ix[ci]);
-	free(ix);
+	dp_plan_names_free(p, ix);
 	return rc;
 }
 

@@ -294,12 +294,10 @@ static int shared_vs_private(const struct dp_plan *p, const char *file,
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e)
 {
-	struct dp_name_ref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
+	struct dp_name_ref **ix = dp_plan_names_new(p);
 	uint32_t ci, k;
 	int rc = -1;
 
-	if (!ix)
-		abort();
 	for (ci = 0; ci < p->ncores; ci++) {
 		const struct dp_core_plan *c = &p->core[ci];
 
@@ -334,9 +332,7 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 	}
 	rc = 0;
 out:
-	for (ci = 0; ci < p->ncores; ci++)
-		free(ix[ci]);
-	free(ix);
+	dp_plan_names_free(p, ix);
 	return rc;
 }
 
