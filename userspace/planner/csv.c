@@ -58,12 +58,183 @@ static int cmp_ids(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
+/* One line of the file, split on commas, each field trimmed of blanks. */
+struct csv_line {
+	const char *file;
+	const char *start;	/* the line's first byte: columns count from it */
+	int no;			/* line number, from 1 */
+	int nf;
+	const char *f[16];
+	size_t fl[16];
+};
+
+/* Splits [l->start, le); a NUL byte or more than 16 fields is an error. */
+static int csv_split(struct csv_line *l, const char *le, struct dp_err *e)
+{
+	const char *p = l->start, *q = p;
+	const char *nul = memchr(p, 0, le - p);
+
+	if (nul) {
+		dp_fail(e, "%s:%d:%d: malformed CSV: NUL byte", l->file, l->no,
+			(int)(nul - p) + 1);
+		return -1;
+	}
+	l->nf = 0;
+	for (;;) {
+		const char *comma = memchr(q, ',', le - q), *fe = comma ? comma : le;
+
+		if (l->nf == 16) {
+			dp_fail(e, "%s:%d: malformed CSV: more than 16 columns",
+				l->file, l->no);
+			return -1;
+		}
+		while (q < fe && (*q == ' ' || *q == '\t'))
+			q++;
+		l->f[l->nf] = q;
+		while (fe > q && (fe[-1] == ' ' || fe[-1] == '\t'))
+			fe--;
+		l->fl[l->nf++] = fe - q;
+		if (!comma)
+			return 0;
+		q = comma + 1;
+	}
+}
+
+/* The header: every column known, none twice, id/lower/upper/size there;
+ * col_of[k] is the field of column k (-1: absent). */
+static int csv_header(struct dp_csv *c, const struct csv_line *l,
+		      int col_of[C_N], struct dp_err *e)
+{
+	int i;
+
+	for (i = 0; i < l->nf; i++) {
+		int k;
+
+		for (k = 0; k < C_N; k++)
+			if (l->fl[i] == strlen(col_names[k]) &&
+			    !memcmp(l->f[i], col_names[k], l->fl[i]))
+				break;
+		if (k == C_N) {
+			dp_fail(e, "%s:%d:%d: malformed CSV: unknown column \"%.*s\" (expected id,lower,upper,size[,alignment][,offset])",
+				l->file, l->no, (int)(l->f[i] - l->start) + 1,
+				(int)l->fl[i], l->f[i]);
+			return -1;
+		}
+		if (col_of[k] >= 0) {
+			dp_fail(e, "%s:%d:%d: malformed CSV: duplicate column \"%s\"",
+				l->file, l->no, (int)(l->f[i] - l->start) + 1,
+				col_names[k]);
+			return -1;
+		}
+		col_of[k] = i;
+	}
+	for (i = 0; i < C_OFFSET; i++)
+		if (i != C_ALIGN && col_of[i] < 0) {
+			dp_fail(e, "%s:%d: malformed CSV: header lacks the \"%s\" column (expected id,lower,upper,size[,alignment])",
+				l->file, l->no, col_names[i]);
+			return -1;
+		}
+	c->has_align = col_of[C_ALIGN] >= 0;
+	c->has_offset = col_of[C_OFFSET] >= 0;
+	return 0;
+}
+
+/* One buffer row, appended to c->b (cap: its allocated length). */
+static int csv_row(struct dp_csv *c, size_t *cap, const struct csv_line *l,
+		   const int col_of[C_N], struct dp_err *e)
+{
+	const char *file = l->file;
+	int line = l->no, id = col_of[C_ID], k;
+	uint64_t v[C_N] = { 0 };
+	struct dp_csv_buf *b;
+
+	if (c->n == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		c->b = dp_xrealloc(c->b, *cap, sizeof(*c->b));
+	}
+	b = &c->b[c->n];
+	memset(b, 0, sizeof(*b));
+	if (!l->fl[id]) {
+		dp_fail(e, "%s:%d:%d: empty id", file, line,
+			(int)(l->f[id] - l->start) + 1);
+		return -1;
+	}
+	for (k = C_LOWER; k < C_N; k++) {
+		int r, j = col_of[k];
+
+		if (j < 0)
+			continue;
+		r = parse_u64(l->f[j], l->fl[j], &v[k]);
+		if (r) {
+			dp_fail(e, "%s:%d:%d: %s \"%.*s\": %s", file, line,
+				(int)(l->f[j] - l->start) + 1, col_names[k],
+				(int)l->fl[j], l->f[j],
+				r == -2 ? "integer overflows 64 bits" :
+				"not a non-negative integer");
+			return -1;
+		}
+	}
+	b->id = dp_xrealloc(NULL, l->fl[id] + 1, 1);
+	memcpy(b->id, l->f[id], l->fl[id]);
+	b->id[l->fl[id]] = 0;
+	c->n++;		/* from here dp_csv_free frees the id */
+	b->lower = v[C_LOWER];
+	b->upper = v[C_UPPER];
+	b->size = v[C_SIZE];
+	b->align = c->has_align ? v[C_ALIGN] : 1;
+	b->offset = v[C_OFFSET];
+	b->has_offset = c->has_offset;
+	if (b->upper <= b->lower) {
+		dp_fail(e, "%s:%d: buffer '%s': upper %llu <= lower %llu (the live range [lower, upper) must not be empty)",
+			file, line, b->id, (unsigned long long)b->upper,
+			(unsigned long long)b->lower);
+		return -1;
+	}
+	if (!b->size) {
+		dp_fail(e, "%s:%d: buffer '%s': zero size (size must be positive)",
+			file, line, b->id);
+		return -1;
+	}
+	if (!b->align || (b->align & (b->align - 1))) {
+		dp_fail(e, "%s:%d: buffer '%s': alignment %llu is not a power of two",
+			file, line, b->id, (unsigned long long)b->align);
+		return -1;
+	}
+	if (b->has_offset && b->offset > UINT64_MAX - b->size) {
+		dp_fail(e, "%s:%d: buffer '%s': offset + size overflows 64 bits",
+			file, line, b->id);
+		return -1;
+	}
+	return 0;
+}
+
+/* Duplicate ids: sort a copy and compare neighbours. */
+static int csv_unique_ids(const struct dp_csv *c, struct dp_err *e)
+{
+	struct dp_csv_buf *s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
+	size_t k;
+
+	if (c->n)	/* c->b is NULL for a header-only file */
+		memcpy(s, c->b, c->n * sizeof(*s));
+	qsort(s, c->n, sizeof(*s), cmp_ids);
+	for (k = 1; k < c->n; k++)
+		if (!strcmp(s[k - 1].id, s[k].id)) {
+			dp_fail(e, "%s: duplicate buffer id '%s' (ids must be unique)",
+				c->file, s[k].id);
+			free(s);
+			return -1;
+		}
+	free(s);
+	return 0;
+}
+
 struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 			    struct dp_err *e)
 {
 	struct dp_csv *c = calloc(1, sizeof(*c));
-	int col_of[C_N], ncols = 0, line = 0, i;
+	struct csv_line l = { .file = file };
 	const char *p = text, *end = text + len;
+	int col_of[C_N], header = 0, i;
 	size_t cap = 0;
 
 	if (!c)
@@ -76,164 +247,36 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 		p += 3;
 	while (p < end) {
 		const char *le = p, *nl;
-		const char *f[16];
-		size_t fl[16];
-		int nf = 0;
-		const char *q = p, *ls = p;
 
-		line++;
+		l.no++;
+		l.start = p;
 		/* lines end with \n, \r\n or a lone \r (old Mac files) */
 		while (le < end && *le != '\n' && *le != '\r')
 			le++;
 		nl = le < end ? le + (*le == '\r' && le + 1 < end && le[1] == '\n') : NULL;
-		if (memchr(p, 0, le - p)) {
-			dp_fail(e, "%s:%d:%d: malformed CSV: NUL byte", file, line,
-				(int)((const char *)memchr(p, 0, le - p) - p) + 1);
+		if (csv_split(&l, le, e))
 			goto fail;
-		}
-		/* split on commas */
-		for (;;) {
-			const char *comma = memchr(q, ',', le - q), *fe = comma ? comma : le;
-
-			if (nf == 16) {
-				dp_fail(e, "%s:%d: malformed CSV: more than 16 columns", file, line);
-				goto fail;
-			}
-			while (q < fe && (*q == ' ' || *q == '\t'))
-				q++;
-			f[nf] = q;
-			while (fe > q && (fe[-1] == ' ' || fe[-1] == '\t'))
-				fe--;
-			fl[nf++] = fe - q;
-			if (!comma)
-				break;
-			q = comma + 1;
-		}
 		p = nl ? nl + 1 : end;
-		if (nf == 1 && fl[0] == 0)
+		if (l.nf == 1 && l.fl[0] == 0)
 			continue;	/* blank line */
-		if (!ncols) {	/* header */
-			for (i = 0; i < nf; i++) {
-				int k;
-
-				for (k = 0; k < C_N; k++)
-					if (fl[i] == strlen(col_names[k]) &&
-					    !memcmp(f[i], col_names[k], fl[i]))
-						break;
-				if (k == C_N) {
-					dp_fail(e, "%s:%d:%d: malformed CSV: unknown column \"%.*s\" (expected id,lower,upper,size[,alignment][,offset])",
-						file, line, (int)(f[i] - ls) + 1,
-						(int)fl[i], f[i]);
-					goto fail;
-				}
-				if (col_of[k] >= 0) {
-					dp_fail(e, "%s:%d:%d: malformed CSV: duplicate column \"%s\"",
-						file, line, (int)(f[i] - ls) + 1, col_names[k]);
-					goto fail;
-				}
-				col_of[k] = i;
-			}
-			for (i = 0; i < C_OFFSET; i++)
-				if (i != C_ALIGN && col_of[i] < 0) {
-					dp_fail(e, "%s:%d: malformed CSV: header lacks the \"%s\" column (expected id,lower,upper,size[,alignment])",
-						file, line, col_names[i]);
-					goto fail;
-				}
-			ncols = nf;
-			c->has_align = col_of[C_ALIGN] >= 0;
-			c->has_offset = col_of[C_OFFSET] >= 0;
+		if (!header) {
+			if (csv_header(c, &l, col_of, e))
+				goto fail;
+			header = l.nf;
 			continue;
 		}
-		if (nf != ncols) {
+		if (l.nf != header) {
 			dp_fail(e, "%s:%d: malformed CSV: %d fields, the header has %d",
-				file, line, nf, ncols);
+				file, l.no, l.nf, header);
 			goto fail;
 		}
-		if (c->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			c->b = dp_xrealloc(c->b, cap, sizeof(*c->b));
-		}
-		{
-			struct dp_csv_buf *b = &c->b[c->n];
-			uint64_t v[C_N] = { 0 };
-			int k;
-
-			memset(b, 0, sizeof(*b));
-			if (!fl[col_of[C_ID]]) {
-				dp_fail(e, "%s:%d:%d: empty id", file, line,
-					(int)(f[col_of[C_ID]] - ls) + 1);
-				goto fail;
-			}
-			for (k = C_LOWER; k < C_N; k++) {
-				int r;
-
-				if (col_of[k] < 0)
-					continue;
-				r = parse_u64(f[col_of[k]], fl[col_of[k]], &v[k]);
-				if (r) {
-					dp_fail(e, "%s:%d:%d: %s \"%.*s\": %s", file, line,
-						(int)(f[col_of[k]] - ls) + 1, col_names[k],
-						(int)fl[col_of[k]], f[col_of[k]],
-						r == -2 ? "integer overflows 64 bits" :
-						"not a non-negative integer");
-					goto fail;
-				}
-			}
-			b->id = dp_xrealloc(NULL, fl[col_of[C_ID]] + 1, 1);
-			memcpy(b->id, f[col_of[C_ID]], fl[col_of[C_ID]]);
-			b->id[fl[col_of[C_ID]]] = 0;
-			c->n++;
-			b->lower = v[C_LOWER];
-			b->upper = v[C_UPPER];
-			b->size = v[C_SIZE];
-			b->align = c->has_align ? v[C_ALIGN] : 1;
-			b->offset = v[C_OFFSET];
-			b->has_offset = c->has_offset;
-			if (b->upper <= b->lower) {
-				dp_fail(e, "%s:%d: buffer '%s': upper %llu <= lower %llu (the live range [lower, upper) must not be empty)",
-					file, line, b->id, (unsigned long long)b->upper,
-					(unsigned long long)b->lower);
-				goto fail;
-			}
-			if (!b->size) {
-				dp_fail(e, "%s:%d: buffer '%s': zero size (size must be positive)",
-					file, line, b->id);
-				goto fail;
-			}
-			if (!b->align || (b->align & (b->align - 1))) {
-				dp_fail(e, "%s:%d: buffer '%s': alignment %llu is not a power of two",
-					file, line, b->id, (unsigned long long)b->align);
-				goto fail;
-			}
-			if (b->has_offset && b->offset > UINT64_MAX - b->size) {
-				dp_fail(e, "%s:%d: buffer '%s': offset + size overflows 64 bits",
-					file, line, b->id);
-				goto fail;
-			}
-		}
+		if (csv_row(c, &cap, &l, col_of, e))
+			goto fail;
 	}
-	if (!ncols) {
+	if (!header)
 		dp_fail(e, "%s:1: malformed CSV: empty file (expected the header id,lower,upper,size)", file);
-		goto fail;
-	}
-	/* duplicate ids: sort a copy */
-	{
-		struct dp_csv_buf *s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
-		size_t k;
-
-		if (c->n)	/* c->b is NULL for a header-only file */
-			memcpy(s, c->b, c->n * sizeof(*s));
-		qsort(s, c->n, sizeof(*s), cmp_ids);
-		for (k = 1; k < c->n; k++)
-			if (!strcmp(s[k - 1].id, s[k].id)) {
-				dp_fail(e, "%s: duplicate buffer id '%s' (ids must be unique)",
-					file, s[k].id);
-				free(s);
-				goto fail;
-			}
-		free(s);
-	}
-	return c;
+	else if (!csv_unique_ids(c, e))
+		return c;
 fail:
 	dp_csv_free(c);
 	return NULL;

@@ -17,6 +17,27 @@ int dp_pass_check_placed(struct dp_ctx *x);
 int dp_pass_hazards(struct dp_ctx *x);
 int dp_pass_totals(struct dp_ctx *x);
 
+/* plan.c: a core plan's tensor names, sorted (ties: index); the lookup
+ * gives the first tensor (lowest index) of that name, as a scan would. */
+struct dp_name_ref {
+	const char *name;
+	uint32_t i;
+};
+struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c);
+const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
+					       const struct dp_name_ref *ix,
+					       const char *name);
+/* plan.c: the per-core index slots dp_plan_remote fills */
+struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p);
+void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix);
+/* plan.c: the owner of core ci's linked tensor t (ix: a name index per
+ * core, NULL until needed); NULL and "FILE: ... missing remote target". */
+const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
+					    uint32_t ci,
+					    const struct dp_plan_tensor *t,
+					    struct dp_name_ref **ix,
+					    const char *file, struct dp_err *e);
+
 /* verify.c: rule 6a alone (links), for the tests */
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e);

@@ -499,6 +499,34 @@ int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e)
 	return finish(&f, d, rc);
 }
 
+/* rc: how reading d went (jdoc_load, jdoc_parse); d is freed either way. */
+static void *build_with(struct jdoc *d, int rc, const char *file,
+			jdoc_from_fn *from, struct dp_err *e)
+{
+	void *r;
+
+	if (rc)
+		return NULL;
+	r = from(d, file, e);
+	jdoc_free(d);
+	return r;
+}
+
+void *jdoc_load_with(const char *path, jdoc_from_fn *from, struct dp_err *e)
+{
+	struct jdoc d;
+
+	return build_with(&d, jdoc_load(&d, path, e), path, from, e);
+}
+
+void *jdoc_parse_with(const char *file, const char *text, size_t len,
+		      jdoc_from_fn *from, struct dp_err *e)
+{
+	struct jdoc d;
+
+	return build_with(&d, jdoc_parse(&d, file, text, len, e), file, from, e);
+}
+
 void jdoc_free(struct jdoc *d)
 {
 	vfree(d->node, d->cn, sizeof(*d->node));
@@ -555,4 +583,41 @@ const char *jdoc_type_name(enum jtype t)
 					 "a string", "an array", "an object" };
 
 	return t <= J_OBJ ? n[t] : "?";
+}
+
+int jrd_type(const struct jrd *r, uint32_t v, enum jtype ty,
+	     const char *where, const char *key, const char *what)
+{
+	enum jtype t = jdoc_type(r->d, v);
+
+	if (ty == J_TRUE ? t == J_TRUE || t == J_FALSE : t == ty)
+		return 0;
+	if (!what)
+		what = ty == J_TRUE ? "true or false" : jdoc_type_name(ty);
+	return dp_fail(r->e, "%s: %s%s%s: must be %s", r->file, where,
+		       key ? "." : "", key ? key : "", what);
+}
+
+int jrd_u64(const struct jrd *r, uint32_t v, const char *where,
+	    const char *key, const char *neg, uint64_t *out)
+{
+	const char *dot = key ? "." : "", *k = key ? key : "";
+
+	switch (jdoc_u64(r->d, v, out)) {
+	case 0:
+		return 0;
+	case -2:
+		if (neg)
+			return dp_fail(r->e, "%s: %s%s%s: negative value %s (%s)",
+				       r->file, where, dot, k,
+				       jdoc_str(r->d, v), neg);
+		return dp_fail(r->e, "%s: %s%s%s: negative", r->file, where,
+			       dot, k);
+	case -3:
+		return dp_fail(r->e, "%s: %s%s%s: integer %s out of range (above 2^64-1)",
+			       r->file, where, dot, k, jdoc_str(r->d, v));
+	default:
+		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
+			       where, dot, k);
+	}
 }

@@ -10,6 +10,8 @@
  * key in an object, no NUL (\u0000) in a string.  Numbers keep their text,
  * so integers are read exactly (jdoc_u64: the full u64 range, range checked).
  * Errors are one line: "FILE:LINE:COL: malformed JSON: what".
+ * Also the readers' common part: the typed reads (jrd_type, jrd_u64) and
+ * the read-then-build loader (jdoc_load_with, jdoc_parse_with).
  */
 #ifndef DRAMPLAN_JDOC_H
 #define DRAMPLAN_JDOC_H
@@ -46,6 +48,17 @@ int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e);
 int jdoc_parse(struct jdoc *d, const char *file, const char *text, size_t len,
 	       struct dp_err *e);
 void jdoc_free(struct jdoc *d);
+
+/*
+ * The readers' loader: the document from a file / from memory, handed to
+ * from(d, file, e), which builds the result (a model, a plan); the
+ * document is freed after.  NULL, with e set, if either step fails.
+ */
+typedef void *jdoc_from_fn(const struct jdoc *d, const char *file,
+			   struct dp_err *e);
+void *jdoc_load_with(const char *path, jdoc_from_fn *from, struct dp_err *e);
+void *jdoc_parse_with(const char *file, const char *text, size_t len,
+		      jdoc_from_fn *from, struct dp_err *e);
 
 static inline enum jtype jdoc_type(const struct jdoc *d, uint32_t v)
 {
@@ -91,5 +104,26 @@ uint32_t jdoc_get(const struct jdoc *d, uint32_t obj, const char *key);
 int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out);
 
 const char *jdoc_type_name(enum jtype t);
+
+/*
+ * Typed reads, shared by the model and the plan readers (json_model.c,
+ * plan_read.c).  A failure is one message, "FILE: PATH: ...", where PATH
+ * is `where`, or `where.key` when key is not NULL; 0, or -1 with e set.
+ */
+struct jrd {
+	const struct jdoc *d;
+	const char *file;	/* for messages */
+	struct dp_err *e;
+};
+
+/* v is of type ty (J_TRUE: true or false), else "PATH: must be WHAT";
+ * what NULL: the type's name ("true or false" for J_TRUE). */
+int jrd_type(const struct jrd *r, uint32_t v, enum jtype ty,
+	     const char *where, const char *key, const char *what);
+
+/* An integer 0 .. 2^64-1, exactly (jdoc_u64).  A negative one is
+ * "PATH: negative", or with neg "PATH: negative value N (NEG)". */
+int jrd_u64(const struct jrd *r, uint32_t v, const char *where,
+	    const char *key, const char *neg, uint64_t *out);
 
 #endif

@@ -28,10 +28,8 @@ static void pathf(char *buf, size_t n, const char *fmt, ...)
 }
 
 struct jp {
-	const struct jdoc *d;
+	struct jrd r;		/* the document, the file, the error */
 	struct dp_model *m;
-	struct dp_err *e;
-	const char *file;
 };
 
 static int check_keys(struct jp *p, uint32_t o, const char *where,
@@ -39,8 +37,8 @@ static int check_keys(struct jp *p, uint32_t o, const char *where,
 {
 	uint32_t i;
 
-	for (i = 0; i < jdoc_len(p->d, o); i++) {
-		const char *key = jdoc_key(p->d, o, i);
+	for (i = 0; i < jdoc_len(p->r.d, o); i++) {
+		const char *key = jdoc_key(p->r.d, o, i);
 		const char *const *a;
 
 		for (a = allowed; *a; a++)
@@ -54,8 +52,8 @@ static int check_keys(struct jp *p, uint32_t o, const char *where,
 				if (a[1])
 					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
 			}
-			return dp_fail(p->e, "%s: %s: unknown key \"%s\" (allowed: %s)",
-				       p->file, where, key, list);
+			return dp_fail(p->r.e, "%s: %s: unknown key \"%s\" (allowed: %s)",
+				       p->r.file, where, key, list);
 		}
 	}
 	return 0;
@@ -64,39 +62,25 @@ static int check_keys(struct jp *p, uint32_t o, const char *where,
 static int need_type(struct jp *p, uint32_t o, enum jtype ty,
 		     const char *where, const char *what)
 {
-	enum jtype t = jdoc_type(p->d, o);
-
-	if (ty == J_TRUE ? t != J_TRUE && t != J_FALSE : t != ty)
-		return dp_fail(p->e, "%s: %s: must be %s", p->file, where, what);
-	return 0;
+	return jrd_type(&p->r, o, ty, where, NULL, what);
 }
 
 /* Exact: the whole u64 range, nothing saturates. */
 static int get_u64(struct jp *p, uint32_t o, const char *where, uint64_t *out)
 {
-	switch (jdoc_u64(p->d, o, out)) {
-	case 0:
-		return 0;
-	case -2:
-		return dp_fail(p->e, "%s: %s: negative value %s (sizes and addresses must be >= 0)",
-			       p->file, where, jdoc_str(p->d, o));
-	case -3:
-		return dp_fail(p->e, "%s: %s: integer %s out of range (above 2^64-1)",
-			       p->file, where, jdoc_str(p->d, o));
-	default:
-		return dp_fail(p->e, "%s: %s: must be an integer", p->file, where);
-	}
+	return jrd_u64(&p->r, o, where, NULL,
+		       "sizes and addresses must be >= 0", out);
 }
 
 /* A positive size: elems or elem_size. */
 static int get_size(struct jp *p, uint32_t o, const char *where,
 		    const char *what, uint64_t *out)
 {
-	int rc = jdoc_u64(p->d, o, out);
+	int rc = jdoc_u64(p->r.d, o, out);
 
 	if ((rc == 0 && *out == 0) || rc == -2)
-		return dp_fail(p->e, "%s: %s: %s %s: zero or negative size (elems and elem_size must be positive)",
-			       p->file, where, what, jdoc_str(p->d, o));
+		return dp_fail(p->r.e, "%s: %s: %s %s: zero or negative size (elems and elem_size must be positive)",
+			       p->r.file, where, what, jdoc_str(p->r.d, o));
 	return get_u64(p, o, where, out);
 }
 
@@ -105,7 +89,7 @@ static int get_bool(struct jp *p, uint32_t o, const char *where,
 {
 	if (need_type(p, o, J_TRUE, where, what))
 		return -1;
-	*out = jdoc_type(p->d, o) == J_TRUE;
+	*out = jdoc_type(p->r.d, o) == J_TRUE;
 	return 0;
 }
 
@@ -114,7 +98,7 @@ static int get_str(struct jp *p, uint32_t o, const char *where,
 {
 	if (need_type(p, o, J_STR, where, "a string"))
 		return -1;
-	*out = jdoc_str(p->d, o);
+	*out = jdoc_str(p->r.d, o);
 	return 0;
 }
 
@@ -131,10 +115,10 @@ static int lookup_enum(struct jp *p, uint32_t o, const char *where,
 			*out = i;
 			return 0;
 		}
-	return dp_fail(p->e, "%s: %s: unknown value \"%s\"", p->file, where, s);
+	return dp_fail(p->r.e, "%s: %s: unknown value \"%s\"", p->r.file, where, s);
 }
 
-#define GET(o, key) ((v = jdoc_get(p->d, (o), (key))) != JNONE)
+#define GET(o, key) ((v = jdoc_get(p->r.d, (o), (key))) != JNONE)
 
 static int parse_tensor(struct jp *p, struct dp_core *c, uint32_t o,
 			const char *where)
@@ -153,18 +137,18 @@ static int parse_tensor(struct jp *p, struct dp_core *c, uint32_t o,
 	    check_keys(p, o, where, keys))
 		return -1;
 	if (!GET(o, "name"))
-		return dp_fail(p->e, "%s: %s: missing \"name\"", p->file, where);
+		return dp_fail(p->r.e, "%s: %s: missing \"name\"", p->r.file, where);
 	pathf(w, sizeof(w), "%s.name", where);
 	if (get_str(p, v, w, &s.name))
 		return -1;
 	pathf(w, sizeof(w), "%s '%s'", where, s.name);
 	where = w;
 	if (!GET(o, "elems"))
-		return dp_fail(p->e, "%s: %s: missing \"elems\"", p->file, where);
+		return dp_fail(p->r.e, "%s: %s: missing \"elems\"", p->r.file, where);
 	if (get_size(p, v, where, "elems", &s.elems))
 		return -1;
 	if (!GET(o, "elem_size"))
-		return dp_fail(p->e, "%s: %s: missing \"elem_size\"", p->file, where);
+		return dp_fail(p->r.e, "%s: %s: missing \"elem_size\"", p->r.file, where);
 	if (get_size(p, v, where, "elem_size", &s.elem_size))
 		return -1;
 	if (GET(o, "memory")) {
@@ -195,19 +179,19 @@ static int parse_tensor(struct jp *p, struct dp_core *c, uint32_t o,
 		if (need_type(p, v, J_OBJ, rw, "an object {\"core\": N, \"name\": \"...\"}") ||
 		    check_keys(p, v, rw, rkeys))
 			return -1;
-		rc = jdoc_get(p->d, v, "core");
-		rn = jdoc_get(p->d, v, "name");
+		rc = jdoc_get(p->r.d, v, "core");
+		rn = jdoc_get(p->r.d, v, "name");
 		if (rc == JNONE || rn == JNONE)
-			return dp_fail(p->e, "%s: %s: remote target needs \"core\" and \"name\"",
-				       p->file, rw);
+			return dp_fail(p->r.e, "%s: %s: remote target needs \"core\" and \"name\"",
+				       p->r.file, rw);
 		if (get_u64(p, rc, rw, &core) || get_str(p, rn, rw, &s.remote_name))
 			return -1;
 		if (core > UINT32_MAX)
-			return dp_fail(p->e, "%s: %s: core out of range", p->file, rw);
+			return dp_fail(p->r.e, "%s: %s: core out of range", p->r.file, rw);
 		s.remote_core = core;
 		s.has_remote = 1;
 	}
-	return dp_tensor_add(p->m, c, &s, where, p->e) < 0 ? -1 : 0;
+	return dp_tensor_add(p->m, c, &s, where, p->r.e) < 0 ? -1 : 0;
 }
 
 static int name_list(struct jp *p, struct dp_core *c, uint32_t o,
@@ -218,11 +202,11 @@ static int name_list(struct jp *p, struct dp_core *c, uint32_t o,
 
 	if (need_type(p, o, J_ARR, where, "an array of tensor names"))
 		return -1;
-	len = jdoc_len(p->d, o);
+	len = jdoc_len(p->r.d, o);
 	*out = dp_xrealloc(NULL, len, sizeof(**out));
 	*n = len;
 	for (i = 0; i < len; i++) {
-		uint32_t v = jdoc_at(p->d, o, i);
+		uint32_t v = jdoc_at(p->r.d, o, i);
 		char w[300];
 		const char *s;
 		int64_t ti;
@@ -232,8 +216,8 @@ static int name_list(struct jp *p, struct dp_core *c, uint32_t o,
 			return -1;
 		ti = dp_tensor_find(c, s);
 		if (ti < 0)
-			return dp_fail(p->e, "%s: %s: unknown tensor '%s' (every def and use must name a tensor declared in core %u's \"tensors\")",
-				       p->file, w, s, c->index);
+			return dp_fail(p->r.e, "%s: %s: unknown tensor '%s' (every def and use must name a tensor declared in core %u's \"tensors\")",
+				       p->r.file, w, s, c->index);
 		(*out)[i] = ti;
 	}
 	return 0;
@@ -261,7 +245,7 @@ static int parse_inst(struct jp *p, struct dp_core *c, uint32_t bi,
 		goto out;
 	if (GET(o, "uses") && name_list(p, c, v, where, "uses", &uses, &nu))
 		goto out;
-	rc = dp_inst_add(p->m, c, bi, name, defs, nd, uses, nu, coll, where, p->e);
+	rc = dp_inst_add(p->m, c, bi, name, defs, nd, uses, nu, coll, where, p->r.e);
 out:
 	free(defs);
 	free(uses);
@@ -289,36 +273,36 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 		if (get_u64(p, v, where, &idx))
 			return -1;
 		if (idx != ci)
-			return dp_fail(p->e, "%s: %s: \"core\": %llu but this is core %u (cores are listed in order)",
-				       p->file, where, (unsigned long long)idx, ci);
+			return dp_fail(p->r.e, "%s: %s: \"core\": %llu but this is core %u (cores are listed in order)",
+				       p->r.file, where, (unsigned long long)idx, ci);
 	}
 	if (GET(o, "function") && get_str(p, v, where, &fn))
 		return -1;
-	c = dp_core_add(p->m, fn, p->e);
+	c = dp_core_add(p->m, fn, p->r.e);
 	if (!c)
 		return -1;
-	if ((tensors = jdoc_get(p->d, o, "tensors")) == JNONE)
-		return dp_fail(p->e, "%s: %s: missing \"tensors\"", p->file, where);
+	if ((tensors = jdoc_get(p->r.d, o, "tensors")) == JNONE)
+		return dp_fail(p->r.e, "%s: %s: missing \"tensors\"", p->r.file, where);
 	if (need_type(p, tensors, J_ARR, where, "\"tensors\" must be an array"))
 		return -1;
-	for (i = 0; i < jdoc_len(p->d, tensors); i++) {
+	for (i = 0; i < jdoc_len(p->r.d, tensors); i++) {
 		char w[256];
 
 		pathf(w, sizeof(w), "%s.tensors[%zu]", where, i);
-		if (parse_tensor(p, c, jdoc_at(p->d, tensors, i), w))
+		if (parse_tensor(p, c, jdoc_at(p->r.d, tensors, i), w))
 			return -1;
 	}
-	if ((blocks = jdoc_get(p->d, o, "blocks")) == JNONE)
-		return dp_fail(p->e, "%s: %s: missing \"blocks\"", p->file, where);
+	if ((blocks = jdoc_get(p->r.d, o, "blocks")) == JNONE)
+		return dp_fail(p->r.e, "%s: %s: missing \"blocks\"", p->r.file, where);
 	if (need_type(p, blocks, J_ARR, where, "\"blocks\" must be an array"))
 		return -1;
-	nb = jdoc_len(p->d, blocks);
+	nb = jdoc_len(p->r.d, blocks);
 	if (!nb)
-		return dp_fail(p->e, "%s: %s: no blocks (a function needs an entry block)",
-			       p->file, where);
+		return dp_fail(p->r.e, "%s: %s: no blocks (a function needs an entry block)",
+			       p->r.file, where);
 	/* pass 1: block names, so successors can point forward */
 	for (i = 0; i < nb; i++) {
-		uint32_t b = jdoc_at(p->d, blocks, i);
+		uint32_t b = jdoc_at(p->r.d, blocks, i);
 		const char *name;
 		char w[256];
 
@@ -327,32 +311,32 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 		    check_keys(p, b, w, bkeys))
 			return -1;
 		if (!GET(b, "name"))
-			return dp_fail(p->e, "%s: %s: missing \"name\"", p->file, w);
-		if (get_str(p, v, w, &name) || dp_block_add(p->m, c, name, w, p->e) < 0)
+			return dp_fail(p->r.e, "%s: %s: missing \"name\"", p->r.file, w);
+		if (get_str(p, v, w, &name) || dp_block_add(p->m, c, name, w, p->r.e) < 0)
 			return -1;
 	}
 	/* pass 2: instructions, then successors, block by block */
 	for (i = 0; i < nb; i++) {
-		uint32_t b = jdoc_at(p->d, blocks, i), insts, succ;
+		uint32_t b = jdoc_at(p->r.d, blocks, i), insts, succ;
 		char w[256];
 
 		pathf(w, sizeof(w), "%s.blocks[%zu] '%s'", where, i, c->b[i].name);
-		if ((insts = jdoc_get(p->d, b, "insts")) != JNONE) {
+		if ((insts = jdoc_get(p->r.d, b, "insts")) != JNONE) {
 			if (need_type(p, insts, J_ARR, w, "\"insts\" must be an array"))
 				return -1;
-			for (j = 0; j < jdoc_len(p->d, insts); j++) {
+			for (j = 0; j < jdoc_len(p->r.d, insts); j++) {
 				char iw[300];
 
 				pathf(iw, sizeof(iw), "%s.insts[%zu]", w, j);
-				if (parse_inst(p, c, i, jdoc_at(p->d, insts, j), iw))
+				if (parse_inst(p, c, i, jdoc_at(p->r.d, insts, j), iw))
 					return -1;
 			}
 		}
-		if ((succ = jdoc_get(p->d, b, "succ")) != JNONE) {
+		if ((succ = jdoc_get(p->r.d, b, "succ")) != JNONE) {
 			if (need_type(p, succ, J_ARR, w, "\"succ\" must be an array of block names"))
 				return -1;
-			for (j = 0; j < jdoc_len(p->d, succ); j++) {
-				uint32_t s = jdoc_at(p->d, succ, j);
+			for (j = 0; j < jdoc_len(p->r.d, succ); j++) {
+				uint32_t s = jdoc_at(p->r.d, succ, j);
 				const char *sn;
 				char sw[300];
 				int64_t si;
@@ -362,9 +346,9 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 					return -1;
 				si = dp_block_find(c, sn);
 				if (si < 0)
-					return dp_fail(p->e, "%s: %s: unknown block '%s' (successors must name a block of the same function)",
-						       p->file, sw, sn);
-				if (dp_succ_add(c, i, si, p->e))
+					return dp_fail(p->r.e, "%s: %s: unknown block '%s' (successors must name a block of the same function)",
+						       p->r.file, sw, sn);
+				if (dp_succ_add(c, i, si, p->r.e))
 					return -1;
 			}
 		}
@@ -372,11 +356,12 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 	return 0;
 }
 
-static struct dp_model *model_from(const struct jdoc *d, const char *file,
-				   struct dp_err *e)
+/* A jdoc_from_fn: the model, or NULL. */
+static void *model_from(const struct jdoc *d, const char *file,
+			struct dp_err *e)
 {
 	static const char *const keys[] = { "model", "format", "cores", NULL };
-	struct jp p = { .d = d, .e = e, .file = file };
+	struct jp p = { .r = { .d = d, .file = file, .e = e } };
 	const char *name = "model";
 	uint32_t root = d->root, cores, v;
 	size_t i;
@@ -419,24 +404,10 @@ fail:
 struct dp_model *dp_model_parse_json(const char *file, const char *text,
 				     size_t len, struct dp_err *e)
 {
-	struct dp_model *m;
-	struct jdoc d;
-
-	if (jdoc_parse(&d, file, text, len, e))
-		return NULL;
-	m = model_from(&d, file, e);
-	jdoc_free(&d);
-	return m;
+	return jdoc_parse_with(file, text, len, model_from, e);
 }
 
 struct dp_model *dp_model_load_json(const char *path, struct dp_err *e)
 {
-	struct dp_model *m;
-	struct jdoc d;
-
-	if (jdoc_load(&d, path, e))
-		return NULL;
-	m = model_from(&d, path, e);
-	jdoc_free(&d);
-	return m;
+	return jdoc_load_with(path, model_from, e);
 }

@@ -130,85 +130,125 @@ int dp_pass_build_plan(struct dp_ctx *x)
 	return 0;
 }
 
-/* ---- sync_shared ----------------------------------------------------- */
+/* ---- the plan's name index ------------------------------------------ */
 
-static const struct dp_core_plan *sort_base;
-
-static int cmp_by_name(const void *a, const void *b)
+static int cmp_name_ref(const void *a, const void *b)
 {
-	return strcmp(sort_base->t[*(const uint32_t *)a].name,
-		      sort_base->t[*(const uint32_t *)b].name);
+	const struct dp_name_ref *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Sorted name index of a core plan, for lookups by name. */
-static uint32_t *name_index(const struct dp_core_plan *c)
+/*
+ * The plan's name index, for sync_shared here and the link rule of
+ * verify.c.  This is not the model's name hash (dp_tensor_find) on
+ * purpose: both work on a struct dp_plan alone (the data a device client
+ * submits, a plan read back from JSON, the tests' hand-made plans), with no
+ * model behind it, so the plan's own tensors are what is indexed.  Nothing
+ * here looks a model tensor up by name: the model's links are resolved to
+ * remote_idx through that hash when the model is loaded (model.c).
+ */
+struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c)
 {
-	uint32_t *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
+	struct dp_name_ref *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
 	uint32_t i;
 
 	for (i = 0; i < c->n; i++)
-		ix[i] = i;
-	sort_base = c;
-	qsort(ix, c->n, sizeof(*ix), cmp_by_name);
+		ix[i] = (struct dp_name_ref){ c->t[i].name, i };
+	qsort(ix, c->n, sizeof(*ix), cmp_name_ref);
 	return ix;
 }
 
-static int64_t find_name(const struct dp_core_plan *c, const uint32_t *ix,
-			 const char *name)
+const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
+					       const struct dp_name_ref *ix,
+					       const char *name)
 {
 	size_t lo = 0, hi = c->n;
 
 	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int r = strcmp(c->t[ix[mid]].name, name);
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (!r)
-			return ix[mid];
-		if (r < 0)
+		if (strcmp(ix[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return -1;
+	if (lo < c->n && !strcmp(ix[lo].name, name))
+		return &c->t[ix[lo].i];
+	return NULL;
 }
+
+/* One slot per core for dp_plan_remote's name indexes, all NULL. */
+struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p)
+{
+	struct dp_name_ref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
+
+	if (!ix)
+		abort();
+	return ix;
+}
+
+void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix)
+{
+	uint32_t ci;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		free(ix[ci]);
+	free(ix);
+}
+
+/*
+ * The owner of core ci's linked tensor t: by name in its remote core, with
+ * ix[] caching one name index per core, built when first needed (so L
+ * links cost O(L log n)).  NULL, with the message naming FILE, when the
+ * remote core is out of range or t's own, or has no tensor of that name.
+ */
+const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
+					    uint32_t ci,
+					    const struct dp_plan_tensor *t,
+					    struct dp_name_ref **ix,
+					    const char *file, struct dp_err *e)
+{
+	const struct dp_plan_tensor *r = NULL;
+	uint32_t rc = t->remote_core;
+
+	if (rc < p->ncores && rc != ci) {
+		if (!ix[rc])
+			ix[rc] = dp_plan_name_index(&p->core[rc]);
+		r = dp_plan_find_name(&p->core[rc], ix[rc], t->remote_name);
+	}
+	if (!r)
+		dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
+			file, ci, t->name, t->remote_core, t->remote_name);
+	return r;
+}
+
+/* ---- sync_shared ----------------------------------------------------- */
 
 int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 {
-	uint32_t **ix, ci, i;
+	struct dp_name_ref **ix;
+	uint32_t ci, i;
 	int rc = -1;
 
 	if (p->ncores <= 1)
 		return 0;	/* the seed's trivial single-core path */
-	ix = calloc(p->ncores, sizeof(*ix));
-	if (!ix)
-		abort();
+	ix = dp_plan_names_new(p);
 	for (ci = 0; ci < p->ncores; ci++) {
 		struct dp_core_plan *c = &p->core[ci];
 
 		for (i = 0; i < c->n; i++) {
-			struct dp_plan_tensor *t = &c->t[i], *r;
-			struct dp_core_plan *rc_;
-			int64_t ri;
+			struct dp_plan_tensor *t = &c->t[i];
+			const struct dp_plan_tensor *r;
 
 			if (!t->has_remote)
 				continue;
-			if (t->remote_core >= p->ncores || t->remote_core == ci) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					p->source, ci, t->name, t->remote_core,
-					t->remote_name);
+			r = dp_plan_remote(p, ci, t, ix, p->source, e);
+			if (!r)
 				goto out;
-			}
-			rc_ = &p->core[t->remote_core];
-			if (!ix[t->remote_core])
-				ix[t->remote_core] = name_index(rc_);
-			ri = find_name(rc_, ix[t->remote_core], t->remote_name);
-			if (ri < 0) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					p->source, ci, t->name, t->remote_core,
-					t->remote_name);
-				goto out;
-			}
-			r = &rc_->t[ri];
 			if (!r->shared || r->has_remote || r->size != t->size) {
 				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} %s",
 					p->source, ci, t->name, t->remote_core,
@@ -230,9 +270,7 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 	}
 	rc = 0;
 out:
-	for (ci = 0; ci < p->ncores; ci++)
-		free(ix[ci]);
-	free(ix);
+	dp_plan_names_free(p, ix);
 	return rc;
 }
 

@@ -15,48 +15,25 @@
  * Strict like the model reader (jdoc.c): exact u64 numbers, no duplicate
  * keys.  Totals and hazards are not read: they are recomputed from the
  * tensors, so a plan written, read and written again is the same bytes.
+ * The typed reads (jrd_*) are jdoc.c's, shared with the model reader.
  */
-struct rd {
-	const struct jdoc *d;
-	const char *file;
-	struct dp_err *e;
-};
-
-static int get(struct rd *r, uint32_t o, const char *key, enum jtype ty,
+/* Member key of o, present and of type ty. */
+static int get(struct jrd *r, uint32_t o, const char *key, enum jtype ty,
 	       const char *where, uint32_t *out)
 {
-	enum jtype t;
-
 	*out = jdoc_get(r->d, o, key);
 	if (*out == JNONE)
 		return dp_fail(r->e, "%s: %s: missing \"%s\"", r->file, where, key);
-	t = jdoc_type(r->d, *out);
-	if (ty == J_TRUE ? t != J_TRUE && t != J_FALSE : t != ty)
-		return dp_fail(r->e, "%s: %s.%s: must be %s", r->file, where, key,
-			       ty == J_TRUE ? "true or false" : jdoc_type_name(ty));
-	return 0;
+	return jrd_type(r, *out, ty, where, key, NULL);
 }
 
-static int num_u(struct rd *r, uint32_t v, const char *where, const char *key,
+static int num_u(struct jrd *r, uint32_t v, const char *where, const char *key,
 		 uint64_t *out)
 {
-	switch (jdoc_u64(r->d, v, out)) {
-	case 0:
-		return 0;
-	case -2:
-		return dp_fail(r->e, "%s: %s%s%s: negative", r->file, where,
-			       key ? "." : "", key ? key : "");
-	case -3:
-		return dp_fail(r->e, "%s: %s%s%s: integer %s out of range (above 2^64-1)",
-			       r->file, where, key ? "." : "", key ? key : "",
-			       jdoc_str(r->d, v));
-	default:
-		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
-			       where, key ? "." : "", key ? key : "");
-	}
+	return jrd_u64(r, v, where, key, NULL, out);
 }
 
-static int get_u(struct rd *r, uint32_t o, const char *key,
+static int get_u(struct jrd *r, uint32_t o, const char *key,
 		 const char *where, uint64_t *out)
 {
 	uint32_t v = jdoc_get(r->d, o, key);
@@ -66,7 +43,7 @@ static int get_u(struct rd *r, uint32_t o, const char *key,
 	return num_u(r, v, where, key, out);
 }
 
-static int get_b(struct rd *r, uint32_t o, const char *key,
+static int get_b(struct jrd *r, uint32_t o, const char *key,
 		 const char *where, uint8_t *out)
 {
 	uint32_t v;
@@ -77,7 +54,7 @@ static int get_b(struct rd *r, uint32_t o, const char *key,
 	return 0;
 }
 
-static int read_tensor(struct rd *r, struct dp_core_plan *c, uint32_t o,
+static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 		       const char *where, size_t *cap)
 {
 	static const char *const regions[] = { "none", "pre", "linked", "cc",
@@ -165,10 +142,11 @@ static int read_tensor(struct rd *r, struct dp_core_plan *c, uint32_t o,
 	return 0;
 }
 
-static struct dp_plan *plan_from(const struct jdoc *d, const char *path,
-				 struct dp_err *e)
+/* A jdoc_from_fn: the plan, or NULL. */
+static void *plan_from(const struct jdoc *d, const char *path,
+		       struct dp_err *e)
 {
-	struct rd r = { .d = d, .file = path, .e = e };
+	struct jrd r = { .d = d, .file = path, .e = e };
 	uint32_t root = d->root, v, cores;
 	struct dp_plan *p;
 	size_t ci;
@@ -258,25 +236,11 @@ fail:
 
 struct dp_plan *dp_plan_load_json(const char *path, struct dp_err *e)
 {
-	struct dp_plan *p;
-	struct jdoc d;
-
-	if (jdoc_load(&d, path, e))
-		return NULL;
-	p = plan_from(&d, path, e);
-	jdoc_free(&d);
-	return p;
+	return jdoc_load_with(path, plan_from, e);
 }
 
 struct dp_plan *dp_plan_parse_json(const char *file, const char *text,
 				   size_t len, struct dp_err *e)
 {
-	struct dp_plan *p;
-	struct jdoc d;
-
-	if (jdoc_parse(&d, file, text, len, e))
-		return NULL;
-	p = plan_from(&d, file, e);
-	jdoc_free(&d);
-	return p;
+	return jdoc_parse_with(file, text, len, plan_from, e);
 }

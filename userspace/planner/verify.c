@@ -285,73 +285,24 @@ static int shared_vs_private(const struct dp_plan *p, const char *file,
 
 /* ---- rule 6a: links ------------------------------------------------ */
 
-/* A core's tensor names, sorted (ties: index), for lookups by name. */
-struct nref {
-	const char *name;
-	uint32_t i;
-};
-
-static int cmp_nref(const void *a, const void *b)
-{
-	const struct nref *x = a, *y = b;
-	int r = strcmp(x->name, y->name);
-
-	if (r)
-		return r;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
-static struct nref *name_index(const struct dp_core_plan *c)
-{
-	struct nref *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
-	uint32_t i;
-
-	for (i = 0; i < c->n; i++)
-		ix[i] = (struct nref){ c->t[i].name, i };
-	qsort(ix, c->n, sizeof(*ix), cmp_nref);
-	return ix;
-}
-
-/* The first tensor (lowest index) of that name, as a scan would find. */
-static const struct dp_plan_tensor *find_name(const struct dp_core_plan *c,
-					      const struct nref *ix,
-					      const char *name)
-{
-	size_t lo = 0, hi = c->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(ix[mid].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < c->n && !strcmp(ix[lo].name, name))
-		return &c->t[ix[lo].i];
-	return NULL;
-}
-
 /*
  * A linked tensor has its owner's address: the owner exists (by name in
- * the remote core; a sorted name index per core, built when first needed,
- * so L links cost O(L log n), not O(L n)), is shared and not itself linked.
+ * the remote core, dp_plan_remote: a sorted name index per core, built when
+ * first needed, so L links cost O(L log n), not O(L n)), is shared and not
+ * itself linked.
  */
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e)
 {
-	struct nref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
+	struct dp_name_ref **ix = dp_plan_names_new(p);
 	uint32_t ci, k;
 	int rc = -1;
 
-	if (!ix)
-		abort();
 	for (ci = 0; ci < p->ncores; ci++) {
 		const struct dp_core_plan *c = &p->core[ci];
 
 		for (k = 0; k < c->n; k++) {
 			const struct dp_plan_tensor *t = &c->t[k], *r;
-			const struct dp_core_plan *rc_;
 
 			if (!t->has_remote)
 				continue;
@@ -360,22 +311,9 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 					file, ci, t->name);
 				goto out;
 			}
-			if (t->remote_core >= p->ncores || t->remote_core == ci) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					file, ci, t->name, t->remote_core,
-					t->remote_name);
+			r = dp_plan_remote(p, ci, t, ix, file, e);
+			if (!r)
 				goto out;
-			}
-			rc_ = &p->core[t->remote_core];
-			if (!ix[t->remote_core])
-				ix[t->remote_core] = name_index(rc_);
-			r = find_name(rc_, ix[t->remote_core], t->remote_name);
-			if (!r) {
-				dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}",
-					file, ci, t->name, t->remote_core,
-					t->remote_name);
-				goto out;
-			}
 			if (!r->shared || r->has_remote) {
 				dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is not a shared owner",
 					file, ci, t->name, t->remote_core,
@@ -394,9 +332,7 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 	}
 	rc = 0;
 out:
-	for (ci = 0; ci < p->ncores; ci++)
-		free(ix[ci]);
-	free(ix);
+	dp_plan_names_free(p, ix);
 	return rc;
 }
 

@@ -125,6 +125,18 @@ static int parse_i64(const char *opt, const char *s, long long *out)
 	return 0;
 }
 
+/* An integer above 0, for options whose value must be positive. */
+static int parse_positive(const char *opt, const char *s, long long *out)
+{
+	if (parse_i64(opt, s, out))
+		return -1;
+	if (*out <= 0) {
+		fprintf(stderr, "dramplan: %s: must be positive\n", opt);
+		return -1;
+	}
+	return 0;
+}
+
 /* ./<basename without extension><suffix> */
 static char *default_out(const char *in, const char *suffix)
 {
@@ -548,19 +560,155 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 	return 0;
 }
 
+/* What cmd_plan takes from the command line. */
+struct plan_cli {
+	struct dp_opts o;
+	struct dp_submit sub;
+	const char *outp, *svgp, *reportp;
+	size_t svg_max;
+	int nosvg, quiet, tensors, submit, dram_set;
+};
+
+/* --submit: open the device; without --dram-size its plan window is the
+ * DRAM ceiling.  On failure the message is out and the caller closes. */
+static int plan_open_device(struct plan_cli *a)
+{
+	if (dp_submit_open(&a->sub))
+		return 1;
+	if (a->dram_set)
+		return 0;
+	if (a->sub.info.plan_core_size >> 20 == 0) {
+		fprintf(stderr, "dramplan: --submit: the device's plan window (%llu bytes) is below 1 MiB; give --dram-size\n",
+			(unsigned long long)a->sub.info.plan_core_size);
+		return 1;
+	}
+	a->o.dram_mib = a->sub.info.plan_core_size >> 20;
+	return 0;
+}
+
+/* The plan JSON, the chart and the report (the planner's log, then the
+ * report): defaults picked, every output written or none.  Settles
+ * a->tensors (default: the table when there are at most 200). */
+static int plan_outputs(struct plan_cli *a, const char *in, struct dp_plan *p,
+			const char *logbuf, size_t loglen)
+{
+	const char *outp = a->outp, *svgp = a->svgp;
+	char *def_out = NULL, *def_svg = NULL;
+	struct out outs[3] = { { 0 } };
+	struct svg_arg sa = { p, a->svg_max };
+	struct report_arg ra;
+	int nosvg = a->nosvg, rc = 1;
+	size_t n = 0;
+	uint32_t ci;
+
+	if (!outp)
+		outp = def_out = default_out(in, ".plan.json");
+	for (ci = 0; ci < p->ncores; ci++)
+		n += p->core[ci].n;
+	if (a->tensors < 0)
+		a->tensors = n <= 200;
+	if (!nosvg && a->svg_max && n > a->svg_max) {
+		if (!svgp) {
+			fprintf(stderr, "dramplan: note: %zu tensors: the SVG chart is left out above %zu tensors (--svg FILE draws the %zu largest, --svg-max 0 all of them)\n",
+				n, a->svg_max, a->svg_max);
+			nosvg = 1;
+		} else {
+			fprintf(stderr, "dramplan: note: %s: %zu tensors: the chart shows the %zu largest by size x lifetime (--svg-max 0 draws all of them)\n",
+				svgp, n, a->svg_max);
+		}
+	}
+	if (!svgp && !nosvg)
+		svgp = def_svg = default_out(in, ".svg");
+	ra = (struct report_arg){ logbuf, loglen, p, a->tensors, outp,
+				  nosvg ? NULL : svgp };
+	if (out_prepare(&outs[0], outp, plan_fn, p) ||
+	    out_prepare(&outs[1], nosvg ? NULL : svgp, svg_fn, &sa) ||
+	    out_prepare(&outs[2], a->reportp ? a->reportp : a->quiet ? NULL : "-",
+			report_fn, &ra))
+		goto out;
+	/* the plan or the chart on stdout: the default report moves
+	 * to stderr so that stdout stays one document */
+	if (!a->reportp && ((outs[0].path && outs[0].std == stdout) ||
+			    (outs[1].path && outs[1].std == stdout)))
+		outs[2].std = stderr;
+	if (out_all(outs, 3))
+		goto out;
+	rc = 0;
+out:
+	for (ci = 0; ci < 3; ci++)
+		out_abort(&outs[ci]);
+	free(def_out);
+	free(def_svg);
+	return rc;
+}
+
+/* dramplan MODEL.json: load, (open the device,) plan, verify, write the
+ * outputs, (submit). */
+static int cmd_plan(struct plan_cli *a, const char *in)
+{
+	struct dp_err e = { "" };
+	struct dp_model *m = dp_model_load_json(in, &e);
+	struct dp_plan *p = NULL;
+	char *logbuf = NULL;
+	size_t loglen = 0;
+	FILE *log;
+	int rc = 1;
+
+	if (!m) {
+		fprintf(stderr, "dramplan: %s\n", e.msg);
+		return 1;
+	}
+	if (a->submit && plan_open_device(a)) {
+		dp_submit_close(&a->sub);
+		dp_model_free(m);
+		return 1;
+	}
+	log = open_memstream(&logbuf, &loglen);
+	if (!log)
+		abort();
+	fprintf(log, "dramplan: model '%s' (%s), %u core%s\n", m->name, in,
+		m->nc, m->nc == 1 ? "" : "s");
+	if (a->submit)
+		fprintf(log, "device %s: plan window 0x%llx bytes per core; DRAM ceiling %llu MiB%s\n",
+			a->sub.dev, (unsigned long long)a->sub.info.plan_core_size,
+			(unsigned long long)a->o.dram_mib,
+			a->dram_set ? " (--dram-size)" : " (the device's window)");
+	p = dp_plan_model(m, &a->o, log, &e);
+	fclose(log);
+	if (!p || dp_verify(p, in, &e)) {
+		fprintf(stderr, "dramplan: %s\n", e.msg);
+		goto out;
+	}
+	if (plan_outputs(a, in, p, logbuf, loglen))
+		goto out;
+	rc = 0;
+	if (a->submit) {
+		fflush(stdout);
+		a->sub.tensors = a->tensors;
+		a->sub.model = m;
+		rc = dp_submit_run(&a->sub, p, stdout);
+	}
+out:
+	free(logbuf);
+	dp_submit_close(&a->sub);
+	dp_plan_free(p);
+	dp_model_free(m);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	struct dp_opts o;
-	struct dp_err e = { "" };
-	const char *outp = NULL, *svgp = NULL, *reportp = NULL, *order = "best";
-	size_t svg_max = 20000;
-	int json = 1, nosvg = 0, quiet = 0, tensors = -1, verify = 0, c;
-	int submit = 0, dram_set = 0;
-	struct dp_submit sub = { .dev = XMEMSIM_DEFAULT_PATH, .fd = -1 };
+	struct plan_cli a = {
+		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .fd = -1 },
+		.svg_max = 20000,
+		.tensors = -1,
+	};
+	const char *order = "best";
+	int json = 1, verify = 0, c;
 	uint64_t cap = 0;
 	long long v;
 
-	dp_opts_default(&o);
+	dp_opts_default(&a.o);
 	if (argc > 1 && !strcmp(argv[1], "verify")) {
 		verify = 1;
 		argv++;
@@ -568,11 +716,11 @@ int main(int argc, char **argv)
 	}
 	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': outp = optarg; break;
-		case O_SVG: svgp = optarg; break;
-		case O_NOSVG: nosvg = 1; break;
-		case O_REPORT: reportp = optarg; break;
-		case O_PAIRS: o.hazard_pairs = 1; break;
+		case 'o': a.outp = optarg; break;
+		case O_SVG: a.svgp = optarg; break;
+		case O_NOSVG: a.nosvg = 1; break;
+		case O_REPORT: a.reportp = optarg; break;
+		case O_PAIRS: a.o.hazard_pairs = 1; break;
 		case O_SVGMAX:
 			if (parse_i64("--svg-max", optarg, &v))
 				return 2;
@@ -580,7 +728,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "dramplan: --svg-max: must be >= 0 (0: no limit)\n");
 				return 2;
 			}
-			svg_max = v;
+			a.svg_max = v;
 			break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "json")) {
@@ -599,7 +747,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
 				return 2;
 			}
-			o.cc_mib = v;
+			a.o.cc_mib = v;
 			break;
 		case O_DRAM:
 			if (parse_i64("--dram-size", optarg, &v))
@@ -608,39 +756,31 @@ int main(int argc, char **argv)
 				fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
 				return 2;
 			}
-			o.dram_mib = v;
-			dram_set = 1;
+			a.o.dram_mib = v;
+			a.dram_set = 1;
 			break;
 		case O_PAGE:
-			if (parse_i64("--dram-page-size", optarg, &v))
+			if (parse_positive("--dram-page-size", optarg, &v))
 				return 2;
-			if (v <= 0) {
-				fprintf(stderr, "dramplan: --dram-page-size: must be positive\n");
-				return 2;
-			}
-			o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
+			a.o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
 			break;
-		case O_DISABLE: o.disable_dram = 1; break;
+		case O_DISABLE: a.o.disable_dram = 1; break;
 		case O_CAP:
-			if (parse_i64("--capacity", optarg, &v))
+			if (parse_positive("--capacity", optarg, &v))
 				return 2;
-			if (v <= 0) {
-				fprintf(stderr, "dramplan: --capacity: must be positive\n");
-				return 2;
-			}
 			cap = v;
 			break;
 		case O_ORDER: order = optarg; break;
-		case O_TENSORS: tensors = 1; break;
-		case O_NOTENSORS: tensors = 0; break;
-		case 'q': quiet = 1; break;
+		case O_TENSORS: a.tensors = 1; break;
+		case O_NOTENSORS: a.tensors = 0; break;
+		case 'q': a.quiet = 1; break;
 		case O_SUBMIT:
-			submit = 1;
+			a.submit = 1;
 			if (optarg && *optarg)
-				sub.dev = optarg;
+				a.sub.dev = optarg;
 			break;
-		case O_URING: sub.uring = 1; break;
-		case O_CHECK: sub.check_shared = 1; break;
+		case O_URING: a.sub.uring = 1; break;
+		case O_CHECK: a.sub.check_shared = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -649,11 +789,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if ((sub.uring || sub.check_shared) && !submit) {
+	if ((a.sub.uring || a.sub.check_shared) && !a.submit) {
 		fprintf(stderr, "dramplan: --uring and --check-shared go with --submit\n");
 		return 2;
 	}
-	if (submit && (verify || !json)) {
+	if (a.submit && (verify || !json)) {
 		fprintf(stderr, "dramplan: --submit takes a JSON model, not %s\n",
 			verify ? "verify" : "a MiniMalloc CSV");
 		return 2;
@@ -661,110 +801,6 @@ int main(int argc, char **argv)
 	if (verify)
 		return cmd_verify(json, argv[optind]);
 	if (!json)
-		return cmd_minimalloc(argv[optind], outp, cap, order, quiet);
-
-	{
-		const char *in = argv[optind];
-		struct dp_model *m = dp_model_load_json(in, &e);
-		struct dp_plan *p = NULL;
-		char *logbuf = NULL, *def_out = NULL, *def_svg = NULL;
-		size_t loglen = 0, n = 0;
-		struct out outs[3] = { { 0 } };
-		struct svg_arg sa;
-		struct report_arg ra;
-		FILE *log;
-		uint32_t ci;
-		int rc = 1;
-
-		if (!m) {
-			fprintf(stderr, "dramplan: %s\n", e.msg);
-			return 1;
-		}
-		if (submit) {
-			if (dp_submit_open(&sub)) {
-				dp_model_free(m);
-				return 1;
-			}
-			if (!dram_set) {
-				if (sub.info.plan_core_size >> 20 == 0) {
-					fprintf(stderr, "dramplan: --submit: the device's plan window (%llu bytes) is below 1 MiB; give --dram-size\n",
-						(unsigned long long)sub.info.plan_core_size);
-					dp_submit_close(&sub);
-					dp_model_free(m);
-					return 1;
-				}
-				o.dram_mib = sub.info.plan_core_size >> 20;
-			}
-		}
-		log = open_memstream(&logbuf, &loglen);
-		if (!log)
-			abort();
-		fprintf(log, "dramplan: model '%s' (%s), %u core%s\n", m->name, in,
-			m->nc, m->nc == 1 ? "" : "s");
-		if (submit)
-			fprintf(log, "device %s: plan window 0x%llx bytes per core; DRAM ceiling %llu MiB%s\n",
-				sub.dev, (unsigned long long)sub.info.plan_core_size,
-				(unsigned long long)o.dram_mib,
-				dram_set ? " (--dram-size)" : " (the device's window)");
-		p = dp_plan_model(m, &o, log, &e);
-		if (!p || dp_verify(p, in, &e)) {
-			fprintf(stderr, "dramplan: %s\n", e.msg);
-			goto out;
-		}
-		if (!outp)
-			outp = def_out = default_out(in, ".plan.json");
-		for (ci = 0; ci < p->ncores; ci++)
-			n += p->core[ci].n;
-		if (tensors < 0)
-			tensors = n <= 200;
-		sa.p = p;
-		sa.max = svg_max;
-		if (!nosvg && svg_max && n > svg_max) {
-			if (!svgp) {
-				fprintf(stderr, "dramplan: note: %zu tensors: the SVG chart is left out above %zu tensors (--svg FILE draws the %zu largest, --svg-max 0 all of them)\n",
-					n, svg_max, svg_max);
-				nosvg = 1;
-			} else {
-				fprintf(stderr, "dramplan: note: %s: %zu tensors: the chart shows the %zu largest by size x lifetime (--svg-max 0 draws all of them)\n",
-					svgp, n, svg_max);
-			}
-		}
-		if (!svgp && !nosvg)
-			svgp = def_svg = default_out(in, ".svg");
-		fclose(log);
-		log = NULL;
-		ra = (struct report_arg){ logbuf, loglen, p, tensors, outp,
-					  nosvg ? NULL : svgp };
-		if (out_prepare(&outs[0], outp, plan_fn, p) ||
-		    out_prepare(&outs[1], nosvg ? NULL : svgp, svg_fn, &sa) ||
-		    out_prepare(&outs[2], reportp ? reportp : quiet ? NULL : "-",
-				report_fn, &ra))
-			goto out;
-		/* the plan or the chart on stdout: the default report moves
-		 * to stderr so that stdout stays one document */
-		if (!reportp && ((outs[0].path && outs[0].std == stdout) ||
-				 (outs[1].path && outs[1].std == stdout)))
-			outs[2].std = stderr;
-		if (out_all(outs, 3))
-			goto out;
-		rc = 0;
-		if (submit) {
-			fflush(stdout);
-			sub.tensors = tensors;
-			sub.model = m;
-			rc = dp_submit_run(&sub, p, stdout);
-		}
-out:
-		for (ci = 0; ci < 3; ci++)
-			out_abort(&outs[ci]);
-		if (log)
-			fclose(log);
-		free(logbuf);
-		free(def_out);
-		free(def_svg);
-		dp_submit_close(&sub);
-		dp_plan_free(p);
-		dp_model_free(m);
-		return rc;
-	}
+		return cmd_minimalloc(argv[optind], a.outp, cap, order, a.quiet);
+	return cmd_plan(&a, argv[optind]);
 }
