@@ -33,7 +33,7 @@ end=\$((\$(date +%s) + $MIN * 60))
 seed=$SEED rounds=0 bad=0 ops=0
 t0=\$(date +%s)
 while [ \$(date +%s) -lt \$end ]; do
-	/tests/vm/xfuzz --seed \$seed --ops $OPS --procs $PROCS --fds 3 --kills 4 > /tmp/f.tap 2>&1
+	XFUZZ_LOG=1 /tests/vm/xfuzz --seed \$seed --ops $OPS --procs $PROCS --fds 3 --kills 4 > /tmp/f.tap 2>&1
 	n=\$(sed -n 's/^# \([0-9]*\) operations.*/\1/p' /tmp/f.tap)
 	ops=\$((ops + \${n:-0}))
 	if grep -q '^not ok' /tmp/f.tap || ! grep -q '^1\.\.' /tmp/f.tap; then

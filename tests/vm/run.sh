@@ -114,6 +114,7 @@ run_c hostile
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
+export XFUZZ_LOG=1
 run_c xfuzz --seed "${XFUZZ_SEED:-$(date +%s)}" --ops "${XFUZZ_OPS:-3000}" \
 	--procs 3 --fds 3 --kills 4
 

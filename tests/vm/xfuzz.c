@@ -95,6 +95,28 @@ static uint64_t rnd(uint64_t n)
 	return n ? xorshift64_below(&rs, n) : 0;
 }
 
+/* The worker's last operations, printed at its first failure. */
+#define LOGN 256
+static char oplog[LOGN][96];
+static unsigned long nlog;
+
+static __attribute__((format(printf, 1, 2))) void logop(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(oplog[nlog++ % LOGN], sizeof(oplog[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void dump_log(void)
+{
+	unsigned long i = nlog > LOGN ? nlog - LOGN : 0;
+
+	for (; i < nlog; i++)
+		printf("# w%d op %lu: %s\n", me, i, oplog[i % LOGN]);
+}
+
 static __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -103,6 +125,10 @@ static __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(sh->why[me], sizeof(sh->why[me]), fmt, ap);
 		va_end(ap);
+		if (getenv("XFUZZ_LOG")) {
+			printf("# w%d FAIL: %s\n", me, sh->why[me]);
+			dump_log();
+		}
 	}
 	sh->errors[me]++;
 }
@@ -194,6 +220,8 @@ static void check_bytes(const char *how, const struct alloc *x,
 	}
 }
 
+static int no_rings;	/* XFUZZ_RINGS=0: ioctl only, no abandoned rings */
+
 static int cmd(struct xfile *f, unsigned long c, void *arg)
 {
 	if (f->has_ring && rnd(2)) {
@@ -234,6 +262,8 @@ static void op_alloc(struct xfile *f)
 
 	if (r)
 		return;
+	logop("f%d alloc h%u %#llx+%llu", f->fd, al.heap, (unsigned long long)al.addr,
+	      (unsigned long long)al.size);
 	if (f->na == MAXA) {
 		/* no room to track it: nothing untracked may stay */
 		xms_free(f->fd, al.heap, al.addr, NULL);
@@ -263,6 +293,7 @@ static void op_free(struct xfile *f)
 	r = cmd(f, XMEMSIM_IOC_HEAP_FREE, &fr);
 	if (r)
 		return;
+	logop("f%d free h%u %#llx", f->fd, fr.heap, (unsigned long long)fr.addr);
 	for (int i = 0; i < f->na; i++) {
 		if (f->a[i].addr == fr.addr && f->a[i].heap == fr.heap) {
 			f->a[i] = f->a[--f->na];
@@ -299,7 +330,8 @@ static void op_rw(struct xfile *f)
 	if (rnd(2)) {
 		if (!x->pat) {
 			/* first write: the whole allocation, this worker's mark */
-			unsigned char pat = (unsigned char)(1 + me * 37 + rnd(200));
+			/* 1..255: pattern 0 means "never written" */
+			unsigned char pat = (unsigned char)(1 + (me * 37 + rnd(200)) % 255);
 			uint64_t done = 0;
 
 			while (done < x->size) {
@@ -316,6 +348,9 @@ static void op_rw(struct xfile *f)
 				done += k;
 			}
 			x->pat = pat;
+			logop("f%d write %#llx+%llu pat %u", f->fd,
+			      (unsigned long long)x->addr,
+			      (unsigned long long)x->size, pat);
 		} else {
 			fill(buf, n, x->pat, off);
 			if (pwrite(f->fd, buf, n, (off_t)(x->addr + off)) != (ssize_t)n)
@@ -413,15 +448,22 @@ static void op_copy(struct xfile *f)
 		c.len = xs->size;
 		c.flags = 0;
 		c.method %= 3;
-		if (!cmd(f, XMEMSIM_IOC_COPY, &c))
+		if (!cmd(f, XMEMSIM_IOC_COPY, &c)) {
 			xd->pat = xs->pat;
+			logop("f%d copy %#llx -> %#llx len %llu pat %u", f->fd,
+			      (unsigned long long)c.src, (unsigned long long)c.dst,
+			      (unsigned long long)c.len, xs->pat);
+		}
 		return;
 	}
 go:
 	/* a wild copy must not land in this worker's own tracked bytes */
 	if (own_overlap(f, c.dst, c.len))
 		c.dst = UINT64_MAX - 4096;
-	cmd(f, XMEMSIM_IOC_COPY, rnd_ptr(&c));
+	if (!cmd(f, XMEMSIM_IOC_COPY, rnd_ptr(&c)))
+		logop("f%d wild copy %#llx -> %#llx len %llu", f->fd,
+		      (unsigned long long)c.src, (unsigned long long)c.dst,
+		      (unsigned long long)c.len);
 }
 
 static struct xmemsim_interval ivs[64];
@@ -505,6 +547,8 @@ static void op_misc(struct xfile *f)
 		f->a[f->na++] = (struct alloc){ sa.addr, sa.size ? sa.size :
 			XMEMSIM_STACK_DEFAULT, XMEMSIM_HEAP_HBM, 0 };
 		note_addr(sa.addr);
+		logop("f%d stack %#llx+%llu", f->fd, (unsigned long long)sa.addr,
+		      (unsigned long long)f->a[f->na - 1].size);
 		break;
 	case 3:
 		/* unknown and malformed command numbers */
@@ -535,7 +579,7 @@ static int xfile_open(struct xfile *f)
 	f->fd = xms_open(NULL);
 	if (f->fd < 0)
 		return f->fd;
-	if (rnd(2) && !xms_ring_init(&f->ring, f->fd, 16))
+	if (rnd(2) && !no_rings && !xms_ring_init(&f->ring, f->fd, 16))
 		f->has_ring = 1;
 	return 0;
 }
@@ -551,6 +595,8 @@ static void op_ring_abandon(struct xfile *f)
 	struct xms_ring r;
 	int n = 0;
 
+	if (no_rings)
+		return;
 	if (!f->scratch[0] &&
 	    (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL) ||
 	     xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL))) {
@@ -630,6 +676,7 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 			break;
 		default:
 			if (rnd(4) == 0) {
+				logop("f%d close", x->fd);
 				xfile_close(x);
 				if (xfile_open(x))
 					_exit(3);
@@ -757,6 +804,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "xfuzz: --procs 1..8, --fds 1..%d\n", MAXFD);
 		return 2;
 	}
+	no_rings = getenv("XFUZZ_RINGS") && !strcmp(getenv("XFUZZ_RINGS"), "0");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n# xfuzz --seed %llu --ops %lu --procs %d --fds %d --kills %d\n",
 	       (unsigned long long)seed, ops, procs, nfd, kills);
