@@ -597,11 +597,15 @@ static void op_ring_abandon(struct xfile *f)
 
 	if (no_rings)
 		return;
-	if (!f->scratch[0] &&
-	    (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL) ||
-	     xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL))) {
-		f->scratch[0] = 0;
-		return;
+	if (!f->scratch[0]) {
+		if (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL))
+			return;
+		if (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL)) {
+			/* nothing untracked may stay */
+			xms_free(f->fd, XMEMSIM_HEAP_HBM, f->scratch[0], NULL);
+			f->scratch[0] = 0;
+			return;
+		}
 	}
 	if (xms_ring_init(&r, f->fd, 8))
 		return;
