@@ -133,5 +133,8 @@ tap $? "reload as booted"
 
 # --- C tests -------------------------------------------------------------------
 for t in /tests/vm/test_*; do
-	[ -x "$t" ] && run_c "$(basename "$t")"
+	[ -x "$t" ] || continue	# objects and .d files lie beside them
+	run_c "$(basename "$t")"
 done
+# every result is a TAP line above: the run itself succeeded
+exit 0
