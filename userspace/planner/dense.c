@@ -525,56 +525,6 @@ static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
 	kd_pull(k, l, r);
 }
 
-/* A binary min-heap of the multi items on (pressure, item). */
-struct mheap {
-	uint32_t *h;		/* ranks */
-	uint32_t *pos;		/* rank -> slot, UINT32_MAX when out */
-	uint64_t *key;		/* rank -> pressure */
-	const uint32_t *item;	/* rank -> item (the tie key) */
-	size_t n;
-};
-
-static int mh_less(const struct mheap *H, uint32_t a, uint32_t b)
-{
-	if (H->key[a] != H->key[b])
-		return H->key[a] < H->key[b];
-	return H->item[a] < H->item[b];
-}
-
-static void mh_swap(struct mheap *H, size_t i, size_t j)
-{
-	uint32_t t = H->h[i];
-
-	H->h[i] = H->h[j];
-	H->h[j] = t;
-	H->pos[H->h[i]] = i;
-	H->pos[H->h[j]] = j;
-}
-
-static void mh_up(struct mheap *H, size_t i)
-{
-	while (i && mh_less(H, H->h[i], H->h[(i - 1) / 2])) {
-		mh_swap(H, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-}
-
-static void mh_down(struct mheap *H, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < H->n && mh_less(H, H->h[l], H->h[m]))
-			m = l;
-		if (r < H->n && mh_less(H, H->h[r], H->h[m]))
-			m = r;
-		if (m == i)
-			return;
-		mh_swap(H, i, m);
-		i = m;
-	}
-}
-
 /*
  * The simplify order (place.c's rule): repeatedly remove the item with the
  * smallest (pressure, index) among the k-d tree's minimum (single items)
@@ -589,7 +539,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 	uint64_t *lo, *hi;
 	uint32_t *pos;
 	uint8_t *gone;
-	struct mheap H = { 0 };
+	struct dp_iheap H = { 0 };	/* the multi items on (pressure, item) */
 	struct kd k;
 
 	if (!n)
@@ -637,7 +587,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 	H.h = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.h));
 	H.pos = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.pos));
 	H.key = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.key));
-	H.item = d->mitem;
+	H.tie = d->mitem;
 	H.n = d->nm;
 	for (i = 0; i < d->nm; i++) {
 		uint64_t p = d->it[d->mitem[i]].size;
@@ -649,7 +599,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 		H.pos[i] = i;
 	}
 	for (i = d->nm / 2; i-- > 0;)
-		mh_down(&H, i);
+		dp_iheap_down(&H, i);
 
 	for (removed = 0; removed < n; removed++) {
 		uint64_t kk = ns ? k.mn[kd_mid(0, ns)] : DEAD;
@@ -666,9 +616,9 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			uint32_t q = H.h[0];
 
 			v = d->mitem[q];
-			mh_swap(&H, 0, --H.n);
+			dp_iheap_swap(&H, 0, --H.n);
 			H.pos[q] = UINT32_MAX;
-			mh_down(&H, 0);
+			dp_iheap_down(&H, 0);
 			gone[v] = 1;
 			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
 				uint32_t u = d->madj[j];
@@ -679,7 +629,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 					kd_point_sub(&k, 0, ns, pos[u], d->it[v].size);
 				} else {
 					H.key[d->mrank[u]] -= d->it[v].size;
-					mh_up(&H, H.pos[d->mrank[u]]);
+					dp_iheap_up(&H, H.pos[d->mrank[u]]);
 				}
 			}
 		} else {
@@ -693,7 +643,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 				if (H.pos[q] == UINT32_MAX)
 					continue;
 				H.key[q] -= d->it[v].size;
-				mh_up(&H, H.pos[q]);
+				dp_iheap_up(&H, H.pos[q]);
 			}
 		}
 		out[n - 1 - removed] = v;	/* stack: last removed placed first */

@@ -51,6 +51,19 @@ int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);
 
 /* dense.c: placement without an adjacency (see the comment there) */
+/* iheap.c: an indexed binary min-heap on (key, tie or element number) */
+struct dp_iheap {
+	uint32_t *h;		/* slot -> element */
+	uint32_t *pos;		/* element -> slot, UINT32_MAX when out */
+	uint64_t *key;		/* element -> key */
+	const uint32_t *tie;	/* element -> tie key, or NULL: the element */
+	size_t n;
+};
+
+void dp_iheap_swap(struct dp_iheap *H, size_t i, size_t j);
+void dp_iheap_up(struct dp_iheap *H, size_t i);
+void dp_iheap_down(struct dp_iheap *H, size_t i);
+
 struct dp_dense;
 /* NULL unless the sizes sum to less than UINT64_MAX (then no pressure
  * saturates).  tree: the interval tree over the items' intervals, for the

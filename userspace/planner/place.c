@@ -62,62 +62,12 @@ static void collect(uint32_t payload, void *arg)
 	b->adj[b->n++] = payload;
 }
 
-/* ---- a binary min-heap on (key, index) with positions --------------- */
-
-struct heap {
-	uint32_t *h;		/* heap of item indices */
-	uint32_t *pos;		/* item -> heap slot, UINT32_MAX when out */
-	const uint64_t *key;
-	size_t n;
-};
-
-static int hless(const struct heap *H, uint32_t a, uint32_t b)
-{
-	if (H->key[a] != H->key[b])
-		return H->key[a] < H->key[b];
-	return a < b;
-}
-
-static void hswap(struct heap *H, size_t i, size_t j)
-{
-	uint32_t t = H->h[i];
-
-	H->h[i] = H->h[j];
-	H->h[j] = t;
-	H->pos[H->h[i]] = i;
-	H->pos[H->h[j]] = j;
-}
-
-static void hup(struct heap *H, size_t i)
-{
-	while (i && hless(H, H->h[i], H->h[(i - 1) / 2])) {
-		hswap(H, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-}
-
-static void hdown(struct heap *H, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < H->n && hless(H, H->h[l], H->h[m]))
-			m = l;
-		if (r < H->n && hless(H, H->h[r], H->h[m]))
-			m = r;
-		if (m == i)
-			return;
-		hswap(H, i, m);
-		i = m;
-	}
-}
-
 int dp_simplify_order(const struct dp_item *it, size_t n,
 		      const uint32_t *adj_first, const uint32_t *adj,
 		      uint32_t *out)
 {
 	uint64_t *p = dp_xrealloc(NULL, n ? n : 1, sizeof(*p));
-	struct heap H = { .key = p, .n = n };
+	struct dp_iheap H = { .key = p, .n = n };
 	size_t i, k, removed = 0;
 
 	H.h = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.h));
@@ -133,13 +83,13 @@ int dp_simplify_order(const struct dp_item *it, size_t n,
 		H.pos[i] = i;
 	}
 	for (i = n / 2; i-- > 0;)
-		hdown(&H, i);
+		dp_iheap_down(&H, i);
 	while (H.n) {
 		uint32_t v = H.h[0];
 
-		hswap(&H, 0, --H.n);
+		dp_iheap_swap(&H, 0, --H.n);
 		H.pos[v] = UINT32_MAX;
-		hdown(&H, 0);
+		dp_iheap_down(&H, 0);
 		out[n - 1 - removed++] = v;	/* stack: last removed placed first */
 		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
 			uint32_t u = adj[k];
@@ -148,7 +98,7 @@ int dp_simplify_order(const struct dp_item *it, size_t n,
 				continue;
 			if (p[u] != UINT64_MAX)
 				p[u] -= it[v].size;
-			hup(&H, H.pos[u]);
+			dp_iheap_up(&H, H.pos[u]);
 		}
 	}
 	free(p);
