@@ -21,57 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench-synth.h"
 #include "libdramplan.h"
-#include "xorshift.h"
-
-static struct dp_model *gen(uint32_t n, uint32_t W, uint64_t seed)
-{
-	uint64_t rs = seed | 1;
-	struct dp_model *m = dp_model_new("synthetic", "synthetic");
-	struct dp_err e;
-	struct dp_core *c = dp_core_add(m, "f", &e);
-	uint32_t i, b, nb = (n + 511) / 512;
-	char name[32];
-
-	for (i = 0; i < n; i++) {
-		struct dp_tensor_spec s = { .name = name };
-
-		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
-		s.elem_size = 1u << xorshift64_below(&rs, 3);
-		if (s.elems * s.elem_size > (4u << 20))
-			s.elem_size = 1;
-		snprintf(name, sizeof(name), "t%u", i);
-		if (dp_tensor_add(m, c, &s, "gen", &e) < 0)
-			goto fail;
-	}
-	for (b = 0; b < nb; b++) {
-		snprintf(name, sizeof(name), "b%u", b);
-		if (dp_block_add(m, c, name, "gen", &e) < 0)
-			goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		uint32_t uses[3], nu = 0, k, want = 1 + xorshift64_below(&rs, 3);
-
-		b = i / 512;
-		for (k = 0; k < want && i > 0; k++)
-			uses[nu++] = i - 1 - xorshift64_below(&rs, i < W ? i : W);
-		if (dp_inst_add(m, c, b, NULL, &i, 1, uses, nu, 0, "gen", &e))
-			goto fail;
-		if (i % 512 == 511 || i == n - 1) {
-			if (b % 8 == 7 && dp_succ_add(c, b, b, &e))
-				goto fail;
-			if (b + 1 < nb && dp_succ_add(c, b, b + 1, &e))
-				goto fail;
-		}
-	}
-	if (dp_model_link(m, &e))
-		goto fail;
-	return m;
-fail:
-	fprintf(stderr, "bench-file: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
-}
 
 /* Runs argv; wall seconds and peak RSS in MiB; -1 if it failed. */
 static int run(char *const argv[], double *sec, double *rss_mib)
@@ -107,7 +58,7 @@ int main(int argc, char **argv)
 	for (i = 3; i < argc; i++) {
 		uint32_t n = strtoul(argv[i], NULL, 0);
 		char model[4096], plan[4096];
-		struct dp_model *m = gen(n, 16, 1);
+		struct dp_model *m = bench_synth(n, 16, 1);
 		struct dp_opts o;
 		struct dp_err e;
 		struct dp_plan *p;

@@ -31,14 +31,14 @@ $(O)/tests/vm/test_plan: $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
 $(O)/tests/vm/test_plan: XLDFLAGS += $(DRAMPLAN_LDLIBS)
 
 # scripts/bench-planner.sh drives this; built with userspace so it never rots.
-$(O)/bench-planner: $(O)/scripts/bench-planner.o $(O)/libdramplan.a
+$(O)/bench-planner: $(O)/scripts/bench-planner.o $(O)/scripts/bench-synth.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -lm
 
 userspace: $(O)/bench-planner
 
 # scripts/bench-planner.sh runs this too: the command on a model file
 # beside in-process planning (time, ratio, peak RSS).
-$(O)/bench-file: $(O)/scripts/bench-file.o $(O)/libdramplan.a
+$(O)/bench-file: $(O)/scripts/bench-file.o $(O)/scripts/bench-synth.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
 userspace: $(O)/bench-file

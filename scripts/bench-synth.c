@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-synth.c - the synthetic models of the planner benchmarks
+ * (bench-planner.c plans them in-process, bench-file.c writes them out and
+ * runs the command on them): one generator, so both measure one model.
+ *
+ * bench_synth: one core, n tensors in blocks of 512 instructions;
+ * instruction i defines tensor i and uses up to 3 of the W tensors defined
+ * before it, and every 8th block loops on itself (bounded overlap).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench-synth.h"
+#include "xorshift.h"
+
+struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
+{
+	uint64_t rs = seed | 1;
+	struct dp_model *m = dp_model_new("synthetic", "synthetic");
+	struct dp_err e;
+	struct dp_core *c = dp_core_add(m, "f", &e);
+	uint32_t i, nb = (n + 511) / 512, b;
+	char name[32];
+
+	for (i = 0; i < n; i++) {
+		struct dp_tensor_spec s = { .name = name };
+
+		/* two statements: the draws' order is fixed */
+		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
+		s.elem_size = 1u << xorshift64_below(&rs, 3);
+
+		snprintf(name, sizeof(name), "t%u", i);
+		if (s.elems * s.elem_size > (4u << 20))
+			s.elem_size = 1;
+		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
+			goto fail;
+	}
+	for (b = 0; b < nb; b++) {
+		snprintf(name, sizeof(name), "b%u", b);
+		if (dp_block_add(m, c, name, "synth", &e) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t uses[3], nu = 0, k, want = 1 + xorshift64_below(&rs, 3);
+
+		b = i / 512;
+		for (k = 0; k < want && i > 0; k++)
+			uses[nu++] = i - 1 - xorshift64_below(&rs, i < W ? i : W);
+		if (dp_inst_add(m, c, b, NULL, &i, 1, uses, nu, 0, "synth", &e))
+			goto fail;
+		if (i % 512 == 511 || i == n - 1) {
+			if (b % 8 == 7 && dp_succ_add(c, b, b, &e))
+				goto fail;
+			if (b + 1 < nb && dp_succ_add(c, b, b + 1, &e))
+				goto fail;
+		}
+	}
+	if (dp_model_link(m, &e))
+		goto fail;
+	return m;
+fail:
+	fprintf(stderr, "bench: generator: %s\n", e.msg);
+	dp_model_free(m);
+	return NULL;
+}
+
+/*
+ * The all-live family: the same tensors and blocks, but instruction i
+ * defines tensor i and uses nothing, and one last instruction uses every
+ * tensor -- so all n are live at once (every pair interferes, n^2/2
+ * edges), the case where the live set is the whole model (training graphs,
+ * big collectives).  No loops: one interval per tensor.
+ */
+struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
+{
+	uint64_t rs = seed | 1;
+	struct dp_model *m = dp_model_new("all-live", "all-live");
+	struct dp_err e;
+	struct dp_core *c = dp_core_add(m, "f", &e);
+	uint32_t i, nb = (n + 511) / 512, b, *all;
+	char name[32];
+
+	for (i = 0; i < n; i++) {
+		struct dp_tensor_spec s = { .name = name };
+
+		/* two statements: the draws' order is fixed */
+		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
+		s.elem_size = 1u << xorshift64_below(&rs, 3);
+
+		snprintf(name, sizeof(name), "t%u", i);
+		if (s.elems * s.elem_size > (4u << 20))
+			s.elem_size = 1;
+		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
+			goto fail;
+	}
+	for (b = 0; b < nb; b++) {
+		snprintf(name, sizeof(name), "b%u", b);
+		if (dp_block_add(m, c, name, "synth", &e) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		b = i / 512;
+		if (dp_inst_add(m, c, b, NULL, &i, 1, NULL, 0, 0, "synth", &e))
+			goto fail;
+		if ((i % 512 == 511 || i == n - 1) && b + 1 < nb &&
+		    dp_succ_add(c, b, b + 1, &e))
+			goto fail;
+	}
+	all = dp_xrealloc(NULL, n ? n : 1, sizeof(*all));
+	for (i = 0; i < n; i++)
+		all[i] = i;
+	i = dp_inst_add(m, c, nb - 1, "use_all", NULL, 0, all, n, 0, "synth", &e);
+	free(all);
+	if (i || dp_model_link(m, &e))
+		goto fail;
+	return m;
+fail:
+	fprintf(stderr, "bench: generator: %s\n", e.msg);
+	dp_model_free(m);
+	return NULL;
+}
