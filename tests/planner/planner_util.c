@@ -267,10 +267,57 @@ struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 		if (random_blocks(m, c, nb, nin, &rs, e))
 			goto fail;
 	}
-	if (dp_model_link(m, e))
-		goto fail;
-	return m;
+	return link_or_free(m, e);
 fail:
 	dp_model_free(m);
 	return NULL;
+}
+
+/* 1-3 cores of 4-43 spills, up to 5 shared owners, tensors up to 200 KB */
+const struct model_shape shape_random = {
+	.min_cores = 1, .max_cores = 3,
+	.min_owners = 0, .max_owners = 5,
+	.min_spills = 4, .max_spills = 43,
+	.max_blocks = 5,
+	.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
+	.elem_sizes = 3,
+};
+
+void agree_count(struct agree *a, uint64_t seed, int round,
+		 int r1, const struct dp_err *e1, int r2, const struct dp_err *e2)
+{
+	a->rejected += r1 != 0;
+	a->total++;
+	if (r1 == r2 && !strcmp(e1->msg, e2->msg))
+		a->same++;
+	else if (a->total - a->same < 5)
+		printf("#   seed %llu round %d:\n#     new: %s\n#     old: %s\n",
+		       (unsigned long long)seed, round, e1->msg, e2->msg);
+}
+
+struct dp_model *link_or_free(struct dp_model *m, struct dp_err *e)
+{
+	if (dp_model_link(m, e)) {
+		dp_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int run_in_tmpdir(char *dir, int (*run)(void))
+{
+	char cmd[600];
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = run();
+	if (!rc) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			rc = 1;
+	}
+	return rc;
 }

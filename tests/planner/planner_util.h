@@ -68,4 +68,27 @@ struct model_shape {
 struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 			      struct dp_err *e);
 
+/*
+ * Two implementations' verdicts on the same input, counted: the return
+ * codes and messages must match.  The first few disagreements are printed.
+ */
+struct agree {
+	int same, total, rejected;
+};
+
+void agree_count(struct agree *a, uint64_t seed, int round,
+		 int r1, const struct dp_err *e1, int r2, const struct dp_err *e2);
+
+/* A model built by hand, linked; freed and NULL if linking fails. */
+struct dp_model *link_or_free(struct dp_model *m, struct dp_err *e);
+
+/*
+ * Runs the tests (tap_run) in a fresh temporary folder: dir is a mkdtemp()
+ * template; the folder is removed when they pass, kept when they fail.
+ */
+int run_in_tmpdir(char *dir, int (*run)(void));
+
+/* The shape of test_random.c's models, which other tests use too. */
+extern const struct model_shape shape_random;
+
 #endif

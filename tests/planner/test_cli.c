@@ -230,19 +230,5 @@ TEST(usage_errors)
 
 int main(void)
 {
-	int rc;
-
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = tap_run();
-	if (!rc) {
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			rc = 1;
-	}
-	return rc;
+	return run_in_tmpdir(dir, tap_run);
 }

@@ -381,20 +381,6 @@ TEST(every_reproducer_one_line_nothing_written)
 
 int main(void)
 {
-	int rc;
-
 	signal(SIGPIPE, SIG_IGN);
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = tap_run();
-	if (!rc) {
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			rc = 1;
-	}
-	return rc;
+	return run_in_tmpdir(dir, tap_run);
 }
