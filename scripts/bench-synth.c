@@ -14,6 +14,37 @@
 #include "bench-synth.h"
 #include "xorshift.h"
 
+/*
+ * Both families' tensors t0..t(n-1), drawn in a fixed order (up to 4 MiB
+ * each), and their empty blocks b0..b(nb-1).
+ */
+static int tensors_and_blocks(struct dp_model *m, struct dp_core *c,
+			      uint32_t n, uint32_t nb, uint64_t *rs,
+			      struct dp_err *e)
+{
+	char name[32];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct dp_tensor_spec s = { .name = name };
+
+		/* two statements: the draws' order is fixed */
+		s.elems = 1 + xorshift64_below(rs, 1u << 20);
+		s.elem_size = 1u << xorshift64_below(rs, 3);
+		snprintf(name, sizeof(name), "t%u", i);
+		if (s.elems * s.elem_size > (4u << 20))
+			s.elem_size = 1;
+		if (dp_tensor_add(m, c, &s, "synth", e) < 0)
+			return -1;
+	}
+	for (i = 0; i < nb; i++) {
+		snprintf(name, sizeof(name), "b%u", i);
+		if (dp_block_add(m, c, name, "synth", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 {
 	uint64_t rs = seed | 1;
@@ -21,26 +52,9 @@ struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 	struct dp_err e;
 	struct dp_core *c = dp_core_add(m, "f", &e);
 	uint32_t i, nb = (n + 511) / 512, b;
-	char name[32];
 
-	for (i = 0; i < n; i++) {
-		struct dp_tensor_spec s = { .name = name };
-
-		/* two statements: the draws' order is fixed */
-		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
-		s.elem_size = 1u << xorshift64_below(&rs, 3);
-
-		snprintf(name, sizeof(name), "t%u", i);
-		if (s.elems * s.elem_size > (4u << 20))
-			s.elem_size = 1;
-		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
-			goto fail;
-	}
-	for (b = 0; b < nb; b++) {
-		snprintf(name, sizeof(name), "b%u", b);
-		if (dp_block_add(m, c, name, "synth", &e) < 0)
-			goto fail;
-	}
+	if (tensors_and_blocks(m, c, n, nb, &rs, &e))
+		goto fail;
 	for (i = 0; i < n; i++) {
 		uint32_t uses[3], nu = 0, k, want = 1 + xorshift64_below(&rs, 3);
 
@@ -79,26 +93,9 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 	struct dp_err e;
 	struct dp_core *c = dp_core_add(m, "f", &e);
 	uint32_t i, nb = (n + 511) / 512, b, *all;
-	char name[32];
 
-	for (i = 0; i < n; i++) {
-		struct dp_tensor_spec s = { .name = name };
-
-		/* two statements: the draws' order is fixed */
-		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
-		s.elem_size = 1u << xorshift64_below(&rs, 3);
-
-		snprintf(name, sizeof(name), "t%u", i);
-		if (s.elems * s.elem_size > (4u << 20))
-			s.elem_size = 1;
-		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
-			goto fail;
-	}
-	for (b = 0; b < nb; b++) {
-		snprintf(name, sizeof(name), "b%u", b);
-		if (dp_block_add(m, c, name, "synth", &e) < 0)
-			goto fail;
-	}
+	if (tensors_and_blocks(m, c, n, nb, &rs, &e))
+		goto fail;
 	for (i = 0; i < n; i++) {
 		b = i / 512;
 		if (dp_inst_add(m, c, b, NULL, &i, 1, NULL, 0, 0, "synth", &e))

@@ -102,52 +102,58 @@ TEST(search_ceiling_no_fit)
 	CHECK(!ok);
 }
 
-TEST(search_subpage_same_page_raw_start)
+/* The 4 KiB page rule, one gap search each (page 4096, alignment 1). */
+static const struct page_case {
+	struct dp_range occ[2];
+	size_t nocc;
+	uint64_t size, want;
+	const char *why;
+} page_cases[] = {
+	{ { { 0, 4000 } }, 1, 96, 4000,
+	  "lo 4000, size 96: last byte 4095 is in lo's page 0: the raw start" },
+	{ { { 0, 4000 } }, 1, 100, 4096,
+	  "lo 4000, size 100: last byte 4099 is in page 1, size <= 4096: bumped to the boundary" },
+	{ { { 0, 4000 }, { 4150, 8192 } }, 2, 100, 8192,
+	  "gap [4000,4150) straddles; from 4096 only 54 bytes are left: the next gap's raw start" },
+	{ { { 0, 100 } }, 1, 4096, 4096,
+	  "size == 4096 at lo 100 ends in page 1 and is not above a page: bumped" },
+	{ { { 0, 100 } }, 1, 8192, 100,
+	  "size 8192 > page at lo 100: the raw gap start, no round-up" },
+};
+
+static void check_page_case(size_t i)
 {
-	struct dp_range occ[1] = { { 0, 4000 } };
+	const struct page_case *c = &page_cases[i];
+	struct dp_range occ[2] = { c->occ[0], c->occ[1] };
+	uint64_t got;
 	int ok;
 
-	/* lo 4000, size 96: last byte 4095, page 0 == page 0 -> raw start */
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 96, P, 1, &ok), 4000);
-	CHECK(ok);
+	got = srch(occ, c->nocc, 0, CEIL, c->size, P, 1, &ok);
+	if (!ok || got != c->want)
+		printf("#   case %zu (%s): got %llu ok %d, want %llu\n", i, c->why,
+		       (unsigned long long)got, ok, (unsigned long long)c->want);
+	CHECK(ok && got == c->want);
+}
+
+TEST(search_subpage_same_page_raw_start)
+{
+	check_page_case(0);
 }
 
 TEST(search_subpage_straddle_bumps_to_boundary)
 {
-	struct dp_range occ[1] = { { 0, 4000 } };
-	int ok;
-
-	/* lo 4000, size 100: last byte 4099 is in page 1, page of lo is 0,
-	 * size <= 4096 -> bump to 4096*1; 1<<30 - 4096 >= 100 */
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 100, P, 1, &ok), 4096);
-	CHECK(ok);
+	check_page_case(1);
 }
 
 TEST(search_straddle_bump_too_small_next_gap)
 {
-	struct dp_range occ[2] = { { 0, 4000 }, { 4150, 8192 } };
-	int ok;
-
-	/* gap [4000,4150) holds 100 bytes but straddles; bumped start 4096
-	 * leaves 4150-4096 = 54 < 100: next gap [8192, ceil), 8192/4096 ==
-	 * (8192+99)/4096 -> raw start 8192 */
-	CHECK_EQ_U64(srch(occ, 2, 0, CEIL, 100, P, 1, &ok), 8192);
-	CHECK(ok);
+	check_page_case(2);
 }
 
 TEST(search_exact_page_size_straddle_and_big_raw)
 {
-	struct dp_range occ[1] = { { 0, 100 } };
-	int ok;
-
-	/* size == 4096 at lo 100: end page (100+4095)/4096 = 1 != 0 and size
-	 * is not > page -> the straddle arm: 4096 */
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 4096, P, 1, &ok), 4096);
-	CHECK(ok);
-	/* size 8192 > page at lo 100: the raw gap start, no round-up */
-	occ[0] = (struct dp_range){ 0, 100 };
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 8192, P, 1, &ok), 100);
-	CHECK(ok);
+	check_page_case(3);
+	check_page_case(4);
 }
 
 TEST(search_page_zero_and_alignment)
