@@ -526,23 +526,11 @@ static struct dp_model *make_all_live(uint64_t seed, void *arg, struct dp_err *e
 
 TEST(engines_agree_on_random_models)
 {
-	/* test_random.c's shape, a denser one, and a wide one */
-	struct model_shape shapes[3] = { shape_random, shape_random, shape_random };
-
-	shapes[1].max_cores = 2;
-	shapes[1].max_owners = 8;
-	shapes[1].min_spills = 60;
-	shapes[1].max_spills = 200;
-	shapes[1].max_blocks = 2;
-	shapes[1].owner_elems = 300000;
-	shapes[1].spill_elems = 400000;
-	shapes[2].min_cores = 2;
-	shapes[2].max_cores = 4;
-	shapes[2].min_owners = 4;
-	shapes[2].max_owners = 16;
-	shapes[2].min_spills = 10;
-	shapes[2].max_spills = 80;
-	shapes[2].max_blocks = 12;
+	/* test_random.c's shape, a denser one and a wide one (cores, owners,
+	 * spills a core, blocks, input/owner/spill elements, sizes) */
+	static const struct model_shape dense = { 1, 2, 0, 8, 60, 200, 2, 20000, 300000, 400000, 3 };
+	static const struct model_shape wide = { 2, 4, 4, 16, 10, 80, 12, 20000, 30000, 50000, 3 };
+	const struct model_shape *shapes[] = { &shape_random, &dense, &wide };
 	int ok = 0, total = 0;
 	uint64_t seed;
 
@@ -553,7 +541,7 @@ TEST(engines_agree_on_random_models)
 		o.cc_mib = seed % 3 == 0 ? -1 : seed % 3 == 1 ? 500 : 1;
 		if (seed % 5 == 0)
 			o.dram_mib = 2 + seed % 7;	/* some run out */
-		ok += compare_model(make_random, (void *)&shapes[seed % 3],
+		ok += compare_model(make_random, (void *)shapes[seed % 3],
 				    seed, &o);
 		total++;
 	}
@@ -651,12 +639,8 @@ static int old_sweep(const struct dp_core_plan *c, const char *file,
 /* Good plans, then tensors moved onto others: both sweeps say the same. */
 TEST(verify_sweep_same_messages_as_before)
 {
-	static const struct model_shape shape = {
-		.min_cores = 1, .max_cores = 3, .min_owners = 0, .max_owners = 6,
-		.min_spills = 4, .max_spills = 120, .max_blocks = 6,
-		.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
-		.elem_sizes = 3,
-	};
+	/* cores, owners, spills, blocks, input/owner/spill elements, sizes */
+	static const struct model_shape shape = { 1, 3, 0, 6, 4, 120, 6, 20000, 30000, 50000, 3 };
 	uint64_t seed, rs = 4242;
 	struct agree ag = { 0 };
 

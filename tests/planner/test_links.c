@@ -230,11 +230,8 @@ TEST(model_link_same_messages_as_before)
 /* Mutations of good plans: wrong names, duplicate names, flags, addresses. */
 TEST(verify_links_same_messages_as_before)
 {
-	static const struct model_shape shape = {
-		.min_cores = 2, .max_cores = 4, .min_owners = 2, .max_owners = 12,
-		.min_spills = 2, .max_spills = 20, .max_blocks = 3,
-		.input_elems = 2000, .owner_elems = 3000, .spill_elems = 5000,
-		.elem_sizes = 3,
+	static const struct model_shape shape = {	/* see struct model_shape */
+		2, 4, 2, 12, 2, 20, 3, 2000, 3000, 5000, 3
 	};
 	uint64_t seed, rs = 42;
 	struct agree ag = { 0 };

@@ -130,19 +130,20 @@ static int check_model(struct dp_model *m, char *why, size_t whylen)
 
 TEST(liveness_matches_oracle_on_random_models)
 {
-	/* test_random.c's shape; many blocks; one core of many blocks */
-	struct model_shape shapes[3] = { shape_random, shape_random, shape_random };
-
-	shapes[1].max_cores = 2;
-	shapes[1].max_owners = 8;
-	shapes[1].min_spills = 20;
-	shapes[1].max_spills = 200;
-	shapes[1].max_blocks = 40;
-	shapes[2].max_cores = 1;
-	shapes[2].max_owners = 0;
-	shapes[2].min_spills = 100;
-	shapes[2].max_spills = 300;
-	shapes[2].max_blocks = 120;
+	static const struct model_shape shapes[] = {
+		{ .min_cores = 1, .max_cores = 3, .min_owners = 0, .max_owners = 5,
+		  .min_spills = 4, .max_spills = 43, .max_blocks = 5,
+		  .input_elems = 20000, .owner_elems = 30000,
+		  .spill_elems = 50000, .elem_sizes = 3 },
+		{ .min_cores = 1, .max_cores = 2, .min_owners = 0, .max_owners = 8,
+		  .min_spills = 20, .max_spills = 200, .max_blocks = 40,
+		  .input_elems = 20000, .owner_elems = 30000,
+		  .spill_elems = 50000, .elem_sizes = 3 },
+		{ .min_cores = 1, .max_cores = 1, .min_owners = 0, .max_owners = 0,
+		  .min_spills = 100, .max_spills = 300, .max_blocks = 120,
+		  .input_elems = 20000, .owner_elems = 30000,
+		  .spill_elems = 50000, .elem_sizes = 3 },
+	};
 	uint64_t seed;
 	int ok = 0;
 
