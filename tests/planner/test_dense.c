@@ -581,9 +581,7 @@ static int cmp_ovi(const void *a, const void *b)
 {
 	const struct ovi *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
 }
 
 static int old_sweep(const struct dp_core_plan *c, const char *file,

@@ -96,7 +96,7 @@ static int cmp_ekey(const void *a, const void *b)
 {
 	const struct ekey *x = a, *y = b;
 
-	return (x->k > y->k) - (x->k < y->k);
+	return dp_cmp(x->k, y->k);
 }
 
 /* The single interval of item i. */
@@ -727,9 +727,7 @@ static int cmp_iv(const void *a, const void *b)
 {
 	const struct dp_iv *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,

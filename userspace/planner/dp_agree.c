@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "dp_device.h"
+#include "internal.h"
 #include "libxmemsim.h"
 #include "xorshift.h"
 
@@ -277,9 +278,7 @@ static int cmp_drange(const void *a, const void *b)
 {
 	const struct drange *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 /* Core ci's private (want_shared 0) or shared-owner (1) device ranges,
@@ -519,11 +518,8 @@ static int cmp_link(const void *x, const void *y)
 {
 	const struct dp_agree_link *l = x, *m = y;
 
-	if (l->oc != m->oc)
-		return l->oc < m->oc ? -1 : 1;
-	if (l->oi != m->oi)
-		return l->oi < m->oi ? -1 : 1;
-	return (l->lc > m->lc) - (l->lc < m->lc);
+	return dp_cmp(l->oc, m->oc) ?: dp_cmp(l->oi, m->oi) ?:
+	       dp_cmp(l->lc, m->lc);
 }
 
 /* Every link whose owner is on the device, by owner then linking core. */

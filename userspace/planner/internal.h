@@ -7,6 +7,9 @@
 
 #include "libdramplan.h"
 
+/* -1, 0 or 1 as a < b, a == b, a > b: qsort comparators chain it with ?: */
+#define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
+
 int dp_classify(struct dp_model *m, struct dp_err *e);
 int dp_pass_find_start_addr(struct dp_ctx *x);
 int dp_pass_cc_buffer_size(struct dp_ctx *x);

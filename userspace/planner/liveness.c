@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 int dp_number(struct dp_model *m, struct dp_err *e)
 {
@@ -174,9 +175,7 @@ static int cmp_emit(const void *a, const void *b)
 {
 	const struct emit *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 static uint32_t hash_str(const char *s)
 {
@@ -359,11 +360,8 @@ static int cmp_lref(const void *a, const void *b)
 {
 	const struct lref *x = a, *y = b;
 
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	if (x->idx != y->idx)
-		return x->idx < y->idx ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->core, y->core) ?: dp_cmp(x->idx, y->idx) ?:
+	       dp_cmp(x->t, y->t);
 }
 
 /*

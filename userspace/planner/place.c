@@ -118,11 +118,7 @@ static int cmp_okey(const void *x, const void *y)
 {
 	const struct okey *p = x, *q = y;
 
-	if (p->a != q->a)
-		return p->a > q->a ? -1 : 1;	/* descending */
-	if (p->b != q->b)
-		return p->b > q->b ? -1 : 1;
-	return (p->i > q->i) - (p->i < q->i);
+	return dp_cmp(q->a, p->a) ?: dp_cmp(q->b, p->b) ?: dp_cmp(p->i, q->i);
 }
 
 static uint64_t span(const struct dp_item *it, const struct dp_iv *iv)

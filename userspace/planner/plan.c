@@ -339,11 +339,8 @@ static int cmp_sacc(const void *a, const void *b)
 {
 	const struct sacc *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->core, y->core) ?:
+	       dp_cmp(x->t, y->t);
 }
 
 /*

@@ -39,9 +39,7 @@ static int cmp_vi(const void *a, const void *b)
 {
 	const struct vi *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
 }
 
 /*
@@ -103,16 +101,14 @@ static int cmp_rank(const void *a, const void *b)
 {
 	const struct arank *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->addr, y->addr) ?: dp_cmp(x->t, y->t);
 }
 
 static int cmp_vi_hi(const void *a, const void *b)
 {
 	const struct vi *x = a, *y = b;
 
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->hi, y->hi);
 }
 
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
@@ -221,9 +217,7 @@ static int cmp_br(const void *a, const void *b)
 {
 	const struct brange *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->shared < y->shared) - (x->shared > y->shared);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(y->shared, x->shared);
 }
 
 /* Rule 6b: private bytes of any core never overlap shared bytes. */
