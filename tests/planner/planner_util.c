@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "planner_util.h"
 #include "xorshift.h"
@@ -320,4 +322,36 @@ int run_in_tmpdir(char *dir, int (*run)(void))
 			rc = 1;
 	}
 	return rc;
+}
+
+void read_text(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t r;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	r = fread(buf, 1, n - 1, f);
+	buf[r] = 0;
+	fclose(f);
+}
+
+int run_captured(const char *dir, const char *pre, const char *tool,
+		 const char *args, char *out, size_t nout, char *err,
+		 size_t nerr)
+{
+	char cmd[4096], o[600], e[600];
+	int rc;
+
+	snprintf(o, sizeof(o), "%s/stdout", dir);
+	snprintf(e, sizeof(e), "%s/stderr", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s %s >%s 2>%s", DP_SRCROOT,
+		 pre, tool, args, o, e);
+	rc = system(cmd);
+	read_text(o, out, nout);
+	read_text(e, err, nerr);
+	unlink(o);
+	unlink(e);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }

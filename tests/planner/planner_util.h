@@ -91,4 +91,16 @@ int run_in_tmpdir(char *dir, int (*run)(void));
 /* The shape of test_random.c's models, which other tests use too. */
 extern const struct model_shape shape_random;
 
+/* A file's text into buf (at most n - 1 bytes, NUL-terminated; "" if absent). */
+void read_text(const char *path, char *buf, size_t n);
+
+/*
+ * Runs `cd DP_SRCROOT && PRE TOOL ARGS` through the shell, its stdout and
+ * stderr captured (through files in dir) into out and err.  The exit
+ * status, or -1 when the tool was killed.
+ */
+int run_captured(const char *dir, const char *pre, const char *tool,
+		 const char *args, char *out, size_t nout, char *err,
+		 size_t nerr);
+
 #endif
