@@ -45,6 +45,16 @@ static int tensors_and_blocks(struct dp_model *m, struct dp_core *c,
 	return 0;
 }
 
+/* m linked, or NULL (freed, the error on stderr) when err or linking fails */
+static struct dp_model *linked(struct dp_model *m, int err, struct dp_err *e)
+{
+	if (!err && !dp_model_link(m, e))
+		return m;
+	fprintf(stderr, "bench: generator: %s\n", e->msg);
+	dp_model_free(m);
+	return NULL;
+}
+
 struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 {
 	uint64_t rs = seed | 1;
@@ -70,13 +80,9 @@ struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 				goto fail;
 		}
 	}
-	if (dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return linked(m, 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return linked(m, -1, &e);
 }
 
 /*
@@ -109,11 +115,7 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 		all[i] = i;
 	i = dp_inst_add(m, c, nb - 1, "use_all", NULL, 0, all, n, 0, "synth", &e);
 	free(all);
-	if (i || dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return linked(m, i ? -1 : 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return linked(m, -1, &e);
 }

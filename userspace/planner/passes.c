@@ -346,6 +346,12 @@ static int core_has(const struct dp_core *c, int region, int shared)
 	return 0;
 }
 
+/* The shared object a link's owner holds, or -1 (not a link, or no object). */
+static int32_t link_object(const struct dp_model *m, const struct dp_tensor *t)
+{
+	return t->has_remote ? m->c[t->remote_core].t[t->remote_idx].obj : -1;
+}
+
 /*
  * coloring_allocator_dram.  Seed: allocate(func) for every core, with the
  * dram_shared placement of the owners' shared tensors first in each region.
@@ -354,9 +360,9 @@ int dp_pass_dram(struct dp_ctx *x)
 {
 	struct dp_model *m = x->m;
 	struct link *links = NULL;
-	uint32_t ci, i, nlinks = 0, *fill;
+	uint32_t ci, i, nlinks = 0, *fill = NULL;
 	uint64_t F = x->floor, cc_ceil, sh_cc_end, cc_end, end;
-	int any = 0, rc = -1;
+	int any = 0, rc = -1, pass;
 
 	if (!x->o.dram_mib || x->o.dram_mib > (UINT64_MAX >> 21))
 		return dp_fail(x->err, "--dram-size %llu MiB is out of range",
@@ -403,34 +409,28 @@ int dp_pass_dram(struct dp_ctx *x)
 				x->obj[x->nobj++] = (struct dp_shobj){ ci, i, 0, 0 };
 			}
 		}
-	for (ci = 0; ci < m->nc; ci++)
-		for (i = 0; i < m->c[ci].nt; i++) {
-			struct dp_tensor *t = &m->c[ci].t[i];
-			int32_t ob;
+	/* each object's links in core and tensor order: counted, then placed */
+	for (pass = 0; pass < 2; pass++) {
+		for (ci = 0; ci < m->nc; ci++)
+			for (i = 0; i < m->c[ci].nt; i++) {
+				int32_t ob = link_object(m, &m->c[ci].t[i]);
 
-			if (!t->has_remote)
-				continue;
-			ob = m->c[t->remote_core].t[t->remote_idx].obj;
-			if (ob >= 0)
-				x->obj[ob].nlinks++;
-		}
-	for (i = 0; i < x->nobj; i++)
-		x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
-	links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
-	fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
-	if (!fill)
-		abort();
-	for (ci = 0; ci < m->nc; ci++)
-		for (i = 0; i < m->c[ci].nt; i++) {
-			struct dp_tensor *t = &m->c[ci].t[i];
-			int32_t ob;
-
-			if (!t->has_remote)
-				continue;
-			ob = m->c[t->remote_core].t[t->remote_idx].obj;
-			if (ob >= 0)
-				links[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
-		}
+				if (ob < 0)
+					continue;
+				if (pass)
+					links[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
+				else
+					x->obj[ob].nlinks++;
+			}
+		if (pass)
+			break;
+		for (i = 0; i < x->nobj; i++)
+			x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
+		links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
+		fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
+		if (!fill)
+			abort();
+	}
 	free(fill);
 
 	if (x->log)
