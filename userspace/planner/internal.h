@@ -11,6 +11,16 @@
 #define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
 
 int dp_classify(struct dp_model *m, struct dp_err *e);
+
+/*
+ * liveness.c: breadth first over a core's blocks from the entry, marking
+ * seen[] (nb bytes, zeroed by the caller).  visit (NULL: go on everywhere)
+ * is called once per block reached, in that order: 0 goes on to its
+ * successors, > 0 stops there, < 0 ends the walk and is returned.
+ */
+int dp_cfg_walk(const struct dp_core *c, uint8_t *seen,
+		int (*visit)(const struct dp_core *c, uint32_t b, void *arg),
+		void *arg);
 int dp_pass_find_start_addr(struct dp_ctx *x);
 int dp_pass_cc_buffer_size(struct dp_ctx *x);
 int dp_pass_dram(struct dp_ctx *x);
