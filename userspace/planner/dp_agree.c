@@ -572,24 +572,18 @@ int dp_agree_check_shared(struct dp_agree *a)
 		l->la = a->core[l->lc].got[l->li].dev_addr;
 		l->len = o->size < CHECK_MAX ? o->size : CHECK_MAX;
 	}
-	for (j = 0; j < a->nlink; j++) {
-		struct dp_agree_link *l = &a->link[j];
+	/* owner writes, link reads (dir 0); then the link writes back (1) */
+	for (j = 0; j < 2 * a->nlink; j++) {
+		struct dp_agree_link *l = &a->link[j / 2];
+		int back = j % 2;
 
-		/* owner writes, link reads; then the link writes back */
-		res = write_read(a, l->oa, l->la, l->len, 2 * j + 1, w, rd);
+		res = write_read(a, back ? l->la : l->oa, back ? l->oa : l->la,
+				 l->len, j + 1, w, rd);
 		if (res < 0) {
 			ret = res;
 			break;
 		}
-		l->res[0] = res;
-		if (res)
-			count(a, DP_AG_SHARED_BYTES, l->lc, l->li);
-		res = write_read(a, l->la, l->oa, l->len, 2 * j + 2, w, rd);
-		if (res < 0) {
-			ret = res;
-			break;
-		}
-		l->res[1] = res;
+		l->res[back] = res;
 		if (res)
 			count(a, DP_AG_SHARED_BYTES, l->lc, l->li);
 	}
