@@ -47,15 +47,24 @@ static inline char *fuzz_mem(int (*fn)(const void *, FILE *), const void *arg,
 	return buf;
 }
 
-static inline int fuzz_plan_json(const void *p, FILE *f)
-{
-	return dp_plan_write_json(p, f);
+/*
+ * fuzz_write_NAME and fuzz_read_NAME: a library writer and reader (of
+ * TYPE, reading as file FILE) in the shapes fuzz_mem and fuzz_round_trip
+ * take.
+ */
+#define FUZZ_CODEC(name, type, writer, reader, file)			\
+static inline int fuzz_write_##name(const void *obj, FILE *f)		\
+{									\
+	return writer((const type *)obj, f);				\
+}									\
+static inline void *fuzz_read_##name(const char *text, size_t n,	\
+				     struct dp_err *e)			\
+{									\
+	return reader(file, text, n, e);				\
 }
 
-static inline void *fuzz_read_plan(const char *text, size_t n, struct dp_err *e)
-{
-	return dp_plan_parse_json("fuzz.plan.json", text, n, e);
-}
+FUZZ_CODEC(plan, struct dp_plan, dp_plan_write_json, dp_plan_parse_json,
+	   "fuzz.plan.json")
 
 /*
  * obj written (write), the text read back (read), and what was read
@@ -113,7 +122,7 @@ static inline void fuzz_check_plan(const struct dp_plan *p, int must_verify)
 	fuzz_msg(&e);
 	if (must_verify && v1)
 		fuzz_die("verify rejects a plan the planner made", e.msg);
-	q = fuzz_round_trip(fuzz_plan_json, fuzz_read_plan, p, "plan");
+	q = fuzz_round_trip(fuzz_write_plan, fuzz_read_plan, p, "plan");
 	v2 = dp_verify(q, "fuzz", &e);
 	if (!v1 != !v2)
 		fuzz_die("verify judges a plan read back differently", e.msg);

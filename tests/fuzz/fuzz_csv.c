@@ -8,15 +8,7 @@
  */
 #include "fuzz.h"
 
-static int csv_out(const void *c, FILE *f)
-{
-	return dp_csv_write(c, f);
-}
-
-static void *read_csv(const char *text, size_t n, struct dp_err *e)
-{
-	return dp_csv_parse("fuzz.solution.csv", text, n, e);
-}
+FUZZ_CODEC(csv, struct dp_csv, dp_csv_write, dp_csv_parse, "fuzz.solution.csv")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (dp_csv_verify(c, &e))
 		fuzz_die("verify rejects a solution the planner made", e.msg);
-	c2 = fuzz_round_trip(csv_out, read_csv, c, "solution");
+	c2 = fuzz_round_trip(fuzz_write_csv, fuzz_read_csv, c, "solution");
 	if (dp_csv_verify(c2, &e))
 		fuzz_die("a solution read back does not verify", e.msg);
 	dp_csv_free(c2);

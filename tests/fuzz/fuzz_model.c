@@ -7,15 +7,8 @@
  */
 #include "fuzz.h"
 
-static int model_json(const void *m, FILE *f)
-{
-	return dp_model_write_json(m, f);
-}
-
-static void *read_model(const char *text, size_t n, struct dp_err *e)
-{
-	return dp_model_parse_json("fuzz.json", text, n, e);
-}
+FUZZ_CODEC(model, struct dp_model, dp_model_write_json, dp_model_parse_json,
+	   "fuzz.json")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_msg(&e);
 	if (!m)
 		return 0;
-	dp_model_free(fuzz_round_trip(model_json, read_model, m, "model"));
+	dp_model_free(fuzz_round_trip(fuzz_write_model, fuzz_read_model, m, "model"));
 	dp_opts_default(&o);
 	if (size & 1) {
 		o.dram_mib = 64;
