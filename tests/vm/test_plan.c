@@ -645,6 +645,21 @@ static int sync_err(struct dev *d, char *err)
 	return xms_plan_sync(d->fd, &linked, err, ERRLEN);
 }
 
+/*
+ * SYNC_SHARED fails with want (0: any error) naming n1 and n2 (when not
+ * NULL), and leaves nothing synced; the message is printed, labelled what.
+ */
+static int sync_refused(struct dev *d, int want, const char *what,
+			const char *n1, const char *n2)
+{
+	char err[ERRLEN];
+	int ret = sync_err(d, err);
+
+	printf("#   %s: %s\n", what, err);
+	return (want ? ret == want : ret < 0) && (!n1 || strstr(err, n1)) &&
+	       (!n2 || strstr(err, n2)) && nothing_synced(d);
+}
+
 static void sync_failures(int uring)
 {
 	struct hp c0, c1;
@@ -659,38 +674,26 @@ static void sync_failures(int uring)
 	/* the target core has no plan */
 	pair_plans(&c0, &c1);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -ENOENT);
-	printf("#   no core: %s\n", err);
-	CHECK(strstr(err, "w_peer") != NULL);
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -ENOENT, "no core", "w_peer", NULL));
 
 	/* no tensor of that name */
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	snprintf(c1.t[0].remote_name, sizeof(c1.t[0].remote_name), "nope");
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -ENOENT);
-	printf("#   no name: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "nope"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -ENOENT, "no name", "w_peer", "nope"));
 
 	/* the sizes differ */
 	pair_plans(&c0, &c1);
 	c1.t[0].size = PG;
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -EINVAL);
-	printf("#   size: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "'w'"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -EINVAL, "size", "w_peer", "'w'"));
 
 	/* the target is not shared */
 	pair_plans(&c0, &c1);
 	snprintf(c1.t[0].remote_name, sizeof(c1.t[0].remote_name), "a");
 	c1.t[0].size = PG;
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -EINVAL);
-	printf("#   not shared: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "'a'"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -EINVAL, "not shared", "w_peer", "'a'"));
 
 	/* the target is itself a link */
 	pair_plans(&c0, &c1);
@@ -698,9 +701,7 @@ static void sync_failures(int uring)
 	c0.t[3].addr = 0;
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) < 0);
-	printf("#   link to a link: %s\n", err);
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, 0, "link to a link", NULL, NULL));
 
 	/* linked at the owner's address, the link meets a private tensor
 	 * live at the same time: the re-check after linking names both */
@@ -708,10 +709,7 @@ static void sync_failures(int uring)
 	c1.t[1].addr = PG;	/* c [0x1000, 0x3000) vs w_peer [0, 0x2000) */
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -EINVAL);
-	printf("#   overlap after linking: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "'c'"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -EINVAL, "overlap after linking", "w_peer", "'c'"));
 	CHECK(pristine());	/* nothing backed either */
 
 	/* fixed, it syncs; SYNC again is idempotent */
