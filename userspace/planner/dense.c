@@ -146,34 +146,13 @@ static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
 	       d->whi[count_lt(d->shi, d->ns, lo)];
 }
 
-struct mcollect {
-	uint32_t self, qid;
-	uint32_t *stamp;
-	uint32_t *adj;
-	size_t n, cap;
-};
-
-static void mcollect_one(uint32_t u, void *arg)
-{
-	struct mcollect *c = arg;
-
-	if (u == c->self || c->stamp[u] == c->qid)
-		return;
-	c->stamp[u] = c->qid;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		c->adj = dp_xrealloc(c->adj, c->cap, sizeof(*c->adj));
-	}
-	c->adj[c->n++] = u;
-}
-
 struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv,
 			      const struct dp_itree *tree)
 {
 	struct dp_dense *d;
 	struct ekey *k;
-	struct mcollect mc = { 0 };
+	struct dp_nbr mc = { 0 };
 	unsigned __int128 total = 0, deg = 0, mm = 0;
 	size_t i, j, q;
 
@@ -240,7 +219,7 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 		for (j = 0; j < it[m].iv_count; j++)
 			dp_itree_overlaps(tree, iv[it[m].iv_first + j].lo,
 					  iv[it[m].iv_first + j].hi,
-					  mcollect_one, &mc);
+					  dp_nbr_collect, &mc);
 	}
 	d->madj_first[d->nm] = mc.n;
 	d->madj = mc.adj;

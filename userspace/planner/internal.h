@@ -13,6 +13,19 @@
 int dp_classify(struct dp_model *m, struct dp_err *e);
 
 /*
+ * place.c: an interval-tree query's callback gathering the neighbours of
+ * item self into adj[0..n), each once per query qid (stamp[] per item);
+ * adj grows as needed and is the caller's to free.
+ */
+struct dp_nbr {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	uint32_t *adj;
+	size_t n, cap;
+};
+void dp_nbr_collect(uint32_t u, void *arg);
+
+/*
  * liveness.c: breadth first over a core's blocks from the entry, marking
  * seen[] (nb bytes, zeroed by the caller).  visit (NULL: go on everywhere)
  * is called once per block reached, in that order: 0 goes on to its

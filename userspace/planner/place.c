@@ -41,25 +41,18 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-struct nbr {
-	uint32_t self, qid;
-	uint32_t *stamp;
-	uint32_t *adj;
-	size_t n, cap;
-};
-
-static void collect(uint32_t payload, void *arg)
+void dp_nbr_collect(uint32_t u, void *arg)
 {
-	struct nbr *b = arg;
+	struct dp_nbr *b = arg;
 
-	if (payload == b->self || b->stamp[payload] == b->qid)
+	if (u == b->self || b->stamp[u] == b->qid)
 		return;
-	b->stamp[payload] = b->qid;
+	b->stamp[u] = b->qid;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 1024;
 		b->adj = dp_xrealloc(b->adj, b->cap, sizeof(*b->adj));
 	}
-	b->adj[b->n++] = payload;
+	b->adj[b->n++] = u;
 }
 
 int dp_simplify_order(const struct dp_item *it, size_t n,
@@ -345,7 +338,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	enum dp_engine eng = dp_place_get_engine();
 	struct dp_itree tree = { .root = -1 };
 	struct dp_itnode *nodes;
-	struct nbr nb = { 0 };
+	struct dp_nbr nb = { 0 };
 	struct dp_dense *dense = NULL;
 	struct dp_atree *at = NULL;
 	struct pick pk = { 0 };
@@ -407,7 +400,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		for (k = 0; k < it[i].iv_count; k++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + k];
 
-			dp_itree_overlaps(&tree, v->lo, v->hi, collect, &nb);
+			dp_itree_overlaps(&tree, v->lo, v->hi, dp_nbr_collect, &nb);
 		}
 		if (nb.n >= UINT32_MAX)
 			goto out;
