@@ -3,7 +3,8 @@
  * xmemsim copy engine: XMEMSIM_IOC_COPY between two ranges the caller
  * owns, by memcpy, by 64-byte "vector" lines, or by DMA through a 4 KiB
  * bounce buffer from the dataram heap inside the staging range (scrubbed
- * before it goes back to the heap).
+ * before it goes back to the heap); and XMEMSIM_IOC_MEMSET of one range
+ * the caller owns, under the same ownership and bounds rules.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
@@ -119,4 +120,30 @@ unpin_src:
 	xmemsim_unpin(d, srec);
 	trace_xmemsim_copy(c->src, c->dst, c->len, c->method, ret);
 	return ret;
+}
+
+/**
+ * xmemsim_memset() - run one MEMSET command
+ * @xf: the caller
+ * @ms: the command, copied in
+ *
+ * Return: 0 (a zero length does nothing), -EINVAL (bad arguments, a range
+ * that wraps), -EACCES (not inside one allocation of the caller).
+ */
+int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms)
+{
+	struct xmemsim_alloc_rec *rec;
+	int ret;
+
+	if (ms->value > U8_MAX || ms->flags ||
+	    !mem_is_zero(ms->reserved, sizeof(ms->reserved)))
+		return -EINVAL;
+	if (!ms->len)
+		return 0;
+	ret = xmemsim_pin_range(xf, ms->addr, ms->len, false, &rec);
+	if (ret)
+		return ret;
+	xmemsim_fill(xf->dev, rec->heap, ms->addr, ms->addr + ms->len, ms->value);
+	xmemsim_unpin(xf->dev, rec);
+	return 0;
 }

@@ -47,10 +47,11 @@ static int files_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&d->lock);
 	list_for_each_entry(xf, &d->files, node) {
-		seq_printf(m, "file pid %d allocs %u hbm %llu dataram %llu quota_refused %llu\n",
+		seq_printf(m, "file pid %d allocs %u hbm %llu dataram %llu libc %llu quota_refused %llu\n",
 			   xf->pid, xf->nr_allocs,
 			   xf->owned_bytes[XMEMSIM_HEAP_HBM],
 			   xf->owned_bytes[XMEMSIM_HEAP_DATARAM],
+			   xf->owned_bytes[XMEMSIM_HEAP_LIBC],
 			   xf->quota_refused);
 		list_for_each_entry(rec, &xf->allocs, file_node)
 			seq_printf(m, "  %s %#llx size %llu block_end %#llx pins %d maps %u\n",

@@ -7,8 +7,8 @@
  * number), validated, executed under dev->lock, and copied back whole after
  * the lock is dropped: on success, or when the heap refused the request and
  * the command's status field is the only thing that changed. The
- * commands' work is done elsewhere: kmod/owner.c (allocations), copy.c,
- * plan.c.
+ * commands' work is done elsewhere: kmod/owner.c (allocations), copy.c
+ * (COPY, MEMSET), plan.c.
  *
  * Outputs only on success: before a command that reads and writes its
  * argument runs, the argument's own bytes are written back unchanged, so
@@ -22,6 +22,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -36,6 +37,8 @@ union xmemsim_arg {
 	struct xmemsim_heap_dump dump;
 	struct xmemsim_stack_alloc stack;
 	struct xmemsim_copy copy;
+	struct xmemsim_memset memset;
+	struct xmemsim_alloc_size alloc_size;
 	struct xmemsim_plan_submit plan_submit;
 	struct xmemsim_plan_sync plan_sync;
 	struct xmemsim_plan_get plan_get;
@@ -77,6 +80,11 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	in->plan_core_size = d->plan_core_size;
 	in->plan_max_tensors = XMEMSIM_PLAN_MAX_TENSORS;
 	in->plan_max_intervals = XMEMSIM_PLAN_MAX_INTERVALS;
+	in->features = XMEMSIM_FEAT_URING | XMEMSIM_FEAT_PLAN |
+		       XMEMSIM_FEAT_LIBC_HEAP | XMEMSIM_FEAT_MEMSET |
+		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE;
+	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
+	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
 }
 
@@ -114,9 +122,10 @@ static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	struct xmemsim_free *fr = &a->free;
 	int ret, st = XMEM_OK;
 
-	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags || fr->reserved0 ||
-	    !mem_is_zero(fr->reserved, sizeof(fr->reserved)))
+	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags & ~XMEMSIM_FREE_FLAGS ||
+	    fr->reserved0 || !mem_is_zero(fr->reserved, sizeof(fr->reserved)))
 		return -EINVAL;
+	/* every free scrubs its block: FREE_CLEAR is implied */
 	ret = xmemsim_free_for(xf, fr->heap, fr->addr, false, &st);
 	fr->status = st;
 	*wb = ret && st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
@@ -245,6 +254,22 @@ static int cmd_copy(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	return xmemsim_copy(xf, &a->copy);
 }
 
+static int cmd_memset(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_memset(xf, &a->memset);
+}
+
+static int cmd_alloc_size(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	struct xmemsim_alloc_size *as = &a->alloc_size;
+
+	if (as->heap >= XMEMSIM_NUM_HEAPS || as->reserved0 ||
+	    !mem_is_zero(as->reserved, sizeof(as->reserved)))
+		return -EINVAL;
+	return xmemsim_alloc_size(xf, as->heap, as->addr, &as->size,
+				  &as->usable);
+}
+
 static int cmd_plan_submit(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	return xmemsim_cmd_plan_submit(xf, &a->plan_submit, wb);
@@ -283,6 +308,8 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_PLAN_GET, cmd_plan_get, NULL, true },
 	{ XMEMSIM_IOC_PLAN_STATS, cmd_plan_stats, NULL, false },
 	{ XMEMSIM_IOC_PLAN_RELEASE, cmd_plan_release, NULL, false },
+	{ XMEMSIM_IOC_MEMSET, cmd_memset, NULL, true },
+	{ XMEMSIM_IOC_ALLOC_SIZE, cmd_alloc_size, NULL, false },
 };
 
 /**
@@ -320,6 +347,15 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_plan_sync) != 192);
 	BUILD_BUG_ON(sizeof(struct xmemsim_plan_get) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_plan_stats) != 64);
+	BUILD_BUG_ON(sizeof(struct xmemsim_memset) != 40);
+	BUILD_BUG_ON(sizeof(struct xmemsim_alloc_size) != 48);
+	/* the uapi's status codes are the heap's own */
+	BUILD_BUG_ON(XMEMSIM_XMEM_OK != XMEM_OK);
+	BUILD_BUG_ON(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS != XMEM_ERR_PTR_OUT_OF_BOUNDS);
+	BUILD_BUG_ON(XMEMSIM_XMEM_INVALID_ARGS != XMEM_ERR_INVALID_ARGS);
+	BUILD_BUG_ON(XMEMSIM_XMEM_ILLEGAL_ALIGN != XMEM_ERR_ILLEGAL_ALIGN);
+	BUILD_BUG_ON(XMEMSIM_XMEM_ALLOC_FAILED != XMEM_ERR_ALLOC_FAILED);
+	BUILD_BUG_ON(XMEMSIM_STACK_DEFAULT != 4196 || XMEMSIM_STACK_MAX != SZ_4M);
 
 	for (i = 0; i < ARRAY_SIZE(xmemsim_cmds); i++) {
 		if (xmemsim_cmds[i].cmd == cmd) {

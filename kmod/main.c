@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
@@ -32,6 +33,14 @@ MODULE_PARM_DESC(dataram_base, "Device address of the dataram window (default 0x
 static unsigned long long dataram_size = XMEMSIM_STAGING_HI - XMEMSIM_STAGING_LO;
 module_param(dataram_size, ullong, 0444);
 MODULE_PARM_DESC(dataram_size, "Bytes of dataram (default 64 KiB)");
+
+static unsigned long long libc_pool_off = XMEMSIM_LIBC_POOL_OFF;
+module_param(libc_pool_off, ullong, 0444);
+MODULE_PARM_DESC(libc_pool_off, "Offset of the libc heap's pool in the dataram window (default 0x8000)");
+
+static unsigned long long libc_pool_size = XMEMSIM_LIBC_POOL_SIZE;
+module_param(libc_pool_size, ullong, 0444);
+MODULE_PARM_DESC(libc_pool_size, "Bytes of the libc heap's pool (default 16 KiB)");
 
 static unsigned int num_blocks = XMEM_HEAP_DEFAULT_NUM_BLOCKS;
 module_param(num_blocks, uint, 0444);
@@ -61,6 +70,10 @@ static unsigned long long file_dataram_bytes;
 module_param(file_dataram_bytes, ullong, 0444);
 MODULE_PARM_DESC(file_dataram_bytes, "Dataram bytes one open file may hold, 0 = no limit (default)");
 
+static unsigned long long file_libc_bytes;
+module_param(file_libc_bytes, ullong, 0444);
+MODULE_PARM_DESC(file_libc_bytes, "libc heap bytes one open file may hold, 0 = no limit (default)");
+
 static unsigned int file_allocs;
 module_param(file_allocs, uint, 0444);
 MODULE_PARM_DESC(file_allocs, "Live allocations (heap descriptors) one open file may hold, 0 = no limit (default)");
@@ -84,21 +97,31 @@ static bool ranges_overlap(u64 a, u64 a_end, u64 b, u64 b_end)
 	return a < b_end && b < a_end;
 }
 
+/* The pool at off, size bytes, inside the window [base, end): its bounds. */
+static bool pool_fits(u64 base, u64 end, u64 off, u64 size, u64 *pool,
+		      u64 *pool_end)
+{
+	*pool = base + off;
+	return off < end - base && range_ok(*pool, size, pool_end) &&
+	       *pool_end <= end;
+}
+
 /**
  * xmemsim_geometry_check() - validate a device geometry
  * @g: the geometry
  * @why: set to a human-readable reason on failure
  *
  * Every window must be non-empty and not wrap the 64-bit address space, the
- * heap pools must lie inside their windows, the DMA staging range inside
- * the dataram window, and the two windows must not overlap and must end
- * below 2^63, since file offsets are device addresses.
+ * heap pools must lie inside their windows (the dataram and libc pools both
+ * in the dataram window, apart), the DMA staging range inside the dataram
+ * window, and the two windows must not overlap and must end below 2^63,
+ * since file offsets are device addresses.
  *
  * Return: 0 or -EINVAL.
  */
 int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 {
-	u64 hbm_end, dr_end, pool, pool_end;
+	u64 hbm_end, dr_end, pool, pool_end, libc, libc_end;
 
 	if (!range_ok(g->hbm_base, g->hbm_size, &hbm_end)) {
 		*why = "HBM window is empty or wraps the address space";
@@ -120,11 +143,20 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 		*why = "HBM and dataram windows overlap";
 		return -EINVAL;
 	}
-	pool = g->dataram_base + g->dataram_pool_off;
-	if (g->dataram_pool_off >= g->dataram_size ||
-	    !range_ok(pool, g->dataram_pool_size, &pool_end) ||
-	    pool_end > dr_end) {
+	if (!pool_fits(g->dataram_base, dr_end, g->libc_pool_off,
+		       g->libc_pool_size, &pool, &pool_end)) {
+		*why = "libc heap pool does not fit in the dataram window";
+		return -EINVAL;
+	}
+	libc = pool;
+	libc_end = pool_end;
+	if (!pool_fits(g->dataram_base, dr_end, g->dataram_pool_off,
+		       g->dataram_pool_size, &pool, &pool_end)) {
 		*why = "dataram heap pool does not fit in the dataram window";
+		return -EINVAL;
+	}
+	if (ranges_overlap(libc, libc_end, pool, pool_end)) {
+		*why = "libc heap pool overlaps the dataram heap pool";
 		return -EINVAL;
 	}
 	if (g->staging_lo >= g->staging_hi || g->staging_lo < g->dataram_base ||
@@ -152,13 +184,18 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);
 
 static struct xmemsim_dev *xdev;
 
+/*
+ * Set up one heap over [pool_off, pool_off + pool_size) of a window; the
+ * window's bytes are vmalloc'd here, or borrowed from another entry (@from).
+ */
 static int xmemsim_window_init(struct xmemsim_dev *d, struct xmemsim_window *w,
-			       const char *name,
-			       u64 base, u64 size, u64 pool_off, u64 pool_size,
-			       u32 blocks)
+			       const char *name, u64 base, u64 size,
+			       const struct xmemsim_window *from,
+			       u64 pool_off, u64 pool_size, u32 blocks)
 {
 	int ret;
 
@@ -168,13 +205,15 @@ static int xmemsim_window_init(struct xmemsim_dev *d, struct xmemsim_window *w,
 	w->name = name;
 	w->base = base;
 	w->size = size;
-	w->vaddr = vmalloc_user(size);
+	w->borrowed = from;
+	w->vaddr = from ? from->vaddr : vmalloc_user(size);
 	if (!w->vaddr)
 		return -ENOMEM;
 	ret = xmem_heap_init(&w->heap, base + pool_off, pool_size, blocks,
 			     d->geo.heap_mode);
 	if (ret) {
-		vfree(w->vaddr);
+		if (!w->borrowed)
+			vfree(w->vaddr);
 		w->vaddr = NULL;
 	}
 	return ret;
@@ -185,7 +224,8 @@ static void xmemsim_window_fini(struct xmemsim_window *w)
 	if (!w->vaddr)
 		return;
 	xmem_heap_destroy(&w->heap);
-	vfree(w->vaddr);
+	if (!w->borrowed)
+		vfree(w->vaddr);
 	w->vaddr = NULL;
 }
 
@@ -227,7 +267,7 @@ static long xmemsim_ioctl(struct file *file, unsigned int cmd,
 				(void __user *)arg, false);
 }
 
-/* sysfs: /sys/class/misc/xmemsim/{geometry,hbm_used,dataram_used} */
+/* sysfs: /sys/class/misc/xmemsim/{geometry,hbm_used,dataram_used,libc_used} */
 static ssize_t geometry_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
@@ -235,6 +275,7 @@ static ssize_t geometry_show(struct device *dev, struct device_attribute *attr,
 
 	struct xmemsim_window *h = &xdev->win[XMEMSIM_HEAP_HBM];
 	struct xmemsim_window *r = &xdev->win[XMEMSIM_HEAP_DATARAM];
+	struct xmemsim_window *l = &xdev->win[XMEMSIM_HEAP_LIBC];
 	int n;
 
 	n = sysfs_emit(buf, "hbm %#llx %#llx pool %#llx %#llx\n",
@@ -242,6 +283,8 @@ static ssize_t geometry_show(struct device *dev, struct device_attribute *attr,
 	n += sysfs_emit_at(buf, n, "dataram %#llx %#llx pool %#llx %#llx\n",
 			   g->dataram_base, g->dataram_size, r->heap.base,
 			   r->heap.size);
+	n += sysfs_emit_at(buf, n, "libc pool %#llx %#llx\n", l->heap.base,
+			   l->heap.size);
 	n += sysfs_emit_at(buf, n, "staging %#llx %#llx\n", g->staging_lo,
 			   g->staging_hi);
 	n += sysfs_emit_at(buf, n, "num_blocks %u\ncores %u\n", g->num_blocks,
@@ -274,6 +317,13 @@ static ssize_t dataram_used_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dataram_used);
 
+static ssize_t libc_used_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return heap_used_show(XMEMSIM_HEAP_LIBC, buf);
+}
+static DEVICE_ATTR_RO(libc_used);
+
 static ssize_t plan_bytes_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -286,6 +336,7 @@ static struct attribute *xmemsim_attrs[] = {
 	&dev_attr_geometry.attr,
 	&dev_attr_hbm_used.attr,
 	&dev_attr_dataram_used.attr,
+	&dev_attr_libc_used.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(xmemsim);
@@ -313,6 +364,8 @@ static int __init xmemsim_init(void)
 		.dataram_size = dataram_size,
 		.dataram_pool_off = XMEMSIM_DATARAM_POOL_OFF,
 		.dataram_pool_size = XMEMSIM_DATARAM_POOL_SIZE,
+		.libc_pool_off = libc_pool_off,
+		.libc_pool_size = libc_pool_size,
 		.staging_lo = XMEMSIM_STAGING_LO,
 		.staging_hi = XMEMSIM_STAGING_HI,
 		.num_blocks = num_blocks,
@@ -320,7 +373,7 @@ static int __init xmemsim_init(void)
 		.heap_mode = heap_mode,
 	};
 	const char *why = NULL;
-	int ret;
+	int ret, i;
 
 	ret = xmemsim_geometry_check(&geo, &why);
 	if (ret) {
@@ -341,26 +394,34 @@ static int __init xmemsim_init(void)
 	atomic64_set(&xdev->plan_mem, 0);
 	xdev->lim.file_bytes[XMEMSIM_HEAP_HBM] = file_hbm_bytes;
 	xdev->lim.file_bytes[XMEMSIM_HEAP_DATARAM] = file_dataram_bytes;
+	xdev->lim.file_bytes[XMEMSIM_HEAP_LIBC] = file_libc_bytes;
 	xdev->lim.file_allocs = file_allocs;
 	xdev->lim.plan_file_bytes = (u64)plan_file_mb << 20;
 	xdev->lim.plan_dev_bytes = (u64)plan_dev_mb << 20;
 	mutex_init(&xdev->lock);
 	INIT_LIST_HEAD(&xdev->files);
-	xdev->allocs[XMEMSIM_HEAP_HBM] = RB_ROOT;
-	xdev->allocs[XMEMSIM_HEAP_DATARAM] = RB_ROOT;
+	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
+		xdev->allocs[i] = RB_ROOT;
 
 	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_HBM], "hbm",
-				  geo.hbm_base, geo.hbm_size, geo.hbm_pool_off,
-				  geo.hbm_size - geo.hbm_pool_off,
+				  geo.hbm_base, geo.hbm_size, NULL,
+				  geo.hbm_pool_off, geo.hbm_size - geo.hbm_pool_off,
 				  geo.num_blocks);
 	if (ret)
 		goto err_free;
 	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_DATARAM], "dataram",
-				  geo.dataram_base, geo.dataram_size,
+				  geo.dataram_base, geo.dataram_size, NULL,
 				  geo.dataram_pool_off, geo.dataram_pool_size,
 				  geo.num_blocks);
 	if (ret)
 		goto err_hbm;
+	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_LIBC], "libc",
+				  geo.dataram_base, geo.dataram_size,
+				  &xdev->win[XMEMSIM_HEAP_DATARAM],
+				  geo.libc_pool_off, geo.libc_pool_size,
+				  geo.num_blocks);
+	if (ret)
+		goto err_dataram;
 
 	xdev->misc.minor = MISC_DYNAMIC_MINOR;
 	xdev->misc.name = "xmemsim";
@@ -369,7 +430,7 @@ static int __init xmemsim_init(void)
 	xdev->misc.groups = xmemsim_groups;
 	ret = misc_register(&xdev->misc);
 	if (ret)
-		goto err_dataram;
+		goto err_libc;
 
 	xmemsim_debugfs_init(xdev);
 	pr_info("HBM %#llx+%#llx, dataram %#llx+%#llx, %u descriptors/heap, %u cores\n",
@@ -377,6 +438,8 @@ static int __init xmemsim_init(void)
 		geo.num_blocks, geo.cores);
 	return 0;
 
+err_libc:
+	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_LIBC]);
 err_dataram:
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
 err_hbm:
@@ -391,6 +454,7 @@ static void __exit xmemsim_exit(void)
 {
 	misc_deregister(&xdev->misc);
 	xmemsim_debugfs_fini(xdev);
+	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_LIBC]);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
 	kfree(xdev);

@@ -32,15 +32,19 @@ static int xmem_to_errno(int status)
 	}
 }
 
-/* Which heap's window holds addr, or -1. */
+/*
+ * Which heap's pool holds addr, or -1. Pools never overlap (checked at
+ * load) and every allocation lies in one, so the pool names the heap even
+ * where two heaps share a window.
+ */
 static int xmemsim_heap_of(struct xmemsim_dev *d, u64 addr)
 {
 	int i;
 
 	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++) {
-		struct xmemsim_window *w = &d->win[i];
+		const struct xmem_heap *h = &d->win[i].heap;
 
-		if (addr >= w->base && addr - w->base < w->size)
+		if (addr >= h->base && addr - h->base < h->size)
 			return i;
 	}
 	return -1;
@@ -81,17 +85,18 @@ static void rec_insert(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 }
 
 /**
- * xmemsim_scrub() - clear a detached block's bytes
+ * xmemsim_fill() - set a range of a heap's window to one byte value
  * @d: the device
  * @heap: XMEMSIM_HEAP_*
- * @addr: first byte (the address that was handed out)
- * @end: end of the heap block
+ * @addr: first byte
+ * @end: end of the range
+ * @v: the value
  *
- * Runs without dev->lock, in 1 MiB steps with a resched point between
- * them, so a 64 MiB free stalls nobody. The block's alignment slack below
- * @addr was never reachable by its owner and is still zero.
+ * Runs without dev->lock (the caller keeps the range from being freed), in
+ * 1 MiB steps with a resched point between them, so a 64 MiB fill stalls
+ * nobody.
  */
-void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
+void xmemsim_fill(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end, u8 v)
 {
 	u8 *p = xmemsim_kaddr(d, heap, addr);
 	u64 left = end - addr;
@@ -99,11 +104,21 @@ void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
 	while (left) {
 		size_t n = min_t(u64, left, SZ_1M);
 
-		memset(p, 0, n);
+		memset(p, v, n);
 		p += n;
 		left -= n;
 		cond_resched();
 	}
+}
+
+/*
+ * xmemsim_scrub() - clear a detached block from the address that was handed
+ * out to the end of its heap block. The block's alignment slack below it
+ * was never reachable by its owner and is still zero.
+ */
+void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
+{
+	xmemsim_fill(d, heap, addr, end, 0);
 }
 
 /* dev->lock held: would taking bytes more break xf's limits? */
@@ -260,6 +275,37 @@ int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
 	return 0;
 }
 
+/**
+ * xmemsim_alloc_size() - what one allocation of an open file holds
+ * @xf: the owner
+ * @heap: XMEMSIM_HEAP_*
+ * @addr: the address the allocation was given
+ * @size: the bytes asked for
+ * @usable: the bytes from @addr to the end of its heap block
+ *
+ * Return: 0, -ENOENT (no allocation there) or -EACCES (another file's).
+ */
+int xmemsim_alloc_size(struct xmemsim_file *xf, u32 heap, u64 addr,
+		       u64 *size, u64 *usable)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_alloc_rec *rec;
+	int ret = 0;
+
+	mutex_lock(&d->lock);
+	rec = xmemsim_rec_find(d, heap, addr);
+	if (!rec || rec->addr != addr) {
+		ret = -ENOENT;
+	} else if (rec->owner != xf) {
+		ret = -EACCES;
+	} else {
+		*size = rec->size;
+		*usable = rec->block_end - rec->addr;
+	}
+	mutex_unlock(&d->lock);
+	return ret;
+}
+
 /* Free everything a closing file still owns, scrubbing outside the lock. */
 void xmemsim_file_release_allocs(struct xmemsim_file *xf)
 {
@@ -394,7 +440,7 @@ static bool window_zero(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
  * @why: what is wrong, on failure
  * @len: bytes at @why
  *
- * Both heaps pass xmem_heap_verify(); each heap's allocated bytes (slack
+ * Every heap passes xmem_heap_verify(); each heap's allocated bytes (slack
  * excluded) equal what the open files own plus blocks being scrubbed and
  * DMA bounce buffers; each file's record count matches; every record
  * matches its heap block; and every free block holds only zero bytes.

@@ -14,6 +14,7 @@
  * at once, where a pairwise check of every time-overlapping pair is
  * quadratic when a plan keeps many tensors live together.
  */
+#include <kunit/visibility.h>
 #include <linux/bsearch.h>
 #include <linux/interval_tree_generic.h>
 #include <linux/overflow.h>
@@ -102,6 +103,7 @@ struct xmemsim_core_plan *xmemsim_plan_alloc(u32 count, u32 nr_iv)
 	}
 	return p;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_alloc);
 
 void xmemsim_plan_free(struct xmemsim_core_plan *p)
 {
@@ -112,6 +114,7 @@ void xmemsim_plan_free(struct xmemsim_core_plan *p)
 	kvfree(p->iv);
 	kfree(p);
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_free);
 
 static struct xmemsim_interval *merged(const struct xmemsim_core_plan *p,
 				       const struct xmemsim_ptensor *t)
@@ -274,6 +277,7 @@ int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,
 		return ret;
 	return xmemsim_plan_check_overlaps(p, false, err);
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_check);
 
 /**
  * xmemsim_plan_check_overlaps() - no two tensors live at once share a byte

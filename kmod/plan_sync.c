@@ -5,6 +5,7 @@
  * plan in its HBM backing. Pure functions on kernel copies checked by
  * plan_check.c.
  */
+#include <kunit/visibility.h>
 #include <linux/bsearch.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -151,6 +152,7 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 	*linked = n;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_sync);
 
 /* Byte totals of one core's plan; shared bytes belong to their owner. */
 void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
@@ -172,6 +174,7 @@ void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
 	st->tensors += p->count;
 	st->total_bytes = st->private_bytes + st->shared_bytes;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_stats);
 
 /*
  * Lay the synced plan out in one backing allocation: first the span of the
@@ -215,6 +218,7 @@ void xmemsim_plan_layout(struct xmemsim_plan_set *set)
 	}
 	set->size = off;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_layout);
 
 u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
 			  const struct xmemsim_ptensor *t)
@@ -225,6 +229,7 @@ u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
 		return set->base + (t->addr - set->shared_lo);
 	return set->base + set->slab_off[core] + (t->addr - set->slab_lo[core]);
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_dev_addr);
 
 /* Free every core's plan; the caller frees the backing. */
 void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
@@ -239,3 +244,4 @@ void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
 	set->base = 0;
 	set->size = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_set_clear);

@@ -97,6 +97,7 @@
  * The heap does no locking: the caller serialises every call on one heap.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bitmap.h>
 #include <linux/bug.h>
 #include <linux/errno.h>
@@ -454,6 +455,7 @@ int xmem_heap_set_mode(struct xmem_heap *h, enum xmem_heap_mode mode)
 		xh_structures(h, true, mode == XMEM_HEAP_CHECKED);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_set_mode);
 
 /**
  * xmem_heap_init() - set up a heap over [@base, @base + @size)
@@ -508,6 +510,7 @@ int xmem_heap_init(struct xmem_heap *h, u64 base, u64 size, u32 num_blocks,
 	h->free_count = 1;
 	return xmem_heap_set_mode(h, mode);
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_init);
 
 /**
  * xmem_heap_destroy() - free the descriptor pool of a heap
@@ -523,6 +526,7 @@ void xmem_heap_destroy(struct xmem_heap *h)
 	bitmap_free(h->spare_words);
 	memset(h, 0, sizeof(*h));	/* empty roots and lists: RB_ROOT is NULL */
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_destroy);
 
 /**
  * xmem_heap_alloc() - first-fit allocation
@@ -614,6 +618,7 @@ int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 	xh_adapt(h);
 	return XMEM_OK;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_alloc);
 
 /*
  * Put the no longer allocated block @nb back among the free blocks,
@@ -736,6 +741,7 @@ int xmem_heap_free(struct xmem_heap *h, u64 addr)
 	xh_adapt(h);
 	return XMEM_OK;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_free);
 
 /**
  * xmem_heap_get_stats() - snapshot of the heap's counters
@@ -766,6 +772,7 @@ void xmem_heap_get_stats(const struct xmem_heap *h, struct xmem_heap_stats *st)
 			st->largest_free = max(st->largest_free, b->size);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_get_stats);
 
 /**
  * xmem_heap_dump() - list the blocks in address order
@@ -793,6 +800,7 @@ u32 xmem_heap_dump(const struct xmem_heap *h, struct xmem_heap_block_info *out,
 	}
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_dump);
 
 static int xh_bad(const struct xmem_heap *h, const char *what, u64 a, u64 b)
 {
@@ -978,3 +986,4 @@ int xmem_heap_verify(const struct xmem_heap *h)
 		return xh_bad(h, "descriptor accounting", n, h->blocks_in_use);
 	return xh_verify_words(h);
 }
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_verify);

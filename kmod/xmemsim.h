@@ -24,6 +24,14 @@
 #define XMEMSIM_STAGING_LO		0x80000
 #define XMEMSIM_STAGING_HI		0x90000
 #define XMEMSIM_BOUNCE_SIZE		4096
+/*
+ * The libc heap (the seed's _dataram_libc_heap_mgr) is carved from dataram
+ * too; the seed gives no address. Ours: the upper half of the default
+ * window, [base + 0x8000, base + 0xc000), clear of the xmem dataram pool
+ * [base + 0x42c, base + 0x442c) that the DMA bounce buffers come from.
+ */
+#define XMEMSIM_LIBC_POOL_OFF		0x8000
+#define XMEMSIM_LIBC_POOL_SIZE		0x4000
 
 /* The device's shape, from module parameters; checked before use. */
 struct xmemsim_geometry {
@@ -34,6 +42,8 @@ struct xmemsim_geometry {
 	u64 dataram_size;
 	u64 dataram_pool_off;
 	u64 dataram_pool_size;
+	u64 libc_pool_off;	/* the libc heap, inside the dataram window */
+	u64 libc_pool_size;
 	u64 staging_lo;
 	u64 staging_hi;
 	u32 num_blocks;
@@ -56,20 +66,25 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
 
 struct xmemsim_dev;
 
-/* One window of device memory and the heap that manages its pool. */
+/*
+ * One heap and the window of device memory its pool lies in. The libc
+ * heap's window is the dataram window: it borrows that backing (vaddr
+ * owned by the dataram entry) and only its pool differs.
+ */
 struct xmemsim_window {
 	struct xmemsim_dev *dev;
 	const char *name;
 	u64 base;		/* device address of byte 0 */
 	u64 size;
 	void *vaddr;		/* vmalloc_user() backing */
+	bool borrowed;		/* vaddr belongs to another entry */
 	struct xmem_heap heap;
 };
 
 /*
  * Locking rules
  *
- * xmemsim_dev.lock (a mutex) protects both heaps, every allocation record
+ * xmemsim_dev.lock (a mutex) protects the heaps, every allocation record
  * (the per-heap address index and each file's list) and the records' pin
  * and map counts. It is never held across copy_{to,from}_user() or any
  * other access that can fault on user memory: ioctl arguments are copied
@@ -88,7 +103,7 @@ struct xmemsim_window {
  * Scrubbing: a freed block is detached from its file and from the address
  * index under dev->lock, cleared with the lock dropped (it is still
  * allocated in the heap, so nobody else can get it), and only then handed
- * back to the heap under dev->lock. Every free byte of both heaps is
+ * back to the heap under dev->lock. Every free byte of every heap is
  * therefore zero, and no file reads a byte that another file wrote.
  * scrub_bytes[] counts the bytes between the two steps.
  *
@@ -160,7 +175,10 @@ int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
 		     int *status);
 void xmemsim_file_release_allocs(struct xmemsim_file *xf);
+void xmemsim_fill(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end, u8 v);
 void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end);
+int xmemsim_alloc_size(struct xmemsim_file *xf, u32 heap, u64 addr,
+		       u64 *size, u64 *usable);
 struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
 					   u64 addr);
 int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
@@ -172,8 +190,9 @@ void xmemsim_rec_map_get(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 void xmemsim_rec_map_put(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
 
-/* copy.c: XMEMSIM_IOC_COPY */
+/* copy.c: XMEMSIM_IOC_COPY and XMEMSIM_IOC_MEMSET */
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c);
+int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
 
 /* plan.c: the plan commands */
 int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,

@@ -4,7 +4,7 @@
 # exits non-zero on any failing case, crash or build error.
 #
 #   KUNIT_OUT     where kunit.py's output goes (default build/results/kunit.log)
-#   KUNIT_ARGS    extra kernel arguments, e.g. xmemsim.heap_test_seed=7
+#   KUNIT_ARGS    extra kernel arguments, e.g. xmemsim_test.heap_test_seed=7
 #   KUNIT_FILTER  a suite glob, e.g. 'xmem_heap*'
 set -euo pipefail
 

@@ -26,12 +26,30 @@
 #include <linux/types.h>
 
 #define XMEMSIM_ABI_VERSION	1
+/*
+ * 0xB9 is free in Documentation/userspace-api/ioctl/ioctl-number.rst of
+ * Linux 6.1 (0xB0-0xB7 are taken); an out-of-tree driver cannot register
+ * there, so make check greps the table of the kernel it builds against and
+ * fails if the number is ever taken.
+ */
 #define XMEMSIM_IOC_MAGIC	0xB9
+
+/*
+ * GET_INFO's features: what this module offers beyond ABI version 1 as it
+ * first shipped. A new command or flag adds a bit here, not a version bump.
+ */
+#define XMEMSIM_FEAT_URING	0x01ULL	/* IORING_OP_URING_CMD */
+#define XMEMSIM_FEAT_PLAN	0x02ULL	/* PLAN_* commands */
+#define XMEMSIM_FEAT_LIBC_HEAP	0x04ULL	/* XMEMSIM_HEAP_LIBC */
+#define XMEMSIM_FEAT_MEMSET	0x08ULL	/* XMEMSIM_IOC_MEMSET */
+#define XMEMSIM_FEAT_FREE_CLEAR	0x10ULL	/* XMEMSIM_FREE_CLEAR */
+#define XMEMSIM_FEAT_ALLOC_SIZE	0x20ULL	/* XMEMSIM_IOC_ALLOC_SIZE */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
 #define XMEMSIM_HEAP_DATARAM	1	/* on-core dataram window */
-#define XMEMSIM_NUM_HEAPS	2
+#define XMEMSIM_HEAP_LIBC	2	/* dataram too: the on-core libc arena */
+#define XMEMSIM_NUM_HEAPS	3
 
 /* xmem status codes, reported beside the errno */
 #define XMEMSIM_XMEM_OK			0
@@ -68,7 +86,10 @@ struct xmemsim_info {
 	__u64 plan_core_size;		/* each core's DRAM window for plans */
 	__u32 plan_max_tensors;		/* per PLAN_SUBMIT */
 	__u32 plan_max_intervals;	/* per PLAN_SUBMIT, all tensors */
-	__u64 reserved[6];
+	__u64 features;			/* XMEMSIM_FEAT_* */
+	__u64 libc_pool_base;		/* libc heap pool, in the dataram window */
+	__u64 libc_pool_size;
+	__u64 reserved[3];
 };
 
 /* XMEMSIM_IOC_HEAP_ALLOC */
@@ -86,10 +107,18 @@ struct xmemsim_alloc {
 	__u64 reserved[2];
 };
 
-/* XMEMSIM_IOC_HEAP_FREE */
+/*
+ * XMEMSIM_IOC_HEAP_FREE. The device clears every freed block before the
+ * heap can hand it out again, flag or not (no file reads another's
+ * bytes); CLEAR is the seed's xmem_heap_free_internal(..., clear = 1),
+ * accepted so code written against it passes it through.
+ */
+#define XMEMSIM_FREE_CLEAR	0x1U
+#define XMEMSIM_FREE_FLAGS	(XMEMSIM_FREE_CLEAR)
+
 struct xmemsim_free {
 	__u32 heap;		/* in */
-	__u32 flags;		/* in: none defined */
+	__u32 flags;		/* in: XMEMSIM_FREE_* */
 	__u64 addr;		/* in: the address HEAP_ALLOC returned */
 	__s32 status;		/* out: xmem status */
 	__u32 reserved0;
@@ -155,6 +184,28 @@ struct xmemsim_stack_alloc {
 	__u64 reserved[2];
 };
 
+/*
+ * XMEMSIM_IOC_ALLOC_SIZE: one of the caller's allocations, by the address
+ * HEAP_ALLOC gave (the seed's _libc_heap_get_alloc_size, on any heap).
+ */
+struct xmemsim_alloc_size {
+	__u32 heap;		/* in */
+	__u32 reserved0;
+	__u64 addr;		/* in */
+	__u64 size;		/* out: bytes asked for */
+	__u64 usable;		/* out: bytes to the end of its heap block */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_MEMSET: [addr, addr + len) inside one allocation of the caller. */
+struct xmemsim_memset {
+	__u64 addr;
+	__u64 len;		/* 0 does nothing */
+	__u32 value;		/* the byte, 0..255 */
+	__u32 flags;		/* none defined */
+	__u64 reserved[2];
+};
+
 /* XMEMSIM_IOC_COPY: both ranges owned by the caller, not overlapping. */
 struct xmemsim_copy {
 	__u64 src;
@@ -171,11 +222,12 @@ struct xmemsim_copy {
  * and their liveness intervals. The device checks each plan (no two tensors
  * live at once share a byte), then SYNC_SHARED gives every linked tensor
  * (XMEMSIM_TENSOR_REMOTE) the address of its owner's shared tensor, and the
- * plan is backed with HBM: the file gets one HBM allocation of
- * (cores + 1) * plan_core_size bytes, the first slab holding the shared
- * tensors (one copy, seen by every core) and slab 1 + c core c's private
- * tensors. PLAN_GET returns each tensor's device address; pread/pwrite and
- * mmap reach the bytes there. PLAN_RELEASE, or closing the file, frees it.
+ * plan is backed with HBM: the file gets one HBM allocation laid out as
+ * the span of the shared tensors (lowest to highest address over every
+ * core, one copy that every core sees), then for each core in turn the
+ * span of its private tensors; a core with none takes no bytes. PLAN_GET
+ * returns each tensor's device address there; pread/pwrite and mmap reach
+ * the bytes. PLAN_RELEASE, or closing the file, frees it.
  */
 #define XMEMSIM_NAME_LEN		64
 #define XMEMSIM_PLAN_ALIGN		4096
@@ -276,5 +328,7 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_PLAN_GET	_IOWR(XMEMSIM_IOC_MAGIC, 0x09, struct xmemsim_plan_get)
 #define XMEMSIM_IOC_PLAN_STATS	_IOWR(XMEMSIM_IOC_MAGIC, 0x0a, struct xmemsim_plan_stats)
 #define XMEMSIM_IOC_PLAN_RELEASE	_IO(XMEMSIM_IOC_MAGIC, 0x0b)
+#define XMEMSIM_IOC_MEMSET	_IOW(XMEMSIM_IOC_MAGIC, 0x0c, struct xmemsim_memset)
+#define XMEMSIM_IOC_ALLOC_SIZE	_IOWR(XMEMSIM_IOC_MAGIC, 0x0d, struct xmemsim_alloc_size)
 
 #endif /* _UAPI_XMEMSIM_H */

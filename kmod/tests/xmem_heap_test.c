@@ -1588,3 +1588,7 @@ static struct kunit_suite xmem_heap_random_suite = {
 
 kunit_test_suites(&xmem_heap_contract_suite, &xmem_heap_split_free_suite,
 		  &xmem_heap_overflow_suite, &xmem_heap_random_suite);
+
+MODULE_DESCRIPTION("KUnit suites of xmemsim: the xmem heap, the geometry checks, the DRAM plans");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_LICENSE("GPL");
