@@ -167,14 +167,42 @@ int xms_alloc(int fd, unsigned int heap, uint64_t size, uint64_t align,
 	return ret;
 }
 
-int xms_free(int fd, unsigned int heap, uint64_t addr, int *status)
+int xms_free_flags(int fd, unsigned int heap, uint64_t addr, uint32_t flags,
+		   int *status)
 {
-	struct xmemsim_free f = { .heap = heap, .addr = addr, .status = 1 };
+	struct xmemsim_free f = {
+		.heap = heap, .flags = flags, .addr = addr, .status = 1,
+	};
 	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_FREE, &f);
 
 	if (status && f.status != 1)
 		*status = f.status;
 	return ret;
+}
+
+int xms_free(int fd, unsigned int heap, uint64_t addr, int *status)
+{
+	return xms_free_flags(fd, heap, addr, 0, status);
+}
+
+int xms_alloc_size(int fd, unsigned int heap, uint64_t addr, uint64_t *size,
+		   uint64_t *usable)
+{
+	struct xmemsim_alloc_size a = { .heap = heap, .addr = addr };
+	int ret = xms_cmd(fd, XMEMSIM_IOC_ALLOC_SIZE, &a);
+
+	if (!ret && size)
+		*size = a.size;
+	if (!ret && usable)
+		*usable = a.usable;
+	return ret;
+}
+
+int xms_memset(int fd, uint64_t addr, unsigned int value, uint64_t len)
+{
+	struct xmemsim_memset m = { .addr = addr, .len = len, .value = value };
+
+	return xms_cmd(fd, XMEMSIM_IOC_MEMSET, &m);
 }
 
 int xms_stats(int fd, unsigned int heap, struct xmemsim_heap_stats *st)
@@ -379,6 +407,8 @@ int xms_heap_id(const char *name)
 		return XMEMSIM_HEAP_HBM;
 	if (!strcmp(name, "dataram") || !strcmp(name, "1"))
 		return XMEMSIM_HEAP_DATARAM;
+	if (!strcmp(name, "libc") || !strcmp(name, "2"))
+		return XMEMSIM_HEAP_LIBC;
 	return -EINVAL;
 }
 
@@ -389,6 +419,8 @@ const char *xms_heap_name(unsigned int heap)
 		return "hbm";
 	case XMEMSIM_HEAP_DATARAM:
 		return "dataram";
+	case XMEMSIM_HEAP_LIBC:
+		return "libc";
 	default:
 		return "?";
 	}

@@ -32,7 +32,15 @@ int xms_stats(int fd, unsigned int heap, struct xmemsim_heap_stats *st);
 /* Fills up to cap blocks; *count gets the heap's block count. */
 int xms_dump(int fd, unsigned int heap, struct xmemsim_block *blocks,
 	     uint32_t cap, uint32_t *count);
+/* flags: XMEMSIM_FREE_CLEAR (every free scrubs anyway; see xmemsim.h) */
+int xms_free_flags(int fd, unsigned int heap, uint64_t addr, uint32_t flags,
+		   int *status);
+/* One of fd's allocations: bytes asked for and bytes to its block's end. */
+int xms_alloc_size(int fd, unsigned int heap, uint64_t addr, uint64_t *size,
+		   uint64_t *usable);
 int xms_stack_alloc(int fd, uint64_t size, uint64_t *addr, int *status);
+/* Sets [addr, addr + len) of one of fd's allocations to value (0..255). */
+int xms_memset(int fd, uint64_t addr, unsigned int value, uint64_t len);
 int xms_copy(int fd, uint64_t src, uint64_t dst, uint64_t len,
 	     unsigned int method);
 
@@ -103,7 +111,7 @@ int xms_attach_ring(int fd, struct xms_ring *r);
 
 /* Name of an xmem status code ("ALLOC_FAILED", ...). */
 const char *xms_status_name(int status);
-/* Heap id from "hbm"/"dataram"/"0"/"1"; -EINVAL if unknown. */
+/* Heap id from "hbm"/"dataram"/"libc"/"0"/"1"/"2"; -EINVAL if unknown. */
 int xms_heap_id(const char *name);
 const char *xms_heap_name(unsigned int heap);
 
