@@ -145,6 +145,12 @@ KFILES=$(ls kmod/*.[ch] kmod/tests/*.[ch] kmod/*/*.[ch] uapi/*.h 2>/dev/null | s
 [ -s "$RES/checkpatch.log" ] && cat "$RES/checkpatch.log"
 gate $([ -s "$RES/checkpatch.log" ] && echo 1 || echo 0) "checkpatch --strict, no findings"
 
+# the ioctl magic (uapi/xmemsim.h) must stay free in the kernel's own table
+magic=$(sed -n 's/^#define XMEMSIM_IOC_MAGIC[[:space:]]*\(0x[0-9A-Fa-f]*\).*/\1/p' uapi/xmemsim.h)
+table=$SRC/Documentation/userspace-api/ioctl/ioctl-number.rst
+[ -n "$magic" ] && [ -f "$table" ] && ! grep -qiE "^$magic[[:space:]]" "$table"
+gate $? "ioctl magic $magic is not taken in $(basename "$table")"
+
 # private build folders: another checkout's make check may run beside this
 LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
 trap 'rm -rf "$LINTDIR"' EXIT

@@ -9,3 +9,9 @@ $(O)/tests/vm/%: $(O)/tests/vm/%.o $(O)/libxmemsim.a $(O)/tests/model/xmem_model
 # (tests/vm/run.sh), not in its test_* loop: the hostile-user tests and the
 # device fuzzer.
 VM_TESTS += $(O)/tests/vm/hostile $(O)/tests/vm/xfuzz
+
+# The example custom op (examples/custom_op.c), run by tests/vm/run.sh.
+VM_TESTS += $(O)/tests/vm/custom_op
+
+$(O)/tests/vm/custom_op: $(O)/examples/custom_op.o $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lpthread

@@ -34,6 +34,9 @@ tap $? "insmod rejects overlapping windows"
 tap $? "insmod rejects zero descriptors"
 ! [ -e /dev/xmemsim ]
 tap $? "no node after a failed insmod"
+! insmod /lib/modules/xmemsim.ko libc_pool_off=0x1000 2>/dev/null &&
+	dmesg | grep -q 'bad geometry: libc heap pool overlaps the dataram heap pool'
+tap $? "insmod rejects a libc pool over the dataram pool"
 insmod /lib/modules/xmemsim.ko hbm_size=0x200000 num_blocks=1024 cores=4
 tap $? "insmod with a custom geometry"
 xmemctl info > /tmp/info.txt && grep -q ' hbm=0x400000000+0x200000 ' /tmp/info.txt &&
@@ -47,6 +50,9 @@ sys=/sys/class/misc/xmemsim
 grep -q '^hbm 0x400000000 0x4000000 pool 0x400000228 0x3fffdd8$' $sys/geometry &&
 	grep -q '^cores 2$' $sys/geometry && [ "$(cat $sys/hbm_used)" = 0 ]
 tap $? "sysfs geometry and bytes in use"
+grep -q '^libc pool 0x88000 0x4000$' $sys/geometry && [ "$(cat $sys/libc_used)" = 0 ] &&
+	[ -r /sys/kernel/debug/xmemsim/libc ]
+tap $? "sysfs and debugfs: the libc heap's pool and bytes in use"
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 tr=/sys/kernel/tracing
 echo 1 > $tr/events/xmemsim/enable && echo > $tr/trace
@@ -131,10 +137,31 @@ tap $? "100 insmod/rmmod cycles with files opened and closed ($i done)"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
+# --- the KUnit suites as a module (xmemsim_test.ko) on this kernel ------------------
+if [ -f /lib/modules/xmemsim_test.ko ]; then
+	dmesg -c > /dev/null
+	insmod /lib/modules/kunit.ko && insmod /lib/modules/xmemsim_test.ko
+	tap $? "insmod kunit.ko and xmemsim_test.ko (runs the suites)"
+	# each suite's KTAP result line in the kernel log
+	dmesg | grep -E '^\[[^]]*\] (not )?ok [0-9]+ - ' | sed 's/^\[[^]]*\] //' > /tmp/kunit.suites
+	[ "$(wc -l < /tmp/kunit.suites)" -ge 3 ]
+	tap $? "xmemsim_test.ko reported its suites ($(wc -l < /tmp/kunit.suites))"
+	while read -r line; do
+		case "$line" in
+		ok*) tap 0 "xmemsim_test.ko: suite ${line#* - }" ;;
+		*) tap 1 "xmemsim_test.ko: suite ${line#* - }" ;;
+		esac
+	done < /tmp/kunit.suites
+	rmmod xmemsim_test && rmmod kunit
+	tap $? "rmmod xmemsim_test and kunit"
+fi
+
 # --- C tests -------------------------------------------------------------------
 for t in /tests/vm/test_*; do
 	[ -x "$t" ] || continue	# objects and .d files lie beside them
 	run_c "$(basename "$t")"
 done
+# the example custom op, on the allocator wrappers
+run_c custom_op
 # every result is a TAP line above: the run itself succeeded
 exit 0

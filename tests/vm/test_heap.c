@@ -433,7 +433,7 @@ TEST(stats_and_dump_outputs)
 	CHECK_EQ_U64(hs.limit_allocs, 0);
 	CHECK_EQ_U64(hs.file_allocs, 2);
 	CHECK_EQ_U64(hs.quota_refused, 0);
-	hs.heap = 2;
+	hs.heap = XMEMSIM_NUM_HEAPS;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_STATS, &hs) == -EINVAL);
 
 	memset(b, 0xff, sizeof(b));

@@ -166,7 +166,7 @@ TEST(each_bad_input_gives_the_same_errno_through_uring)
 	REQUIRE(xms_alloc(fd, HBM, 4096, 4096, 0, &mine, NULL) == 0);
 	{
 		const struct bad t[] = {
-			{ "bad heap id", XMEMSIM_IOC_HEAP_ALLOC, { .alloc = { .heap = 2, .size = 64 } }, -EINVAL },
+			{ "bad heap id", XMEMSIM_IOC_HEAP_ALLOC, { .alloc = { .heap = XMEMSIM_NUM_HEAPS, .size = 64 } }, -EINVAL },
 			{ "nonzero reserved", XMEMSIM_IOC_HEAP_ALLOC, { .alloc = { .size = 64, .reserved0 = 1 } }, -EINVAL },
 			{ "unknown flag", XMEMSIM_IOC_HEAP_ALLOC, { .alloc = { .size = 64, .flags = 4 } }, -EINVAL },
 			{ "size 0", XMEMSIM_IOC_HEAP_ALLOC, { .alloc = { .size = 0 } }, -EINVAL },
