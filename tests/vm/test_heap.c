@@ -121,7 +121,7 @@ TEST(alloc_bad_inputs_exact_errno_nothing_changed)
 	REQUIRE(fd >= 0);
 	REQUIRE(snap(fd, HBM, &s0) == 0);
 
-	CHECK(alloc_raw(fd, &a, 2, 64, 0, 0) == -EINVAL);	/* bad heap */
+	CHECK(alloc_raw(fd, &a, XMEMSIM_NUM_HEAPS, 64, 0, 0) == -EINVAL);	/* bad heap */
 	CHECK(a.addr == UINT64_MAX && a.status == -1);
 	CHECK(alloc_raw(fd, &a, HBM, 64, 0, 0x2) == -EINVAL);	/* unknown flag */
 	CHECK(a.addr == UINT64_MAX && a.status == -1);
@@ -185,7 +185,7 @@ TEST(free_bad_inputs_and_double_free)
 	f.addr = a;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_FREE, &f) == -EINVAL);
 	f.heap = HBM;
-	f.flags = 1;
+	f.flags = 2;	/* bit 0 is FREE_CLEAR */
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_FREE, &f) == -EINVAL);
 	f.flags = 0;
 	f.reserved[0] = 1;
