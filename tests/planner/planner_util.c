@@ -124,6 +124,7 @@ struct owner {
 	uint32_t core;
 	char name[16];
 	uint64_t elems, esz;
+	uint32_t partition, bank;
 };
 
 /* min..max */
@@ -159,6 +160,8 @@ static int random_tensors(struct dp_model *m, struct dp_core *c, uint32_t ci,
 
 		if (own[i].core == ci) {
 			snprintf(name, sizeof(name), "%s", own[i].name);
+			t.partition = own[i].partition;
+			t.bank = own[i].bank;
 		} else {
 			if (!xorshift64_below(rs, 3))
 				continue;
@@ -252,6 +255,11 @@ struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 		snprintf(own[k].name, sizeof(own[k].name), "sh%u", k);
 		own[k].elems = 1 + xorshift64_below(&rs, s->owner_elems);
 		own[k].esz = 1ULL << xorshift64_below(&rs, s->elem_sizes);
+		own[k].partition = own[k].bank = 0;
+	}
+	for (k = 0; k < nown && s->triples; k++) {	/* after: same draws */
+		own[k].partition = between(&rs, 1, s->triples);
+		own[k].bank = between(&rs, 1, s->triples);
 	}
 	for (ci = 0; ci < nc; ci++) {
 		struct dp_core *c = dp_core_add(m, "step", e);

@@ -52,6 +52,10 @@ struct model_shape {
 	uint32_t max_blocks;			/* per core, at least 1 */
 	uint64_t input_elems, owner_elems, spill_elems;
 	uint32_t elem_sizes;		/* element sizes 1, 2, 4, ...: this many */
+	/* owners get a partition in 1..triples and a bank in 1..triples (the
+	 * seed's triple; links get it from sync_shared); 0: none, and the
+	 * draws of every other field are the same either way */
+	uint32_t triples;
 };
 
 #define MODEL_MAX_OWNERS 16

@@ -81,6 +81,9 @@ struct dp_tensor {
 	int32_t obj;		/* shared object index (owners), -1 */
 	uint32_t iv_first, iv_count;	/* into core->iv after liveness */
 	uint32_t ndefs, nuses;	/* accesses in the function */
+	/* with addr, the seed's placement triple that sync_shared copies
+	 * into every linked tensor; 0 unless the model gives them */
+	uint32_t partition, bank;
 };
 
 struct dp_inst {
@@ -144,6 +147,7 @@ struct dp_tensor_spec {
 	int has_remote;
 	uint32_t remote_core;
 	const char *remote_name;
+	uint32_t partition, bank;	/* default 0; never on a linked tensor */
 };
 /* Returns the tensor index or -1.  where: prefix for messages. */
 int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
@@ -297,6 +301,8 @@ struct dp_plan_tensor {
 	uint8_t reads, writes;
 	uint32_t remote_core;
 	char *remote_name;
+	/* the triple's other two: links get their owner's from sync_shared */
+	uint32_t partition, bank;
 };
 
 struct dp_core_plan {

@@ -119,6 +119,9 @@ int dp_pass_build_plan(struct dp_ctx *x)
 			e->has_remote = t->has_remote;
 			e->remote_core = t->remote_core;
 			e->remote_name = t->has_remote ? dp_strdup(t->remote_name) : NULL;
+			/* links: 0 until sync_shared, as the device takes them */
+			e->partition = t->has_remote ? 0 : t->partition;
+			e->bank = t->has_remote ? 0 : t->bank;
 			e->iv_first = cp->niv;
 			e->iv_count = t->iv_count;
 			for (k = 0; k < t->iv_count; k++)
@@ -260,12 +263,20 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 			}
 			if (!r->placed)
 				continue;	/* check_placed names both */
+			/* the seed's triple: address, partition, bank */
 			t->addr = r->addr;
+			t->partition = r->partition;
+			t->bank = r->bank;
 			t->placed = 1;
-			if (log)
-				fprintf(log, "[core %u] Assigned memloc %s to address 0x%llx based on its remote local target {core %u, %s}\n",
-					ci, t->name, (unsigned long long)t->addr,
-					t->remote_core, t->remote_name);
+			if (!log)
+				continue;
+			fprintf(log, "[core %u] Assigned memloc %s to address 0x%llx",
+				ci, t->name, (unsigned long long)t->addr);
+			if (t->partition || t->bank)
+				fprintf(log, " partition %u bank %u",
+					t->partition, t->bank);
+			fprintf(log, " based on its remote local target {core %u, %s}\n",
+				t->remote_core, t->remote_name);
 		}
 	}
 	rc = 0;

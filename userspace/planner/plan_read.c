@@ -43,6 +43,21 @@ static int get_u(struct jrd *r, uint32_t o, const char *key,
 	return num_u(r, v, where, key, out);
 }
 
+/* Optional, 0 when absent: partition and bank (32 bits, as the device). */
+static int get_u32(struct jrd *r, uint32_t o, const char *key,
+		   const char *where, uint32_t *out)
+{
+	uint32_t v = jdoc_get(r->d, o, key);
+	uint64_t x = 0;
+
+	if (v != JNONE && num_u(r, v, where, key, &x))
+		return -1;
+	if (x > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s.%s: out of range", r->file, where, key);
+	*out = x;
+	return 0;
+}
+
 static int get_b(struct jrd *r, uint32_t o, const char *key,
 		 const char *where, uint8_t *out)
 {
@@ -83,6 +98,9 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 			return -1;
 		t->placed = 1;
 	}
+	if (get_u32(r, o, "partition", where, &t->partition) ||
+	    get_u32(r, o, "bank", where, &t->bank))
+		return -1;
 	if (get_u(r, o, "size", where, &t->size) ||
 	    get_u(r, o, "bytes", where, &t->bytes) ||
 	    get_b(r, o, "collective", where, &t->collective) ||

@@ -49,6 +49,10 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 			dp_json_str(f, t->name);
 			if (t->placed)
 				fprintf(f, ", \"address\": %llu", U(t->addr));
+			if (t->partition)
+				fprintf(f, ", \"partition\": %u", t->partition);
+			if (t->bank)
+				fprintf(f, ", \"bank\": %u", t->bank);
 			fprintf(f, ", \"size\": %llu, \"bytes\": %llu, \"region\": \"%s\", \"collective\": %s, \"shared\": %s, \"reads\": %s, \"writes\": %s",
 				U(t->size), U(t->bytes), dp_region_name(t->region),
 				b(t->collective), b(t->shared), b(t->reads),

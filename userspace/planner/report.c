@@ -36,10 +36,14 @@ void dp_plan_write_report(const struct dp_plan *p, FILE *f, int tensors)
 					 t->iv_count > 1 ? " +" : "");
 			if (t->placed)
 				snprintf(addr, sizeof(addr), "0x%llx", U(t->addr));
-			fprintf(f, "  %-24s %-8s %18s %12llu  %s%s%s\n", t->name,
+			fprintf(f, "  %-24s %-8s %18s %12llu  %s%s%s", t->name,
 				dp_region_name(t->region), addr, U(t->size), live,
 				t->shared ? " shared" : "",
 				t->has_remote ? " (linked)" : "");
+			if (t->partition || t->bank)	/* the rest of the triple */
+				fprintf(f, " partition %u bank %u", t->partition,
+					t->bank);
+			fputc('\n', f);
 		}
 	}
 }

@@ -20,7 +20,8 @@
  *  4. CC region: collective operands inside [cc_base, cc_base + cc_size),
  *     every other planned tensor outside it, cc_size <= cc_limit;
  *  5. interfering tensors (a shared instruction time) are byte-disjoint;
- *  6. shared: a linked tensor's address equals its remote target's, the
+ *  6. shared: a linked tensor's address (and partition and bank: the
+ *     seed's triple) equals its remote target's, the
  *     target exists, is shared and not itself linked; no private tensor of
  *     any core overlaps the bytes of a shared tensor.
  */
@@ -326,6 +327,13 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 					(unsigned long long)t->addr,
 					t->remote_core, t->remote_name,
 					(unsigned long long)r->addr);
+				goto out;
+			}
+			if (r->partition != t->partition || r->bank != t->bank) {
+				dp_fail(e, "%s: core %u tensor '%s' (partition %u, bank %u): differs from its remote target {core %u, '%s'} (partition %u, bank %u) (sync_shared copies the whole triple: address, partition, bank)",
+					file, ci, t->name, t->partition, t->bank,
+					t->remote_core, t->remote_name,
+					r->partition, r->bank);
 				goto out;
 			}
 		}
