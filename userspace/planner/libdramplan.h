@@ -318,6 +318,9 @@ struct dp_core_plan {
 	uint64_t footprint;	/* max(addr + size) over its tensors */
 	uint64_t peak;		/* footprint - floor, planned tensors */
 	uint64_t lower_bound;	/* most planned bytes live at once */
+	/* dram_shared mode 1: the core's slab [slab_base, slab_end) of the
+	 * one map, holding its private non-collective tensors; 0, 0 else */
+	uint64_t slab_base, slab_end;
 };
 
 /* Two accesses on different cores to the same shared bytes. */
@@ -354,6 +357,8 @@ struct dp_plan {
 	uint64_t cc_base, cc_limit, cc_size;	/* CC region [base, base+size) */
 	uint64_t shared_base, shared_end;
 	uint64_t private_base, ceiling;
+	int dram_shared_mode;			/* 0, or 1: per-core slabs */
+	uint64_t core_cap;			/* mode 1: each slab's bytes */
 	uint32_t ncores;
 	struct dp_core_plan *core;
 	struct dp_hazard_group *hg;	/* always computed */
@@ -396,6 +401,10 @@ struct dp_opts {
 	uint64_t dram_page_size;	/* accepted; SBUF only, ignored here */
 	int disable_dram;	/* --disable-dram-allocation */
 	int hazard_pairs;	/* --hazard-pairs: also list every pair */
+	/* --dram-shared-mode: 0 (default) one address map per core; 1 the
+	 * seed's per-core slabs in one map (see passes.c) */
+	int dram_shared_mode;
+	uint64_t core_mib;	/* --core-mib: slab cap (seed: MB per core); 0 auto */
 };
 
 void dp_opts_default(struct dp_opts *o);
@@ -425,6 +434,7 @@ struct dp_ctx {
 	FILE *log;		/* report lines; NULL: none */
 	uint64_t hwm, floor, cc_limit, cc_base, cc_real;
 	uint64_t shared_base, shared_end, private_base, ceiling;
+	uint64_t core_cap;	/* dram_shared mode 1: the slab size */
 	int tree_built;		/* an interval tree was built */
 	int early_exit;		/* "No candidate" taken */
 	struct dp_place_stats st;	/* summed over every placement */

@@ -76,6 +76,8 @@ int dp_pass_build_plan(struct dp_ctx *x)
 	p->shared_end = x->shared_end;
 	p->private_base = x->private_base;
 	p->ceiling = x->ceiling;
+	p->dram_shared_mode = x->o.dram_shared_mode;
+	p->core_cap = x->core_cap;
 	p->ncores = m->nc;
 	p->core = calloc(m->nc, sizeof(*p->core));
 	if (!p->core)
@@ -88,6 +90,10 @@ int dp_pass_build_plan(struct dp_ctx *x)
 
 		cp->core = ci;
 		cp->function = dp_strdup(c->function);
+		if (p->dram_shared_mode == 1) {	/* per-core slabs */
+			cp->slab_base = p->private_base + ci * p->core_cap;
+			cp->slab_end = cp->slab_base + p->core_cap;
+		}
 		for (i = 0; i < c->nt; i++)
 			if (c->t[i].mem == DP_MEM_DRAM) {
 				n++;

@@ -210,6 +210,19 @@ static void *plan_from(const struct jdoc *d, const char *path,
 			dp_fail(e, "%s: shared_region: must be an object", path);
 		goto fail;
 	}
+	if ((v = jdoc_get(d, root, "dram_shared_mode")) != JNONE) {
+		uint64_t mode;
+
+		if (num_u(&r, v, "top level", "dram_shared_mode", &mode) ||
+		    get_u(&r, root, "core_cap", "top level", &p->core_cap))
+			goto fail;
+		if (mode > 1) {
+			dp_fail(e, "%s: dram_shared_mode: %llu is not 0 or 1", path,
+				U(mode));
+			goto fail;
+		}
+		p->dram_shared_mode = mode;
+	}
 	p->ncores = jdoc_len(d, cores);
 	p->core = calloc(p->ncores ? p->ncores : 1, sizeof(*p->core));
 	if (!p->core)
@@ -229,6 +242,14 @@ static void *plan_from(const struct jdoc *d, const char *path,
 		v = jdoc_get(d, co, "function");
 		c->function = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
 					jdoc_str(d, v) : "main");
+		if ((v = jdoc_get(d, co, "slab")) != JNONE &&
+		    (jdoc_type(d, v) != J_OBJ ||
+		     get_u(&r, v, "base", where, &c->slab_base) ||
+		     get_u(&r, v, "end", where, &c->slab_end))) {
+			if (jdoc_type(d, v) != J_OBJ)
+				dp_fail(e, "%s: %s.slab: must be an object", path, where);
+			goto fail;
+		}
 		if (get(&r, co, "tensors", J_ARR, where, &ts))
 			goto fail;
 		c->t = calloc(jdoc_len(d, ts) + 1, sizeof(*c->t));
