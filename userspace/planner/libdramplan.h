@@ -321,6 +321,10 @@ struct dp_core_plan {
 	/* dram_shared mode 1: the core's slab [slab_base, slab_end) of the
 	 * one map, holding its private non-collective tensors; 0, 0 else */
 	uint64_t slab_base, slab_end;
+	/* the seed's cost metrics: spill = bytes of the tensors this core
+	 * places (not pre-placed, not linked), aligned_spill = the same
+	 * rounded up to 4 KiB, dram = bytes of its other DRAM tensors */
+	uint64_t spill, aligned_spill, dram;
 };
 
 /* Two accesses on different cores to the same shared bytes. */
@@ -370,6 +374,10 @@ struct dp_plan {
 	int has_pairs;
 	/* device totals: shared bytes counted once */
 	uint64_t total_private, total_shared, total_bytes;
+	/* the true shared footprint: bytes under at least one shared owner
+	 * (owners that do not interfere may share bytes, so this can be
+	 * below total_shared, which sums their sizes) */
+	uint64_t shared_footprint;
 };
 
 void dp_plan_free(struct dp_plan *p);

@@ -576,11 +576,54 @@ int dp_pass_hazards(struct dp_ctx *x)
 
 /* ---- totals: shared bytes counted once ------------------------------- */
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct dp_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Bytes under at least one placed shared owner: the union of their ranges. */
+static uint64_t shared_union(const struct dp_plan *p)
+{
+	struct dp_range *r;
+	uint64_t sum = 0, lo = 0, hi = 0;
+	size_t n = 0, k;
+	uint32_t ci, i;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		n += p->core[ci].n;
+	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
+	n = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (i = 0; i < p->core[ci].n; i++) {
+			const struct dp_plan_tensor *t = &p->core[ci].t[i];
+
+			if (t->shared && !t->has_remote && t->placed &&
+			    t->addr + t->size > t->addr)
+				r[n++] = (struct dp_range){ t->addr, t->addr + t->size };
+		}
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (k = 0; k < n; k++) {
+		if (k && r[k].lo <= hi) {
+			if (r[k].hi > hi)
+				hi = r[k].hi;
+			continue;
+		}
+		sum += hi - lo;
+		lo = r[k].lo;
+		hi = r[k].hi;
+	}
+	free(r);
+	return sum + (hi - lo);
+}
+
 void dp_plan_totals(struct dp_plan *p)
 {
 	uint32_t ci, i;
 
 	p->total_private = p->total_shared = 0;
+	p->shared_footprint = shared_union(p);
 	for (ci = 0; ci < p->ncores; ci++) {
 		struct dp_core_plan *c = &p->core[ci];
 		struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
@@ -588,8 +631,16 @@ void dp_plan_totals(struct dp_plan *p)
 		uint64_t top = 0;
 
 		c->private_bytes = c->shared_bytes = c->footprint = 0;
+		c->spill = c->aligned_spill = c->dram = 0;
 		for (i = 0; i < c->n; i++) {
 			struct dp_plan_tensor *t = &c->t[i];
+
+			if (t->region == DP_REG_PRE || t->has_remote) {
+				c->dram += t->bytes;
+			} else {
+				c->spill += t->bytes;
+				c->aligned_spill += t->size;
+			}
 
 			if (t->shared)
 				c->shared_bytes += t->size;
@@ -634,10 +685,17 @@ int dp_pass_totals(struct dp_ctx *x)
 				(unsigned long long)c->footprint,
 				(unsigned long long)c->peak,
 				(unsigned long long)c->lower_bound);
+			fprintf(x->log, "[core %u] spill = %llu bytes, aligned spill = %llu bytes, dram = %llu bytes\n",
+				ci, (unsigned long long)c->spill,
+				(unsigned long long)c->aligned_spill,
+				(unsigned long long)c->dram);
 		}
 		fprintf(x->log, "device: %llu bytes = %llu private + %llu shared (shared counted once, not per core)\n",
 			(unsigned long long)p->total_bytes,
 			(unsigned long long)p->total_private,
+			(unsigned long long)p->total_shared);
+		fprintf(x->log, "device: shared footprint %llu bytes (bytes under at least one shared tensor, beside the %llu counted once above)\n",
+			(unsigned long long)p->shared_footprint,
 			(unsigned long long)p->total_shared);
 	}
 	return 0;
