@@ -116,6 +116,45 @@ const char *core1(const char *tensors, const char *blocks)
 	return J(buf);
 }
 
+/* ---- outputs as text ------------------------------------------------------ */
+
+enum text_kind { T_PLAN, T_MODEL, T_REPORT, T_TABLE };
+
+static char *as_text(enum text_kind k, const void *obj)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (!f)
+		abort();
+	if (k == T_PLAN)
+		rc = dp_plan_write_json(obj, f);
+	else if (k == T_MODEL)
+		rc = dp_model_write_json(obj, f);
+	else
+		dp_plan_write_report(obj, f, k == T_TABLE);
+	if (fclose(f) || rc)
+		abort();
+	return buf;
+}
+
+char *plan_json_text(const struct dp_plan *p)
+{
+	return as_text(T_PLAN, p);
+}
+
+char *model_json_text(const struct dp_model *m)
+{
+	return as_text(T_MODEL, m);
+}
+
+char *report_text(const struct dp_plan *p, int tensors)
+{
+	return as_text(tensors ? T_TABLE : T_REPORT, p);
+}
+
 /* ---- random models -------------------------------------------------------- */
 
 #define PG 4096ULL

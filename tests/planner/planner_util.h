@@ -36,6 +36,11 @@ const char *ivstr(const struct dp_model *m, uint32_t core, const char *name);
 int contains(const char *hay, const char *needle);
 /* JSON written with ' for " (test readability); returns a static copy. */
 const char *J(const char *s);
+/* What dp_plan_write_json, dp_model_write_json, dp_plan_write_report
+ * write, as a malloc'd string (aborts on failure). */
+char *plan_json_text(const struct dp_plan *p);
+char *model_json_text(const struct dp_model *m);
+char *report_text(const struct dp_plan *p, int tensors);
 /* A one-core model: tensors and blocks JSON fragments. */
 const char *core1(const char *tensors, const char *blocks);
 

@@ -46,18 +46,6 @@ static struct dp_plan *plan(struct dp_model *m, int mode, uint64_t core_mib,
 	return p;
 }
 
-static char *plan_json(const struct dp_plan *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f || dp_plan_write_json(p, f))
-		abort();
-	fclose(f);
-	return buf;
-}
-
 /*
  * The slab rules checked here by brute force, not by dp_verify: slabs
  * where they should be, general tensors inside their core's, private
@@ -270,9 +258,9 @@ TEST(mode_0_is_the_default_and_unchanged)
 	p0 = plan(m[1], 0, 0, 0, &e, NULL);
 	p1 = plan(m[2], 1, 0, 0, &e, NULL);
 	REQUIRE(pd && p0 && p1);
-	a = plan_json(pd);
-	b = plan_json(p0);
-	c = plan_json(p1);
+	a = plan_json_text(pd);
+	b = plan_json_text(p0);
+	c = plan_json_text(p1);
 	CHECK_STR(a, b);
 	CHECK(!contains(a, "slab") && !contains(a, "dram_shared_mode"));
 	CHECK(contains(c, "\"dram_shared_mode\": 1, \"core_cap\": ") || contains(c, "\"dram_shared_mode\": 1,\n  \"core_cap\": "));
@@ -294,6 +282,21 @@ TEST(mode_0_is_the_default_and_unchanged)
 	dp_model_free(m[2]);
 }
 
+/* Slabs of cap bytes where private_base puts them; model_n's core c:
+ * 'a' ((c + 1) MiB) at its slab's base, 'b' just above it. */
+static void pack_slabs(struct dp_plan *q, uint64_t cap)
+{
+	uint32_t c;
+
+	q->core_cap = cap;
+	for (c = 0; c < q->ncores; c++) {
+		q->core[c].slab_base = q->private_base + c * cap;
+		q->core[c].slab_end = q->core[c].slab_base + cap;
+		q->core[c].t[1].addr = q->core[c].slab_base;
+		q->core[c].t[2].addr = q->core[c].slab_base + ((uint64_t)(c + 1) << 20);
+	}
+}
+
 TEST(mode_1_plans_read_back_and_verify_checks_the_slabs)
 {
 	struct dp_model *m = parse(model_n(3));
@@ -304,13 +307,13 @@ TEST(mode_1_plans_read_back_and_verify_checks_the_slabs)
 	REQUIRE(m);
 	p = plan(m, 1, 4, 0, &e, NULL);
 	REQUIRE(p);
-	a = plan_json(p);
+	a = plan_json_text(p);
 	q = dp_plan_parse_json("p.json", a, strlen(a), &e);
 	REQUIRE(q);
 	CHECK(q->dram_shared_mode == 1 && q->core_cap == 4ULL << 20);
 	CHECK(q->core[2].slab_base == p->core[2].slab_base);
 	CHECK(!dp_verify(q, "p.json", &e));
-	b = plan_json(q);
+	b = plan_json_text(q);
 	CHECK_STR(a, b);
 	free(b);
 	/* core 1's 'b' moved into core 0's slab: outside its own */
@@ -324,37 +327,14 @@ TEST(mode_1_plans_read_back_and_verify_checks_the_slabs)
 	CHECK(dp_verify(q, "p.json", &e) == -1);
 	CHECK(contains(e.msg, "core 2: slab [0x"));
 	q->core[2].slab_base -= 4096;
-	/* two cores' private bytes meeting (slabs widened to hold them) */
-	q->core_cap <<= 1;
-	q->core[0].slab_end = q->core[0].slab_base + q->core_cap;
-	q->core[1].slab_base = q->private_base + q->core_cap;
-	q->core[1].slab_end = q->core[1].slab_base + q->core_cap;
-	q->core[2].slab_base = q->private_base + 2 * q->core_cap;
-	q->core[2].slab_end = q->core[2].slab_base + q->core_cap;
-	q->core[1].t[1].addr = q->core[1].slab_base;
-	q->core[1].t[2].addr = q->core[1].slab_base + (2ULL << 20);
-	q->core[0].t[1].addr = q->core[0].slab_base;
-	q->core[0].t[2].addr = q->core[0].slab_base + (1ULL << 20);
-	q->core[2].t[1].addr = q->core[2].slab_base;
-	q->core[2].t[2].addr = q->core[2].slab_base + (3ULL << 20);
-	if (dp_verify(q, "p.json", &e))
-		printf("# %s\n", e.msg);
+	/* slabs of twice the cap, each core packed at its base: valid */
+	pack_slabs(q, q->core_cap << 1);
 	CHECK(!dp_verify(q, "p.json", &e));
 	/* core 2's 'b' onto core 1's 'a' (both slabs widened over the other) */
 	q->core[2].t[2].addr = q->core[1].t[1].addr;
 	q->core[2].slab_base = q->core[1].slab_base;
 	CHECK(dp_verify(q, "p.json", &e) == -1);
-	q->core_cap = 8ULL << 20;	/* slabs consistent, 'b' inside core 2's */
-	for (uint32_t c = 0; c < 3; c++) {
-		q->core[c].slab_base = q->private_base + c * q->core_cap;
-		q->core[c].slab_end = q->core[c].slab_base + q->core_cap;
-	}
-	q->core[1].t[1].addr = q->core[1].slab_base;
-	q->core[1].t[2].addr = q->core[1].slab_base + (2ULL << 20);
-	q->core[0].t[1].addr = q->core[0].slab_base;
-	q->core[0].t[2].addr = q->core[0].slab_base + (1ULL << 20);
-	q->core[2].t[1].addr = q->core[2].slab_base;
-	q->core[2].t[2].addr = q->core[2].slab_base + (3ULL << 20);
+	pack_slabs(q, 8ULL << 20);	/* consistent again */
 	CHECK(!dp_verify(q, "p.json", &e));
 	/* core 0's 'b' relabelled out of the general region (so no slab
 	 * rule applies to it), onto core 1's 'a': only the one-map rule sees it */

@@ -31,18 +31,6 @@ static const char *three_core =
 	"   {'name': 'L2', 'elems': 2048, 'elem_size': 4, 'shared': true, 'remote': {'core': 1, 'name': 'S'}}],"
 	"  'blocks': [{'name': 'e', 'insts': [{'uses': ['L2']}]}]}]}";
 
-static char *plan_json(const struct dp_plan *p)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f || dp_plan_write_json(p, f))
-		abort();
-	fclose(f);
-	return buf;
-}
-
 TEST(every_linked_core_gets_the_owners_triple)
 {
 	const struct dp_plan_tensor *s, *l0, *l2, *p;
@@ -66,23 +54,35 @@ TEST(every_linked_core_gets_the_owners_triple)
 	run_free(&r);
 }
 
-TEST(plan_json_round_trip_keeps_the_triple_and_verify_checks_it)
+TEST(json_round_trips_keep_the_triple_and_verify_checks_it)
 {
+	struct dp_model *m2;
 	struct dp_plan *q;
 	struct dp_err e;
 	struct run r;
-	char *a, *b;
+	char *a, *b, *mj;
 
 	run_json(&r, J(three_core), NULL);
 	REQUIRE(r.ok);
-	a = plan_json(r.p);
+	/* the model, written and read back */
+	mj = model_json_text(r.m);
+	CHECK(contains(mj, "\"partition\": 5, \"bank\": 3"));
+	m2 = dp_model_parse_json("m.json", mj, strlen(mj), &e);
+	REQUIRE(m2);
+	CHECK(mt(m2, 1, "S")->partition == 5 && mt(m2, 1, "S")->bank == 3);
+	CHECK(mt(m2, 1, "P")->partition == 7 && mt(m2, 1, "P")->bank == 0);
+	CHECK(mt(m2, 0, "L0")->partition == 0);
+	dp_model_free(m2);
+	free(mj);
+	/* the plan */
+	a = plan_json_text(r.p);
 	CHECK(contains(a, "\"partition\": 5, \"bank\": 3"));
 	q = dp_plan_parse_json("p.json", a, strlen(a), &e);
 	REQUIRE(q);
 	CHECK(pt(q, 2, "L2")->partition == 5 && pt(q, 2, "L2")->bank == 3);
 	CHECK(pt(q, 1, "P")->partition == 7);
 	CHECK(!dp_verify(q, "p.json", &e));
-	b = plan_json(q);
+	b = plan_json_text(q);
 	CHECK_STR(a, b);	/* written, read, written: the same bytes */
 	free(b);
 	/* a link whose bank is not its owner's */
@@ -98,31 +98,6 @@ TEST(plan_json_round_trip_keeps_the_triple_and_verify_checks_it)
 	run_free(&r);
 }
 
-TEST(model_json_round_trip_keeps_the_triple)
-{
-	struct dp_model *m2;
-	struct dp_err e;
-	struct run r;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	run_json(&r, J(three_core), NULL);
-	REQUIRE(r.ok);
-	f = open_memstream(&buf, &len);
-	REQUIRE(f && !dp_model_write_json(r.m, f));
-	fclose(f);
-	CHECK(contains(buf, "\"partition\": 5, \"bank\": 3"));
-	m2 = dp_model_parse_json("m.json", buf, len, &e);
-	REQUIRE(m2);
-	CHECK(mt(m2, 1, "S")->partition == 5 && mt(m2, 1, "S")->bank == 3);
-	CHECK(mt(m2, 1, "P")->partition == 7 && mt(m2, 1, "P")->bank == 0);
-	CHECK(mt(m2, 0, "L0")->partition == 0);
-	dp_model_free(m2);
-	free(buf);
-	run_free(&r);
-}
-
 TEST(without_the_fields_nothing_changes)
 {
 	static const char *plain =
@@ -135,21 +110,16 @@ TEST(without_the_fields_nothing_changes)
 		"   {'name': 'L', 'elems': 2048, 'elem_size': 4, 'shared': true, 'remote': {'core': 0, 'name': 'S'}}],"
 		"  'blocks': [{'name': 'e', 'insts': [{'uses': ['L']}]}]}]}";
 	struct run r;
-	char *a, *rep = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *a, *rep;
 
 	run_json(&r, J(plain), NULL);
 	REQUIRE(r.ok);
 	CHECK(pt(r.p, 1, "L")->partition == 0 && pt(r.p, 1, "L")->bank == 0);
-	a = plan_json(r.p);
+	a = plan_json_text(r.p);
 	CHECK(!contains(a, "partition") && !contains(a, "bank"));
 	CHECK(!contains(r.log, "partition"));
 	CHECK(contains(r.log, "Assigned memloc L to address 0x0 based on its remote local target {core 0, S}"));
-	f = open_memstream(&rep, &len);
-	REQUIRE(f);
-	dp_plan_write_report(r.p, f, 1);
-	fclose(f);
+	rep = report_text(r.p, 1);
 	CHECK(!contains(rep, "partition"));
 	free(rep);
 	free(a);
@@ -159,16 +129,11 @@ TEST(without_the_fields_nothing_changes)
 TEST(report_shows_the_triple)
 {
 	struct run r;
-	char *rep = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *rep;
 
 	run_json(&r, J(three_core), NULL);
 	REQUIRE(r.ok);
-	f = open_memstream(&rep, &len);
-	REQUIRE(f);
-	dp_plan_write_report(r.p, f, 1);
-	fclose(f);
+	rep = report_text(r.p, 1);
 	CHECK(contains(rep, " shared partition 5 bank 3\n"));
 	CHECK(contains(rep, " shared (linked) partition 5 bank 3\n"));
 	CHECK(contains(rep, " partition 7 bank 0\n"));

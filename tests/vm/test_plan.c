@@ -405,37 +405,33 @@ TEST(random_models_through_uring)
  */
 static struct dp_model *triple_model(uint32_t nc, struct dp_err *e)
 {
-	struct dp_model *m = dp_model_new("triple.json", "triple");
-	uint32_t ci;
+	static char buf[4096];
+	size_t len = 0;
+	uint32_t c;
+	const char *text;
 
-	for (ci = 0; ci < nc; ci++) {
-		struct dp_core *c = dp_core_add(m, "step", e);
-		int owner = ci == nc - 1;
-		struct dp_tensor_spec s = { .name = owner ? "S" : "L", .elems = 3000,
-			.elem_size = 4, .shared = 1, .has_remote = !owner,
-			.remote_core = nc - 1, .remote_name = "S",
-			.partition = owner ? 5 + nc : 0, .bank = owner ? 3 + nc : 0 };
-		struct dp_tensor_spec pr = { .name = "P", .elems = 1024,
-			.elem_size = 4, .partition = ci };
-		uint32_t sh = 0, pv = 1;
+	len += snprintf(buf + len, sizeof(buf) - len, "{'cores': [");
+	for (c = 0; c < nc; c++) {
+		int owner = c == nc - 1;
+		char sh[128];
 
-		if (!c || dp_tensor_add(m, c, &s, "gen", e) < 0 ||
-		    dp_tensor_add(m, c, &pr, "gen", e) < 0 ||
-		    dp_block_add(m, c, "e", "gen", e) < 0)
-			goto fail;
-		if (owner ? dp_inst_add(m, c, 0, "w", &sh, 1, NULL, 0, 0, "gen", e) ||
-			    dp_inst_add(m, c, 0, "p", &pv, 1, &sh, 1, 0, "gen", e) :
-			    dp_inst_add(m, c, 0, "p", &pv, 1, &sh, 1, 0, "gen", e))
-			goto fail;
-		if (dp_inst_add(m, c, 0, "u", NULL, 0, &pv, 1, 0, "gen", e))
-			goto fail;
+		if (owner)
+			snprintf(sh, sizeof(sh), "'partition': %u, 'bank': %u", 5 + nc, 3 + nc);
+		else
+			snprintf(sh, sizeof(sh), "'remote': {'core': %u, 'name': 'S'}", nc - 1);
+		len += snprintf(buf + len, sizeof(buf) - len,
+				"%s{'function': 'step', 'tensors': ["
+				"{'name': '%s', 'elems': 3000, 'elem_size': 4, 'shared': true, %s},"
+				"{'name': 'P', 'elems': 1024, 'elem_size': 4, 'partition': %u}],"
+				" 'blocks': [{'name': 'e', 'insts': [%s"
+				"{'name': 'p', 'defs': ['P'], 'uses': ['%s']}, {'name': 'u', 'uses': ['P']}]}]}",
+				c ? ", " : "", owner ? "S" : "L", sh, c,
+				owner ? "{'name': 'w', 'defs': ['S']}, " : "",
+				owner ? "S" : "L");
 	}
-	if (dp_model_link(m, e))
-		goto fail;
-	return m;
-fail:
-	dp_model_free(m);
-	return NULL;
+	snprintf(buf + len, sizeof(buf) - len, "]}");
+	text = J(buf);
+	return dp_model_parse_json("triple.json", text, strlen(text), e);
 }
 
 static void triple_through_the_device(int uring)

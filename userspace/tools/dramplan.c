@@ -788,14 +788,12 @@ int main(int argc, char **argv)
 			break;
 		case O_URING: a.sub.uring = 1; break;
 		case O_CHECK: a.sub.check_shared = 1; break;
-		case O_SHMODE:
-			if (parse_i64("--dram-shared-mode", optarg, &v))
-				return 2;
-			if (v != 0 && v != 1) {
-				fprintf(stderr, "dramplan: --dram-shared-mode: %lld: must be 0 or 1\n", v);
+		case O_SHMODE:	/* the seed's dram_shared mode: 0 or 1 */
+			if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
+				say("--dram-shared-mode: '%s': must be 0 or 1", optarg);
 				return 2;
 			}
-			a.o.dram_shared_mode = v;
+			a.o.dram_shared_mode = optarg[0] - '0';
 			break;
 		case O_COREMIB:
 			if (parse_positive("--core-mib", optarg, &v))
