@@ -118,6 +118,45 @@ const char *core1(const char *tensors, const char *blocks)
 	return J(buf);
 }
 
+/* ---- outputs as text ------------------------------------------------------ */
+
+enum text_kind { T_PLAN, T_MODEL, T_REPORT, T_TABLE };
+
+static char *as_text(enum text_kind k, const void *obj)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (!f)
+		abort();
+	if (k == T_PLAN)
+		rc = dp_plan_write_json(obj, f);
+	else if (k == T_MODEL)
+		rc = dp_model_write_json(obj, f);
+	else
+		dp_plan_write_report(obj, f, k == T_TABLE);
+	if (fclose(f) || rc)
+		abort();
+	return buf;
+}
+
+char *plan_json_text(const struct dp_plan *p)
+{
+	return as_text(T_PLAN, p);
+}
+
+char *model_json_text(const struct dp_model *m)
+{
+	return as_text(T_MODEL, m);
+}
+
+char *report_text(const struct dp_plan *p, int tensors)
+{
+	return as_text(tensors ? T_TABLE : T_REPORT, p);
+}
+
 /* ---- random models -------------------------------------------------------- */
 
 #define PG 4096ULL
@@ -126,6 +165,7 @@ struct owner {
 	uint32_t core;
 	char name[16];
 	uint64_t elems, esz;
+	uint32_t partition, bank;
 };
 
 /* min..max */
@@ -161,6 +201,8 @@ static int random_tensors(struct dp_model *m, struct dp_core *c, uint32_t ci,
 
 		if (own[i].core == ci) {
 			snprintf(name, sizeof(name), "%s", own[i].name);
+			t.partition = own[i].partition;
+			t.bank = own[i].bank;
 		} else {
 			if (!xorshift64_below(rs, 3))
 				continue;
@@ -254,6 +296,11 @@ struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 		snprintf(own[k].name, sizeof(own[k].name), "sh%u", k);
 		own[k].elems = 1 + xorshift64_below(&rs, s->owner_elems);
 		own[k].esz = 1ULL << xorshift64_below(&rs, s->elem_sizes);
+		own[k].partition = own[k].bank = 0;
+	}
+	for (k = 0; k < nown && s->triples; k++) {	/* after: same draws */
+		own[k].partition = between(&rs, 1, s->triples);
+		own[k].bank = between(&rs, 1, s->triples);
 	}
 	for (ci = 0; ci < nc; ci++) {
 		struct dp_core *c = dp_core_add(m, "step", e);

@@ -36,6 +36,11 @@ const char *ivstr(const struct dp_model *m, uint32_t core, const char *name);
 int contains(const char *hay, const char *needle);
 /* JSON written with ' for " (test readability); returns a static copy. */
 const char *J(const char *s);
+/* What dp_plan_write_json, dp_model_write_json, dp_plan_write_report
+ * write, as a malloc'd string (aborts on failure). */
+char *plan_json_text(const struct dp_plan *p);
+char *model_json_text(const struct dp_model *m);
+char *report_text(const struct dp_plan *p, int tensors);
 /* A one-core model: tensors and blocks JSON fragments. */
 const char *core1(const char *tensors, const char *blocks);
 
@@ -52,6 +57,10 @@ struct model_shape {
 	uint32_t max_blocks;			/* per core, at least 1 */
 	uint64_t input_elems, owner_elems, spill_elems;
 	uint32_t elem_sizes;		/* element sizes 1, 2, 4, ...: this many */
+	/* owners get a partition in 1..triples and a bank in 1..triples (the
+	 * seed's triple; links get it from sync_shared); 0: none, and the
+	 * draws of every other field are the same either way */
+	uint32_t triples;
 };
 
 #define MODEL_MAX_OWNERS 16

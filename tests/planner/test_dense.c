@@ -528,8 +528,8 @@ TEST(engines_agree_on_random_models)
 {
 	/* test_random.c's shape, a denser one and a wide one (cores, owners,
 	 * spills a core, blocks, input/owner/spill elements, sizes) */
-	static const struct model_shape dense = { 1, 2, 0, 8, 60, 200, 2, 20000, 300000, 400000, 3 };
-	static const struct model_shape wide = { 2, 4, 4, 16, 10, 80, 12, 20000, 30000, 50000, 3 };
+	static const struct model_shape dense = { 1, 2, 0, 8, 60, 200, 2, 20000, 300000, 400000, 3, 0 };
+	static const struct model_shape wide = { 2, 4, 4, 16, 10, 80, 12, 20000, 30000, 50000, 3, 0 };
 	const struct model_shape *shapes[] = { &shape_random, &dense, &wide };
 	int ok = 0, total = 0;
 	uint64_t seed;
@@ -638,7 +638,7 @@ static int old_sweep(const struct dp_core_plan *c, const char *file,
 TEST(verify_sweep_same_messages_as_before)
 {
 	/* cores, owners, spills, blocks, input/owner/spill elements, sizes */
-	static const struct model_shape shape = { 1, 3, 0, 6, 4, 120, 6, 20000, 30000, 50000, 3 };
+	static const struct model_shape shape = { 1, 3, 0, 6, 4, 120, 6, 20000, 30000, 50000, 3, 0 };
 	uint64_t seed, rs = 4242;
 	struct agree ag = { 0 };
 

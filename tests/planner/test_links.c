@@ -231,7 +231,7 @@ TEST(model_link_same_messages_as_before)
 TEST(verify_links_same_messages_as_before)
 {
 	static const struct model_shape shape = {	/* see struct model_shape */
-		2, 4, 2, 12, 2, 20, 3, 2000, 3000, 5000, 3
+		2, 4, 2, 12, 2, 20, 3, 2000, 3000, 5000, 3, 0
 	};
 	uint64_t seed, rs = 42;
 	struct agree ag = { 0 };

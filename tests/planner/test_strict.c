@@ -248,7 +248,7 @@ static int round_trip(const struct dp_plan *p)
 TEST(plans_read_back_identically)
 {
 	static const char *const ex[] = { "mlp", "transformer", "allreduce_2core" };
-	struct model_shape s = { 2, 4, 1, 6, 4, 40, 6, 64, 4096, 2048, 3 };
+	struct model_shape s = { 2, 4, 1, 6, 4, 40, 6, 64, 4096, 2048, 3, 0 };
 	struct dp_opts o;
 	struct dp_err e;
 	struct run r;

@@ -514,7 +514,15 @@ static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
  */
 void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 {
+	dp_dense_order_info(d, out, NULL);
+}
+
+/* The same, with the simplify messages' counts in si (if not NULL). */
+void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			 struct dp_simplify_info *si)
+{
 	size_t n = d->n, ns = d->ns, i, j, removed;
+	uint8_t *high = NULL;
 	uint64_t *lo, *hi;
 	uint32_t *pos;
 	uint8_t *gone;
@@ -523,6 +531,11 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 
 	if (!n)
 		return;
+	if (si) {
+		high = calloc(n, 1);
+		if (!high)
+			abort();
+	}
 	lo = dp_xrealloc(NULL, n, sizeof(*lo));
 	hi = dp_xrealloc(NULL, n, sizeof(*hi));
 	pos = dp_xrealloc(NULL, n, sizeof(*pos));
@@ -560,6 +573,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			p += d->it[d->sm[j]].size;
 		pos[v] = i;
 		k.val[i] = p;
+		if (si)
+			dp_simplify_note_start(si, high, v, p);
 	}
 	kd_init_min(&k, 0, ns);
 
@@ -576,6 +591,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 		H.key[i] = p;
 		H.h[i] = i;
 		H.pos[i] = i;
+		if (si)
+			dp_simplify_note_start(si, high, d->mitem[i], p);
 	}
 	for (i = d->nm / 2; i-- > 0;)
 		dp_iheap_down(&H, i);
@@ -595,6 +612,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			uint32_t q = H.h[0];
 
 			v = d->mitem[q];
+			if (si)
+				dp_simplify_note_removed(si, high, v, H.key[q]);
 			dp_iheap_swap(&H, 0, --H.n);
 			H.pos[q] = UINT32_MAX;
 			dp_iheap_down(&H, 0);
@@ -613,6 +632,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			}
 		} else {
 			v = ki;
+			if (si)
+				dp_simplify_note_removed(si, high, v, kk);
 			gone[v] = 1;
 			kd_remove(&k, 0, ns, pos[v]);
 			kd_update(&k, 0, ns, lo[v], hi[v], d->it[v].size);
@@ -643,6 +664,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 	free(k.mn);
 	free(k.mni);
 	free(k.lz);
+	free(high);
 }
 
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,

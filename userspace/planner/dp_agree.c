@@ -46,11 +46,13 @@ static const char *const why_text[DP_AG_NKINDS] = {
 	[DP_AG_REMOTE] = "remote target differs",
 	[DP_AG_NR_IV] = "interval count differs",
 	[DP_AG_ADDR] = "address differs",
+	[DP_AG_TRIPLE] = "partition or bank differs",
 	[DP_AG_NO_DEV_ADDR] = "no device address",
 	[DP_AG_DEV_WRAPS] = "device range wraps",
 	[DP_AG_MISSING] = "missing from the device's plan",
 	[DP_AG_OWNER_MISSING] = "owner not on the device",
 	[DP_AG_OWNER_ADDR] = "device address is not its owner's",
+	[DP_AG_OWNER_TRIPLE] = "partition or bank is not its owner's",
 	[DP_AG_ALIAS_PRIVATE] = "private bytes alias another core's in device memory",
 	[DP_AG_ALIAS_OTHER] = "bytes alias another core's private tensor in device memory",
 	[DP_AG_SYNC_COUNT] = "PLAN_SYNC linked another count",
@@ -244,7 +246,7 @@ int dp_agree_read_back(struct dp_agree *a)
  * kind, or -1 when it agrees. */
 static int compare_one(const struct xmemsim_plan_tensor *sub,
 		       const struct xmemsim_plan_tensor *got,
-		       uint64_t want_addr)
+		       const struct dp_plan_tensor *want)
 {
 	if (strncmp(sub->name, got->name, XMEMSIM_NAME_LEN))
 		return DP_AG_NAME;
@@ -259,8 +261,11 @@ static int compare_one(const struct xmemsim_plan_tensor *sub,
 		return DP_AG_REMOTE;
 	if (got->nr_intervals != sub->nr_intervals)
 		return DP_AG_NR_IV;
-	if (got->addr != want_addr)
+	if (got->addr != want->addr)
 		return DP_AG_ADDR;
+	/* the planner's triple (a link's: its owner's, from sync_shared) */
+	if (got->partition != want->partition || got->bank != want->bank)
+		return DP_AG_TRIPLE;
 	if (!got->dev_addr)
 		return DP_AG_NO_DEV_ADDR;
 	if (got->dev_addr + got->size < got->dev_addr)
@@ -380,7 +385,7 @@ void dp_agree_compare(struct dp_agree *a)
 			continue;
 		for (i = 0; i < dc->n; i++) {
 			int k = compare_one(&dc->t[i], &a->core[ci].got[i],
-					    p->core[ci].t[i].addr);
+					    &p->core[ci].t[i]);
 
 			if (k >= 0)
 				mark(a, ci, i, (enum dp_agree_kind)k);
@@ -403,6 +408,9 @@ void dp_agree_compare(struct dp_agree *a)
 				mark(a, ci, i, DP_AG_OWNER_MISSING);
 			else if (a->core[ci].got[i].dev_addr != a->core[oc].got[oi].dev_addr)
 				mark(a, ci, i, DP_AG_OWNER_ADDR);
+			else if (a->core[ci].got[i].partition != a->core[oc].got[oi].partition ||
+				 a->core[ci].got[i].bank != a->core[oc].got[oi].bank)
+				mark(a, ci, i, DP_AG_OWNER_TRIPLE);
 		}
 	}
 	check_aliasing(a);

@@ -76,6 +76,31 @@ int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);
 
+/*
+ * The seed's simplify messages (place.c): a node is "high" while its
+ * pressure is above the threshold, the bytes of the region it is placed in
+ * (then even disjoint neighbours might not fit beside it).  hi counts the
+ * nodes high at the start ("hi ratio" = hi / nodes), new_cand those that
+ * were high at the start and low when removed ("new candidates = N": a
+ * removal lowered them under the threshold).  Both simplify engines fill
+ * it the same way.
+ */
+struct dp_simplify_info {
+	uint64_t threshold;		/* in */
+	size_t hi, new_cand;
+	uint64_t max_pressure;
+};
+
+int dp_simplify_order_info(const struct dp_item *it, size_t n,
+			   const uint32_t *adj_first, const uint32_t *adj,
+			   uint32_t *out, struct dp_simplify_info *si);
+/* v's pressure at the start (high: a byte per node, set here) and when
+ * it is removed */
+void dp_simplify_note_start(struct dp_simplify_info *si, uint8_t *high,
+			    uint32_t v, uint64_t pressure);
+void dp_simplify_note_removed(struct dp_simplify_info *si, const uint8_t *high,
+			      uint32_t v, uint64_t pressure);
+
 /* dense.c: placement without an adjacency (see the comment there) */
 /* iheap.c: an indexed binary min-heap on (key, tie or element number) */
 struct dp_iheap {
@@ -100,6 +125,8 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 size_t dp_dense_edges(const struct dp_dense *d);
 size_t dp_dense_degree(const struct dp_dense *d, uint32_t v);
 void dp_dense_order(const struct dp_dense *d, uint32_t *out);
+void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			 struct dp_simplify_info *si);
 void dp_dense_free(struct dp_dense *d);
 
 struct dp_atree;

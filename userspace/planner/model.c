@@ -210,9 +210,15 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 		if (s->has_addr)
 			return dp_fail(e, "%s: %s: tensor '%s': linked tensors take their address from the remote target; remove \"address\"",
 				       f, where, s->name);
+		if (s->partition || s->bank)
+			return dp_fail(e, "%s: %s: tensor '%s': linked tensors take their partition and bank from the remote target (sync_shared copies the owner's triple); remove \"partition\" and \"bank\"",
+				       f, where, s->name);
 		if (check_name(m, where, "remote target", s->remote_name, e))
 			return -1;
 	}
+	if ((s->partition || s->bank) && s->mem != DP_MEM_DRAM)
+		return dp_fail(e, "%s: %s: tensor '%s': \"partition\" and \"bank\" are for DRAM tensors (only DRAM tensors are planned)",
+			       f, where, s->name);
 	if (s->shared && s->mem != DP_MEM_DRAM)
 		return dp_fail(e, "%s: %s: tensor '%s': only DRAM tensors can be shared across cores",
 			       f, where, s->name);
@@ -240,6 +246,8 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 	t->remote_name = s->has_remote ? dp_strdup(s->remote_name) : NULL;
 	t->remote_idx = -1;
 	t->obj = -1;
+	t->partition = s->partition;
+	t->bank = s->bank;
 	index_grow(&c->hash, &c->hcap, c->nt, tensor_name_of, c);
 	index_put(c->hash, c->hcap, t->name, c->nt);
 	return c->nt++;
