@@ -113,6 +113,10 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 	ret = plan_mem_get(xf, ut_mem);
 	if (ret)
 		return ret;
+	/*
+	 * Not vmemdup_array_user(): it allocates with GFP_USER, which is not
+	 * charged to the caller's memory cgroup; a plan's arrays must be.
+	 */
 	ut = kvmalloc_array(ps->count, sizeof(*ut), GFP_KERNEL_ACCOUNT);
 	if (!ut) {
 		plan_mem_put(xf, ut_mem);
