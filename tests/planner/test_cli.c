@@ -111,11 +111,10 @@ TEST(examples_plan_svg_verify)
 		CHECK(contains(out, ": OK:"));
 	}
 	/* the 2-core example marks shared tensors in the chart */
-	snprintf(out, sizeof(out), "%s/allreduce_2core.svg", dir);
 	{
 		char p[600];
 
-		snprintf(p, sizeof(p), "%s", out);
+		snprintf(p, sizeof(p), "%s/allreduce_2core.svg", dir);
 		slurp(p, out, sizeof(out));
 		CHECK(contains(out, "shared"));
 		CHECK(contains(out, "url(#hatch)"));

@@ -699,7 +699,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct plan_cli a = {
-		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .fd = -1 },
+		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .xd = { .fd = -1 } },
 		.svg_max = 20000,
 		.tensors = -1,
 	};

@@ -152,7 +152,7 @@ static void print_stats(FILE *out, const struct xmemsim_heap_stats *s)
 
 /* One command's call: what the handlers share. */
 struct call {
-	int fd;
+	struct xms_dev *dev;
 	int argc;
 	char **argv;		/* argv[0] is the command's name */
 	FILE *out;
@@ -170,7 +170,7 @@ static int failed(struct call *k, int ret)
 static int cmd_info(struct call *k)
 {
 	struct xmemsim_info in;
-	int ret = xms_get_info(k->fd, &in);
+	int ret = xms_get_info(k->dev, &in);
 
 	if (ret)
 		return failed(k, ret);
@@ -196,7 +196,7 @@ static int cmd_alloc(struct call *k)
 	if (parse_u64(k->argv[2], &size) ||
 	    (k->argc == 4 && parse_u64(k->argv[3], &align)))
 		return 2;
-	ret = xms_alloc(k->fd, k->heap, size, align, 0, &addr, &k->status);
+	ret = xms_alloc(k->dev, k->heap, size, align, 0, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok 0x%" PRIx64 "\n", addr);
@@ -210,7 +210,7 @@ static int cmd_free(struct call *k)
 
 	if (parse_u64(k->argv[2], &addr))
 		return 2;
-	ret = xms_free(k->fd, k->heap, addr, &k->status);
+	ret = xms_free(k->dev, k->heap, addr, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok\n");
@@ -220,7 +220,7 @@ static int cmd_free(struct call *k)
 static int cmd_stats(struct call *k)
 {
 	struct xmemsim_heap_stats st;
-	int ret = xms_stats(k->fd, k->heap, &st);
+	int ret = xms_stats(k->dev, k->heap, &st);
 
 	if (ret)
 		return failed(k, ret);
@@ -236,7 +236,7 @@ static int cmd_dump(struct call *k)
 
 	if (!bl)
 		return failed(k, -ENOMEM);
-	ret = xms_dump(k->fd, k->heap, bl, cap, &cnt);
+	ret = xms_dump(k->dev, k->heap, bl, cap, &cnt);
 	if (ret) {
 		free(bl);
 		return failed(k, ret);
@@ -260,7 +260,7 @@ static int cmd_stack(struct call *k)
 
 	if (k->argc == 2 && parse_u64(k->argv[1], &size))
 		return 2;
-	ret = xms_stack_alloc(k->fd, size, &addr, &k->status);
+	ret = xms_stack_alloc(k->dev, size, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok 0x%" PRIx64 "\n", addr);
@@ -278,7 +278,7 @@ static int cmd_read(struct call *k)
 	buf = malloc(n ? n : 1);
 	if (!buf)
 		return failed(k, -ENOMEM);
-	ret = xms_read(k->fd, addr, buf, n);
+	ret = xms_read(k->dev, addr, buf, n);
 	if (ret) {
 		free(buf);
 		return failed(k, ret);
@@ -310,7 +310,7 @@ static int cmd_write(struct call *k)
 		return 2;
 	if (ret)
 		return failed(k, ret);
-	ret = xms_write(k->fd, addr, buf, len);
+	ret = xms_write(k->dev, addr, buf, len);
 	free(buf);
 	if (ret)
 		return failed(k, ret);
@@ -327,7 +327,7 @@ static int cmd_copy(struct call *k)
 	if (parse_u64(k->argv[1], &src) || parse_u64(k->argv[2], &dst) ||
 	    parse_u64(k->argv[3], &n) || parse_method(k->argv[4], &m))
 		return 2;
-	ret = xms_copy(k->fd, src, dst, n, m);
+	ret = xms_copy(k->dev, src, dst, n, m);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok\n");
@@ -360,9 +360,9 @@ static const struct xmemctl_cmd {
  * Run one command (argv[0] is its name) on fd, printing one result line to
  * out. Returns 0 on success, 1 on a device error, 2 on a usage error.
  */
-static int run_cmd(int fd, int argc, char **argv, FILE *out)
+static int run_cmd(struct xms_dev *dev, int argc, char **argv, FILE *out)
 {
-	struct call k = { fd, argc, argv, out, -1, 1 };
+	struct call k = { dev, argc, argv, out, -1, 1 };
 	size_t i;
 	int rc;
 
@@ -382,7 +382,7 @@ static int run_cmd(int fd, int argc, char **argv, FILE *out)
 	return 2;
 }
 
-static int replay(int fd, FILE *in, FILE *out)
+static int replay(struct xms_dev *dev, FILE *in, FILE *out)
 {
 	char line[4096];
 	int worst = 0;
@@ -398,7 +398,7 @@ static int replay(int fd, FILE *in, FILE *out)
 			argv[argc++] = tok;
 		if (!argc)
 			continue;
-		rc = run_cmd(fd, argc, argv, out);
+		rc = run_cmd(dev, argc, argv, out);
 		if (rc == 2 && worst < 2)
 			worst = 2;
 	}
@@ -408,7 +408,8 @@ static int replay(int fd, FILE *in, FILE *out)
 int main(int argc, char **argv)
 {
 	struct xms_ring ring = { 0 };
-	int fd, rc, i = 1, uring = 0;
+	struct xms_dev dev;
+	int rc, i = 1, uring = 0;
 
 	for (;;) {
 		if (i + 1 < argc && !strcmp(argv[i], "--dev")) {
@@ -429,33 +430,33 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	fd = xms_open(dev_path);
-	if (fd < 0) {
+	rc = xms_open(&dev, dev_path);
+	if (rc) {
 		fprintf(stderr, "xmemctl: %s: %s\n", dev_path ? dev_path :
-			XMEMSIM_DEFAULT_PATH, strerror(-fd));
+			XMEMSIM_DEFAULT_PATH, strerror(-rc));
 		return 1;
 	}
 	if (uring) {
-		rc = xms_ring_init(&ring, fd, 8);
+		rc = xms_ring_init(&ring, &dev, 8);
 		if (!rc)
-			rc = xms_attach_ring(fd, &ring);
+			rc = xms_attach_ring(&dev, &ring);
 		if (rc) {
 			fprintf(stderr, "xmemctl: io_uring: %s\n", strerror(-rc));
-			xms_close(fd);
+			xms_close(&dev);
 			return 1;
 		}
 	}
 	if (!strcmp(argv[i], "replay") && argc == i + 1) {
-		rc = replay(fd, stdin, stdout);
+		rc = replay(&dev, stdin, stdout);
 	} else {
-		rc = run_cmd(fd, argc - i, argv + i, stdout);
+		rc = run_cmd(&dev, argc - i, argv + i, stdout);
 		if (rc == 2)
 			usage(stderr);
 	}
 	if (uring) {
-		xms_attach_ring(fd, NULL);
+		xms_attach_ring(&dev, NULL);
 		xms_ring_exit(&ring);
 	}
-	xms_close(fd);
+	xms_close(&dev);
 	return rc;
 }
