@@ -22,6 +22,9 @@ RES=$REPO/build/results
 rm -rf "$RES"
 mkdir -p "$RES"
 JOBS=${JOBS:-$(nproc)}
+# every userspace build of make check (host, ASan, static VM) with -Werror;
+# a plain `make` leaves warnings warnings (distribution CFLAGS)
+export WERROR=1
 CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 
 pass=0 fail=0 skip=0

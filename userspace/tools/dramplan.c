@@ -64,7 +64,9 @@ static void usage(FILE *f)
 "      --check-shared            (--submit) write each shared tensor through its\n"
 "                                owner's view, read it through the other cores';\n"
 "                                private tensors of different cores must not alias\n"
-"  -h, --help\n");
+"  -h, --help\n"
+"  -V, --version\n"
+"See dramplan(1).\n");
 }
 
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
@@ -73,6 +75,7 @@ enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "svg", required_argument, NULL, O_SVG },
 	{ "no-svg", no_argument, NULL, O_NOSVG },
 	{ "svg-max", required_argument, NULL, O_SVGMAX },
@@ -714,7 +717,7 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a.outp = optarg; break;
 		case O_SVG: a.svgp = optarg; break;
@@ -782,6 +785,7 @@ int main(int argc, char **argv)
 		case O_URING: a.sub.uring = 1; break;
 		case O_CHECK: a.sub.check_shared = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
