@@ -69,7 +69,7 @@ all: module userspace
 # Test and benchmark objects: tap.h, the heap model, the planner helpers.
 $(O)/tests/%.o $(O)/scripts/%.o: XCFLAGS += -I$(CURDIR)/tests -I$(CURDIR)/tests/model
 
-include $(sort $(wildcard userspace/*/rules.mk tests/*/rules.mk))
+include $(sort $(wildcard userspace/*/rules.mk tests/*/rules.mk docs/*/rules.mk))
 
 userspace: $(LIBS) $(TOOLS) $(HOST_TESTS) $(VM_TESTS)
 

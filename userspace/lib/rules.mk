@@ -24,20 +24,12 @@ $(O)/$(LIBXMEMSIM_REAL): $(patsubst %.c,$(O)/pic/%.o,$(LIBXMEMSIM_SRCS)) $(LIBXM
 	ln -sf $(LIBXMEMSIM_REAL) $(O)/libxmemsim.so.$(LIBXMEMSIM_SOVER)
 	ln -sf libxmemsim.so.$(LIBXMEMSIM_SOVER) $(O)/libxmemsim.so
 
-# pkg-config files: prefix, libdir, includedir and the version filled in.
-$(O)/%.pc: userspace/*/%.pc.in VERSION
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
-
-userspace: $(O)/libxmemsim.pc $(O)/libdramplan.pc
-
 # libxmemsim.h at the top of INCLUDEDIR, the device's uapi header in its
 # own folder (xmemsim/xmemsim.h); libdramplan.h beside it and its device
 # half in dramplan/. libdramplan is a static library (its API is not frozen:
 # no soname to keep), with yajl, libxmemsim and liburing in its .pc file.
 .PHONY: install-lib
-install-lib: $(LIBS) $(O)/libxmemsim.pc $(O)/libdramplan.pc
+install-lib: $(LIBS)
 	install -d $(DESTDIR)$(INCLUDEDIR)/xmemsim $(DESTDIR)$(INCLUDEDIR)/dramplan \
 		$(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 uapi/xmemsim.h $(DESTDIR)$(INCLUDEDIR)/xmemsim/
@@ -50,4 +42,8 @@ ifneq ($(STATIC),1)
 	ln -sf $(LIBXMEMSIM_REAL) $(DESTDIR)$(LIBDIR)/libxmemsim.so.$(LIBXMEMSIM_SOVER)
 	ln -sf libxmemsim.so.$(LIBXMEMSIM_SOVER) $(DESTDIR)$(LIBDIR)/libxmemsim.so
 endif
-	install -m 644 $(O)/libxmemsim.pc $(O)/libdramplan.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	for pc in userspace/lib/libxmemsim.pc.in userspace/planner/libdramplan.pc.in; do \
+		sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+			-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+			$$pc > $(DESTDIR)$(LIBDIR)/pkgconfig/$$(basename $$pc .in) || exit 1; \
+	done
