@@ -62,7 +62,7 @@ HOST_TESTS :=
 VM_TESTS :=
 
 .PHONY: all userspace vm-userspace module modules_install check demo clean \
-	install host-tests deb
+	install host-tests deb libs tools
 
 all: module userspace
 
@@ -72,6 +72,10 @@ $(O)/tests/%.o $(O)/scripts/%.o: XCFLAGS += -I$(CURDIR)/tests -I$(CURDIR)/tests/
 include $(sort $(wildcard userspace/*/rules.mk tests/*/rules.mk docs/*/rules.mk))
 
 userspace: $(LIBS) $(TOOLS) $(HOST_TESTS) $(VM_TESTS)
+
+# What `make install` installs, without the tests (the Debian build).
+libs: $(LIBS)
+tools: $(TOOLS)
 
 # What the test VM carries: tools and VM tests (scripts/vm.sh, static).
 vm-userspace: $(TOOLS) $(VM_TESTS)
@@ -109,8 +113,29 @@ install: $(LIBS) $(TOOLS) install-lib install-data
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
 
+# The module's sources for DKMS: $(DESTDIR)$(DKMS_SRC)/xmemsim-VERSION/
+# with dkms.conf (then `dkms install xmemsim/VERSION`).
+DKMS_SRC ?= /usr/src
+DKMS_DIR = $(DESTDIR)$(DKMS_SRC)/xmemsim-$(VERSION)
+.PHONY: dkms-source
+dkms-source:
+	install -d $(DKMS_DIR)/kmod/tests $(DKMS_DIR)/uapi
+	install -m 644 VERSION Kbuild $(DKMS_DIR)/
+	install -m 644 kmod/Kbuild kmod/Kconfig kmod/*.[ch] $(DKMS_DIR)/kmod/
+	install -m 644 kmod/tests/*.[ch] $(DKMS_DIR)/kmod/tests/
+	install -m 644 uapi/xmemsim.h $(DKMS_DIR)/uapi/
+	sed -e 's|@VERSION@|$(VERSION)|g' dkms.conf.in > $(DKMS_DIR)/dkms.conf
+
+# The Debian packages (debian/), built from a copy of the tree (its tracked
+# and new files) in $(O)/pkg/xmemsim-VERSION: the .debs land in $(O)/pkg/.
+# The distribution's flags, without WERROR.
+PKG_DIR = $(abspath $(O))/pkg
 deb:
-	dpkg-buildpackage -us -uc -b
+	rm -rf $(PKG_DIR) && mkdir -p $(PKG_DIR)/xmemsim-$(VERSION)
+	git ls-files -co --exclude-standard -z | \
+		xargs -0 cp -P --parents -t $(PKG_DIR)/xmemsim-$(VERSION)
+	cd $(PKG_DIR)/xmemsim-$(VERSION) && env -u WERROR -u MAKEFLAGS -u MAKELEVEL \
+		DEB_BUILD_OPTIONS="parallel=2 noautodbgsym $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc -b
 
 clean:
 	rm -rf build debian/.debhelper debian/tmp
@@ -123,4 +148,4 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) -path $(O)/pkg -prune -o -type f -name '*.d' -print 2>/dev/null)
