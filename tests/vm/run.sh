@@ -39,7 +39,7 @@ tap $? "insmod with a custom geometry"
 xmemctl info > /tmp/info.txt && grep -q ' hbm=0x400000000+0x200000 ' /tmp/info.txt &&
 	grep -q ' descriptors=1024 ' /tmp/info.txt && grep -q ' cores=4 ' /tmp/info.txt
 tap $? "xmemctl info reports the custom geometry"
-xmemctl --json info | grep -q '"hbm":{"base":17179869184,"size":2097152}' &&
+xmemctl --json info | grep -q '"hbm_base":17179869184,"hbm_size":2097152,' &&
 	printf 'alloc HBM 64\nstats hbm\ndump 0\n' | xmemctl replay --json > /tmp/j.txt &&
 	sed -n 2p /tmp/j.txt | grep -q '^{"heap":"hbm",.*"alloc_blocks":1,' &&
 	sed -n 3p /tmp/j.txt | grep -q '^{"heap":"hbm","count":2,"blocks":\[{"kind":' &&

@@ -203,14 +203,14 @@ static void jstr(yajl_gen g, const char *k, const char *v)
 	yajl_gen_string(g, (const unsigned char *)v, strlen(v));
 }
 
-/* "k": {"base": b, "size": s} */
-static void jrange(yajl_gen g, const char *k, uint64_t base, uint64_t size)
+/* "key[i]": val[i], ... */
+static void jnums(yajl_gen g, const char *const *key, const uint64_t *val,
+		  size_t n)
 {
-	jkey(g, k);
-	yajl_gen_map_open(g);
-	jnum(g, "base", base);
-	jnum(g, "size", size);
-	yajl_gen_map_close(g);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		jnum(g, key[i], val[i]);
 }
 
 static int jclose(struct call *k, yajl_gen g)
@@ -254,19 +254,23 @@ static int cmd_info(struct call *k)
 	}
 	g = jopen();
 	if (g) {
-		jnum(g, "abi", in.abi_version);
-		jnum(g, "cores", in.cores);
-		jnum(g, "descriptors", in.num_blocks);
-		jrange(g, "hbm", in.hbm_base, in.hbm_size);
-		jrange(g, "hbm_pool", in.hbm_pool_base, in.hbm_pool_size);
-		jrange(g, "dataram", in.dataram_base, in.dataram_size);
-		jrange(g, "dataram_pool", in.dataram_pool_base, in.dataram_pool_size);
-		jrange(g, "staging", in.staging_lo, in.staging_hi - in.staging_lo);
-		jnum(g, "stack_default", in.stack_default);
-		jnum(g, "stack_max", in.stack_max);
-		jnum(g, "default_align", in.default_align);
-		jnum(g, "plan_core_size", in.plan_core_size);
-		jnum(g, "plan_max_tensors", in.plan_max_tensors);
+		static const char *const key[] = {
+			"abi", "cores", "descriptors", "hbm_base", "hbm_size",
+			"hbm_pool_base", "hbm_pool_size", "dataram_base",
+			"dataram_size", "dataram_pool_base", "dataram_pool_size",
+			"staging_lo", "staging_hi", "stack_default", "stack_max",
+			"default_align", "plan_core_size", "plan_max_tensors",
+		};
+		const uint64_t val[] = {
+			in.abi_version, in.cores, in.num_blocks, in.hbm_base,
+			in.hbm_size, in.hbm_pool_base, in.hbm_pool_size,
+			in.dataram_base, in.dataram_size, in.dataram_pool_base,
+			in.dataram_pool_size, in.staging_lo, in.staging_hi,
+			in.stack_default, in.stack_max, in.default_align,
+			in.plan_core_size, in.plan_max_tensors,
+		};
+
+		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
 	}
 	return jclose(k, g);
 }
@@ -322,20 +326,22 @@ static int cmd_stats(struct call *k)
 	}
 	g = jopen();
 	if (g) {
+		static const char *const key[] = {
+			"pool_base", "pool_size", "free", "allocated", "unused",
+			"largest", "descriptors", "descriptors_used", "free_blocks",
+			"alloc_blocks", "split_refused", "owned", "file_allocs",
+			"quota_refused",
+		};
+		const uint64_t val[] = {
+			s.pool_base, s.pool_size, s.free_bytes, s.allocated_bytes,
+			s.unused_bytes, s.largest_free, s.num_blocks,
+			s.blocks_in_use, s.free_blocks, s.alloc_blocks,
+			s.split_refused, s.owned_bytes, s.file_allocs,
+			s.quota_refused,
+		};
+
 		jstr(g, "heap", xms_heap_name(k->heap));
-		jrange(g, "pool", s.pool_base, s.pool_size);
-		jnum(g, "free", s.free_bytes);
-		jnum(g, "allocated", s.allocated_bytes);
-		jnum(g, "unused", s.unused_bytes);
-		jnum(g, "largest", s.largest_free);
-		jnum(g, "descriptors", s.num_blocks);
-		jnum(g, "descriptors_used", s.blocks_in_use);
-		jnum(g, "free_blocks", s.free_blocks);
-		jnum(g, "alloc_blocks", s.alloc_blocks);
-		jnum(g, "split_refused", s.split_refused);
-		jnum(g, "owned", s.owned_bytes);
-		jnum(g, "file_allocs", s.file_allocs);
-		jnum(g, "quota_refused", s.quota_refused);
+		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
 	}
 	return jclose(k, g);
 }
