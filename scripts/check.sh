@@ -154,7 +154,7 @@ gate $([ -s "$RES/checkpatch.log" ] && echo 1 || echo 0) "checkpatch --strict, n
 LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
 trap 'rm -rf "$LINTDIR"' EXIT
 lintsrc=$LINTDIR/lint
-mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
+mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
 make -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
 wr=$?
 grep -E 'warning:|error:' "$RES/w1.log"

@@ -18,6 +18,8 @@ tap $? "/dev/xmemsim is a char device"
 [ "$(cat /sys/module/xmemsim/parameters/num_blocks)" = 32 ] &&
 	[ "$(cat /sys/module/xmemsim/parameters/cores)" = 2 ]
 tap $? "default parameters: 32 descriptors, 2 cores"
+[ "xmemctl $(cat /sys/module/xmemsim/version)" = "$(xmemctl --version)" ]
+tap $? "MODULE_VERSION is the tools' version (VERSION)"
 
 # --- geometry rejected at load with a clear line ------------------------------
 rmmod xmemsim
