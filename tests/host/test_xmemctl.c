@@ -33,6 +33,11 @@ static int run(const char *cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static int starts(const char *prefix)
+{
+	return !strncmp(out, prefix, strlen(prefix));
+}
+
 TEST(version_and_help)
 {
 	CHECK(run("$X --version") == 0 && !strncmp(out, "xmemctl ", 8));
@@ -81,6 +86,23 @@ TEST(one_output_line_per_input_line)
 	CHECK(run("{ printf 'write 0 '; head -c 5000 /dev/zero | od -An -v -tx1 | "
 		  "tr -d ' \\n'; echo; echo 'read 0 0'; } | $X --dev=/dev/null replay") == 0);
 	CHECK(!strcmp(out, "ok 5000\nok \n"));
+}
+
+/*
+ * --json through a ring on /dev/null: its uring_cmd (6.0+) succeeds without
+ * writing, so every figure is the tool's zero-filled result.
+ */
+TEST(json_is_one_object_a_line)
+{
+	if (run("$X --dev=/dev/null --uring --json dump HBM 2>&1") != 0)
+		SKIP("/dev/null takes no uring_cmd here");
+	CHECK(!strcmp(out, "{\"heap\":\"hbm\",\"count\":0,\"blocks\":[]}\n"));
+	CHECK(run("$X --dev=/dev/null --uring --json info") == 0);
+	CHECK(starts("{\"abi\":0,\"cores\":0,\"descriptors\":0,\"hbm_base\":0,"));
+	CHECK(strstr(out, ",\"plan_max_tensors\":0}\n") && !strchr(out, ' '));
+	CHECK(run("printf 'stats 1\\n\\nstats 0\\n' | $X --dev=/dev/null --uring --json replay") == 0);
+	CHECK(starts("{\"heap\":\"dataram\",\"pool_base\":0,"));
+	CHECK(strstr(out, "\"quota_refused\":0}\n\n{\"heap\":\"hbm\","));
 }
 
 int main(void)

@@ -232,7 +232,7 @@ static int jclose(struct call *k, yajl_gen g)
 
 static int cmd_info(struct call *k)
 {
-	struct xmemsim_info in;
+	struct xmemsim_info in = { 0 };
 	int ret = xms_get_info(k->dev, &in);
 	yajl_gen g;
 
@@ -306,7 +306,7 @@ static int cmd_free(struct call *k)
 
 static int cmd_stats(struct call *k)
 {
-	struct xmemsim_heap_stats s;
+	struct xmemsim_heap_stats s = { 0 };
 	int ret = xms_stats(k->dev, k->heap, &s);
 	yajl_gen g;
 
