@@ -513,21 +513,15 @@ int xmem_heap_init(struct xmem_heap *h, u64 base, u64 size, u32 num_blocks,
  * xmem_heap_destroy() - free the descriptor pool of a heap
  * @h: a heap set up by xmem_heap_init(), or zeroed memory
  *
- * Live allocations are forgotten. Safe to call twice.
+ * Live allocations are forgotten; the heap is left zeroed. Safe to call
+ * twice.
  */
 void xmem_heap_destroy(struct xmem_heap *h)
 {
 	kvfree(h->blocks);
 	bitmap_free(h->free_bitmap);
 	bitmap_free(h->spare_words);
-	h->blocks = NULL;
-	h->free_bitmap = NULL;
-	h->spare_words = NULL;
-	h->phys_head = NULL;
-	h->free_head = NULL;
-	h->alloc_head = NULL;
-	h->free_tree = RB_ROOT;
-	h->alloc_tree = RB_ROOT;
+	memset(h, 0, sizeof(*h));	/* empty roots and lists: RB_ROOT is NULL */
 }
 
 /**

@@ -14,6 +14,47 @@
 #include "bench-synth.h"
 #include "xorshift.h"
 
+/*
+ * Both families' tensors t0..t(n-1), drawn in a fixed order (up to 4 MiB
+ * each), and their empty blocks b0..b(nb-1).
+ */
+static int tensors_and_blocks(struct dp_model *m, struct dp_core *c,
+			      uint32_t n, uint32_t nb, uint64_t *rs,
+			      struct dp_err *e)
+{
+	char name[32];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct dp_tensor_spec s = { .name = name };
+
+		/* two statements: the draws' order is fixed */
+		s.elems = 1 + xorshift64_below(rs, 1u << 20);
+		s.elem_size = 1u << xorshift64_below(rs, 3);
+		snprintf(name, sizeof(name), "t%u", i);
+		if (s.elems * s.elem_size > (4u << 20))
+			s.elem_size = 1;
+		if (dp_tensor_add(m, c, &s, "synth", e) < 0)
+			return -1;
+	}
+	for (i = 0; i < nb; i++) {
+		snprintf(name, sizeof(name), "b%u", i);
+		if (dp_block_add(m, c, name, "synth", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* m linked, or NULL (freed, the error on stderr) when err or linking fails */
+static struct dp_model *linked(struct dp_model *m, int err, struct dp_err *e)
+{
+	if (!err && !dp_model_link(m, e))
+		return m;
+	fprintf(stderr, "bench: generator: %s\n", e->msg);
+	dp_model_free(m);
+	return NULL;
+}
+
 struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 {
 	uint64_t rs = seed | 1;
@@ -21,26 +62,9 @@ struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 	struct dp_err e;
 	struct dp_core *c = dp_core_add(m, "f", &e);
 	uint32_t i, nb = (n + 511) / 512, b;
-	char name[32];
 
-	for (i = 0; i < n; i++) {
-		struct dp_tensor_spec s = { .name = name };
-
-		/* two statements: the draws' order is fixed */
-		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
-		s.elem_size = 1u << xorshift64_below(&rs, 3);
-
-		snprintf(name, sizeof(name), "t%u", i);
-		if (s.elems * s.elem_size > (4u << 20))
-			s.elem_size = 1;
-		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
-			goto fail;
-	}
-	for (b = 0; b < nb; b++) {
-		snprintf(name, sizeof(name), "b%u", b);
-		if (dp_block_add(m, c, name, "synth", &e) < 0)
-			goto fail;
-	}
+	if (tensors_and_blocks(m, c, n, nb, &rs, &e))
+		goto fail;
 	for (i = 0; i < n; i++) {
 		uint32_t uses[3], nu = 0, k, want = 1 + xorshift64_below(&rs, 3);
 
@@ -56,13 +80,9 @@ struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 				goto fail;
 		}
 	}
-	if (dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return linked(m, 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return linked(m, -1, &e);
 }
 
 /*
@@ -79,26 +99,9 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 	struct dp_err e;
 	struct dp_core *c = dp_core_add(m, "f", &e);
 	uint32_t i, nb = (n + 511) / 512, b, *all;
-	char name[32];
 
-	for (i = 0; i < n; i++) {
-		struct dp_tensor_spec s = { .name = name };
-
-		/* two statements: the draws' order is fixed */
-		s.elems = 1 + xorshift64_below(&rs, 1u << 20);
-		s.elem_size = 1u << xorshift64_below(&rs, 3);
-
-		snprintf(name, sizeof(name), "t%u", i);
-		if (s.elems * s.elem_size > (4u << 20))
-			s.elem_size = 1;
-		if (dp_tensor_add(m, c, &s, "synth", &e) < 0)
-			goto fail;
-	}
-	for (b = 0; b < nb; b++) {
-		snprintf(name, sizeof(name), "b%u", b);
-		if (dp_block_add(m, c, name, "synth", &e) < 0)
-			goto fail;
-	}
+	if (tensors_and_blocks(m, c, n, nb, &rs, &e))
+		goto fail;
 	for (i = 0; i < n; i++) {
 		b = i / 512;
 		if (dp_inst_add(m, c, b, NULL, &i, 1, NULL, 0, 0, "synth", &e))
@@ -112,11 +115,7 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 		all[i] = i;
 	i = dp_inst_add(m, c, nb - 1, "use_all", NULL, 0, all, n, 0, "synth", &e);
 	free(all);
-	if (i || dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return linked(m, i ? -1 : 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return linked(m, -1, &e);
 }

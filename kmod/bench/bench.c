@@ -151,8 +151,8 @@ static int trace_make(struct bench_trace *t, u32 live, u32 pairs)
  * Build the fragmented heap in tree mode; slot[] gets the live blocks in
  * setup order, sz[] their sizes.
  */
-static int heap_setup(struct xmem_heap *h, const struct bench_trace *t,
-		      u64 *slot, u32 *sz)
+static int heap_layout(struct xmem_heap *h, const struct bench_trace *t,
+		       u64 *slot, u32 *sz)
 {
 	u32 i, n = 2 * t->live, k = 0;
 	u64 *all;
@@ -184,6 +184,28 @@ static int heap_setup(struct xmem_heap *h, const struct bench_trace *t,
 	return ret;
 }
 
+/*
+ * The arrays for a run's live blocks (one spare slot each) and the heap
+ * laid out in them; on failure nothing is left to free.
+ */
+static int heap_setup(struct xmem_heap *h, const struct bench_trace *t,
+		      u64 **slot, u32 **sz)
+{
+	int ret = -ENOMEM;
+
+	*slot = kvcalloc(t->live + 1, sizeof(u64), GFP_KERNEL);
+	*sz = kvcalloc(t->live + 1, sizeof(u32), GFP_KERNEL);
+	if (*slot && *sz)
+		ret = heap_layout(h, t, *slot, *sz);
+	if (ret) {
+		kvfree(*slot);
+		kvfree(*sz);
+		*slot = NULL;
+		*sz = NULL;
+	}
+	return ret;
+}
+
 /* which: B_LIST, B_TREE (XMEM_HEAP_TREE as is) or B_PURE (list_max 0) */
 static void heap_run(const struct bench_trace *t, struct bench_result *r,
 		     int which)
@@ -193,9 +215,7 @@ static void heap_run(const struct bench_trace *t, struct bench_result *r,
 	u32 *sz, i, v, n = t->live;
 	int ret;
 
-	slot = kvcalloc(n + 1, sizeof(u64), GFP_KERNEL);
-	sz = kvcalloc(n + 1, sizeof(u32), GFP_KERNEL);
-	ret = slot && sz ? heap_setup(&h, t, slot, sz) : -ENOMEM;
+	ret = heap_setup(&h, t, &slot, &sz);
 	if (ret)
 		goto out;
 	if (which == B_PURE)
@@ -241,9 +261,7 @@ static void genpool_run(const struct bench_trace *t, struct bench_result *r)
 	unsigned long a;
 	int ret;
 
-	slot = kvcalloc(n + 1, sizeof(u64), GFP_KERNEL);
-	sz = kvcalloc(n + 1, sizeof(u32), GFP_KERNEL);
-	ret = slot && sz ? heap_setup(&h, t, slot, sz) : -ENOMEM;
+	ret = heap_setup(&h, t, &slot, &sz);
 	if (ret)
 		goto out;
 	xmem_heap_destroy(&h);	/* only its layout was wanted */

@@ -47,9 +47,51 @@ static inline char *fuzz_mem(int (*fn)(const void *, FILE *), const void *arg,
 	return buf;
 }
 
-static inline int fuzz_plan_json(const void *p, FILE *f)
+/*
+ * fuzz_write_NAME and fuzz_read_NAME: a library writer and reader (of
+ * TYPE, reading as file FILE) in the shapes fuzz_mem and fuzz_round_trip
+ * take.
+ */
+#define FUZZ_CODEC(name, type, writer, reader, file)			\
+static inline int fuzz_write_##name(const void *obj, FILE *f)		\
+{									\
+	return writer((const type *)obj, f);				\
+}									\
+static inline void *fuzz_read_##name(const char *text, size_t n,	\
+				     struct dp_err *e)			\
+{									\
+	return reader(file, text, n, e);				\
+}
+
+FUZZ_CODEC(plan, struct dp_plan, dp_plan_write_json, dp_plan_parse_json,
+	   "fuzz.plan.json")
+
+/*
+ * obj written (write), the text read back (read), and what was read
+ * written again: the same bytes.  Returns what was read back, for the
+ * caller's further checks and to free; what names the kind in messages.
+ */
+static inline void *fuzz_round_trip(int (*write)(const void *, FILE *),
+				    void *(*read)(const char *, size_t, struct dp_err *),
+				    const void *obj, const char *what)
 {
-	return dp_plan_write_json(p, f);
+	struct dp_err e = { "" };
+	size_t na, nb;
+	char msg[80], *a, *b;
+	void *back;
+
+	a = fuzz_mem(write, obj, &na);
+	back = read(a, na, &e);
+	snprintf(msg, sizeof(msg), "a written %s does not read back", what);
+	if (!back)
+		fuzz_die(msg, e.msg);
+	b = fuzz_mem(write, back, &nb);
+	snprintf(msg, sizeof(msg), "a %s read back writes different bytes", what);
+	if (na != nb || memcmp(a, b, na))
+		fuzz_die(msg, NULL);
+	free(a);
+	free(b);
+	return back;
 }
 
 static inline int fuzz_plan_svg(const void *p, FILE *f)
@@ -72,21 +114,15 @@ static inline void fuzz_check_plan(const struct dp_plan *p, int must_verify)
 {
 	struct dp_err e = { "" };
 	struct dp_plan *q;
-	size_t na, nb, ns;
-	char *a, *b, *s;
+	size_t ns;
+	char *s;
 	int v1, v2;
 
 	v1 = dp_verify(p, "fuzz", &e);
 	fuzz_msg(&e);
 	if (must_verify && v1)
 		fuzz_die("verify rejects a plan the planner made", e.msg);
-	a = fuzz_mem(fuzz_plan_json, p, &na);
-	q = dp_plan_parse_json("fuzz.plan.json", a, na, &e);
-	if (!q)
-		fuzz_die("a written plan does not read back", e.msg);
-	b = fuzz_mem(fuzz_plan_json, q, &nb);
-	if (na != nb || memcmp(a, b, na))
-		fuzz_die("a plan read back writes different bytes", NULL);
+	q = fuzz_round_trip(fuzz_write_plan, fuzz_read_plan, p, "plan");
 	v2 = dp_verify(q, "fuzz", &e);
 	if (!v1 != !v2)
 		fuzz_die("verify judges a plan read back differently", e.msg);
@@ -95,8 +131,6 @@ static inline void fuzz_check_plan(const struct dp_plan *p, int must_verify)
 	free(s);
 	s = fuzz_mem(fuzz_plan_report, p, &ns);
 	free(s);
-	free(a);
-	free(b);
 }
 
 #endif

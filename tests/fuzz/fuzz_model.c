@@ -7,34 +7,21 @@
  */
 #include "fuzz.h"
 
-static int model_json(const void *m, FILE *f)
-{
-	return dp_model_write_json(m, f);
-}
+FUZZ_CODEC(model, struct dp_model, dp_model_write_json, dp_model_parse_json,
+	   "fuzz.json")
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dp_err e = { "" };
-	struct dp_model *m, *m2;
+	struct dp_model *m;
 	struct dp_opts o;
 	struct dp_plan *p;
-	size_t na, nb;
-	char *a, *b;
 
 	m = dp_model_parse_json("fuzz.json", (const char *)data, size, &e);
 	fuzz_msg(&e);
 	if (!m)
 		return 0;
-	a = fuzz_mem(model_json, m, &na);
-	m2 = dp_model_parse_json("fuzz.json", a, na, &e);
-	if (!m2)
-		fuzz_die("a written model does not read back", e.msg);
-	b = fuzz_mem(model_json, m2, &nb);
-	if (na != nb || memcmp(a, b, na))
-		fuzz_die("a model read back writes different bytes", NULL);
-	dp_model_free(m2);
-	free(a);
-	free(b);
+	dp_model_free(fuzz_round_trip(fuzz_write_model, fuzz_read_model, m, "model"));
 	dp_opts_default(&o);
 	if (size & 1) {
 		o.dram_mib = 64;

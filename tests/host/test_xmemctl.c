@@ -47,11 +47,16 @@ TEST(version_and_help)
 TEST(usage_errors_do_not_open_the_device)
 {
 	/* a missing device would be exit 1: these stop before, with 2 */
-	CHECK(run("$X --dev=/nonexistent bogus 2>/dev/null") == 2);
-	CHECK(run("$X --dev=/nonexistent alloc hbm 2>/dev/null") == 2);
-	CHECK(run("$X --dev=/nonexistent alloc nosuchheap 64 2>/dev/null") == 2);
-	CHECK(run("$X --dev=/nonexistent 2>/dev/null") == 2);
-	CHECK(run("$X --dev=/nonexistent --bogus info 2>/dev/null") == 2);
+	static const char *const bad[] = {
+		"bogus", "alloc hbm", "alloc nosuchheap 64", "", "--bogus info",
+	};
+	char cmd[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "$X --dev=/nonexistent %s 2>/dev/null", bad[i]);
+		CHECK(run(cmd) == 2);
+	}
 	CHECK(run("$X --dev=/nonexistent info 2>/dev/null") == 1);
 }
 

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "planner_util.h"
 #include "xorshift.h"
@@ -116,6 +118,45 @@ const char *core1(const char *tensors, const char *blocks)
 	return J(buf);
 }
 
+/* ---- outputs as text ------------------------------------------------------ */
+
+enum text_kind { T_PLAN, T_MODEL, T_REPORT, T_TABLE };
+
+static char *as_text(enum text_kind k, const void *obj)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (!f)
+		abort();
+	if (k == T_PLAN)
+		rc = dp_plan_write_json(obj, f);
+	else if (k == T_MODEL)
+		rc = dp_model_write_json(obj, f);
+	else
+		dp_plan_write_report(obj, f, k == T_TABLE);
+	if (fclose(f) || rc)
+		abort();
+	return buf;
+}
+
+char *plan_json_text(const struct dp_plan *p)
+{
+	return as_text(T_PLAN, p);
+}
+
+char *model_json_text(const struct dp_model *m)
+{
+	return as_text(T_MODEL, m);
+}
+
+char *report_text(const struct dp_plan *p, int tensors)
+{
+	return as_text(tensors ? T_TABLE : T_REPORT, p);
+}
+
 /* ---- random models -------------------------------------------------------- */
 
 #define PG 4096ULL
@@ -124,6 +165,7 @@ struct owner {
 	uint32_t core;
 	char name[16];
 	uint64_t elems, esz;
+	uint32_t partition, bank;
 };
 
 /* min..max */
@@ -159,6 +201,8 @@ static int random_tensors(struct dp_model *m, struct dp_core *c, uint32_t ci,
 
 		if (own[i].core == ci) {
 			snprintf(name, sizeof(name), "%s", own[i].name);
+			t.partition = own[i].partition;
+			t.bank = own[i].bank;
 		} else {
 			if (!xorshift64_below(rs, 3))
 				continue;
@@ -252,6 +296,11 @@ struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 		snprintf(own[k].name, sizeof(own[k].name), "sh%u", k);
 		own[k].elems = 1 + xorshift64_below(&rs, s->owner_elems);
 		own[k].esz = 1ULL << xorshift64_below(&rs, s->elem_sizes);
+		own[k].partition = own[k].bank = 0;
+	}
+	for (k = 0; k < nown && s->triples; k++) {	/* after: same draws */
+		own[k].partition = between(&rs, 1, s->triples);
+		own[k].bank = between(&rs, 1, s->triples);
 	}
 	for (ci = 0; ci < nc; ci++) {
 		struct dp_core *c = dp_core_add(m, "step", e);
@@ -267,10 +316,89 @@ struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 		if (random_blocks(m, c, nb, nin, &rs, e))
 			goto fail;
 	}
-	if (dp_model_link(m, e))
-		goto fail;
-	return m;
+	return link_or_free(m, e);
 fail:
 	dp_model_free(m);
 	return NULL;
+}
+
+/* 1-3 cores of 4-43 spills, up to 5 shared owners, tensors up to 200 KB */
+const struct model_shape shape_random = {
+	.min_cores = 1, .max_cores = 3,
+	.min_owners = 0, .max_owners = 5,
+	.min_spills = 4, .max_spills = 43,
+	.max_blocks = 5,
+	.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
+	.elem_sizes = 3,
+};
+
+void agree_count(struct agree *a, uint64_t seed, int round,
+		 int r1, const struct dp_err *e1, int r2, const struct dp_err *e2)
+{
+	a->rejected += r1 != 0;
+	a->total++;
+	if (r1 == r2 && !strcmp(e1->msg, e2->msg))
+		a->same++;
+	else if (a->total - a->same < 5)
+		printf("#   seed %llu round %d:\n#     new: %s\n#     old: %s\n",
+		       (unsigned long long)seed, round, e1->msg, e2->msg);
+}
+
+struct dp_model *link_or_free(struct dp_model *m, struct dp_err *e)
+{
+	if (dp_model_link(m, e)) {
+		dp_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int run_in_tmpdir(char *dir, int (*run)(void))
+{
+	char cmd[600];
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = run();
+	if (!rc) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			rc = 1;
+	}
+	return rc;
+}
+
+void read_text(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t r;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	r = fread(buf, 1, n - 1, f);
+	buf[r] = 0;
+	fclose(f);
+}
+
+int run_captured(const char *dir, const char *pre, const char *tool,
+		 const char *args, char *out, size_t nout, char *err,
+		 size_t nerr)
+{
+	char cmd[4096], o[600], e[600];
+	int rc;
+
+	snprintf(o, sizeof(o), "%s/stdout", dir);
+	snprintf(e, sizeof(e), "%s/stderr", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s %s >%s 2>%s", DP_SRCROOT,
+		 pre, tool, args, o, e);
+	rc = system(cmd);
+	read_text(o, out, nout);
+	read_text(e, err, nerr);
+	unlink(o);
+	unlink(e);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }

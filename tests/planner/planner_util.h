@@ -36,6 +36,11 @@ const char *ivstr(const struct dp_model *m, uint32_t core, const char *name);
 int contains(const char *hay, const char *needle);
 /* JSON written with ' for " (test readability); returns a static copy. */
 const char *J(const char *s);
+/* What dp_plan_write_json, dp_model_write_json, dp_plan_write_report
+ * write, as a malloc'd string (aborts on failure). */
+char *plan_json_text(const struct dp_plan *p);
+char *model_json_text(const struct dp_model *m);
+char *report_text(const struct dp_plan *p, int tensors);
 /* A one-core model: tensors and blocks JSON fragments. */
 const char *core1(const char *tensors, const char *blocks);
 
@@ -52,6 +57,10 @@ struct model_shape {
 	uint32_t max_blocks;			/* per core, at least 1 */
 	uint64_t input_elems, owner_elems, spill_elems;
 	uint32_t elem_sizes;		/* element sizes 1, 2, 4, ...: this many */
+	/* owners get a partition in 1..triples and a bank in 1..triples (the
+	 * seed's triple; links get it from sync_shared); 0: none, and the
+	 * draws of every other field are the same either way */
+	uint32_t triples;
 };
 
 #define MODEL_MAX_OWNERS 16
@@ -67,5 +76,40 @@ struct model_shape {
  */
 struct dp_model *random_model(const struct model_shape *s, uint64_t seed,
 			      struct dp_err *e);
+
+/*
+ * Two implementations' verdicts on the same input, counted: the return
+ * codes and messages must match.  The first few disagreements are printed.
+ */
+struct agree {
+	int same, total, rejected;
+};
+
+void agree_count(struct agree *a, uint64_t seed, int round,
+		 int r1, const struct dp_err *e1, int r2, const struct dp_err *e2);
+
+/* A model built by hand, linked; freed and NULL if linking fails. */
+struct dp_model *link_or_free(struct dp_model *m, struct dp_err *e);
+
+/*
+ * Runs the tests (tap_run) in a fresh temporary folder: dir is a mkdtemp()
+ * template; the folder is removed when they pass, kept when they fail.
+ */
+int run_in_tmpdir(char *dir, int (*run)(void));
+
+/* The shape of test_random.c's models, which other tests use too. */
+extern const struct model_shape shape_random;
+
+/* A file's text into buf (at most n - 1 bytes, NUL-terminated; "" if absent). */
+void read_text(const char *path, char *buf, size_t n);
+
+/*
+ * Runs `cd DP_SRCROOT && PRE TOOL ARGS` through the shell, its stdout and
+ * stderr captured (through files in dir) into out and err.  The exit
+ * status, or -1 when the tool was killed.
+ */
+int run_captured(const char *dir, const char *pre, const char *tool,
+		 const char *args, char *out, size_t nout, char *err,
+		 size_t nerr);
 
 #endif

@@ -30,7 +30,7 @@
 
 enum fault {
 	F_NONE, F_ALIAS, F_ADDR, F_OWNER, F_TOTALS, F_SHORT_GET, F_FLIP,
-	F_SUBMIT, F_SYNC,
+	F_SUBMIT, F_SYNC, F_TRIPLE,
 };
 
 static struct {
@@ -111,6 +111,10 @@ int xms_plan_sync(struct xms_dev *xd, uint32_t *linked, char *err, size_t errlen
 				if (!strcmp(dev.t[oc][k].name, t->remote_name)) {
 					t->addr = dev.t[oc][k].addr;
 					t->dev_addr = dev.t[oc][k].dev_addr;
+					t->partition = dev.t[oc][k].partition;
+					t->bank = dev.t[oc][k].bank;
+					if (dev.fault == F_TRIPLE)
+						t->bank++;
 					if (dev.fault == F_OWNER)
 						t->dev_addr += 4096;
 					++*linked;
@@ -208,6 +212,8 @@ static const struct model_shape shape = {
 	.elem_sizes = 3,
 };
 
+static const struct model_shape *cur_shape = &shape;
+
 struct one {
 	struct dp_model *m;
 	struct dp_plan *p;
@@ -223,7 +229,7 @@ static int one_run(struct one *o, uint64_t seed, enum fault f, int with_model,
 	struct dp_opts opts;
 
 	memset(o, 0, sizeof(*o));
-	o->m = random_model(&shape, seed, &e);
+	o->m = random_model(cur_shape, seed, &e);
 	if (!o->m)
 		return -1;
 	dp_opts_default(&opts);
@@ -364,6 +370,41 @@ TEST(a_failed_command_stops_the_run_and_says_which)
 	CHECK(o.ret == -ENOENT && o.a.fail.step == DP_AG_STEP_SYNC);
 	CHECK(!strcmp(o.a.fail.msg, "no target"));
 	one_free(&o);
+}
+
+TEST(the_triple_agrees_and_a_wrong_one_is_its_kind)
+{
+	const struct dp_agree_ref *r;
+	uint64_t seed;
+	struct one o;
+	int bad = 0, nonzero = 0;
+	struct model_shape shape_triples = shape;	/* with owners' triples */
+
+	shape_triples.triples = 6;
+	cur_shape = &shape_triples;
+	for (seed = 1; seed <= 40; seed++) {
+		uint32_t ci, i;
+
+		REQUIRE(one_run(&o, seed, F_NONE, 1, (uint32_t)seed) == 0);
+		if (o.ret || o.a.disagree)
+			bad++;
+		for (ci = 0; ci < o.p->ncores; ci++)
+			for (i = 0; i < o.p->core[ci].n; i++)
+				nonzero += o.p->core[ci].t[i].has_remote &&
+					   o.a.core[ci].got[i].bank != 0 &&
+					   o.a.core[ci].got[i].partition != 0;
+		one_free(&o);
+	}
+	CHECK(bad == 0);
+	CHECK(nonzero > 0);	/* links came back with a non-zero triple */
+	REQUIRE(run_fault(&o, F_TRIPLE) == 0);
+	r = &o.a.first[DP_AG_TRIPLE];
+	CHECK(o.ret == 1 && o.a.count[DP_AG_TRIPLE] > 0);
+	REQUIRE(r->core < o.p->ncores && r->t < o.p->core[r->core].n);
+	CHECK(o.p->core[r->core].t[r->t].has_remote);
+	CHECK(o.a.core[r->core].why[r->t] == DP_AG_TRIPLE + 1);
+	one_free(&o);
+	cur_shape = &shape;
 }
 
 int main(void)

@@ -20,35 +20,11 @@
 static char dir[] = "/tmp/dramplan_cli_XXXXXX";
 static char out[65536], err[65536];
 
-static void slurp(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	size_t r = 0;
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	r = fread(buf, 1, n - 1, f);
-	buf[r] = 0;
-	fclose(f);
-}
-
 /* Runs dramplan with args; returns its exit status, fills out/err. */
 static int dp(const char *args)
 {
-	char cmd[4096], o[600], e[600];
-	int rc;
-
-	snprintf(o, sizeof(o), "%s/stdout", dir);
-	snprintf(e, sizeof(e), "%s/stderr", dir);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s %s >%s 2>%s", DP_SRCROOT,
-		 DP_DRAMPLAN, args, o, e);
-	rc = system(cmd);
-	slurp(o, out, sizeof(out));
-	slurp(e, err, sizeof(err));
-	unlink(o);
-	unlink(e);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+	return run_captured(dir, "", DP_DRAMPLAN, args, out, sizeof(out), err,
+			    sizeof(err));
 }
 
 static int exists(const char *name)
@@ -103,7 +79,7 @@ TEST(examples_plan_svg_verify)
 		CHECK(contains(out, "Real CC buffer size"));
 		CHECK(contains(out, "wrote plan"));
 		snprintf(svg, sizeof(svg), "%s/%s.svg", dir, ex[i]);
-		slurp(svg, out, sizeof(out));
+		read_text(svg, out, sizeof(out));
 		CHECK(!strncmp(out, "<?xml", 5) && contains(out, "<svg") &&
 		      contains(out, "</svg>\n") && contains(out, "<rect class="));
 		snprintf(a, sizeof(a), "verify %s/%s.plan.json", dir, ex[i]);
@@ -115,7 +91,7 @@ TEST(examples_plan_svg_verify)
 		char p[600];
 
 		snprintf(p, sizeof(p), "%s/allreduce_2core.svg", dir);
-		slurp(p, out, sizeof(out));
+		read_text(p, out, sizeof(out));
 		CHECK(contains(out, "shared"));
 		CHECK(contains(out, "url(#hatch)"));
 	}
@@ -172,7 +148,7 @@ TEST(minimalloc_mode)
 	CHECK(contains(out, "peak") && contains(out, "lower bound 1048576") &&
 	      contains(out, "ratio"));
 	snprintf(p, sizeof(p), "%s/a.csv", dir);
-	slurp(p, out, sizeof(out));
+	read_text(p, out, sizeof(out));
 	CHECK(!strncmp(out, "id,lower,upper,size,offset\n", 27));
 	c = dp_csv_load(p, &e);
 	REQUIRE(c);
@@ -229,19 +205,5 @@ TEST(usage_errors)
 
 int main(void)
 {
-	int rc;
-
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = tap_run();
-	if (!rc) {
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			rc = 1;
-	}
-	return rc;
+	return run_in_tmpdir(dir, tap_run);
 }

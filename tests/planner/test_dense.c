@@ -466,9 +466,7 @@ static struct dp_model *all_live_model(uint64_t seed, uint32_t n,
 		}
 		free(all);
 	}
-	if (dp_model_link(m, e))
-		goto fail;
-	return m;
+	return link_or_free(m, e);
 fail:
 	dp_model_free(m);
 	return NULL;
@@ -528,23 +526,13 @@ static struct dp_model *make_all_live(uint64_t seed, void *arg, struct dp_err *e
 
 TEST(engines_agree_on_random_models)
 {
-	/* the shapes of test_random.c, a denser one, and a wide one */
-	static const struct model_shape shapes[] = {
-		{ .min_cores = 1, .max_cores = 3, .min_owners = 0, .max_owners = 5,
-		  .min_spills = 4, .max_spills = 43, .max_blocks = 5,
-		  .input_elems = 20000, .owner_elems = 30000,
-		  .spill_elems = 50000, .elem_sizes = 3 },
-		{ .min_cores = 1, .max_cores = 2, .min_owners = 0, .max_owners = 8,
-		  .min_spills = 60, .max_spills = 200, .max_blocks = 2,
-		  .input_elems = 20000, .owner_elems = 300000,
-		  .spill_elems = 400000, .elem_sizes = 3 },
-		{ .min_cores = 2, .max_cores = 4, .min_owners = 4, .max_owners = 16,
-		  .min_spills = 10, .max_spills = 80, .max_blocks = 12,
-		  .input_elems = 20000, .owner_elems = 30000,
-		  .spill_elems = 50000, .elem_sizes = 3 },
-	};
-	uint64_t seed;
+	/* test_random.c's shape, a denser one and a wide one (cores, owners,
+	 * spills a core, blocks, input/owner/spill elements, sizes) */
+	static const struct model_shape dense = { 1, 2, 0, 8, 60, 200, 2, 20000, 300000, 400000, 3, 0 };
+	static const struct model_shape wide = { 2, 4, 4, 16, 10, 80, 12, 20000, 30000, 50000, 3, 0 };
+	const struct model_shape *shapes[] = { &shape_random, &dense, &wide };
 	int ok = 0, total = 0;
+	uint64_t seed;
 
 	for (seed = 1; seed <= 450; seed++) {
 		struct dp_opts o;
@@ -553,7 +541,7 @@ TEST(engines_agree_on_random_models)
 		o.cc_mib = seed % 3 == 0 ? -1 : seed % 3 == 1 ? 500 : 1;
 		if (seed % 5 == 0)
 			o.dram_mib = 2 + seed % 7;	/* some run out */
-		ok += compare_model(make_random, (void *)&shapes[seed % 3],
+		ok += compare_model(make_random, (void *)shapes[seed % 3],
 				    seed, &o);
 		total++;
 	}
@@ -593,9 +581,7 @@ static int cmp_ovi(const void *a, const void *b)
 {
 	const struct ovi *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
 }
 
 static int old_sweep(const struct dp_core_plan *c, const char *file,
@@ -651,14 +637,10 @@ static int old_sweep(const struct dp_core_plan *c, const char *file,
 /* Good plans, then tensors moved onto others: both sweeps say the same. */
 TEST(verify_sweep_same_messages_as_before)
 {
-	static const struct model_shape shape = {
-		.min_cores = 1, .max_cores = 3, .min_owners = 0, .max_owners = 6,
-		.min_spills = 4, .max_spills = 120, .max_blocks = 6,
-		.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
-		.elem_sizes = 3,
-	};
+	/* cores, owners, spills, blocks, input/owner/spill elements, sizes */
+	static const struct model_shape shape = { 1, 3, 0, 6, 4, 120, 6, 20000, 30000, 50000, 3, 0 };
 	uint64_t seed, rs = 4242;
-	int same = 0, total = 0, rejected = 0;
+	struct agree ag = { 0 };
 
 	for (seed = 1; seed <= 300; seed++) {
 		struct dp_err e;
@@ -703,21 +685,15 @@ TEST(verify_sweep_same_messages_as_before)
 			}
 			r1 = dp_verify_sweep(c, "plan", &e1);
 			r2 = old_sweep(c, "plan", &e2);
-			rejected += r1 != 0;
-			total++;
-			if (r1 == r2 && !strcmp(e1.msg, e2.msg))
-				same++;
-			else if (total - same < 5)
-				printf("#   seed %llu round %d:\n#     new: %s\n#     old: %s\n",
-				       (unsigned long long)seed, round, e1.msg, e2.msg);
+			agree_count(&ag, seed, round, r1, &e1, r2, &e2);
 		}
 		dp_plan_free(p);
 		dp_model_free(m);
 	}
 	printf("# %d plans (random and all-live models, tensors moved), %d rejected by the sweep\n",
-	       total, rejected);
-	CHECK_EQ_U64(same, total);
-	CHECK(rejected > 500);
+	       ag.total, ag.rejected);
+	CHECK_EQ_U64(ag.same, ag.total);
+	CHECK(ag.rejected > 500);
 }
 
 int main(void)

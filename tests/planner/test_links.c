@@ -230,14 +230,11 @@ TEST(model_link_same_messages_as_before)
 /* Mutations of good plans: wrong names, duplicate names, flags, addresses. */
 TEST(verify_links_same_messages_as_before)
 {
-	static const struct model_shape shape = {
-		.min_cores = 2, .max_cores = 4, .min_owners = 2, .max_owners = 12,
-		.min_spills = 2, .max_spills = 20, .max_blocks = 3,
-		.input_elems = 2000, .owner_elems = 3000, .spill_elems = 5000,
-		.elem_sizes = 3,
+	static const struct model_shape shape = {	/* see struct model_shape */
+		2, 4, 2, 12, 2, 20, 3, 2000, 3000, 5000, 3, 0
 	};
 	uint64_t seed, rs = 42;
-	int same = 0, total = 0, rejected = 0;
+	struct agree ag = { 0 };
 
 	for (seed = 1; seed <= 200; seed++) {
 		struct dp_err e;
@@ -292,20 +289,14 @@ TEST(verify_links_same_messages_as_before)
 			}
 			r1 = dp_verify_links(p, "plan", &e1);
 			r2 = old_verify_links(p, "plan", &e2);
-			rejected += r1 != 0;
-			total++;
-			if (r1 == r2 && !strcmp(e1.msg, e2.msg))
-				same++;
-			else if (total - same < 5)
-				printf("#   seed %llu round %d:\n#     new: %s\n#     old: %s\n",
-				       (unsigned long long)seed, round, e1.msg, e2.msg);
+			agree_count(&ag, seed, round, r1, &e1, r2, &e2);
 		}
 		dp_plan_free(p);
 		dp_model_free(m);
 	}
-	printf("# %d mutated plans, %d rejected by the link check\n", total, rejected);
-	CHECK_EQ_U64(same, total);
-	CHECK(rejected > 100);
+	printf("# %d mutated plans, %d rejected by the link check\n", ag.total, ag.rejected);
+	CHECK_EQ_U64(ag.same, ag.total);
+	CHECK(ag.rejected > 100);
 }
 
 /* A plan of 2 cores: core 0 owns n shared tensors, core 1 links them all. */

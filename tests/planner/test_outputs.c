@@ -27,35 +27,11 @@
 static char dir[] = "/tmp/dramplan_out_XXXXXX";
 static char out[1 << 20], err[65536];
 
-static void slurp(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	size_t r;
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	r = fread(buf, 1, n - 1, f);
-	buf[r] = 0;
-	fclose(f);
-}
-
 /* Runs `sh -c "PRE dramplan ARGS"` from the source root. */
 static int dp2(const char *pre, const char *args)
 {
-	char cmd[4096], o[600], e[600];
-	int rc;
-
-	snprintf(o, sizeof(o), "%s/stdout", dir);
-	snprintf(e, sizeof(e), "%s/stderr", dir);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s %s %s >%s 2>%s", DP_SRCROOT,
-		 pre, DP_DRAMPLAN, args, o, e);
-	rc = system(cmd);
-	slurp(o, out, sizeof(out));
-	slurp(e, err, sizeof(err));
-	unlink(o);
-	unlink(e);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+	return run_captured(dir, pre, DP_DRAMPLAN, args, out, sizeof(out), err,
+			    sizeof(err));
 }
 
 static int dp(const char *args)
@@ -163,7 +139,7 @@ TEST(fifo_written_in_place)
 	}
 	REQUIRE(!lstat(P("fifo"), &st));
 	CHECK(S_ISFIFO(st.st_mode));
-	slurp(P("fifo.copy"), out, sizeof(out));
+	read_text(P("fifo.copy"), out, sizeof(out));
 	CHECK(contains(out, "\"format\": \"dramplan-plan/1\""));
 	unlink(P("fifo"));
 	unlink(P("fifo.copy"));
@@ -189,7 +165,7 @@ TEST(symlink_kept_target_replaced)
 	REQUIRE(n > 0);
 	tgt[n] = 0;
 	CHECK(!strcmp(tgt, "real.json"));
-	slurp(P("real.json"), out, sizeof(out));
+	read_text(P("real.json"), out, sizeof(out));
 	CHECK(contains(out, "\"format\": \"dramplan-plan/1\""));
 	/* verify reads through the link */
 	snprintf(a, sizeof(a), "verify %s", P("link.json"));
@@ -239,7 +215,7 @@ TEST(dash_is_stdout_for_every_output)
 	snprintf(a, sizeof(a), "examples/mlp.json --no-svg -o %s --report %s", P("p.json"), P("r.txt"));
 	CHECK_EQ_U64(dp(a), 0);
 	CHECK(!contains(out, "DRAM allocation successful"));
-	slurp(P("r.txt"), out, sizeof(out));
+	read_text(P("r.txt"), out, sizeof(out));
 	CHECK(contains(out, "DRAM allocation successful"));
 	CHECK_EQ_U64(dp("--format=minimalloc tests/fuzz/corpus/csv/example.csv -q -o -"), 0);
 	CHECK(!strncmp(out, "id,lower,upper,size,offset\n", 27));
@@ -381,20 +357,6 @@ TEST(every_reproducer_one_line_nothing_written)
 
 int main(void)
 {
-	int rc;
-
 	signal(SIGPIPE, SIG_IGN);
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	rc = tap_run();
-	if (!rc) {
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			rc = 1;
-	}
-	return rc;
+	return run_in_tmpdir(dir, tap_run);
 }

@@ -14,19 +14,9 @@
 #include "tap.h"
 #include "xorshift.h"
 
-/* 1-3 cores of 4-43 spills, up to 5 shared owners, tensors up to 200 KB. */
-static const struct model_shape shape = {
-	.min_cores = 1, .max_cores = 3,
-	.min_owners = 0, .max_owners = 5,
-	.min_spills = 4, .max_spills = 43,
-	.max_blocks = 5,
-	.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
-	.elem_sizes = 3,
-};
-
 static struct dp_model *gen_model(uint64_t seed, struct dp_err *e)
 {
-	struct dp_model *m = random_model(&shape, seed, e);
+	struct dp_model *m = random_model(&shape_random, seed, e);
 	uint32_t ci, k;
 
 	for (ci = 0; m && ci < m->nc; ci++)

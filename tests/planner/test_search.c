@@ -35,21 +35,54 @@ TEST(search_empty_takes_start)
 	CHECK(ok);
 }
 
-TEST(search_first_gap_that_fits)
-{
+/* One gap search each (page 4096, alignment 1, from start). */
+static const struct gap_case {
 	struct dp_range occ[2];
+	size_t nocc;
+	uint64_t start, size, want;
+	const char *why;
+} cases[] = {
+	/* 0-1: occupied [0,4096) [8192,12288): gaps [4096,8192), [12288,ceil) */
+	{ { { 0, 4096 }, { 8192, 12288 } }, 2, 0, 4096, 4096, "the first gap that fits" },
+	{ { { 0, 4096 }, { 8192, 12288 } }, 2, 0, 8192, 12288,
+	  "8192 bytes do not fit the 4096-byte gap: the trailing one" },
+	/* 2-4: the start and occupants that overlap */
+	{ { { 0, 8192 } }, 1, 4096, 4096, 8192, "start inside an occupant: prevEnd moves to its end" },
+	{ { { 0, 8192 }, { 4096, 6000 } }, 2, 0, 4096, 8192,
+	  "nested occupants: prevEnd = max(8192, 6000) = 8192, no gap before" },
+	{ { { 0, 4096 } }, 1, 0x10000, 4096, 0x10000,
+	  "occupants below the start are ignored: the gap from start" },
+	/* 5-9: the 4 KiB page rule */
+	{ { { 0, 4000 } }, 1, 0, 96, 4000,
+	  "lo 4000, size 96: last byte 4095 is in lo's page 0: the raw start" },
+	{ { { 0, 4000 } }, 1, 0, 100, 4096,
+	  "lo 4000, size 100: last byte 4099 is in page 1, size <= 4096: bumped to the boundary" },
+	{ { { 0, 4000 }, { 4150, 8192 } }, 2, 0, 100, 8192,
+	  "gap [4000,4150) straddles; from 4096 only 54 bytes are left: the next gap's raw start" },
+	{ { { 0, 100 } }, 1, 0, 4096, 4096,
+	  "size == 4096 at lo 100 ends in page 1 and is not above a page: bumped" },
+	{ { { 0, 100 } }, 1, 0, 8192, 100,
+	  "size 8192 > page at lo 100: the raw gap start, no round-up" },
+};
+
+static void check_case(size_t i)
+{
+	const struct gap_case *c = &cases[i];
+	struct dp_range occ[2] = { c->occ[0], c->occ[1] };
+	uint64_t got;
 	int ok;
 
-	/* occupied [0,4096) [8192,12288): gaps [4096,8192) and [12288,ceil) */
-	occ[0] = (struct dp_range){ 0, 4096 };
-	occ[1] = (struct dp_range){ 8192, 12288 };
-	CHECK_EQ_U64(srch(occ, 2, 0, CEIL, 4096, P, 1, &ok), 4096);
-	CHECK(ok);
-	/* 8192 bytes do not fit the 4096-byte gap: the trailing one */
-	occ[0] = (struct dp_range){ 0, 4096 };
-	occ[1] = (struct dp_range){ 8192, 12288 };
-	CHECK_EQ_U64(srch(occ, 2, 0, CEIL, 8192, P, 1, &ok), 12288);
-	CHECK(ok);
+	got = srch(occ, c->nocc, c->start, CEIL, c->size, P, 1, &ok);
+	if (!ok || got != c->want)
+		printf("#   case %zu (%s): got %llu ok %d, want %llu\n", i, c->why,
+		       (unsigned long long)got, ok, (unsigned long long)c->want);
+	CHECK(ok && got == c->want);
+}
+
+TEST(search_first_gap_that_fits)
+{
+	check_case(0);
+	check_case(1);
 }
 
 TEST(search_sorts_occupied_first)
@@ -66,22 +99,9 @@ TEST(search_sorts_occupied_first)
 
 TEST(search_start_and_overlapping_occupants)
 {
-	struct dp_range occ[2];
-	int ok;
-
-	/* start inside an occupant: prevEnd moves to its end */
-	occ[0] = (struct dp_range){ 0, 8192 };
-	CHECK_EQ_U64(srch(occ, 1, 4096, CEIL, 4096, P, 1, &ok), 8192);
-	CHECK(ok);
-	/* nested occupants: prevEnd = max(8192, 6000) = 8192, no gap before */
-	occ[0] = (struct dp_range){ 0, 8192 };
-	occ[1] = (struct dp_range){ 4096, 6000 };
-	CHECK_EQ_U64(srch(occ, 2, 0, CEIL, 4096, P, 1, &ok), 8192);
-	CHECK(ok);
-	/* occupants below the start are ignored: gap from start */
-	occ[0] = (struct dp_range){ 0, 4096 };
-	CHECK_EQ_U64(srch(occ, 1, 0x10000, CEIL, 4096, P, 1, &ok), 0x10000);
-	CHECK(ok);
+	check_case(2);
+	check_case(3);
+	check_case(4);
 }
 
 TEST(search_ceiling_no_fit)
@@ -104,50 +124,23 @@ TEST(search_ceiling_no_fit)
 
 TEST(search_subpage_same_page_raw_start)
 {
-	struct dp_range occ[1] = { { 0, 4000 } };
-	int ok;
-
-	/* lo 4000, size 96: last byte 4095, page 0 == page 0 -> raw start */
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 96, P, 1, &ok), 4000);
-	CHECK(ok);
+	check_case(5);
 }
 
 TEST(search_subpage_straddle_bumps_to_boundary)
 {
-	struct dp_range occ[1] = { { 0, 4000 } };
-	int ok;
-
-	/* lo 4000, size 100: last byte 4099 is in page 1, page of lo is 0,
-	 * size <= 4096 -> bump to 4096*1; 1<<30 - 4096 >= 100 */
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 100, P, 1, &ok), 4096);
-	CHECK(ok);
+	check_case(6);
 }
 
 TEST(search_straddle_bump_too_small_next_gap)
 {
-	struct dp_range occ[2] = { { 0, 4000 }, { 4150, 8192 } };
-	int ok;
-
-	/* gap [4000,4150) holds 100 bytes but straddles; bumped start 4096
-	 * leaves 4150-4096 = 54 < 100: next gap [8192, ceil), 8192/4096 ==
-	 * (8192+99)/4096 -> raw start 8192 */
-	CHECK_EQ_U64(srch(occ, 2, 0, CEIL, 100, P, 1, &ok), 8192);
-	CHECK(ok);
+	check_case(7);
 }
 
 TEST(search_exact_page_size_straddle_and_big_raw)
 {
-	struct dp_range occ[1] = { { 0, 100 } };
-	int ok;
-
-	/* size == 4096 at lo 100: end page (100+4095)/4096 = 1 != 0 and size
-	 * is not > page -> the straddle arm: 4096 */
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 4096, P, 1, &ok), 4096);
-	CHECK(ok);
-	/* size 8192 > page at lo 100: the raw gap start, no round-up */
-	occ[0] = (struct dp_range){ 0, 100 };
-	CHECK_EQ_U64(srch(occ, 1, 0, CEIL, 8192, P, 1, &ok), 100);
-	CHECK(ok);
+	check_case(8);
+	check_case(9);
 }
 
 TEST(search_page_zero_and_alignment)

@@ -113,6 +113,14 @@ TEST(no_hazard_read_read)
 	run_free(&r);
 }
 
+/* Core 0: shared S1 and S2, live at different times. */
+#define OWNER_S1_S2							\
+	" {'tensors': ["							\
+	"   {'name': 'S1', 'elems': 1024, 'elem_size': 4, 'shared': true},"	\
+	"   {'name': 'S2', 'elems': 1024, 'elem_size': 4, 'shared': true}],"	\
+	"  'blocks': [{'name': 'e', 'insts': ["					\
+	"   {'defs': ['S1']}, {'uses': ['S1']}, {'defs': ['S2']}, {'uses': ['S2']}]}]},"
+
 /* Two shared objects owned by core 0, live at different times there;
  * core 1 links both and uses them either apart or together. */
 static const char *coalesce(int together)
@@ -121,11 +129,7 @@ static const char *coalesce(int together)
 
 	snprintf(buf, sizeof(buf),
 		"{'cores': ["
-		" {'tensors': ["
-		"   {'name': 'S1', 'elems': 1024, 'elem_size': 4, 'shared': true},"
-		"   {'name': 'S2', 'elems': 1024, 'elem_size': 4, 'shared': true}],"
-		"  'blocks': [{'name': 'e', 'insts': ["
-		"   {'defs': ['S1']}, {'uses': ['S1']}, {'defs': ['S2']}, {'uses': ['S2']}]}]},"
+		OWNER_S1_S2
 		" {'tensors': ["
 		"   {'name': 'L1', 'elems': 1024, 'elem_size': 4, 'shared': true, 'remote': {'core': 0, 'name': 'S1'}},"
 		"   {'name': 'L2', 'elems': 1024, 'elem_size': 4, 'shared': true, 'remote': {'core': 0, 'name': 'S2'}}],"
@@ -164,11 +168,7 @@ TEST(shared_coalesced_reports_hazard)
 	 * share bytes, and core 0 writing S1 vs core 1 reading L2 on the same
 	 * bytes is a cross-core pair that needs ordering */
 	run_json(&r, J("{'cores': ["
-		" {'tensors': ["
-		"   {'name': 'S1', 'elems': 1024, 'elem_size': 4, 'shared': true},"
-		"   {'name': 'S2', 'elems': 1024, 'elem_size': 4, 'shared': true}],"
-		"  'blocks': [{'name': 'e', 'insts': ["
-		"   {'defs': ['S1']}, {'uses': ['S1']}, {'defs': ['S2']}, {'uses': ['S2']}]}]},"
+		OWNER_S1_S2
 		" {'tensors': ["
 		"   {'name': 'L2', 'elems': 1024, 'elem_size': 4, 'shared': true, 'remote': {'core': 0, 'name': 'S2'}}],"
 		"  'blocks': [{'name': 'e', 'insts': [{}, {}, {}, {'uses': ['L2']}]}]}]}"), &o);

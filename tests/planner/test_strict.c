@@ -100,11 +100,28 @@ static const char *fmt1(const char *f, const char *a)
 	"{'name': 'x', 'elems': 1, 'elem_size': 1, 'usage': 'input', 'address': 1048576}], " \
 	"'blocks': [{'name': 'e', 'insts': [{'defs': ['o'], 'uses': ['x']}]}]}]}"
 
+/*
+ * Output tensor 'o' with this element count is refused, naming 'o' and
+ * saying what1 (and what2 when given); the message is printed otherwise.
+ */
+static int elems_refused(const char *elems, const char *what1, const char *what2)
+{
+	struct run r;
+	int ok;
+
+	run_json(&r, J(fmt1(PRE_OUT, elems)), NULL);
+	ok = !r.ok && contains(r.e.msg, "'o'") && contains(r.e.msg, what1) &&
+	     (!what2 || contains(r.e.msg, what2));
+	if (!ok)
+		printf("#   elems %s: %s\n", elems, r.ok ? "accepted" : r.e.msg);
+	run_free(&r);
+	return ok;
+}
+
 TEST(integers_exact_to_2_64)
 {
 	struct dp_err e;
 	struct dp_model *m;
-	struct run r;
 	const char *j;
 
 	/* 2^64 - 8192 is an address, exactly */
@@ -120,26 +137,14 @@ TEST(integers_exact_to_2_64)
 	CHECK_EQ_U64(mt(m, 0, "o")->addr, 9223372036854775808ULL);
 	dp_model_free(m);
 	/* 2^64 elements: out of range, not 2^63 - 1 */
-	run_json(&r, J(fmt1(PRE_OUT, "18446744073709551616")), NULL);
-	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "'o'") && contains(r.e.msg, "18446744073709551616") &&
-	      contains(r.e.msg, "out of range"));
-	run_free(&r);
+	CHECK(elems_refused("18446744073709551616", "18446744073709551616", "out of range"));
 	/* 2^64 - 1 elements: the 4 KiB round-up overflows */
-	run_json(&r, J(fmt1(PRE_OUT, "18446744073709551615")), NULL);
-	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "'o'") && contains(r.e.msg, "overflows"));
-	run_free(&r);
+	CHECK(elems_refused("18446744073709551615", "overflows", NULL));
 	/* 2^63 elements: exact, and far above --dram-size */
-	run_json(&r, J(fmt1(PRE_OUT, "9223372036854775808")), NULL);
-	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "'o'") && contains(r.e.msg, "+0x8000000000000000") &&
-	      contains(r.e.msg, "above the DRAM ceiling"));
-	run_free(&r);
+	CHECK(elems_refused("9223372036854775808", "+0x8000000000000000",
+			    "above the DRAM ceiling"));
 	/* -0 is 0: a zero size */
-	run_json(&r, J(fmt1(PRE_OUT, "-0")), NULL);
-	CHECK(!r.ok && contains(r.e.msg, "zero or negative size"));
-	run_free(&r);
+	CHECK(elems_refused("-0", "zero or negative size", NULL));
 }
 
 TEST(preplaced_above_dram_size_on_every_path)
@@ -243,7 +248,7 @@ static int round_trip(const struct dp_plan *p)
 TEST(plans_read_back_identically)
 {
 	static const char *const ex[] = { "mlp", "transformer", "allreduce_2core" };
-	struct model_shape s = { 2, 4, 1, 6, 4, 40, 6, 64, 4096, 2048, 3 };
+	struct model_shape s = { 2, 4, 1, 6, 4, 40, 6, 64, 4096, 2048, 3, 0 };
 	struct dp_opts o;
 	struct dp_err e;
 	struct run r;

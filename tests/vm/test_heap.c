@@ -361,24 +361,31 @@ TEST(mmap_of_an_allocation_and_its_limits)
 	close(fd);
 }
 
+/* An HBM alloc argument for size bytes, zeroed, at the address at. */
+static struct xmemsim_alloc *alloc_arg_at(char *at, uint64_t size)
+{
+	struct xmemsim_alloc *a = (struct xmemsim_alloc *)at;
+
+	memset(a, 0, sizeof(*a));
+	a->heap = HBM;
+	a->size = size;
+	return a;
+}
+
 TEST(ioctl_argument_ending_at_a_page_edge)
 {
 	struct xms_dev xd;
 	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct xmemsim_alloc *a;
 	int fd = dev(&xd);
-	char *p;
 
-	REQUIRE(fd >= 0);
-	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	REQUIRE(p != MAP_FAILED);
+	REQUIRE(fd >= 0 && p != MAP_FAILED);
 	REQUIRE(munmap(p + pg, pg) == 0);
 	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	/* ends on the last mapped byte: fine */
-	a = (struct xmemsim_alloc *)(p + pg - sizeof(*a));
-	memset(a, 0, sizeof(*a));
-	a->heap = HBM;
-	a->size = 64;
+	a = alloc_arg_at(p + pg - sizeof(*a), 64);
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, a) == 0);
 	CHECK(xms_free(&xd, HBM, a->addr, NULL) == 0);
 	/* 8 bytes over the edge: EFAULT, and no allocation left behind */
@@ -394,20 +401,15 @@ TEST(alloc_whose_result_cannot_be_written_back_is_undone)
 {
 	struct xms_dev xd;
 	long pg = sysconf(_SC_PAGESIZE);
-	struct xmemsim_alloc *a;
+	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd = dev(&xd);
-	char *p;
 
-	REQUIRE(fd >= 0);
-	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	REQUIRE(p != MAP_FAILED);
-	a = (struct xmemsim_alloc *)p;
-	memset(a, 0, sizeof(*a));
-	a->heap = HBM;
-	a->size = 1000;
+	REQUIRE(fd >= 0 && p != MAP_FAILED);
+	alloc_arg_at(p, 1000);
 	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	REQUIRE(mprotect(p, pg, PROT_READ) == 0);	/* readable, not writable */
-	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, a) == -EFAULT);
+	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, p) == -EFAULT);
 	REQUIRE(snap(&xd, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
 	munmap(p, pg);

@@ -316,7 +316,8 @@ static int agree_fails(const struct dp_agree *a, uint64_t seed, int ret)
  * dp_agree, the checks of dramplan --submit). Returns the number of
  * failed checks (diagnostics printed).
  */
-static int one_model(struct dev *d, uint64_t seed, int *cores)
+static int one_model(struct dev *d, uint64_t seed, int *cores,
+		     uint32_t triples)
 {
 	struct model_shape shape = shape_small;
 	struct dp_err e = { "" };
@@ -328,6 +329,7 @@ static int one_model(struct dev *d, uint64_t seed, int *cores)
 	int fails = 0, ret;
 
 	shape.max_cores = info.cores < 4 ? info.cores : 4;
+	shape.triples = triples;
 	m = random_model(&shape, seed, &e);
 	p = m ? plan_model(m, &e) : NULL;
 	if (!p) {
@@ -369,7 +371,7 @@ static void random_models(int uring)
 		struct dev d;
 
 		REQUIRE(dev_open(&d, uring) == 0);
-		fails += one_model(&d, (uint64_t)seed * 1000 + uring, cores);
+		fails += one_model(&d, (uint64_t)seed * 1000 + uring, cores, 0);
 		models++;
 		if (seed % 2)
 			CHECK(xms_plan_release(&d.xd) == 0);	/* else: close */
@@ -393,6 +395,140 @@ TEST(random_models_through_ioctl)
 TEST(random_models_through_uring)
 {
 	random_models(1);
+}
+
+/* ---- the placement triple: address, partition, bank ---------------------- */
+
+/*
+ * One shared tensor S owned by the last core (partition 5 + n, bank 3 + n
+ * for an n-core device, so neither is 0), linked from every other core, each
+ * core with a private tensor P (core c: partition c, bank 0). Built with
+ * libdramplan's builder, planned, submitted (dp_agree: the device's
+ * PLAN_GET against the planner's triple), then each core's PLAN_GET read
+ * here: every link has S's address, device address, partition and bank.
+ */
+static struct dp_model *triple_model(uint32_t nc, struct dp_err *e)
+{
+	static char buf[4096];
+	size_t len = 0;
+	uint32_t c;
+	const char *text;
+
+	len += snprintf(buf + len, sizeof(buf) - len, "{'cores': [");
+	for (c = 0; c < nc; c++) {
+		int owner = c == nc - 1;
+		char sh[128];
+
+		if (owner)
+			snprintf(sh, sizeof(sh), "'partition': %u, 'bank': %u", 5 + nc, 3 + nc);
+		else
+			snprintf(sh, sizeof(sh), "'remote': {'core': %u, 'name': 'S'}", nc - 1);
+		len += snprintf(buf + len, sizeof(buf) - len,
+				"%s{'function': 'step', 'tensors': ["
+				"{'name': '%s', 'elems': 3000, 'elem_size': 4, 'shared': true, %s},"
+				"{'name': 'P', 'elems': 1024, 'elem_size': 4, 'partition': %u}],"
+				" 'blocks': [{'name': 'e', 'insts': [%s"
+				"{'name': 'p', 'defs': ['P'], 'uses': ['%s']}, {'name': 'u', 'uses': ['P']}]}]}",
+				c ? ", " : "", owner ? "S" : "L", sh, c,
+				owner ? "{'name': 'w', 'defs': ['S']}, " : "",
+				owner ? "S" : "L");
+	}
+	snprintf(buf + len, sizeof(buf) - len, "]}");
+	text = J(buf);
+	return dp_model_parse_json("triple.json", text, strlen(text), e);
+}
+
+static void triple_through_the_device(int uring)
+{
+	struct xmemsim_plan_tensor got[4][2];
+	uint32_t nc = info.cores < 4 ? info.cores : 4, ci, i, count, synced;
+	uint32_t part, bank;
+	struct dp_err e = { "" };
+	struct dp_agree a;
+	struct dp_model *m;
+	struct dp_plan *p;
+	struct dev d;
+	int ret;
+
+	REQUIRE(read_info() == 0 && info.cores >= 2);
+	nc = info.cores < 4 ? info.cores : 4;
+	part = 5 + nc;
+	bank = 3 + nc;
+	m = triple_model(nc, &e);
+	p = m ? plan_model(m, &e) : NULL;
+	if (!p)
+		printf("#   %s\n", e.msg);
+	REQUIRE(p);
+	REQUIRE(dev_open(&d, uring) == 0);
+	REQUIRE(dp_agree_init(&a, &d.xd, p, m, &e) == 0);
+	ret = dp_agree_run(&a, 0, 1);
+	CHECK(ret == 0 && a.disagree == 0 && a.mismatch == 0);
+	if (ret || a.disagree || a.mismatch)
+		agree_fails(&a, 0, ret);
+	CHECK(a.linked == nc - 1);
+	/* the device's own answer, core by core */
+	for (ci = 0; ci < nc; ci++) {
+		memset(got[ci], 0, sizeof(got[ci]));
+		CHECK(xms_plan_get(&d.xd, ci, got[ci], 2, &count, &synced) == 0);
+		CHECK(count == 2 && synced == 1);
+		/* P: its own partition, bank 0 */
+		CHECK(!strcmp(got[ci][1].name, "P"));
+		CHECK(got[ci][1].partition == ci && got[ci][1].bank == 0);
+	}
+	CHECK(!strcmp(got[nc - 1][0].name, "S"));
+	CHECK(got[nc - 1][0].partition == part && got[nc - 1][0].bank == bank);
+	CHECK(got[nc - 1][0].dev_addr != 0);
+	for (ci = 0; ci + 1 < nc; ci++) {
+		const struct xmemsim_plan_tensor *l = &got[ci][0], *s = &got[nc - 1][0];
+
+		CHECK(!strcmp(l->name, "L") && (l->flags & XMEMSIM_TENSOR_REMOTE));
+		CHECK(l->addr == s->addr && l->dev_addr == s->dev_addr);
+		CHECK(l->partition == part && l->bank == bank);
+		if (l->partition != part || l->bank != bank)
+			printf("#   core %u 'L': partition %u bank %u, owner's %u %u\n",
+			       ci, l->partition, l->bank, part, bank);
+	}
+	/* the planner's sync_shared gave the links the same triple */
+	for (ci = 0; ci + 1 < nc; ci++)
+		for (i = 0; i < p->core[ci].n; i++)
+			if (p->core[ci].t[i].has_remote)
+				CHECK(p->core[ci].t[i].partition == part &&
+				      p->core[ci].t[i].bank == bank);
+	printf("# %u cores: owner core %u partition %u bank %u, %u linked cores through %s\n",
+	       nc, nc - 1, part, bank, nc - 1, path_name(uring));
+	dp_agree_free(&a);
+	dev_close(&d);
+	CHECK(pristine());
+	dp_plan_free(p);
+	dp_model_free(m);
+}
+
+TEST(shared_triple_reaches_every_linked_core)
+{
+	triple_through_the_device(0);
+}
+
+TEST(shared_triple_reaches_every_linked_core_uring)
+{
+	triple_through_the_device(1);
+}
+
+/* Seeded models whose shared owners have non-zero partitions and banks. */
+TEST(random_models_with_triples)
+{
+	int seed, fails = 0, cores[5] = { 0 };
+
+	REQUIRE(read_info() == 0 && info.cores >= 2);
+	for (seed = 1; seed <= 8; seed++) {
+		struct dev d;
+
+		REQUIRE(dev_open(&d, seed % 2) == 0);
+		fails += one_model(&d, (uint64_t)seed * 7919, cores, 6);
+		dev_close(&d);
+	}
+	printf("# 8 seeded models with triples, %d failed checks\n", fails);
+	CHECK(fails == 0);
+	CHECK(pristine());
 }
 
 /* ---- dramplan --submit on the examples ------------------------------------- */
@@ -526,6 +662,10 @@ static void examples(int uring)
 			CHECK(check_table(out, p) == 0);
 		if (p && p->ncores > 1 && out)	/* the read-back ran */
 			CHECK(strstr(out, "same bytes") && strstr(out, "its own pattern, intact"));
+		/* the triple example: the device's PLAN_GET row of the link on
+		 * core 0 shows its owner's partition and bank */
+		if (strstr(g.gl_pathv[i], "shared_triple_2core") && out)
+			CHECK(strstr(out, "= core 1 'handoff'  partition 2 bank 5\n") != NULL);
 		if (tap_cur_failed && out)
 			show(out);
 		free(out);
@@ -649,6 +789,21 @@ static int sync_err(struct dev *d, char *err)
 	return xms_plan_sync(&d->xd, &linked, err, ERRLEN);
 }
 
+/*
+ * SYNC_SHARED fails with want (0: any error) naming n1 and n2 (when not
+ * NULL), and leaves nothing synced; the message is printed, labelled what.
+ */
+static int sync_refused(struct dev *d, int want, const char *what,
+			const char *n1, const char *n2)
+{
+	char err[ERRLEN];
+	int ret = sync_err(d, err);
+
+	printf("#   %s: %s\n", what, err);
+	return (want ? ret == want : ret < 0) && (!n1 || strstr(err, n1)) &&
+	       (!n2 || strstr(err, n2)) && nothing_synced(d);
+}
+
 static void sync_failures(int uring)
 {
 	struct hp c0, c1;
@@ -663,38 +818,26 @@ static void sync_failures(int uring)
 	/* the target core has no plan */
 	pair_plans(&c0, &c1);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -ENOENT);
-	printf("#   no core: %s\n", err);
-	CHECK(strstr(err, "w_peer") != NULL);
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -ENOENT, "no core", "w_peer", NULL));
 
 	/* no tensor of that name */
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	snprintf(c1.t[0].remote_name, sizeof(c1.t[0].remote_name), "nope");
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -ENOENT);
-	printf("#   no name: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "nope"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -ENOENT, "no name", "w_peer", "nope"));
 
 	/* the sizes differ */
 	pair_plans(&c0, &c1);
 	c1.t[0].size = PG;
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -EINVAL);
-	printf("#   size: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "'w'"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -EINVAL, "size", "w_peer", "'w'"));
 
 	/* the target is not shared */
 	pair_plans(&c0, &c1);
 	snprintf(c1.t[0].remote_name, sizeof(c1.t[0].remote_name), "a");
 	c1.t[0].size = PG;
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -EINVAL);
-	printf("#   not shared: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "'a'"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -EINVAL, "not shared", "w_peer", "'a'"));
 
 	/* the target is itself a link */
 	pair_plans(&c0, &c1);
@@ -702,9 +845,7 @@ static void sync_failures(int uring)
 	c0.t[3].addr = 0;
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) < 0);
-	printf("#   link to a link: %s\n", err);
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, 0, "link to a link", NULL, NULL));
 
 	/* linked at the owner's address, the link meets a private tensor
 	 * live at the same time: the re-check after linking names both */
@@ -712,10 +853,7 @@ static void sync_failures(int uring)
 	c1.t[1].addr = PG;	/* c [0x1000, 0x3000) vs w_peer [0, 0x2000) */
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(sync_err(&d, err) == -EINVAL);
-	printf("#   overlap after linking: %s\n", err);
-	CHECK(strstr(err, "w_peer") && strstr(err, "'c'"));
-	CHECK(nothing_synced(&d));
+	CHECK(sync_refused(&d, -EINVAL, "overlap after linking", "w_peer", "'c'"));
 	CHECK(pristine());	/* nothing backed either */
 
 	/* fixed, it syncs; SYNC again is idempotent */
@@ -1064,6 +1202,7 @@ TEST(random_models_on_four_cores)
 	if (ok) {
 		random_models(0);
 		random_models(1);
+		triple_through_the_device(0);	/* three linked cores */
 	}
 	CHECK(reload("$(cat /params 2>/dev/null)") == 0);
 	CHECK(read_info() == 0);

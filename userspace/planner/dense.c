@@ -96,7 +96,7 @@ static int cmp_ekey(const void *a, const void *b)
 {
 	const struct ekey *x = a, *y = b;
 
-	return (x->k > y->k) - (x->k < y->k);
+	return dp_cmp(x->k, y->k);
 }
 
 /* The single interval of item i. */
@@ -146,34 +146,13 @@ static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
 	       d->whi[count_lt(d->shi, d->ns, lo)];
 }
 
-struct mcollect {
-	uint32_t self, qid;
-	uint32_t *stamp;
-	uint32_t *adj;
-	size_t n, cap;
-};
-
-static void mcollect_one(uint32_t u, void *arg)
-{
-	struct mcollect *c = arg;
-
-	if (u == c->self || c->stamp[u] == c->qid)
-		return;
-	c->stamp[u] = c->qid;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 256;
-		c->adj = dp_xrealloc(c->adj, c->cap, sizeof(*c->adj));
-	}
-	c->adj[c->n++] = u;
-}
-
 struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv,
 			      const struct dp_itree *tree)
 {
 	struct dp_dense *d;
 	struct ekey *k;
-	struct mcollect mc = { 0 };
+	struct dp_nbr mc = { 0 };
 	unsigned __int128 total = 0, deg = 0, mm = 0;
 	size_t i, j, q;
 
@@ -240,7 +219,7 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 		for (j = 0; j < it[m].iv_count; j++)
 			dp_itree_overlaps(tree, iv[it[m].iv_first + j].lo,
 					  iv[it[m].iv_first + j].hi,
-					  mcollect_one, &mc);
+					  dp_nbr_collect, &mc);
 	}
 	d->madj_first[d->nm] = mc.n;
 	d->madj = mc.adj;
@@ -535,7 +514,15 @@ static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
  */
 void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 {
+	dp_dense_order_info(d, out, NULL);
+}
+
+/* The same, with the simplify messages' counts in si (if not NULL). */
+void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			 struct dp_simplify_info *si)
+{
 	size_t n = d->n, ns = d->ns, i, j, removed;
+	uint8_t *high = NULL;
 	uint64_t *lo, *hi;
 	uint32_t *pos;
 	uint8_t *gone;
@@ -544,6 +531,11 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 
 	if (!n)
 		return;
+	if (si) {
+		high = calloc(n, 1);
+		if (!high)
+			abort();
+	}
 	lo = dp_xrealloc(NULL, n, sizeof(*lo));
 	hi = dp_xrealloc(NULL, n, sizeof(*hi));
 	pos = dp_xrealloc(NULL, n, sizeof(*pos));
@@ -581,6 +573,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			p += d->it[d->sm[j]].size;
 		pos[v] = i;
 		k.val[i] = p;
+		if (si)
+			dp_simplify_note_start(si, high, v, p);
 	}
 	kd_init_min(&k, 0, ns);
 
@@ -597,6 +591,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 		H.key[i] = p;
 		H.h[i] = i;
 		H.pos[i] = i;
+		if (si)
+			dp_simplify_note_start(si, high, d->mitem[i], p);
 	}
 	for (i = d->nm / 2; i-- > 0;)
 		dp_iheap_down(&H, i);
@@ -616,6 +612,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			uint32_t q = H.h[0];
 
 			v = d->mitem[q];
+			if (si)
+				dp_simplify_note_removed(si, high, v, H.key[q]);
 			dp_iheap_swap(&H, 0, --H.n);
 			H.pos[q] = UINT32_MAX;
 			dp_iheap_down(&H, 0);
@@ -634,6 +632,8 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 			}
 		} else {
 			v = ki;
+			if (si)
+				dp_simplify_note_removed(si, high, v, kk);
 			gone[v] = 1;
 			kd_remove(&k, 0, ns, pos[v]);
 			kd_update(&k, 0, ns, lo[v], hi[v], d->it[v].size);
@@ -664,6 +664,7 @@ void dp_dense_order(const struct dp_dense *d, uint32_t *out)
 	free(k.mn);
 	free(k.mni);
 	free(k.lz);
+	free(high);
 }
 
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,
@@ -727,9 +728,7 @@ static int cmp_iv(const void *a, const void *b)
 {
 	const struct dp_iv *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "dp_device.h"
+#include "internal.h"
 #include "libxmemsim.h"
 #include "xorshift.h"
 
@@ -45,11 +46,13 @@ static const char *const why_text[DP_AG_NKINDS] = {
 	[DP_AG_REMOTE] = "remote target differs",
 	[DP_AG_NR_IV] = "interval count differs",
 	[DP_AG_ADDR] = "address differs",
+	[DP_AG_TRIPLE] = "partition or bank differs",
 	[DP_AG_NO_DEV_ADDR] = "no device address",
 	[DP_AG_DEV_WRAPS] = "device range wraps",
 	[DP_AG_MISSING] = "missing from the device's plan",
 	[DP_AG_OWNER_MISSING] = "owner not on the device",
 	[DP_AG_OWNER_ADDR] = "device address is not its owner's",
+	[DP_AG_OWNER_TRIPLE] = "partition or bank is not its owner's",
 	[DP_AG_ALIAS_PRIVATE] = "private bytes alias another core's in device memory",
 	[DP_AG_ALIAS_OTHER] = "bytes alias another core's private tensor in device memory",
 	[DP_AG_SYNC_COUNT] = "PLAN_SYNC linked another count",
@@ -243,7 +246,7 @@ int dp_agree_read_back(struct dp_agree *a)
  * kind, or -1 when it agrees. */
 static int compare_one(const struct xmemsim_plan_tensor *sub,
 		       const struct xmemsim_plan_tensor *got,
-		       uint64_t want_addr)
+		       const struct dp_plan_tensor *want)
 {
 	if (strncmp(sub->name, got->name, XMEMSIM_NAME_LEN))
 		return DP_AG_NAME;
@@ -258,8 +261,11 @@ static int compare_one(const struct xmemsim_plan_tensor *sub,
 		return DP_AG_REMOTE;
 	if (got->nr_intervals != sub->nr_intervals)
 		return DP_AG_NR_IV;
-	if (got->addr != want_addr)
+	if (got->addr != want->addr)
 		return DP_AG_ADDR;
+	/* the planner's triple (a link's: its owner's, from sync_shared) */
+	if (got->partition != want->partition || got->bank != want->bank)
+		return DP_AG_TRIPLE;
 	if (!got->dev_addr)
 		return DP_AG_NO_DEV_ADDR;
 	if (got->dev_addr + got->size < got->dev_addr)
@@ -277,9 +283,7 @@ static int cmp_drange(const void *a, const void *b)
 {
 	const struct drange *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 /* Core ci's private (want_shared 0) or shared-owner (1) device ranges,
@@ -381,7 +385,7 @@ void dp_agree_compare(struct dp_agree *a)
 			continue;
 		for (i = 0; i < dc->n; i++) {
 			int k = compare_one(&dc->t[i], &a->core[ci].got[i],
-					    p->core[ci].t[i].addr);
+					    &p->core[ci].t[i]);
 
 			if (k >= 0)
 				mark(a, ci, i, (enum dp_agree_kind)k);
@@ -404,6 +408,9 @@ void dp_agree_compare(struct dp_agree *a)
 				mark(a, ci, i, DP_AG_OWNER_MISSING);
 			else if (a->core[ci].got[i].dev_addr != a->core[oc].got[oi].dev_addr)
 				mark(a, ci, i, DP_AG_OWNER_ADDR);
+			else if (a->core[ci].got[i].partition != a->core[oc].got[oi].partition ||
+				 a->core[ci].got[i].bank != a->core[oc].got[oi].bank)
+				mark(a, ci, i, DP_AG_OWNER_TRIPLE);
 		}
 	}
 	check_aliasing(a);
@@ -519,11 +526,8 @@ static int cmp_link(const void *x, const void *y)
 {
 	const struct dp_agree_link *l = x, *m = y;
 
-	if (l->oc != m->oc)
-		return l->oc < m->oc ? -1 : 1;
-	if (l->oi != m->oi)
-		return l->oi < m->oi ? -1 : 1;
-	return (l->lc > m->lc) - (l->lc < m->lc);
+	return dp_cmp(l->oc, m->oc) ?: dp_cmp(l->oi, m->oi) ?:
+	       dp_cmp(l->lc, m->lc);
 }
 
 /* Every link whose owner is on the device, by owner then linking core. */
@@ -576,24 +580,18 @@ int dp_agree_check_shared(struct dp_agree *a)
 		l->la = a->core[l->lc].got[l->li].dev_addr;
 		l->len = o->size < CHECK_MAX ? o->size : CHECK_MAX;
 	}
-	for (j = 0; j < a->nlink; j++) {
-		struct dp_agree_link *l = &a->link[j];
+	/* owner writes, link reads (dir 0); then the link writes back (1) */
+	for (j = 0; j < 2 * a->nlink; j++) {
+		struct dp_agree_link *l = &a->link[j / 2];
+		int back = j % 2;
 
-		/* owner writes, link reads; then the link writes back */
-		res = write_read(a, l->oa, l->la, l->len, 2 * j + 1, w, rd);
+		res = write_read(a, back ? l->la : l->oa, back ? l->oa : l->la,
+				 l->len, j + 1, w, rd);
 		if (res < 0) {
 			ret = res;
 			break;
 		}
-		l->res[0] = res;
-		if (res)
-			count(a, DP_AG_SHARED_BYTES, l->lc, l->li);
-		res = write_read(a, l->la, l->oa, l->len, 2 * j + 2, w, rd);
-		if (res < 0) {
-			ret = res;
-			break;
-		}
-		l->res[1] = res;
+		l->res[back] = res;
 		if (res)
 			count(a, DP_AG_SHARED_BYTES, l->lc, l->li);
 	}

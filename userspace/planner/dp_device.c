@@ -68,6 +68,8 @@ static int build_core(const struct dp_plan *p, uint32_t ci,
 					       p->source, ci, t->name);
 			d->flags = t->shared ? XMEMSIM_TENSOR_SHARED : 0;
 			d->addr = t->addr;
+			d->partition = t->partition;	/* links: SYNC's */
+			d->bank = t->bank;
 			if (t->shared)
 				dc->shared_bytes += t->size;
 			else

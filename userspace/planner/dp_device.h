@@ -5,8 +5,8 @@
  * One array of struct xmemsim_plan_tensor per core, in the core plan's
  * order (index i of the array is tensor i of the core plan), with the
  * intervals in one array per core that the tensors point into. Linked
- * tensors (has_remote) go as SHARED|REMOTE with address 0: the device's
- * SYNC gives them their owner's address. Pure conversion: no device
+ * tensors (has_remote) go as SHARED|REMOTE with address, partition and
+ * bank 0: the device's SYNC gives them their owner's triple. Pure conversion: no device
  * access in dp_device.c.
  *
  * Then the agreement (dp_agree.c): the plan through the device and back,
@@ -57,10 +57,11 @@ void dp_dev_plan_free(struct dp_dev_plan *d);
  */
 enum dp_agree_kind {
 	DP_AG_NAME, DP_AG_ID, DP_AG_SIZE, DP_AG_FLAGS, DP_AG_REMOTE,
-	DP_AG_NR_IV, DP_AG_ADDR, DP_AG_NO_DEV_ADDR, DP_AG_DEV_WRAPS,
+	DP_AG_NR_IV, DP_AG_ADDR, DP_AG_TRIPLE, DP_AG_NO_DEV_ADDR, DP_AG_DEV_WRAPS,
 	DP_AG_MISSING,		/* not in PLAN_GET's answer */
 	DP_AG_OWNER_MISSING,	/* a link whose owner is not on the device */
 	DP_AG_OWNER_ADDR,	/* a link not at its owner's device address */
+	DP_AG_OWNER_TRIPLE,	/* a link without its owner's partition/bank */
 	DP_AG_ALIAS_PRIVATE,	/* private bytes that another core's use */
 	DP_AG_ALIAS_OTHER,	/* bytes that another core's private use */
 	DP_AG_NTENSOR,

@@ -7,7 +7,33 @@
 
 #include "libdramplan.h"
 
+/* -1, 0 or 1 as a < b, a == b, a > b: qsort comparators chain it with ?: */
+#define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
+
 int dp_classify(struct dp_model *m, struct dp_err *e);
+
+/*
+ * place.c: an interval-tree query's callback gathering the neighbours of
+ * item self into adj[0..n), each once per query qid (stamp[] per item);
+ * adj grows as needed and is the caller's to free.
+ */
+struct dp_nbr {
+	uint32_t self, qid;
+	uint32_t *stamp;
+	uint32_t *adj;
+	size_t n, cap;
+};
+void dp_nbr_collect(uint32_t u, void *arg);
+
+/*
+ * liveness.c: breadth first over a core's blocks from the entry, marking
+ * seen[] (nb bytes, zeroed by the caller).  visit (NULL: go on everywhere)
+ * is called once per block reached, in that order: 0 goes on to its
+ * successors, > 0 stops there, < 0 ends the walk and is returned.
+ */
+int dp_cfg_walk(const struct dp_core *c, uint8_t *seen,
+		int (*visit)(const struct dp_core *c, uint32_t b, void *arg),
+		void *arg);
 int dp_pass_find_start_addr(struct dp_ctx *x);
 int dp_pass_cc_buffer_size(struct dp_ctx *x);
 int dp_pass_dram(struct dp_ctx *x);
@@ -50,6 +76,31 @@ int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);
 
+/*
+ * The seed's simplify messages (place.c): a node is "high" while its
+ * pressure is above the threshold, the bytes of the region it is placed in
+ * (then even disjoint neighbours might not fit beside it).  hi counts the
+ * nodes high at the start ("hi ratio" = hi / nodes), new_cand those that
+ * were high at the start and low when removed ("new candidates = N": a
+ * removal lowered them under the threshold).  Both simplify engines fill
+ * it the same way.
+ */
+struct dp_simplify_info {
+	uint64_t threshold;		/* in */
+	size_t hi, new_cand;
+	uint64_t max_pressure;
+};
+
+int dp_simplify_order_info(const struct dp_item *it, size_t n,
+			   const uint32_t *adj_first, const uint32_t *adj,
+			   uint32_t *out, struct dp_simplify_info *si);
+/* v's pressure at the start (high: a byte per node, set here) and when
+ * it is removed */
+void dp_simplify_note_start(struct dp_simplify_info *si, uint8_t *high,
+			    uint32_t v, uint64_t pressure);
+void dp_simplify_note_removed(struct dp_simplify_info *si, const uint8_t *high,
+			      uint32_t v, uint64_t pressure);
+
 /* dense.c: placement without an adjacency (see the comment there) */
 /* iheap.c: an indexed binary min-heap on (key, tie or element number) */
 struct dp_iheap {
@@ -74,6 +125,8 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 size_t dp_dense_edges(const struct dp_dense *d);
 size_t dp_dense_degree(const struct dp_dense *d, uint32_t v);
 void dp_dense_order(const struct dp_dense *d, uint32_t *out);
+void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			 struct dp_simplify_info *si);
 void dp_dense_free(struct dp_dense *d);
 
 struct dp_atree;

@@ -23,16 +23,14 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 static int cmp_node(const void *a, const void *b)
 {
 	const struct dp_itnode *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return (x->payload > y->payload) - (x->payload < y->payload);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi) ?:
+	       dp_cmp(x->payload, y->payload);
 }
 
 /* Already sorted input (common: items come in time order) skips qsort. */

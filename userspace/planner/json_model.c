@@ -72,6 +72,21 @@ static int get_u64(struct jp *p, uint32_t o, const char *where, uint64_t *out)
 		       "sizes and addresses must be >= 0", out);
 }
 
+/* partition, bank: 0 .. 2^32-1 (the device's __u32 fields). */
+static int get_u32(struct jp *p, uint32_t o, const char *where,
+		   const char *key, uint32_t *out)
+{
+	uint64_t x;
+
+	if (jrd_u64(&p->r, o, where, key, "partition and bank are >= 0", &x))
+		return -1;
+	if (x > UINT32_MAX)
+		return dp_fail(p->r.e, "%s: %s.%s: %llu out of range (0 .. 4294967295)",
+			       p->r.file, where, key, (unsigned long long)x);
+	*out = x;
+	return 0;
+}
+
 /* A positive size: elems or elem_size. */
 static int get_size(struct jp *p, uint32_t o, const char *where,
 		    const char *what, uint64_t *out)
@@ -124,7 +139,8 @@ static int parse_tensor(struct jp *p, struct dp_core *c, uint32_t o,
 			const char *where)
 {
 	static const char *const keys[] = { "name", "elems", "elem_size",
-		"memory", "usage", "address", "shared", "remote", NULL };
+		"memory", "usage", "address", "shared", "remote", "partition",
+		"bank", NULL };
 	static const char *const mems[] = { "dram", "sbuf", "psum" };
 	static const char *const uses[] = { "spill", "internal", "input",
 					     "output", "weight" };
@@ -166,6 +182,10 @@ static int parse_tensor(struct jp *p, struct dp_core *c, uint32_t o,
 			return -1;
 		s.has_addr = 1;
 	}
+	if (GET(o, "partition") && get_u32(p, v, where, "partition", &s.partition))
+		return -1;
+	if (GET(o, "bank") && get_u32(p, v, where, "bank", &s.bank))
+		return -1;
 	if (GET(o, "shared") &&
 	    get_bool(p, v, where, "\"shared\" must be true or false", &s.shared))
 		return -1;

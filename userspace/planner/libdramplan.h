@@ -81,6 +81,9 @@ struct dp_tensor {
 	int32_t obj;		/* shared object index (owners), -1 */
 	uint32_t iv_first, iv_count;	/* into core->iv after liveness */
 	uint32_t ndefs, nuses;	/* accesses in the function */
+	/* with addr, the seed's placement triple that sync_shared copies
+	 * into every linked tensor; 0 unless the model gives them */
+	uint32_t partition, bank;
 };
 
 struct dp_inst {
@@ -144,6 +147,7 @@ struct dp_tensor_spec {
 	int has_remote;
 	uint32_t remote_core;
 	const char *remote_name;
+	uint32_t partition, bank;	/* default 0; never on a linked tensor */
 };
 /* Returns the tensor index or -1.  where: prefix for messages. */
 int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
@@ -297,6 +301,8 @@ struct dp_plan_tensor {
 	uint8_t reads, writes;
 	uint32_t remote_core;
 	char *remote_name;
+	/* the triple's other two: links get their owner's from sync_shared */
+	uint32_t partition, bank;
 };
 
 struct dp_core_plan {
@@ -312,6 +318,13 @@ struct dp_core_plan {
 	uint64_t footprint;	/* max(addr + size) over its tensors */
 	uint64_t peak;		/* footprint - floor, planned tensors */
 	uint64_t lower_bound;	/* most planned bytes live at once */
+	/* dram_shared mode 1: the core's slab [slab_base, slab_end) of the
+	 * one map, holding its private non-collective tensors; 0, 0 else */
+	uint64_t slab_base, slab_end;
+	/* the seed's cost metrics: spill = bytes of the tensors this core
+	 * places (not pre-placed, not linked), aligned_spill = the same
+	 * rounded up to 4 KiB, dram = bytes of its other DRAM tensors */
+	uint64_t spill, aligned_spill, dram;
 };
 
 /* Two accesses on different cores to the same shared bytes. */
@@ -348,6 +361,8 @@ struct dp_plan {
 	uint64_t cc_base, cc_limit, cc_size;	/* CC region [base, base+size) */
 	uint64_t shared_base, shared_end;
 	uint64_t private_base, ceiling;
+	int dram_shared_mode;			/* 0, or 1: per-core slabs */
+	uint64_t core_cap;			/* mode 1: each slab's bytes */
 	uint32_t ncores;
 	struct dp_core_plan *core;
 	struct dp_hazard_group *hg;	/* always computed */
@@ -359,6 +374,10 @@ struct dp_plan {
 	int has_pairs;
 	/* device totals: shared bytes counted once */
 	uint64_t total_private, total_shared, total_bytes;
+	/* the true shared footprint: bytes under at least one shared owner
+	 * (owners that do not interfere may share bytes, so this can be
+	 * below total_shared, which sums their sizes) */
+	uint64_t shared_footprint;
 };
 
 void dp_plan_free(struct dp_plan *p);
@@ -390,6 +409,10 @@ struct dp_opts {
 	uint64_t dram_page_size;	/* accepted; SBUF only, ignored here */
 	int disable_dram;	/* --disable-dram-allocation */
 	int hazard_pairs;	/* --hazard-pairs: also list every pair */
+	/* --dram-shared-mode: 0 (default) one address map per core; 1 the
+	 * seed's per-core slabs in one map (see passes.c) */
+	int dram_shared_mode;
+	uint64_t core_mib;	/* --core-mib: slab cap (seed: MB per core); 0 auto */
 };
 
 void dp_opts_default(struct dp_opts *o);
@@ -419,6 +442,7 @@ struct dp_ctx {
 	FILE *log;		/* report lines; NULL: none */
 	uint64_t hwm, floor, cc_limit, cc_base, cc_real;
 	uint64_t shared_base, shared_end, private_base, ceiling;
+	uint64_t core_cap;	/* dram_shared mode 1: the slab size */
 	int tree_built;		/* an interval tree was built */
 	int early_exit;		/* "No candidate" taken */
 	struct dp_place_stats st;	/* summed over every placement */

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 int dp_number(struct dp_model *m, struct dp_err *e)
 {
@@ -118,65 +119,92 @@ static int is_entry_defined(const struct dp_tensor *t)
 	return t->usage == DP_USE_INPUT || t->usage == DP_USE_WEIGHT || t->shared;
 }
 
-/* Find and report the first use reached from the entry with no def. */
-static int no_reaching_def(struct dp_model *m, struct lv *L, uint32_t ti,
-			   struct dp_err *e)
+int dp_cfg_walk(const struct dp_core *c, uint8_t *seen,
+		int (*visit)(const struct dp_core *c, uint32_t b, void *arg),
+		void *arg)
 {
-	struct dp_core *c = L->c;
-	uint32_t *queue = dp_xrealloc(NULL, c->nb, sizeof(*queue));
-	uint8_t *seen = calloc(c->nb, 1);
-	uint32_t qh = 0, qt = 0, k, j;
-	const char *tn = c->t[ti].name;
+	uint32_t *queue, qh = 0, qt = 0, i;
+	int rc = 0;
 
-	if (!seen)
-		abort();
+	if (!c->nb)
+		return 0;
+	queue = dp_xrealloc(NULL, c->nb, sizeof(*queue));
 	queue[qt++] = 0;
 	seen[0] = 1;
 	while (qh < qt) {
-		struct dp_block *b = &c->b[queue[qh++]];
-		int defined = 0;
+		const struct dp_block *b = &c->b[queue[qh]];
 
-		for (k = 0; k < b->ninst && !defined; k++) {
-			struct dp_inst *in = &c->in[b->inst_first + k];
-
-			for (j = 0; j < in->nuses; j++)
-				if (c->ops[in->op_first + in->ndefs + j] == ti) {
-					dp_fail(e, "%s: core %u (%s): block '%s' inst %u%s%s%s: use of tensor '%s' with no reaching def (a path from the entry reaches this use without a def)",
-						m->file, c->index, c->function, b->name,
-						k, *in->name ? " '" : "", in->name,
-						*in->name ? "'" : "", tn);
-					goto out;
-				}
-			for (j = 0; j < in->ndefs; j++)
-				if (c->ops[in->op_first + j] == ti)
-					defined = 1;
-		}
-		if (defined)
-			continue;
-		for (j = 0; j < b->nsucc; j++) {
-			uint32_t s = c->succ[b->succ_first + j];
+		rc = visit ? visit(c, queue[qh], arg) : 0;
+		qh++;
+		if (rc < 0)
+			break;
+		for (i = 0; !rc && i < b->nsucc; i++) {
+			uint32_t s = c->succ[b->succ_first + i];
 
 			if (!seen[s]) {
 				seen[s] = 1;
 				queue[qt++] = s;
 			}
 		}
+		rc = 0;
 	}
-	dp_fail(e, "%s: core %u (%s): tensor '%s' (usage output) reaches a function exit with no def on some path (use with no reaching def)",
-		m->file, c->index, c->function, tn);
-out:
 	free(queue);
+	return rc;
+}
+
+struct use_walk {
+	struct dp_model *m;
+	uint32_t ti;
+	struct dp_err *e;
+};
+
+/* A use of the tensor before any def in block bi fails; a def stops there. */
+static int use_before_def(const struct dp_core *c, uint32_t bi, void *arg)
+{
+	const struct use_walk *w = arg;
+	const struct dp_block *b = &c->b[bi];
+	uint32_t k, j;
+
+	for (k = 0; k < b->ninst; k++) {
+		const struct dp_inst *in = &c->in[b->inst_first + k];
+
+		for (j = 0; j < in->nuses; j++)
+			if (c->ops[in->op_first + in->ndefs + j] == w->ti)
+				return dp_fail(w->e, "%s: core %u (%s): block '%s' inst %u%s%s%s: use of tensor '%s' with no reaching def (a path from the entry reaches this use without a def)",
+					       w->m->file, c->index, c->function, b->name,
+					       k, *in->name ? " '" : "", in->name,
+					       *in->name ? "'" : "", c->t[w->ti].name);
+		for (j = 0; j < in->ndefs; j++)
+			if (c->ops[in->op_first + j] == w->ti)
+				return 1;
+	}
+	return 0;
+}
+
+/* Find and report the first use reached from the entry with no def. */
+static int no_reaching_def(struct dp_model *m, struct lv *L, uint32_t ti,
+			   struct dp_err *e)
+{
+	struct use_walk w = { m, ti, e };
+	struct dp_core *c = L->c;
+	uint8_t *seen = calloc(c->nb ? c->nb : 1, 1);
+	int rc;
+
+	if (!seen)
+		abort();
+	rc = dp_cfg_walk(c, seen, use_before_def, &w);
 	free(seen);
-	return -1;
+	if (rc < 0)
+		return -1;
+	return dp_fail(e, "%s: core %u (%s): tensor '%s' (usage output) reaches a function exit with no def on some path (use with no reaching def)",
+		       m->file, c->index, c->function, c->t[ti].name);
 }
 
 static int cmp_emit(const void *a, const void *b)
 {
 	const struct emit *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 /*

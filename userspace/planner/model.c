@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 static uint32_t hash_str(const char *s)
 {
@@ -209,9 +210,15 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 		if (s->has_addr)
 			return dp_fail(e, "%s: %s: tensor '%s': linked tensors take their address from the remote target; remove \"address\"",
 				       f, where, s->name);
+		if (s->partition || s->bank)
+			return dp_fail(e, "%s: %s: tensor '%s': linked tensors take their partition and bank from the remote target (sync_shared copies the owner's triple); remove \"partition\" and \"bank\"",
+				       f, where, s->name);
 		if (check_name(m, where, "remote target", s->remote_name, e))
 			return -1;
 	}
+	if ((s->partition || s->bank) && s->mem != DP_MEM_DRAM)
+		return dp_fail(e, "%s: %s: tensor '%s': \"partition\" and \"bank\" are for DRAM tensors (only DRAM tensors are planned)",
+			       f, where, s->name);
 	if (s->shared && s->mem != DP_MEM_DRAM)
 		return dp_fail(e, "%s: %s: tensor '%s': only DRAM tensors can be shared across cores",
 			       f, where, s->name);
@@ -239,6 +246,8 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 	t->remote_name = s->has_remote ? dp_strdup(s->remote_name) : NULL;
 	t->remote_idx = -1;
 	t->obj = -1;
+	t->partition = s->partition;
+	t->bank = s->bank;
 	index_grow(&c->hash, &c->hcap, c->nt, tensor_name_of, c);
 	index_put(c->hash, c->hcap, t->name, c->nt);
 	return c->nt++;
@@ -359,11 +368,8 @@ static int cmp_lref(const void *a, const void *b)
 {
 	const struct lref *x = a, *y = b;
 
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	if (x->idx != y->idx)
-		return x->idx < y->idx ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->core, y->core) ?: dp_cmp(x->idx, y->idx) ?:
+	       dp_cmp(x->t, y->t);
 }
 
 /*

@@ -47,6 +47,10 @@ int dp_model_write_json(const struct dp_model *m, FILE *f)
 				fprintf(f, ", \"usage\": \"%s\"", dp_usage_name(t->usage));
 			if (t->has_addr)
 				fprintf(f, ", \"address\": %llu", (unsigned long long)t->addr);
+			if (t->partition)
+				fprintf(f, ", \"partition\": %u", t->partition);
+			if (t->bank)
+				fprintf(f, ", \"bank\": %u", t->bank);
 			if (t->shared)
 				fputs(", \"shared\": true", f);
 			if (t->has_remote) {

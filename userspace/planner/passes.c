@@ -32,6 +32,15 @@
  * tensors start above the shared tensors of their region (the seed's second
  * DRAM pass counts the now-addressed shared tensors into its floor), so
  * private bytes never alias bytes another core may touch at any time.
+ *
+ * --dram-shared-mode 1 (the seed's dram_shared mode 1, select's per-core
+ * slab partitioning): the same layout, but one address map for all cores.
+ * Each core's private collective operands go in the CC region above the
+ * previous core's, and the private tensors of core c first fit into its
+ * slab [private_base + c * coreCap, + coreCap), coreCap = --core-mib << 20
+ * (default: the even split of [private_base, ceiling), 4 KiB down).  A
+ * tensor that does not fit in its slab is an error naming it: a slab never
+ * spills into a neighbour's.  Mode 0 (default) keeps one map per core.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +240,13 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 				     (unsigned long long)x->cc_base,
 				     (unsigned long long)ceiling,
 				     (unsigned long long)x->cc_limit);
+		else if (x->o.dram_shared_mode == 1)
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)",
+				     x->m->file, c->index, c->function, t->name,
+				     (unsigned long long)t->size,
+				     (unsigned long long)start,
+				     (unsigned long long)ceiling,
+				     (unsigned long long)x->core_cap);
 		else
 			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
 				     x->m->file, c->index, c->function, t->name,
@@ -336,6 +352,43 @@ out:
 	return rc;
 }
 
+/*
+ * dram_shared mode 1, the seed's select: coreCap = MB-per-core << 20, and
+ * the private tensors of core c go first fit into its slab
+ * [private_base + c * coreCap, + coreCap) of the one address map, never
+ * past it.  --core-mib is the MB per core; 0 (auto) splits what lies
+ * between private_base and the ceiling evenly, rounded down to 4 KiB.
+ */
+static int slab_cap(struct dp_ctx *x)
+{
+	uint64_t nc = x->m->nc, avail, cap;
+
+	avail = x->ceiling > x->private_base ? x->ceiling - x->private_base : 0;
+	if (x->o.core_mib) {
+		if (x->o.core_mib > (UINT64_MAX >> 20) / nc)
+			return dp_fail(x->err, "--core-mib %llu MiB is too large",
+				       (unsigned long long)x->o.core_mib);
+		cap = x->o.core_mib << 20;
+	} else {
+		cap = avail / nc & ~(DP_PAGE - 1);
+	}
+	if (!cap || cap * nc > avail)
+		return dp_fail(x->err, "%s: dram_shared mode 1: %llu per-core slabs of %llu bytes do not fit between 0x%llx (above the shared region) and the ceiling 0x%llx (--core-mib %llu, --dram-size %llu MiB)",
+			       x->m->file, (unsigned long long)nc,
+			       (unsigned long long)cap,
+			       (unsigned long long)x->private_base,
+			       (unsigned long long)x->ceiling,
+			       (unsigned long long)x->o.core_mib,
+			       (unsigned long long)x->o.dram_mib);
+	x->core_cap = cap;
+	if (x->log)
+		fprintf(x->log, "dram_shared mode 1: coreCap = %llu bytes (%s), %llu per-core slabs from 0x%llx\n",
+			(unsigned long long)cap,
+			x->o.core_mib ? "--core-mib << 20" : "auto: the even split below the ceiling",
+			(unsigned long long)nc, (unsigned long long)x->private_base);
+	return 0;
+}
+
 static int core_has(const struct dp_core *c, int region, int shared)
 {
 	uint32_t i;
@@ -346,6 +399,12 @@ static int core_has(const struct dp_core *c, int region, int shared)
 	return 0;
 }
 
+/* The shared object a link's owner holds, or -1 (not a link, or no object). */
+static int32_t link_object(const struct dp_model *m, const struct dp_tensor *t)
+{
+	return t->has_remote ? m->c[t->remote_core].t[t->remote_idx].obj : -1;
+}
+
 /*
  * coloring_allocator_dram.  Seed: allocate(func) for every core, with the
  * dram_shared placement of the owners' shared tensors first in each region.
@@ -354,9 +413,9 @@ int dp_pass_dram(struct dp_ctx *x)
 {
 	struct dp_model *m = x->m;
 	struct link *links = NULL;
-	uint32_t ci, i, nlinks = 0, *fill;
+	uint32_t ci, i, nlinks = 0, *fill = NULL;
 	uint64_t F = x->floor, cc_ceil, sh_cc_end, cc_end, end;
-	int any = 0, rc = -1;
+	int any = 0, rc = -1, pass;
 
 	if (!x->o.dram_mib || x->o.dram_mib > (UINT64_MAX >> 21))
 		return dp_fail(x->err, "--dram-size %llu MiB is out of range",
@@ -364,6 +423,7 @@ int dp_pass_dram(struct dp_ctx *x)
 	x->ceiling = x->o.dram_mib << 20;
 	x->cc_base = F;
 	x->cc_real = 0;
+	x->core_cap = 0;
 	x->shared_base = x->shared_end = x->private_base = F;
 
 	/* FIRST SCAN: is there anything to place? */
@@ -403,34 +463,28 @@ int dp_pass_dram(struct dp_ctx *x)
 				x->obj[x->nobj++] = (struct dp_shobj){ ci, i, 0, 0 };
 			}
 		}
-	for (ci = 0; ci < m->nc; ci++)
-		for (i = 0; i < m->c[ci].nt; i++) {
-			struct dp_tensor *t = &m->c[ci].t[i];
-			int32_t ob;
+	/* each object's links in core and tensor order: counted, then placed */
+	for (pass = 0; pass < 2; pass++) {
+		for (ci = 0; ci < m->nc; ci++)
+			for (i = 0; i < m->c[ci].nt; i++) {
+				int32_t ob = link_object(m, &m->c[ci].t[i]);
 
-			if (!t->has_remote)
-				continue;
-			ob = m->c[t->remote_core].t[t->remote_idx].obj;
-			if (ob >= 0)
-				x->obj[ob].nlinks++;
-		}
-	for (i = 0; i < x->nobj; i++)
-		x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
-	links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
-	fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
-	if (!fill)
-		abort();
-	for (ci = 0; ci < m->nc; ci++)
-		for (i = 0; i < m->c[ci].nt; i++) {
-			struct dp_tensor *t = &m->c[ci].t[i];
-			int32_t ob;
-
-			if (!t->has_remote)
-				continue;
-			ob = m->c[t->remote_core].t[t->remote_idx].obj;
-			if (ob >= 0)
-				links[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
-		}
+				if (ob < 0)
+					continue;
+				if (pass)
+					links[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
+				else
+					x->obj[ob].nlinks++;
+			}
+		if (pass)
+			break;
+		for (i = 0; i < x->nobj; i++)
+			x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
+		links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
+		fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
+		if (!fill)
+			abort();
+	}
 	free(fill);
 
 	if (x->log)
@@ -451,8 +505,11 @@ int dp_pass_dram(struct dp_ctx *x)
 		goto out;
 	cc_end = sh_cc_end;
 	for (ci = 0; ci < m->nc; ci++) {
-		end = sh_cc_end;
-		if (place_private(x, &m->c[ci], DP_REG_CC, sh_cc_end, cc_ceil, &end))
+		/* mode 1 (one map): each core's above the one before */
+		uint64_t from = x->o.dram_shared_mode == 1 ? round_page(cc_end) : sh_cc_end;
+
+		end = from;
+		if (place_private(x, &m->c[ci], DP_REG_CC, from, cc_ceil, &end))
 			goto out;
 		if (end > cc_end)
 			cc_end = end;
@@ -473,12 +530,21 @@ int dp_pass_dram(struct dp_ctx *x)
 		goto out;
 	x->shared_end = round_page(x->shared_end);
 	x->private_base = x->shared_end;
+	if (x->o.dram_shared_mode == 1 && slab_cap(x))
+		goto out;
 	for (ci = 0; ci < m->nc; ci++) {
 		struct dp_core *c = &m->c[ci];
+		uint64_t lo = x->private_base, hi = x->ceiling;
 
+		if (x->o.dram_shared_mode == 1) {
+			lo = x->private_base + ci * x->core_cap;
+			hi = lo + x->core_cap;
+			if (x->log)
+				fprintf(x->log, "[core %u] slab [0x%llx, 0x%llx)\n", ci,
+					(unsigned long long)lo, (unsigned long long)hi);
+		}
 		end = 0;
-		if (place_private(x, c, DP_REG_GENERAL, x->private_base,
-				  x->ceiling, &end))
+		if (place_private(x, c, DP_REG_GENERAL, lo, hi, &end))
 			goto out;
 		if (x->log) {
 			if (!core_has(c, DP_REG_CC, 0) && !core_has(c, DP_REG_GENERAL, 0))

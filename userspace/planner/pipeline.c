@@ -48,7 +48,7 @@ static void notes(struct dp_ctx *x)
 
 	for (ci = 0; ci < m->nc; ci++) {
 		struct dp_core *c = &m->c[ci];
-		uint32_t n = 0, *queue, qh = 0, qt = 0;
+		uint32_t n = 0;
 		uint8_t *seen;
 
 		for (i = 0; i < c->nt; i++) {
@@ -67,24 +67,10 @@ static void notes(struct dp_ctx *x)
 			fprintf(x->log, "%s on core %u\n", n > 8 ? ", ..." : "", ci);
 		if (!c->nb)
 			continue;
-		queue = dp_xrealloc(NULL, c->nb, sizeof(*queue));
 		seen = calloc(c->nb, 1);
 		if (!seen)
 			abort();
-		queue[qt++] = 0;
-		seen[0] = 1;
-		while (qh < qt) {
-			struct dp_block *b = &c->b[queue[qh++]];
-
-			for (i = 0; i < b->nsucc; i++) {
-				uint32_t s = c->succ[b->succ_first + i];
-
-				if (!seen[s]) {
-					seen[s] = 1;
-					queue[qt++] = s;
-				}
-			}
-		}
+		dp_cfg_walk(c, seen, NULL, NULL);
 		for (n = 0, i = 0; i < c->nb; i++) {
 			if (seen[i])
 				continue;
@@ -95,7 +81,6 @@ static void notes(struct dp_ctx *x)
 		}
 		if (n)
 			fprintf(x->log, "%s on core %u\n", n > 8 ? ", ..." : "", ci);
-		free(queue);
 		free(seen);
 	}
 }

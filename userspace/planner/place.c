@@ -33,7 +33,10 @@
  * no threshold and no spill (DRAM is the bottom of the hierarchy), so the
  * "simplify threshold" of the seed reduces to this ordering.  The rule is a
  * pure function of sizes, intervals and item order: plans are the same on
- * every run.
+ * every run.  The threshold lives on only in the seed's two messages
+ * ("hi ratio", "new candidates = N"; struct dp_simplify_info): a node is
+ * high while its pressure is above the bytes of the region, start to
+ * ceiling.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,34 +44,35 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-struct nbr {
-	uint32_t self, qid;
-	uint32_t *stamp;
-	uint32_t *adj;
-	size_t n, cap;
-};
-
-static void collect(uint32_t payload, void *arg)
+void dp_nbr_collect(uint32_t u, void *arg)
 {
-	struct nbr *b = arg;
+	struct dp_nbr *b = arg;
 
-	if (payload == b->self || b->stamp[payload] == b->qid)
+	if (u == b->self || b->stamp[u] == b->qid)
 		return;
-	b->stamp[payload] = b->qid;
+	b->stamp[u] = b->qid;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 1024;
 		b->adj = dp_xrealloc(b->adj, b->cap, sizeof(*b->adj));
 	}
-	b->adj[b->n++] = payload;
+	b->adj[b->n++] = u;
 }
 
 int dp_simplify_order(const struct dp_item *it, size_t n,
 		      const uint32_t *adj_first, const uint32_t *adj,
 		      uint32_t *out)
 {
+	return dp_simplify_order_info(it, n, adj_first, adj, out, NULL);
+}
+
+int dp_simplify_order_info(const struct dp_item *it, size_t n,
+			   const uint32_t *adj_first, const uint32_t *adj,
+			   uint32_t *out, struct dp_simplify_info *si)
+{
 	uint64_t *p = dp_xrealloc(NULL, n ? n : 1, sizeof(*p));
 	struct dp_iheap H = { .key = p, .n = n };
 	size_t i, k, removed = 0;
+	uint8_t *high = si ? calloc(n ? n : 1, 1) : NULL;
 
 	H.h = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.h));
 	H.pos = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.pos));
@@ -81,6 +85,8 @@ int dp_simplify_order(const struct dp_item *it, size_t n,
 		p[i] = s;
 		H.h[i] = i;
 		H.pos[i] = i;
+		if (si)
+			dp_simplify_note_start(si, high, i, s);
 	}
 	for (i = n / 2; i-- > 0;)
 		dp_iheap_down(&H, i);
@@ -90,6 +96,8 @@ int dp_simplify_order(const struct dp_item *it, size_t n,
 		dp_iheap_swap(&H, 0, --H.n);
 		H.pos[v] = UINT32_MAX;
 		dp_iheap_down(&H, 0);
+		if (si)
+			dp_simplify_note_removed(si, high, v, p[v]);
 		out[n - 1 - removed++] = v;	/* stack: last removed placed first */
 		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
 			uint32_t u = adj[k];
@@ -104,7 +112,28 @@ int dp_simplify_order(const struct dp_item *it, size_t n,
 	free(p);
 	free(H.h);
 	free(H.pos);
+	free(high);
 	return 0;
+}
+
+void dp_simplify_note_start(struct dp_simplify_info *si, uint8_t *high,
+			    uint32_t v, uint64_t pressure)
+{
+	if (!high)
+		abort();
+	if (pressure > si->max_pressure)
+		si->max_pressure = pressure;
+	if (pressure > si->threshold) {
+		high[v] = 1;
+		si->hi++;
+	}
+}
+
+void dp_simplify_note_removed(struct dp_simplify_info *si, const uint8_t *high,
+			      uint32_t v, uint64_t pressure)
+{
+	if (high[v] && pressure <= si->threshold)
+		si->new_cand++;
 }
 
 /* ---- the other orders (MiniMalloc mode tries them too) -------------- */
@@ -118,11 +147,7 @@ static int cmp_okey(const void *x, const void *y)
 {
 	const struct okey *p = x, *q = y;
 
-	if (p->a != q->a)
-		return p->a > q->a ? -1 : 1;	/* descending */
-	if (p->b != q->b)
-		return p->b > q->b ? -1 : 1;
-	return (p->i > q->i) - (p->i < q->i);
+	return dp_cmp(q->a, p->a) ?: dp_cmp(q->b, p->b) ?: dp_cmp(p->i, q->i);
 }
 
 static uint64_t span(const struct dp_item *it, const struct dp_iv *iv)
@@ -349,7 +374,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	enum dp_engine eng = dp_place_get_engine();
 	struct dp_itree tree = { .root = -1 };
 	struct dp_itnode *nodes;
-	struct nbr nb = { 0 };
+	struct dp_nbr nb = { 0 };
 	struct dp_dense *dense = NULL;
 	struct dp_atree *at = NULL;
 	struct pick pk = { 0 };
@@ -359,6 +384,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	size_t ni = 0, i, k, cap_occ = 0, edges, skip = 0, backoff = 0;
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
+	struct dp_simplify_info si = { 0 };
 	int rc = -1, use_adj = 1;
 	enum { SEL_ADJ, SEL_TREE, SEL_TRY_ITREE, SEL_TRY_ADJ } sel;
 
@@ -411,7 +437,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		for (k = 0; k < it[i].iv_count; k++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + k];
 
-			dp_itree_overlaps(&tree, v->lo, v->hi, collect, &nb);
+			dp_itree_overlaps(&tree, v->lo, v->hi, dp_nbr_collect, &nb);
 		}
 		if (nb.n >= UINT32_MAX)
 			goto out;
@@ -434,12 +460,20 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	if (log)
 		fprintf(log, "%ssimplify interference graph: %zu nodes, %zu edges\n",
 			tag, n, edges);
+	si.threshold = ceiling > start ? ceiling - start : 0;
 	if (order != DP_ORDER_SIMPLIFY)
 		static_order(it, n, iv, order, ord);
 	else if (use_adj)
-		dp_simplify_order(it, n, adj_first, nb.adj, ord);
+		dp_simplify_order_info(it, n, adj_first, nb.adj, ord, &si);
 	else
-		dp_dense_order(dense, ord);
+		dp_dense_order_info(dense, ord, &si);
+	if (log && order == DP_ORDER_SIMPLIFY) {
+		fprintf(log, "%ssimplify: hi ratio = %zu/%zu = %.3f (pressure above the region's %llu bytes; highest pressure %llu)\n",
+			tag, si.hi, n, n ? (double)si.hi / n : 0.0,
+			(unsigned long long)si.threshold,
+			(unsigned long long)si.max_pressure);
+		fprintf(log, "%ssimplify: new candidates = %zu\n", tag, si.new_cand);
+	}
 	t2 = dp_now();
 
 	placed = calloc(n ? n : 1, 1);

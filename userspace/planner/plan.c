@@ -76,6 +76,8 @@ int dp_pass_build_plan(struct dp_ctx *x)
 	p->shared_end = x->shared_end;
 	p->private_base = x->private_base;
 	p->ceiling = x->ceiling;
+	p->dram_shared_mode = x->o.dram_shared_mode;
+	p->core_cap = x->core_cap;
 	p->ncores = m->nc;
 	p->core = calloc(m->nc, sizeof(*p->core));
 	if (!p->core)
@@ -88,6 +90,10 @@ int dp_pass_build_plan(struct dp_ctx *x)
 
 		cp->core = ci;
 		cp->function = dp_strdup(c->function);
+		if (p->dram_shared_mode == 1) {	/* per-core slabs */
+			cp->slab_base = p->private_base + ci * p->core_cap;
+			cp->slab_end = cp->slab_base + p->core_cap;
+		}
 		for (i = 0; i < c->nt; i++)
 			if (c->t[i].mem == DP_MEM_DRAM) {
 				n++;
@@ -119,6 +125,9 @@ int dp_pass_build_plan(struct dp_ctx *x)
 			e->has_remote = t->has_remote;
 			e->remote_core = t->remote_core;
 			e->remote_name = t->has_remote ? dp_strdup(t->remote_name) : NULL;
+			/* links: 0 until sync_shared, as the device takes them */
+			e->partition = t->has_remote ? 0 : t->partition;
+			e->bank = t->has_remote ? 0 : t->bank;
 			e->iv_first = cp->niv;
 			e->iv_count = t->iv_count;
 			for (k = 0; k < t->iv_count; k++)
@@ -260,12 +269,20 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 			}
 			if (!r->placed)
 				continue;	/* check_placed names both */
+			/* the seed's triple: address, partition, bank */
 			t->addr = r->addr;
+			t->partition = r->partition;
+			t->bank = r->bank;
 			t->placed = 1;
-			if (log)
-				fprintf(log, "[core %u] Assigned memloc %s to address 0x%llx based on its remote local target {core %u, %s}\n",
-					ci, t->name, (unsigned long long)t->addr,
-					t->remote_core, t->remote_name);
+			if (!log)
+				continue;
+			fprintf(log, "[core %u] Assigned memloc %s to address 0x%llx",
+				ci, t->name, (unsigned long long)t->addr);
+			if (t->partition || t->bank)
+				fprintf(log, " partition %u bank %u",
+					t->partition, t->bank);
+			fprintf(log, " based on its remote local target {core %u, %s}\n",
+				t->remote_core, t->remote_name);
 		}
 	}
 	rc = 0;
@@ -339,11 +356,8 @@ static int cmp_sacc(const void *a, const void *b)
 {
 	const struct sacc *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->core, y->core) ?:
+	       dp_cmp(x->t, y->t);
 }
 
 /*
@@ -559,11 +573,54 @@ int dp_pass_hazards(struct dp_ctx *x)
 
 /* ---- totals: shared bytes counted once ------------------------------- */
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct dp_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Bytes under at least one placed shared owner: the union of their ranges. */
+static uint64_t shared_union(const struct dp_plan *p)
+{
+	struct dp_range *r;
+	uint64_t sum = 0, lo = 0, hi = 0;
+	size_t n = 0, k;
+	uint32_t ci, i;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		n += p->core[ci].n;
+	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
+	n = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (i = 0; i < p->core[ci].n; i++) {
+			const struct dp_plan_tensor *t = &p->core[ci].t[i];
+
+			if (t->shared && !t->has_remote && t->placed &&
+			    t->addr + t->size > t->addr)
+				r[n++] = (struct dp_range){ t->addr, t->addr + t->size };
+		}
+	qsort(r, n, sizeof(*r), cmp_range);
+	for (k = 0; k < n; k++) {
+		if (k && r[k].lo <= hi) {
+			if (r[k].hi > hi)
+				hi = r[k].hi;
+			continue;
+		}
+		sum += hi - lo;
+		lo = r[k].lo;
+		hi = r[k].hi;
+	}
+	free(r);
+	return sum + (hi - lo);
+}
+
 void dp_plan_totals(struct dp_plan *p)
 {
 	uint32_t ci, i;
 
 	p->total_private = p->total_shared = 0;
+	p->shared_footprint = shared_union(p);
 	for (ci = 0; ci < p->ncores; ci++) {
 		struct dp_core_plan *c = &p->core[ci];
 		struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
@@ -571,8 +628,16 @@ void dp_plan_totals(struct dp_plan *p)
 		uint64_t top = 0;
 
 		c->private_bytes = c->shared_bytes = c->footprint = 0;
+		c->spill = c->aligned_spill = c->dram = 0;
 		for (i = 0; i < c->n; i++) {
 			struct dp_plan_tensor *t = &c->t[i];
+
+			if (t->region == DP_REG_PRE || t->has_remote) {
+				c->dram += t->bytes;
+			} else {
+				c->spill += t->bytes;
+				c->aligned_spill += t->size;
+			}
 
 			if (t->shared)
 				c->shared_bytes += t->size;
@@ -617,10 +682,17 @@ int dp_pass_totals(struct dp_ctx *x)
 				(unsigned long long)c->footprint,
 				(unsigned long long)c->peak,
 				(unsigned long long)c->lower_bound);
+			fprintf(x->log, "[core %u] spill = %llu bytes, aligned spill = %llu bytes, dram = %llu bytes\n",
+				ci, (unsigned long long)c->spill,
+				(unsigned long long)c->aligned_spill,
+				(unsigned long long)c->dram);
 		}
 		fprintf(x->log, "device: %llu bytes = %llu private + %llu shared (shared counted once, not per core)\n",
 			(unsigned long long)p->total_bytes,
 			(unsigned long long)p->total_private,
+			(unsigned long long)p->total_shared);
+		fprintf(x->log, "device: shared footprint %llu bytes (bytes under at least one shared tensor, beside the %llu counted once above)\n",
+			(unsigned long long)p->shared_footprint,
 			(unsigned long long)p->total_shared);
 	}
 	return 0;

@@ -43,6 +43,21 @@ static int get_u(struct jrd *r, uint32_t o, const char *key,
 	return num_u(r, v, where, key, out);
 }
 
+/* Optional, 0 when absent: partition and bank (32 bits, as the device). */
+static int get_u32(struct jrd *r, uint32_t o, const char *key,
+		   const char *where, uint32_t *out)
+{
+	uint32_t v = jdoc_get(r->d, o, key);
+	uint64_t x = 0;
+
+	if (v != JNONE && num_u(r, v, where, key, &x))
+		return -1;
+	if (x > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s.%s: out of range", r->file, where, key);
+	*out = x;
+	return 0;
+}
+
 static int get_b(struct jrd *r, uint32_t o, const char *key,
 		 const char *where, uint8_t *out)
 {
@@ -83,6 +98,9 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 			return -1;
 		t->placed = 1;
 	}
+	if (get_u32(r, o, "partition", where, &t->partition) ||
+	    get_u32(r, o, "bank", where, &t->bank))
+		return -1;
 	if (get_u(r, o, "size", where, &t->size) ||
 	    get_u(r, o, "bytes", where, &t->bytes) ||
 	    get_b(r, o, "collective", where, &t->collective) ||
@@ -192,6 +210,19 @@ static void *plan_from(const struct jdoc *d, const char *path,
 			dp_fail(e, "%s: shared_region: must be an object", path);
 		goto fail;
 	}
+	if ((v = jdoc_get(d, root, "dram_shared_mode")) != JNONE) {
+		uint64_t mode;
+
+		if (num_u(&r, v, "top level", "dram_shared_mode", &mode) ||
+		    get_u(&r, root, "core_cap", "top level", &p->core_cap))
+			goto fail;
+		if (mode > 1) {
+			dp_fail(e, "%s: dram_shared_mode: %llu is not 0 or 1", path,
+				U(mode));
+			goto fail;
+		}
+		p->dram_shared_mode = mode;
+	}
 	p->ncores = jdoc_len(d, cores);
 	p->core = calloc(p->ncores ? p->ncores : 1, sizeof(*p->core));
 	if (!p->core)
@@ -211,6 +242,14 @@ static void *plan_from(const struct jdoc *d, const char *path,
 		v = jdoc_get(d, co, "function");
 		c->function = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
 					jdoc_str(d, v) : "main");
+		if ((v = jdoc_get(d, co, "slab")) != JNONE &&
+		    (jdoc_type(d, v) != J_OBJ ||
+		     get_u(&r, v, "base", where, &c->slab_base) ||
+		     get_u(&r, v, "end", where, &c->slab_end))) {
+			if (jdoc_type(d, v) != J_OBJ)
+				dp_fail(e, "%s: %s.slab: must be an object", path, where);
+			goto fail;
+		}
 		if (get(&r, co, "tensors", J_ARR, where, &ts))
 			goto fail;
 		c->t = calloc(jdoc_len(d, ts) + 1, sizeof(*c->t));

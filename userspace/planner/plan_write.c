@@ -31,6 +31,9 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 		U(p->shared_base), U(p->shared_end));
 	fprintf(f, "  \"private_base\": %llu,\n  \"ceiling\": %llu,\n",
 		U(p->private_base), U(p->ceiling));
+	if (p->dram_shared_mode)	/* per-core slabs; mode 0 writes nothing */
+		fprintf(f, "  \"dram_shared_mode\": %d,\n  \"core_cap\": %llu,\n",
+			p->dram_shared_mode, U(p->core_cap));
 	fprintf(f, "  \"totals\": {\"private\": %llu, \"shared\": %llu, \"bytes\": %llu},\n",
 		U(p->total_private), U(p->total_shared), U(p->total_bytes));
 	fprintf(f, "  \"cores\": [");
@@ -39,9 +42,13 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 
 		fprintf(f, "%s\n    {\"core\": %u, \"function\": ", ci ? "," : "", c->core);
 		dp_json_str(f, c->function);
-		fprintf(f, ", \"private_bytes\": %llu, \"shared_bytes\": %llu, \"footprint\": %llu, \"peak\": %llu, \"lower_bound\": %llu,\n     \"tensors\": [",
+		fprintf(f, ", \"private_bytes\": %llu, \"shared_bytes\": %llu, \"footprint\": %llu, \"peak\": %llu, \"lower_bound\": %llu",
 			U(c->private_bytes), U(c->shared_bytes), U(c->footprint),
 			U(c->peak), U(c->lower_bound));
+		if (p->dram_shared_mode)
+			fprintf(f, ", \"slab\": {\"base\": %llu, \"end\": %llu}",
+				U(c->slab_base), U(c->slab_end));
+		fprintf(f, ",\n     \"tensors\": [");
 		for (k = 0; k < c->n; k++) {
 			const struct dp_plan_tensor *t = &c->t[k];
 
@@ -49,6 +56,10 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 			dp_json_str(f, t->name);
 			if (t->placed)
 				fprintf(f, ", \"address\": %llu", U(t->addr));
+			if (t->partition)
+				fprintf(f, ", \"partition\": %u", t->partition);
+			if (t->bank)
+				fprintf(f, ", \"bank\": %u", t->bank);
 			fprintf(f, ", \"size\": %llu, \"bytes\": %llu, \"region\": \"%s\", \"collective\": %s, \"shared\": %s, \"reads\": %s, \"writes\": %s",
 				U(t->size), U(t->bytes), dp_region_name(t->region),
 				b(t->collective), b(t->shared), b(t->reads),

@@ -11,9 +11,7 @@ static int cmp_range(const void *a, const void *b)
 {
 	const struct dp_range *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
 }
 
 static void sort_ranges(struct dp_range *r, size_t n)

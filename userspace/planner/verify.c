@@ -20,9 +20,11 @@
  *  4. CC region: collective operands inside [cc_base, cc_base + cc_size),
  *     every other planned tensor outside it, cc_size <= cc_limit;
  *  5. interfering tensors (a shared instruction time) are byte-disjoint;
- *  6. shared: a linked tensor's address equals its remote target's, the
+ *  6. shared: a linked tensor's address (and partition and bank: the
+ *     seed's triple) equals its remote target's, the
  *     target exists, is shared and not itself linked; no private tensor of
- *     any core overlaps the bytes of a shared tensor.
+ *     any core overlaps the bytes of a shared tensor;
+ *  7. dram_shared mode 1 only: the per-core slabs (slabs_check).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +41,7 @@ static int cmp_vi(const void *a, const void *b)
 {
 	const struct vi *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
 }
 
 /*
@@ -103,16 +103,14 @@ static int cmp_rank(const void *a, const void *b)
 {
 	const struct arank *x = a, *y = b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return (x->t > y->t) - (x->t < y->t);
+	return dp_cmp(x->addr, y->addr) ?: dp_cmp(x->t, y->t);
 }
 
 static int cmp_vi_hi(const void *a, const void *b)
 {
 	const struct vi *x = a, *y = b;
 
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	return dp_cmp(x->hi, y->hi);
 }
 
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
@@ -221,9 +219,7 @@ static int cmp_br(const void *a, const void *b)
 {
 	const struct brange *x = a, *y = b;
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->shared < y->shared) - (x->shared > y->shared);
+	return dp_cmp(x->lo, y->lo) ?: dp_cmp(y->shared, x->shared);
 }
 
 /* Rule 6b: private bytes of any core never overlap shared bytes. */
@@ -328,11 +324,97 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 					(unsigned long long)r->addr);
 				goto out;
 			}
+			if (r->partition != t->partition || r->bank != t->bank) {
+				dp_fail(e, "%s: core %u tensor '%s' (partition %u, bank %u): differs from its remote target {core %u, '%s'} (partition %u, bank %u) (sync_shared copies the whole triple: address, partition, bank)",
+					file, ci, t->name, t->partition, t->bank,
+					t->remote_core, t->remote_name,
+					r->partition, r->bank);
+				goto out;
+			}
 		}
 	}
 	rc = 0;
 out:
 	dp_plan_names_free(p, ix);
+	return rc;
+}
+
+/*
+ * Rule 7, dram_shared mode 1 (per-core slabs in one address map): core c's
+ * slab is [private_base + c * core_cap, + core_cap), below the ceiling;
+ * its general tensors lie inside it; and, the map being one, no two
+ * tensors of different cores that are neither shared nor pre-placed share
+ * a byte (a sweep by address keeping the two highest ends of different
+ * cores).  Pre-placed tensors are the model's.
+ */
+static int slabs_check(const struct dp_plan *p, const char *file,
+		       struct dp_err *e)
+{
+	struct brange *r, top[2] = { { 0, 0, UINT32_MAX, 0, 0 },
+				     { 0, 0, UINT32_MAX, 0, 0 } };
+	size_t n = 0, i;
+	uint32_t ci, k;
+	int rc = 0;
+
+	for (ci = 0; ci < p->ncores; ci++) {
+		const struct dp_core_plan *c = &p->core[ci];
+		uint64_t base = p->private_base + (uint64_t)ci * p->core_cap;
+
+		if (c->slab_base != base || c->slab_end != base + p->core_cap ||
+		    (p->ceiling && c->slab_end > p->ceiling))
+			return dp_fail(e, "%s: core %u: slab [0x%llx, 0x%llx) is not [private_base + %u * core_cap, + core_cap) = [0x%llx, 0x%llx) below the ceiling",
+				       file, ci, (unsigned long long)c->slab_base,
+				       (unsigned long long)c->slab_end, ci,
+				       (unsigned long long)base,
+				       (unsigned long long)(base + p->core_cap));
+		for (k = 0; k < c->n; k++) {
+			const struct dp_plan_tensor *t = &c->t[k];
+
+			if (t->region == DP_REG_GENERAL &&
+			    (t->addr < c->slab_base || t->addr + t->size > c->slab_end))
+				return dp_fail(e, "%s: core %u tensor '%s' at [0x%llx, 0x%llx): outside the core's slab [0x%llx, 0x%llx) (dram_shared mode 1)",
+					       file, ci, t->name,
+					       (unsigned long long)t->addr,
+					       (unsigned long long)(t->addr + t->size),
+					       (unsigned long long)c->slab_base,
+					       (unsigned long long)c->slab_end);
+			if (!t->shared && t->region != DP_REG_PRE)
+				n++;
+		}
+	}
+	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
+	n = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++) {
+			const struct dp_plan_tensor *t = &p->core[ci].t[k];
+
+			if (!t->shared && t->region != DP_REG_PRE)
+				r[n++] = (struct brange){ t->addr, t->addr + t->size,
+							  ci, k, 0 };
+		}
+	qsort(r, n, sizeof(*r), cmp_br);
+	for (i = 0; i < n && !rc; i++) {
+		/* the highest end among the other cores' ranges so far */
+		const struct brange *o = top[0].core != r[i].core ? &top[0] : &top[1];
+
+		if (o->core != UINT32_MAX && o->hi > r[i].lo) {
+			rc = dp_fail(e, "%s: core %u tensor '%s' and core %u tensor '%s' share bytes at 0x%llx (dram_shared mode 1: one address map, private bytes of different cores are disjoint)",
+				     file, o->core, p->core[o->core].t[o->t].name,
+				     r[i].core, p->core[r[i].core].t[r[i].t].name,
+				     (unsigned long long)r[i].lo);
+			break;
+		}
+		if (r[i].core == top[0].core) {
+			if (r[i].hi > top[0].hi)
+				top[0] = r[i];
+		} else if (top[0].core == UINT32_MAX || r[i].hi > top[0].hi) {
+			top[1] = top[0];
+			top[0] = r[i];
+		} else if (top[1].core == UINT32_MAX || r[i].hi > top[1].hi) {
+			top[1] = r[i];
+		}
+	}
+	free(r);
 	return rc;
 }
 
@@ -428,6 +510,8 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
 			return -1;
 	}
 	if (dp_verify_links(p, file, e))
+		return -1;
+	if (p->dram_shared_mode == 1 && slabs_check(p, file, e))
 		return -1;
 	return shared_vs_private(p, file, e);
 }

@@ -50,6 +50,10 @@ static void usage(FILE *f)
 "      --dram-page-size N        accepted for compatibility: the SBUF GCA granule;\n"
 "                                DRAM alignment stays a hard 4096\n"
 "      --disable-dram-allocation build the pipeline without the DRAM passes\n"
+"      --dram-shared-mode 0|1    0 (default): one address map per core; 1: the\n"
+"                                seed's per-core slabs of one map (--core-mib)\n"
+"      --core-mib MIB            (mode 1) each core's slab in MiB; default: the\n"
+"                                even split of what is above the shared region\n"
 "      --capacity BYTES          (minimalloc) fail if a buffer does not fit below\n"
 "      --order best|simplify|size|area|start  (minimalloc) order (default best)\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
@@ -71,7 +75,8 @@ static void usage(FILE *f)
 
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
        O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK,
-       O_REPORT, O_SVGMAX, O_PAIRS };
+       O_REPORT, O_SVGMAX, O_PAIRS,
+       O_SHMODE, O_COREMIB };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -95,6 +100,8 @@ static const struct option longopts[] = {
 	{ "uring", no_argument, NULL, O_URING },
 	{ "check-shared", no_argument, NULL, O_CHECK },
 	{ "help", no_argument, NULL, 'h' },
+	{ "dram-shared-mode", required_argument, NULL, O_SHMODE },
+	{ "core-mib", required_argument, NULL, O_COREMIB },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -784,6 +791,18 @@ int main(int argc, char **argv)
 			break;
 		case O_URING: a.sub.uring = 1; break;
 		case O_CHECK: a.sub.check_shared = 1; break;
+		case O_SHMODE:	/* the seed's dram_shared mode: 0 or 1 */
+			if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
+				say("--dram-shared-mode: '%s': must be 0 or 1", optarg);
+				return 2;
+			}
+			a.o.dram_shared_mode = optarg[0] - '0';
+			break;
+		case O_COREMIB:
+			if (parse_positive("--core-mib", optarg, &v))
+				return 2;
+			a.o.core_mib = v;
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -791,6 +810,10 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
+		return 2;
+	}
+	if (a.o.core_mib && a.o.dram_shared_mode != 1) {
+		fprintf(stderr, "dramplan: --core-mib goes with --dram-shared-mode 1\n");
 		return 2;
 	}
 	if ((a.sub.uring || a.sub.check_shared) && !a.submit) {

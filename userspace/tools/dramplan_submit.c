@@ -181,6 +181,8 @@ static void print_row(struct run *r, uint32_t ci, uint32_t i)
 		why ? why : "", why ? ")" : "");
 	if (t->has_remote)
 		fprintf(r->out, "  = core %u '%s'", t->remote_core, t->remote_name);
+	if (g->partition || g->bank)	/* the device's, after SYNC */
+		fprintf(r->out, "  partition %u bank %u", g->partition, g->bank);
 	fputc('\n', r->out);
 }
 
