@@ -7,24 +7,45 @@
 #   make module       xmemsim.ko against KDIR (default: the running kernel)
 #   make check        every test: host (plain and ASan/UBSan), KUnit, VM, lint
 #   make demo         the main job, in the test VM
+#   make install      libraries, headers, pkg-config files, tools, man
+#                     pages, udev rule, bash completion (DESTDIR, PREFIX,
+#                     BINDIR, LIBDIR, INCLUDEDIR, MANDIR)
+#   make modules_install   xmemsim.ko to /lib/modules/KVER/extra/, depmod
+#   make deb          the Debian packages (dpkg-buildpackage -us -uc -b)
 #
 # Userspace objects go to $(O) (default build/); O=build/asan SAN=1 and
 # O=build/static STATIC=1 are the sanitizer and static (VM) variants.
+# CPPFLAGS, CFLAGS and LDFLAGS are the caller's (a distribution's); WERROR=1
+# (make check) turns warnings into errors.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+UDEVDIR ?= /lib/udev/rules.d
 DESTDIR ?=
-VERSION := 0.1.0
+# The one version source: VERSION (dkms.conf, debian/changelog and the
+# module's MODULE_VERSION take it too).
+VERSION := $(shell cat $(CURDIR)/VERSION)
 O ?= build
 CC ?= gcc
 AR ?= ar
 SAN ?= 0
 STATIC ?= 0
+WERROR ?= 0
 
 CFLAGS ?= -O2 -g
-XCFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-I$(CURDIR)/uapi -I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/planner \
-	-I$(CURDIR)/tests
+# The library's own include paths; the tests add theirs to their objects.
+XCPPFLAGS := -D_GNU_SOURCE -I$(CURDIR)/userspace/include -I$(CURDIR)/uapi \
+	-I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/planner
+XCFLAGS := $(XCPPFLAGS) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra \
+	-DXMEMSIM_VERSION=\"$(VERSION)\"
+ifeq ($(WERROR),1)
+XCFLAGS += -Werror
+endif
 XLDFLAGS := $(LDFLAGS)
 ifeq ($(SAN),1)
 XCFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -40,19 +61,36 @@ TOOLS :=
 HOST_TESTS :=
 VM_TESTS :=
 
-.PHONY: all userspace vm-userspace module check demo clean install host-tests
+.PHONY: all userspace vm-userspace module modules_install check demo clean \
+	install host-tests deb libs tools
 
 all: module userspace
 
-include $(sort $(wildcard userspace/*/rules.mk tests/*/rules.mk))
+# Test and benchmark objects: tap.h, the heap model, the planner helpers.
+$(O)/tests/%.o $(O)/scripts/%.o: XCFLAGS += -I$(CURDIR)/tests -I$(CURDIR)/tests/model
+
+include $(sort $(wildcard userspace/*/rules.mk tests/*/rules.mk docs/*/rules.mk))
 
 userspace: $(LIBS) $(TOOLS) $(HOST_TESTS) $(VM_TESTS)
+
+# What `make install` installs, without the tests (the Debian build).
+libs: $(LIBS)
+tools: $(TOOLS)
 
 # What the test VM carries: tools and VM tests (scripts/vm.sh, static).
 vm-userspace: $(TOOLS) $(VM_TESTS)
 
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# extra/xmemsim.ko (Kbuild's INSTALL_MOD_DIR), then depmod for that kernel
+# (skipped when staging into INSTALL_MOD_PATH).
+# Built with M=kmod so the module sits at the top of its tree.
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_DIR=extra modules_install
+	kver=$$($(MAKE) -s --no-print-directory -C $(KDIR) kernelrelease) && \
+		depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $$kver
 
 # Runs every host test binary; TAP goes to $(O)/results/.
 host-tests: $(HOST_TESTS)
@@ -69,20 +107,38 @@ check:
 demo:
 	@bash scripts/demo.sh
 
-# The ABI header, both libraries, the pkg-config file and the tools.
-install: $(LIBS) $(TOOLS)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/bin
-	install -m 644 uapi/xmemsim.h userspace/lib/libxmemsim.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(O)/libxmemsim.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(O)/libxmemsim.so.$(LIBXMEMSIM_SOVER) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libxmemsim.so.$(LIBXMEMSIM_SOVER) $(DESTDIR)$(PREFIX)/lib/libxmemsim.so
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-		userspace/lib/libxmemsim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/libxmemsim.pc
-	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+# Libraries, headers, pkg-config files and tools; install-data (man pages,
+# udev rule, bash completion) lives in docs/man/rules.mk.
+install: $(LIBS) $(TOOLS) install-lib install-data
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+
+# The module's sources for DKMS: $(DESTDIR)$(DKMS_SRC)/xmemsim-VERSION/
+# with dkms.conf (then `dkms install xmemsim/VERSION`).
+DKMS_SRC ?= /usr/src
+DKMS_DIR = $(DESTDIR)$(DKMS_SRC)/xmemsim-$(VERSION)
+.PHONY: dkms-source
+dkms-source:
+	install -d $(DKMS_DIR)/kmod/tests $(DKMS_DIR)/uapi
+	install -m 644 VERSION Kbuild $(DKMS_DIR)/
+	install -m 644 kmod/Kbuild kmod/Kconfig kmod/*.[ch] $(DKMS_DIR)/kmod/
+	install -m 644 kmod/tests/*.[ch] $(DKMS_DIR)/kmod/tests/
+	install -m 644 uapi/xmemsim.h $(DKMS_DIR)/uapi/
+	sed -e 's|@VERSION@|$(VERSION)|g' dkms.conf.in > $(DKMS_DIR)/dkms.conf
+
+# The Debian packages (debian/), built from a copy of the tree (its tracked
+# and new files) in $(O)/pkg/xmemsim-VERSION: the .debs land in $(O)/pkg/.
+# The distribution's flags, without WERROR.
+PKG_DIR = $(abspath $(O))/pkg
+deb:
+	rm -rf $(PKG_DIR) && mkdir -p $(PKG_DIR)/xmemsim-$(VERSION)
+	git ls-files -co --exclude-standard -z | \
+		xargs -0 cp -P --parents -t $(PKG_DIR)/xmemsim-$(VERSION)
+	cd $(PKG_DIR)/xmemsim-$(VERSION) && env -u WERROR -u MAKEFLAGS -u MAKELEVEL \
+		DEB_BUILD_OPTIONS="parallel=2 noautodbgsym $(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc -b
 
 clean:
-	rm -rf build
+	rm -rf build debian/.debhelper debian/tmp
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 
 # Keep objects that pattern rules chain through (tests/model, helpers).
@@ -92,4 +148,4 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) -path $(O)/pkg -prune -o -type f -name '*.d' -print 2>/dev/null)

@@ -466,3 +466,4 @@ module_exit(xmemsim_exit);
 MODULE_DESCRIPTION("Simulated accelerator device memory");
 MODULE_AUTHOR("xmemsim developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XMEMSIM_VERSION);

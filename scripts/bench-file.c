@@ -14,6 +14,7 @@
  *
  *   bench-file DRAMPLAN DIR N...
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -97,7 +98,10 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			/* verify prints one line: keep it off the table */
-			freopen("/dev/null", "w", stdout);
+			if (!freopen("/dev/null", "w", stdout)) {
+				fprintf(stderr, "bench-file: /dev/null: %s\n", strerror(errno));
+				return 1;
+			}
 			if (run(ver, &tver, &rver)) {
 				dup2(devnull, 1);
 				fprintf(stderr, "bench-file: n=%u: verify failed\n", n);

@@ -9,7 +9,9 @@
 #     device's tests, the hostile-user tests, a bounded fuzzer run, reloads;
 #     then a second boot at scale (tests/vm/scale.sh)
 #  5. checkpatch --strict, sparse (C=2) and W=1 on kmod/ and uapi/, and a
-#     build against Debian's linux-headers-6.1
+#     build through DKMS against Debian's linux-headers-6.1
+#  6. packaging: man pages render, one version, the Debian packages built,
+#     lintian, installed here, used, purged
 #
 # Each TAP "ok"/"not ok" line, each KUnit case and each gate counts once.
 # A stage that dies without results counts as one failure. The last line is
@@ -22,6 +24,9 @@ RES=$REPO/build/results
 rm -rf "$RES"
 mkdir -p "$RES"
 JOBS=${JOBS:-$(nproc)}
+# every userspace build of make check (host, ASan, static VM) with -Werror;
+# a plain `make` leaves warnings warnings (distribution CFLAGS)
+export WERROR=1
 CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 
 pass=0 fail=0 skip=0
@@ -155,7 +160,7 @@ gate $? "ioctl magic $magic is not taken in $(basename "$table")"
 LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
 trap 'rm -rf "$LINTDIR"' EXIT
 lintsrc=$LINTDIR/lint
-mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
+mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
 make -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
 wr=$?
 grep -E 'warning:|error:' "$RES/w1.log"
@@ -165,17 +170,82 @@ sr=$?
 grep -E 'warning:|error:' "$RES/sparse.log"
 gate $([ $sr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/sparse.log" && echo 0 || echo 1) "sparse (C=2), no warnings"
 
+# The distribution's headers, through DKMS: `make dkms-source` into a
+# private tree, `dkms add` and `dkms build` there (--sourcetree, --dkmstree),
+# nothing in /usr/src or /var/lib/dkms
+V=$(cat VERSION)
 HDR=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -1)
 if [ -n "$HDR" ]; then
-	distsrc=$LINTDIR/distro
-	mkdir -p "$distsrc" && cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$distsrc/"
-	make -C "$HDR" M="$distsrc" modules >"$RES/distro.log" 2>&1 &&
-		[ -f "$distsrc/kmod/xmemsim.ko" ]
+	KVER=${HDR##*/linux-headers-}
+	dk=$LINTDIR/dkms
+	mkdir -p "$dk/tree" &&
+		make -s dkms-source DESTDIR="$dk" DKMS_SRC=/src >"$RES/distro.log" 2>&1 &&
+		dkms add -m xmemsim -v "$V" --sourcetree "$dk/src" --dkmstree "$dk/tree" \
+			>>"$RES/distro.log" 2>&1 &&
+		dkms build -m xmemsim -v "$V" -k "$KVER" --sourcetree "$dk/src" \
+			--dkmstree "$dk/tree" >>"$RES/distro.log" 2>&1
+	dr=$?
+	ko=$(find "$dk/tree/xmemsim/$V/$KVER" -name xmemsim.ko 2>/dev/null | head -1)
+	[ $dr -eq 0 ] && [ -n "$ko" ]
 	dr=$?
 	[ $dr -ne 0 ] && tail -n 30 "$RES/distro.log"
-	gate $dr "module builds against $(basename "$HDR")"
+	gate $dr "module builds against $(basename "$HDR") (dkms add/build, private tree)"
+	[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$V" ]
+	gate $? "MODULE_VERSION is $V (VERSION)"
 else
-	skip=$((skip + 1)); echo "ok - distro headers build # SKIP no linux-headers-6.1"
+	skip=$((skip + 2)); echo "ok - distro headers build # SKIP no linux-headers-6.1"
+fi
+
+stage "packaging gates"
+make -s man-check >"$RES/man.log" 2>&1
+mr=$?
+[ $mr -ne 0 ] && cat "$RES/man.log"
+gate $mr "man pages render at 80 columns without warnings (man --warnings -l)"
+[ "$(dpkg-parsechangelog -S Version)" = "$V" ] &&
+	grep -qx "PACKAGE_VERSION=\"@VERSION@\"" dkms.conf.in
+gate $? "debian/changelog and dkms.conf take VERSION ($V)"
+
+# The Debian packages: built from a copy of the tree (make deb), lintian,
+# installed on this machine (the module built by DKMS for the installed
+# headers), the tools and a program outside the tree run, then purged
+# again; a run that stopped half way is purged first.
+PKGS="xmemsim-dkms libxmemsim1 libxmemsim-dev xmemsim-tools"
+ARCH=$(dpkg --print-architecture)
+if [ "$(id -u)" -ne 0 ] || [ -z "$HDR" ]; then
+	skip=$((skip + 1)); echo "ok - Debian packages # SKIP needs root and linux-headers-6.1"
+else
+	make -s deb >"$RES/deb.log" 2>&1
+	br=$?
+	[ $br -ne 0 ] && tail -n 30 "$RES/deb.log"
+	gate $br "dpkg-buildpackage -us -uc -b: $PKGS"
+	debs="build/pkg/xmemsim-dkms_${V}_all.deb build/pkg/libxmemsim1_${V}_$ARCH.deb
+		build/pkg/libxmemsim-dev_${V}_$ARCH.deb build/pkg/xmemsim-tools_${V}_$ARCH.deb"
+	lintian --fail-on error $debs >"$RES/lintian.log" 2>&1
+	lr=$?
+	[ $lr -ne 0 ] && cat "$RES/lintian.log"
+	gate $lr "lintian: no errors"
+	dpkg --purge $PKGS >"$RES/pkg-install.log" 2>&1
+	dpkg -i $debs >>"$RES/pkg-install.log" 2>&1
+	ir=$?
+	[ $ir -ne 0 ] && tail -n 30 "$RES/pkg-install.log"
+	gate $ir "the packages install"
+	[ "$(/usr/bin/xmemctl --version)" = "xmemctl $V" ] &&
+		[ "$(/usr/bin/dramplan --version)" = "dramplan $V" ] &&
+		/usr/bin/dramplan -q --no-svg -o /dev/null examples/mlp.json &&
+		[ "$(/usr/bin/xmemctl --dev=/dev/null info 2>&1)" = "xmemctl: info: ENOTTY -" ] &&
+		man -w xmemctl >/dev/null && man -w 4 xmemsim >/dev/null && man -w xms_free >/dev/null
+	gate $? "installed: xmemctl and dramplan run, their man pages are found"
+	cc -o "$LINTDIR/consumer" tests/install/consumer.c \
+		$(pkg-config --cflags --libs libxmemsim) >"$RES/consumer.log" 2>&1 &&
+		[ "$("$LINTDIR/consumer")" = ok ] &&
+		ldd "$LINTDIR/consumer" | grep -Eq 'libxmemsim\.so\.1 => (/usr)?/lib/'
+	gate $? "a program outside the tree builds with pkg-config libxmemsim and runs"
+	dkms status -m xmemsim -v "$V" -k "$KVER" | grep -q ": installed" &&
+		[ -f "/lib/modules/$KVER/updates/dkms/xmemsim.ko" ]
+	gate $? "dkms status: xmemsim/$V installed for $KVER"
+	dpkg --purge $PKGS >>"$RES/pkg-install.log" 2>&1 &&
+		[ ! -e "/lib/modules/$KVER/updates/dkms/xmemsim.ko" ] && [ ! -e /usr/bin/xmemctl ]
+	gate $? "the packages purge cleanly (module and tools gone)"
 fi
 
 echo

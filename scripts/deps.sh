@@ -15,6 +15,7 @@ pkgs=(
 	sparse
 	python3
 	pkg-config
+	dkms dh-dkms debhelper lintian man-db groff-base adduser
 )
 
 missing=()

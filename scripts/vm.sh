@@ -55,7 +55,7 @@ trap 'rm -rf "$RUN"' EXIT
 # checkout's run going on at the same time.
 MODSRC=$RUN/mod
 mkdir -p "$MODSRC"
-cp -rs "$REPO/Kbuild" "$REPO/kmod" "$REPO/uapi" "$MODSRC/"
+cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$MODSRC/"
 make -s -C "$VM" M="$MODSRC" modules >"$RUN/mod.log" 2>&1 || {
 	cat "$RUN/mod.log" >&2
 	log "module build failed"

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 
 static double now(void)
@@ -34,7 +35,7 @@ static void die(const char *what, int err)
 static double min_secs = 1.0;
 
 /* alloc+free pairs per second through ioctl */
-static double pairs_ioctl(int fd, int n)
+static double pairs_ioctl(struct xms_dev *xd, int n)
 {
 	double t = now(), el;
 	uint64_t a;
@@ -42,10 +43,10 @@ static double pairs_ioctl(int fd, int n)
 
 again:
 	for (i = 0; i < n; i++) {
-		r = xms_alloc(fd, XMEMSIM_HEAP_HBM, 256, 0, 0, &a, NULL);
+		r = xms_alloc(xd, XMEMSIM_HEAP_HBM, 256, 0, 0, &a, NULL);
 		if (r)
 			die("alloc", r);
-		r = xms_free(fd, XMEMSIM_HEAP_HBM, a, NULL);
+		r = xms_free(xd, XMEMSIM_HEAP_HBM, a, NULL);
 		if (r)
 			die("free", r);
 	}
@@ -57,7 +58,7 @@ again:
 }
 
 /* the same pairs through io_uring, batch allocs then batch frees */
-static double pairs_uring(int fd, int n, unsigned int batch)
+static double pairs_uring(struct xms_dev *xd, int n, unsigned int batch)
 {
 	static struct xmemsim_alloc al[64];
 	static struct xmemsim_free fr[64];
@@ -67,7 +68,7 @@ static double pairs_uring(int fd, int n, unsigned int batch)
 	double t;
 	int done = 0, r;
 
-	r = xms_ring_init(&ring, fd, 128);
+	r = xms_ring_init(&ring, xd, 128);
 	if (r)
 		die("ring", r);
 	t = now();
@@ -167,7 +168,8 @@ static double bytes_rate(int fd, uint64_t dev, unsigned char *map, size_t win,
 
 int main(int argc, char **argv)
 {
-	int fd = xms_open(NULL), n = argc > 1 ? atoi(argv[1]) : 20000, r;
+	struct xms_dev xd;
+	int fd = test_open(&xd), n = argc > 1 ? atoi(argv[1]) : 20000, r;
 	const size_t win = 16 << 20;
 	double base, rate, bound = 1;
 	unsigned int b;
@@ -180,19 +182,19 @@ int main(int argc, char **argv)
 	       n, min_secs);
 	printf("  %-22s %12s %10s\n", "path", "pairs/s", "vs ioctl");
 	min_secs = 0.2;
-	pairs_ioctl(fd, n / 10);	/* warm up */
+	pairs_ioctl(&xd, n / 10);	/* warm up */
 	min_secs = 1.0;
-	base = pairs_ioctl(fd, n);
+	base = pairs_ioctl(&xd, n);
 	printf("  %-22s %12.0f %9.2fx\n", "ioctl", base, 1.0);
 	for (b = 1; b <= 64; b *= 8) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "io_uring batch %u", b);
-		rate = pairs_uring(fd, n, b);
+		rate = pairs_uring(&xd, n, b);
 		printf("  %-22s %12.0f %9.2fx\n", name, rate, rate / base);
 	}
 
-	r = xms_alloc(fd, XMEMSIM_HEAP_HBM, win, 4096, 0, &dev, NULL);
+	r = xms_alloc(&xd, XMEMSIM_HEAP_HBM, win, 4096, 0, &dev, NULL);
 	if (r)
 		die("alloc window", r);
 	map = mmap(NULL, win, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)dev);

@@ -1,7 +1,17 @@
-# Host unit tests of shared test infrastructure (the heap reference model).
+# Host unit tests: the heap reference model (test infrastructure), libxmemsim's
+# handle and xmemctl's command line (both against /dev/null).
 MODEL_OBJS := $(O)/tests/model/xmem_model.o
-XCFLAGS += -I$(CURDIR)/tests/model
-HOST_TESTS += $(O)/tests/host/test_xmem_model
+HOST_TESTS += $(O)/tests/host/test_xmem_model $(O)/tests/host/test_libxmemsim \
+	$(O)/tests/host/test_xmemctl
 
 $(O)/tests/host/test_%: $(O)/tests/host/test_%.o $(MODEL_OBJS)
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS)
+
+# libxmemsim's handle, against /dev/null (no device needed)
+$(O)/tests/host/test_libxmemsim: $(O)/tests/host/test_libxmemsim.o $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring
+
+# xmemctl's command line, against /dev/null; runs the xmemctl of this build
+$(O)/tests/host/test_xmemctl.o: XCFLAGS += -DXMEMCTL=\"$(abspath $(O))/xmemctl\"
+$(O)/tests/host/test_xmemctl: $(O)/tests/host/test_xmemctl.o | $(O)/xmemctl
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS)

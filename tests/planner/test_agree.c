@@ -54,16 +54,20 @@ static void dev_reset(enum fault f)
 	dev.fault = f;
 }
 
+/* The handle dp_agree passes back to the fakes below. */
+static struct xms_dev fake_dev = { .fd = -1 };
+
 /* F_ALIAS: every core's window at the same device bytes. */
 static uint64_t window(uint32_t c)
 {
 	return BASE + (dev.fault == F_ALIAS ? 0 : c * WIN);
 }
 
-int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
+int xms_plan_submit(struct xms_dev *xd, uint32_t core,
+		    const struct xmemsim_plan_tensor *t,
 		    uint32_t count, uint32_t bad[2], char *err, size_t errlen)
 {
-	(void)fd;
+	(void)xd;
 	bad[0] = bad[1] = UINT32_MAX;
 	err[0] = 0;
 	if (dev.fault == F_SUBMIT && core == 1) {
@@ -79,11 +83,11 @@ int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
 	return 0;
 }
 
-int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen)
+int xms_plan_sync(struct xms_dev *xd, uint32_t *linked, char *err, size_t errlen)
 {
 	uint32_t c, i, k;
 
-	(void)fd;
+	(void)xd;
 	*linked = 0;
 	err[0] = 0;
 	if (dev.fault == F_SYNC) {
@@ -120,10 +124,10 @@ int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen)
 	return 0;
 }
 
-int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
+int xms_plan_get(struct xms_dev *xd, uint32_t core, struct xmemsim_plan_tensor *out,
 		 uint32_t cap, uint32_t *count, uint32_t *synced)
 {
-	(void)fd;
+	(void)xd;
 	*count = dev.n[core];
 	*synced = dev.synced;
 	if (dev.fault == F_SHORT_GET && core == 0)
@@ -134,11 +138,11 @@ int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
 	return 0;
 }
 
-int xms_plan_stats(int fd, uint32_t core, struct xmemsim_plan_stats *st)
+int xms_plan_stats(struct xms_dev *xd, uint32_t core, struct xmemsim_plan_stats *st)
 {
 	uint32_t c, i;
 
-	(void)fd;
+	(void)xd;
 	memset(st, 0, sizeof(*st));
 	for (c = 0; c < NC; c++) {
 		if (core != XMEMSIM_PLAN_ALL_CORES && c != core)
@@ -173,11 +177,11 @@ static unsigned char *at(uint64_t a, size_t len)
 	return dev.mem[c] + off;
 }
 
-int xms_write(int fd, uint64_t a, const void *buf, size_t len)
+int xms_write(struct xms_dev *xd, uint64_t a, const void *buf, size_t len)
 {
 	unsigned char *p = at(a, len);
 
-	(void)fd;
+	(void)xd;
 	if (!p)
 		return -EFAULT;
 	memcpy(p, buf, len);
@@ -186,11 +190,11 @@ int xms_write(int fd, uint64_t a, const void *buf, size_t len)
 	return 0;
 }
 
-int xms_read(int fd, uint64_t a, void *buf, size_t len)
+int xms_read(struct xms_dev *xd, uint64_t a, void *buf, size_t len)
 {
 	unsigned char *p = at(a, len);
 
-	(void)fd;
+	(void)xd;
 	if (!p)
 		return -EFAULT;
 	memcpy(buf, p, len);
@@ -231,7 +235,7 @@ static int one_run(struct one *o, uint64_t seed, enum fault f, int with_model,
 	dp_opts_default(&opts);
 	opts.dram_mib = WIN >> 20;
 	o->p = dp_plan_model(o->m, &opts, NULL, &e);
-	if (!o->p || dp_agree_init(&o->a, 3, o->p, with_model ? o->m : NULL, &e)) {
+	if (!o->p || dp_agree_init(&o->a, &fake_dev, o->p, with_model ? o->m : NULL, &e)) {
 		printf("# seed %llu: %s\n", (unsigned long long)seed, e.msg);
 		return -1;
 	}

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
 
@@ -74,7 +75,8 @@ static int has_byte(const unsigned char *p, size_t n, unsigned char c)
 
 static int nobody_opens(void *arg)
 {
-	int fd = xms_open(NULL);
+	struct xms_dev xd;
+	int fd = test_open(&xd);
 
 	(void)arg;
 	if (fd >= 0)
@@ -110,15 +112,16 @@ static int pfd[2];
 
 static int nobody_vmsplice(void *arg)
 {
+	struct xms_dev xd;
 	struct splice_res *r = arg;
 	struct iovec iov;
 	uint64_t a;
 	void *m;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	if (fd < 0)
 		return 1;
-	if (xms_alloc(fd, HBM, pg, pg, 0, &a, NULL))
+	if (xms_alloc(&xd, HBM, pg, pg, 0, &a, NULL))
 		return 2;
 	m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a);
 	if (m == MAP_FAILED)
@@ -130,7 +133,7 @@ static int nobody_vmsplice(void *arg)
 	r->vmsplice_ret = vmsplice(pfd[1], &iov, 1, 0);
 	r->vmsplice_errno = errno;
 	munmap(m, pg);
-	if (xms_free(fd, HBM, a, NULL))
+	if (xms_free(&xd, HBM, a, NULL))
 		return 4;
 	close(fd);
 	return 0;
@@ -138,6 +141,7 @@ static int nobody_vmsplice(void *arg)
 
 TEST(finding1_vmsplice_cannot_keep_a_window_page)
 {
+	struct xms_dev xd;
 	struct splice_res *r = shared_page();
 	unsigned char *buf = malloc(pg);
 	uint64_t a = 0;
@@ -151,16 +155,16 @@ TEST(finding1_vmsplice_cannot_keep_a_window_page)
 	CHECK(r->vmsplice_ret < 0 && r->vmsplice_errno == EFAULT);
 
 	/* root gets the same bytes and writes a secret there */
-	fd = xms_open(NULL);
+	fd = test_open(&xd);
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, pg, pg, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, pg, pg, 0, &a, NULL) == 0);
 	CHECK(a == r->addr);
 	memset(buf, 0x5e, pg);
-	CHECK(xms_write(fd, a, buf, pg) == 0);
+	CHECK(xms_write(&xd, a, buf, pg) == 0);
 	memset(buf, 0, pg);
 	n = read(pfd[0], buf, pg);
 	CHECK(n <= 0 || !has_byte(buf, n, 0x5e));
-	xms_close(fd);
+	xms_close(&xd);
 	close(pfd[0]);
 	close(pfd[1]);
 	free(buf);
@@ -169,12 +173,13 @@ TEST(finding1_vmsplice_cannot_keep_a_window_page)
 
 TEST(finding1_private_mappings_refused)
 {
-	int fd = xms_open(NULL);
+	struct xms_dev xd;
+	int fd = test_open(&xd);
 	uint64_t a;
 	void *m;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, pg, pg, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, pg, pg, 0, &a, NULL) == 0);
 	m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)a);
 	CHECK(m == MAP_FAILED && errno == EINVAL);
 	m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a);
@@ -188,7 +193,7 @@ TEST(finding1_private_mappings_refused)
 		free(l.iov_base);
 		munmap(m, pg);
 	}
-	xms_close(fd);
+	xms_close(&xd);
 }
 
 /* --- finding 2: no file reads a byte another file wrote ------------------ */
@@ -207,17 +212,18 @@ struct scrub_arg {
 
 static int nobody_reads(void *arg)
 {
+	struct xms_dev xd;
 	struct scrub_arg *s = arg;
 	unsigned char *buf = calloc(1, s->size + pg);
 	uint64_t a;
-	int fd = xms_open(NULL), ret;
+	int fd = test_open(&xd), ret;
 
 	if (fd < 0 || !buf)
 		return 1;
 	if (s->stack)
-		ret = xms_stack_alloc(fd, s->size, &a, NULL);
+		ret = xms_stack_alloc(&xd, s->size, &a, NULL);
 	else
-		ret = xms_alloc(fd, s->heap, s->size, s->align, s->flags, &a, NULL);
+		ret = xms_alloc(&xd, s->heap, s->size, s->align, s->flags, &a, NULL);
 	if (ret)
 		return 2;
 	s->got = a;
@@ -231,7 +237,7 @@ static int nobody_reads(void *arg)
 		s->leaked = has_byte(m, len, 0xa5);
 		munmap(m, len);
 	} else {
-		if (xms_read(fd, a, buf, s->size))
+		if (xms_read(&xd, a, buf, s->size))
 			return 4;
 		s->leaked = has_byte(buf, s->size, 0xa5);
 	}
@@ -244,15 +250,16 @@ static int nobody_reads(void *arg)
 static uint64_t root_leaves_secret(unsigned int heap, uint64_t size,
 				   uint64_t align)
 {
+	struct xms_dev xd;
 	unsigned char *buf = malloc(size);
 	uint64_t a = 0;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
-	if (fd < 0 || !buf || xms_alloc(fd, heap, size, align, 0, &a, NULL))
+	if (fd < 0 || !buf || xms_alloc(&xd, heap, size, align, 0, &a, NULL))
 		return 0;
 	memset(buf, 0xa5, size);
-	xms_write(fd, a, buf, size);
-	xms_free(fd, heap, a, NULL);
+	xms_write(&xd, a, buf, size);
+	xms_free(&xd, heap, a, NULL);
 	close(fd);
 	free(buf);
 	return a;
@@ -301,43 +308,45 @@ TEST(finding2a_stack_alloc_reads_zeros)
  */
 TEST(finding2b_unsplit_tail_reads_zeros)
 {
+	struct xms_dev xd;
 	struct scrub_arg *s = shared_page();
 	unsigned char *buf = malloc(8192);
 	uint64_t a, b;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	REQUIRE(s && buf && fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, 8192, 4096, 0, &a, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 4096, 4096, 0, &b, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 4096, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &b, NULL) == 0);
 	CHECK(b == a + 8192);
 	memset(buf, 0xa5, 8192);
-	CHECK(xms_write(fd, a, buf, 8192) == 0);
-	CHECK(xms_free(fd, HBM, a, NULL) == 0);
+	CHECK(xms_write(&xd, a, buf, 8192) == 0);
+	CHECK(xms_free(&xd, HBM, a, NULL) == 0);
 	*s = (struct scrub_arg){ .heap = HBM, .size = 8190, .align = 4096,
 				 .flags = XMEMSIM_ALLOC_ZERO, .map = 1 };
 	CHECK(as_nobody(nobody_reads, s) == 0);
 	CHECK(s->got == a);
 	CHECK(!s->leaked);
-	xms_close(fd);
+	xms_close(&xd);
 	free(buf);
 	munmap(s, pg);
 }
 
 static int nobody_dma(void *arg)
 {
+	struct xms_dev xd;
 	unsigned char *buf = malloc(8192);
 	uint64_t src, dst;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	(void)arg;
 	if (fd < 0 || !buf)
 		return 1;
-	if (xms_alloc(fd, HBM, 8192, 64, 0, &src, NULL) ||
-	    xms_alloc(fd, HBM, 8192, 64, 0, &dst, NULL))
+	if (xms_alloc(&xd, HBM, 8192, 64, 0, &src, NULL) ||
+	    xms_alloc(&xd, HBM, 8192, 64, 0, &dst, NULL))
 		return 2;
 	memset(buf, 0xa5, 8192);
-	if (xms_write(fd, src, buf, 8192) ||
-	    xms_copy(fd, src, dst, 8192, XMEMSIM_COPY_DMA))
+	if (xms_write(&xd, src, buf, 8192) ||
+	    xms_copy(&xd, src, dst, 8192, XMEMSIM_COPY_DMA))
 		return 3;
 	close(fd);
 	return 0;
@@ -345,18 +354,19 @@ static int nobody_dma(void *arg)
 
 TEST(finding2c_dma_bounce_buffer_is_scrubbed)
 {
+	struct xms_dev xd;
 	unsigned char *buf = calloc(1, 8192);
 	uint64_t a;
 	int fd;
 
 	REQUIRE(buf);
 	CHECK(as_nobody(nobody_dma, NULL) == 0);
-	fd = xms_open(NULL);
+	fd = test_open(&xd);
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, DRAM, 8192, 64, 0, &a, NULL) == 0);
-	CHECK(xms_read(fd, a, buf, 8192) == 0);
+	REQUIRE(xms_alloc(&xd, DRAM, 8192, 64, 0, &a, NULL) == 0);
+	CHECK(xms_read(&xd, a, buf, 8192) == 0);
 	CHECK(!has_byte(buf, 8192, 0xa5));
-	xms_close(fd);
+	xms_close(&xd);
 	free(buf);
 }
 
@@ -389,24 +399,24 @@ static int nobody_plans(void *arg)
 {
 	int *res = arg;
 	struct xmemsim_plan_tensor *small = big_plan(4096), *huge = big_plan(65536);
-	int fds[16], i, ret = 0;
+	struct xms_dev xd[16];
+	int i, ret = 0;
 
 	if (!small || !huge)
 		return 1;
 	/* one file: a small plan fits, a 65,536-tensor one does not */
-	fds[0] = xms_open(NULL);
-	if (fds[0] < 0 || xms_plan_submit(fds[0], 0, small, 4096, NULL, NULL, 0))
+	if (xms_open(&xd[0], NULL) ||
+	    xms_plan_submit(&xd[0], 0, small, 4096, NULL, NULL, 0))
 		return 2;
-	res[0] = xms_plan_submit(fds[0], 1, huge, 65536, NULL, NULL, 0);
+	res[0] = xms_plan_submit(&xd[0], 1, huge, 65536, NULL, NULL, 0);
 	/* many files: the device's limit stops them */
 	res[1] = 0;
 	for (i = 1; i < 16 && !res[1]; i++) {
-		fds[i] = xms_open(NULL);
-		if (fds[i] < 0)
+		if (xms_open(&xd[i], NULL))
 			return 3;
-		ret = xms_plan_submit(fds[i], 0, small, 4096, NULL, NULL, 0);
+		ret = xms_plan_submit(&xd[i], 0, small, 4096, NULL, NULL, 0);
 		if (!ret)
-			ret = xms_plan_submit(fds[i], 1, small, 4096, NULL, NULL, 0);
+			ret = xms_plan_submit(&xd[i], 1, small, 4096, NULL, NULL, 0);
 		res[1] = ret;
 		res[2] = i;
 	}
@@ -452,8 +462,9 @@ static int qfd[2];
 
 static int nobody_plan_in_cgroup(void *arg)
 {
+	struct xms_dev xd;
 	struct xmemsim_plan_tensor *t = big_plan(4096);
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 	char c;
 
 	(void)arg;
@@ -461,7 +472,7 @@ static int nobody_plan_in_cgroup(void *arg)
 		return 1;
 	if (write(pfd[1], "r", 1) != 1 || read(qfd[0], &c, 1) != 1)
 		return 2;
-	if (xms_plan_submit(fd, 0, t, 4096, NULL, NULL, 0))
+	if (xms_plan_submit(&xd, 0, t, 4096, NULL, NULL, 0))
 		return 3;
 	if (write(pfd[1], "s", 1) != 1)
 		return 4;
@@ -539,17 +550,18 @@ TEST(finding3_plan_memory_is_charged_to_the_caller_cgroup)
 
 static int nobody_hogs_dataram(void *arg)
 {
+	struct xms_dev xd;
 	struct xmemsim_heap_stats *st = arg;
 	uint64_t a;
-	int fd = xms_open(NULL), ret, n = 0;
+	int fd = test_open(&xd), ret, n = 0;
 
 	if (fd < 0)
 		return 1;
 	do {
-		ret = xms_alloc(fd, DRAM, 1024, 64, 0, &a, NULL);
+		ret = xms_alloc(&xd, DRAM, 1024, 64, 0, &a, NULL);
 		n += !ret;
 	} while (!ret && n < 64);
-	if (xms_stats(fd, DRAM, st))
+	if (xms_stats(&xd, DRAM, st))
 		return 3;
 	/* hold it while root copies: tell the parent, then wait to die */
 	if (write(pfd[1], ret == -EDQUOT ? "q" : "n", 1) != 1)
@@ -560,6 +572,7 @@ static int nobody_hogs_dataram(void *arg)
 
 TEST(finding4_one_file_cannot_starve_dma)
 {
+	struct xms_dev xd;
 	struct xmemsim_heap_stats *st = shared_page();
 	unsigned char *buf = malloc(16384);
 	uint64_t src, dst;
@@ -584,12 +597,12 @@ TEST(finding4_one_file_cannot_starve_dma)
 	CHECK(st->limit_bytes == 8192);
 	CHECK(st->owned_bytes <= 8192 && st->owned_bytes > 4096);
 	CHECK(st->quota_refused == 1);
-	fd = xms_open(NULL);
+	fd = test_open(&xd);
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, 16384, 64, 0, &src, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 16384, 64, 0, &dst, NULL) == 0);
-	CHECK(xms_copy(fd, src, dst, 16384, XMEMSIM_COPY_DMA) == 0);
-	xms_close(fd);
+	REQUIRE(xms_alloc(&xd, HBM, 16384, 64, 0, &src, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 16384, 64, 0, &dst, NULL) == 0);
+	CHECK(xms_copy(&xd, src, dst, 16384, XMEMSIM_COPY_DMA) == 0);
+	xms_close(&xd);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	close(pfd[0]);
@@ -599,23 +612,25 @@ TEST(finding4_one_file_cannot_starve_dma)
 
 TEST(finding4_hbm_limit_per_file)
 {
+	struct xms_dev xd;
 	struct xmemsim_heap_stats st;
 	uint64_t a;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	REQUIRE(fd >= 0);
-	CHECK(xms_alloc(fd, HBM, 16 << 20, 64, 0, &a, NULL) == 0);
-	CHECK(xms_alloc(fd, HBM, 64, 64, 0, &a, NULL) == -EDQUOT);
-	CHECK(xms_stats(fd, HBM, &st) == 0);
+	CHECK(xms_alloc(&xd, HBM, 16 << 20, 64, 0, &a, NULL) == 0);
+	CHECK(xms_alloc(&xd, HBM, 64, 64, 0, &a, NULL) == -EDQUOT);
+	CHECK(xms_stats(&xd, HBM, &st) == 0);
 	CHECK_EQ_U64(st.limit_bytes, 16 << 20);
 	CHECK_EQ_U64(st.quota_refused, 1);
-	xms_close(fd);
+	xms_close(&xd);
 }
 
 /* --- finding 5: PLAN_RELEASE is all or nothing ---------------------------- */
 
 TEST(finding5_release_of_a_mapped_plan_is_refused)
 {
+	struct xms_dev xd;
 	struct xmemsim_plan_tensor *t = big_plan(4);
 	struct xmemsim_heap_stats st;
 	struct xmemsim_block b[8];
@@ -623,27 +638,27 @@ TEST(finding5_release_of_a_mapped_plan_is_refused)
 	uint32_t n, i, linked, synced = 0;
 	uint64_t base = 0;
 	void *m;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	REQUIRE(fd >= 0 && t);
-	REQUIRE(xms_plan_submit(fd, 0, t, 4, NULL, NULL, 0) == 0);
-	REQUIRE(xms_plan_sync(fd, &linked, NULL, 0) == 0);
-	REQUIRE(xms_dump(fd, HBM, b, 8, &n) == 0);
+	REQUIRE(xms_plan_submit(&xd, 0, t, 4, NULL, NULL, 0) == 0);
+	REQUIRE(xms_plan_sync(&xd, &linked, NULL, 0) == 0);
+	REQUIRE(xms_dump(&xd, HBM, b, 8, &n) == 0);
 	for (i = 0; i < n && i < 8; i++)
 		if (b[i].flags & XMEMSIM_BLOCK_OWNED)
 			base = b[i].aligned;
 	REQUIRE(base);
 	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)base);
 	REQUIRE(m != MAP_FAILED);
-	CHECK(xms_plan_release(fd) == -EBUSY);
-	CHECK(xms_plan_stats(fd, XMEMSIM_PLAN_ALL_CORES, &ps) == 0);
-	CHECK(xms_plan_get(fd, 0, NULL, 0, &n, &synced) == 0 && synced == 1);
+	CHECK(xms_plan_release(&xd) == -EBUSY);
+	CHECK(xms_plan_stats(&xd, XMEMSIM_PLAN_ALL_CORES, &ps) == 0);
+	CHECK(xms_plan_get(&xd, 0, NULL, 0, &n, &synced) == 0 && synced == 1);
 	munmap(m, 4096);
-	CHECK(xms_plan_release(fd) == 0);
-	CHECK(xms_stats(fd, HBM, &st) == 0);
+	CHECK(xms_plan_release(&xd) == 0);
+	CHECK(xms_stats(&xd, HBM, &st) == 0);
 	CHECK_EQ_U64(st.owned_bytes, 0);
-	CHECK(xms_plan_stats(fd, XMEMSIM_PLAN_ALL_CORES, &ps) == -ENODATA);
-	xms_close(fd);
+	CHECK(xms_plan_stats(&xd, XMEMSIM_PLAN_ALL_CORES, &ps) == -ENODATA);
+	xms_close(&xd);
 	free(t);
 }
 
@@ -651,15 +666,16 @@ TEST(finding5_release_of_a_mapped_plan_is_refused)
 
 static int nobody_forges(void *arg)
 {
+	struct xms_dev xd;
 	struct xmemsim_plan_tensor *t = big_plan(2);
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	(void)arg;
 	if (fd < 0 || !t)
 		return 1;
 	strcpy(t[0].name, "a\nxmemsim: FORGED line");
 	strcpy(t[1].name, t[0].name);		/* named twice: rejected */
-	return xms_plan_submit(fd, 0, t, 2, NULL, NULL, 0) == -EINVAL ? 0 : 2;
+	return xms_plan_submit(&xd, 0, t, 2, NULL, NULL, 0) == -EINVAL ? 0 : 2;
 }
 
 TEST(finding6_tensor_names_are_escaped_in_the_log)
@@ -684,11 +700,12 @@ TEST(finding6_tensor_names_are_escaped_in_the_log)
 
 TEST(sync_with_a_readonly_argument_changes_nothing)
 {
+	struct xms_dev xd;
 	struct xmemsim_plan_tensor *t = big_plan(4);
 	struct xmemsim_heap_stats st;
 	struct xmemsim_plan_sync *sy;
 	uint32_t n, synced = 9;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	REQUIRE(fd >= 0 && t);
 	sy = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -696,30 +713,31 @@ TEST(sync_with_a_readonly_argument_changes_nothing)
 	REQUIRE(sy != MAP_FAILED);
 	memset(sy, 0, sizeof(*sy));
 	mprotect(sy, pg, PROT_READ);
-	REQUIRE(xms_plan_submit(fd, 0, t, 4, NULL, NULL, 0) == 0);
+	REQUIRE(xms_plan_submit(&xd, 0, t, 4, NULL, NULL, 0) == 0);
 	CHECK(ioctl(fd, XMEMSIM_IOC_PLAN_SYNC, sy) < 0 && errno == EFAULT);
-	CHECK(xms_plan_get(fd, 0, NULL, 0, &n, &synced) == 0 && synced == 0);
-	CHECK(xms_stats(fd, HBM, &st) == 0);
+	CHECK(xms_plan_get(&xd, 0, NULL, 0, &n, &synced) == 0 && synced == 0);
+	CHECK(xms_stats(&xd, HBM, &st) == 0);
 	CHECK_EQ_U64(st.owned_bytes, 0);
 	munmap(sy, pg);
-	xms_close(fd);
+	xms_close(&xd);
 	free(t);
 }
 
 TEST(dump_and_get_with_a_readonly_argument_write_no_array)
 {
+	struct xms_dev xd;
 	struct xmemsim_plan_tensor *t = big_plan(4), out[4];
 	struct xmemsim_block b[8];
 	unsigned char *page;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 	uint64_t a;
 
 	REQUIRE(fd >= 0 && t);
 	page = mmap(NULL, pg, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	REQUIRE(page != MAP_FAILED);
-	REQUIRE(xms_alloc(fd, HBM, 4096, 64, 0, &a, NULL) == 0);
-	REQUIRE(xms_plan_submit(fd, 0, t, 4, NULL, NULL, 0) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &a, NULL) == 0);
+	REQUIRE(xms_plan_submit(&xd, 0, t, 4, NULL, NULL, 0) == 0);
 
 	memset(b, 0xee, sizeof(b));
 	*(struct xmemsim_heap_dump *)page = (struct xmemsim_heap_dump){
@@ -736,7 +754,7 @@ TEST(dump_and_get_with_a_readonly_argument_write_no_array)
 	CHECK(ioctl(fd, XMEMSIM_IOC_PLAN_GET, page) < 0 && errno == EFAULT);
 	CHECK(out[0].size == 0xeeeeeeeeeeeeeeeeULL);
 	munmap(page, pg);
-	xms_close(fd);
+	xms_close(&xd);
 	free(t);
 }
 

@@ -18,6 +18,8 @@ tap $? "/dev/xmemsim is a char device"
 [ "$(cat /sys/module/xmemsim/parameters/num_blocks)" = 32 ] &&
 	[ "$(cat /sys/module/xmemsim/parameters/cores)" = 2 ]
 tap $? "default parameters: 32 descriptors, 2 cores"
+[ "xmemctl $(cat /sys/module/xmemsim/version)" = "$(xmemctl --version)" ]
+tap $? "MODULE_VERSION is the tools' version (VERSION)"
 
 # --- geometry rejected at load with a clear line ------------------------------
 rmmod xmemsim
@@ -42,6 +44,12 @@ tap $? "insmod with a custom geometry"
 xmemctl info > /tmp/info.txt && grep -q ' hbm=0x400000000+0x200000 ' /tmp/info.txt &&
 	grep -q ' descriptors=1024 ' /tmp/info.txt && grep -q ' cores=4 ' /tmp/info.txt
 tap $? "xmemctl info reports the custom geometry"
+xmemctl --json info | grep -q '"hbm_base":17179869184,"hbm_size":2097152,' &&
+	printf 'alloc HBM 64\nstats hbm\ndump 0\n' | xmemctl replay --json > /tmp/j.txt &&
+	sed -n 2p /tmp/j.txt | grep -q '^{"heap":"hbm",.*"alloc_blocks":1,' &&
+	sed -n 3p /tmp/j.txt | grep -q '^{"heap":"hbm","count":2,"blocks":\[{"kind":' &&
+	sed -n 3p /tmp/j.txt | grep -q '"kind":"mine"' && sed -n 3p /tmp/j.txt | grep -q '"kind":"free"'
+tap $? "xmemctl --json info, stats and dump"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko
 tap $? "reload with defaults"
 

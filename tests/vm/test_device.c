@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
 
@@ -31,12 +32,13 @@ static unsigned long long param(const char *name)
 
 TEST(get_info_matches_parameters)
 {
+	struct xms_dev xd;
 	struct xmemsim_info in;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	REQUIRE(fd >= 0);
 	memset(&in, 0xff, sizeof(in));
-	CHECK(xms_get_info(fd, &in) == 0);
+	CHECK(xms_get_info(&xd, &in) == 0);
 	CHECK_EQ_U64(in.abi_version, XMEMSIM_ABI_VERSION);
 	CHECK_EQ_U64(in.num_heaps, XMEMSIM_NUM_HEAPS);
 	CHECK_EQ_U64(in.cores, param("cores"));
@@ -56,12 +58,13 @@ TEST(get_info_matches_parameters)
 	CHECK_EQ_U64(in.default_align, 64);
 	for (unsigned int i = 0; i < sizeof(in.reserved) / sizeof(in.reserved[0]); i++)
 		CHECK_EQ_U64(in.reserved[i], 0);
-	xms_close(fd);
+	xms_close(&xd);
 }
 
 TEST(unknown_command_is_enotty)
 {
-	int fd = xms_open(NULL);
+	struct xms_dev xd;
+	int fd = test_open(&xd);
 	char buf[64];
 
 	REQUIRE(fd >= 0);
@@ -69,13 +72,14 @@ TEST(unknown_command_is_enotty)
 	CHECK(ioctl(fd, _IOR(XMEMSIM_IOC_MAGIC, 0x7f, buf), buf) == -1 && errno == ENOTTY);
 	errno = 0;
 	CHECK(ioctl(fd, _IOR('x', 0x00, struct xmemsim_info), buf) == -1 && errno == ENOTTY);
-	xms_close(fd);
+	xms_close(&xd);
 }
 
 TEST(get_info_to_unmapped_memory_is_efault)
 {
+	struct xms_dev xd;
 	long pg = sysconf(_SC_PAGESIZE);
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 	char *p;
 
 	REQUIRE(fd >= 0);
@@ -89,7 +93,7 @@ TEST(get_info_to_unmapped_memory_is_efault)
 	CHECK(ioctl(fd, XMEMSIM_IOC_GET_INFO,
 		    p + pg - sizeof(struct xmemsim_info)) == 0);
 	munmap(p, pg);
-	xms_close(fd);
+	xms_close(&xd);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
 
@@ -23,12 +24,13 @@
 
 static struct xmemsim_info info;
 
-static int dev(void)
+/* A new open file in *xd (its fd, or -errno), info read on the first. */
+static int dev(struct xms_dev *xd)
 {
-	int fd = xms_open(NULL);
+	int fd = test_open(xd);
 
 	if (fd >= 0 && !info.abi_version)
-		xms_get_info(fd, &info);
+		xms_get_info(xd, &info);
 	return fd;
 }
 
@@ -39,10 +41,10 @@ struct snap {
 	uint32_t n;
 };
 
-static int snap(int fd, unsigned int heap, struct snap *s)
+static int snap(struct xms_dev *xd, unsigned int heap, struct snap *s)
 {
 	memset(s, 0, sizeof(*s));
-	if (xms_stats(fd, heap, &s->st) || xms_dump(fd, heap, s->b, MAXB, &s->n))
+	if (xms_stats(xd, heap, &s->st) || xms_dump(xd, heap, s->b, MAXB, &s->n))
 		return -1;
 	s->st.owned_bytes = 0;		/* the file's, not the heap's */
 	s->st.file_allocs = 0;
@@ -68,31 +70,33 @@ static int raw(int fd, unsigned long cmd, void *arg)
 
 TEST(alloc_and_free_success_path)
 {
-	int fd = dev(), st = 1;
+	struct xms_dev xd;
+	int fd = dev(&xd), st = 1;
 	uint64_t a = 0;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(snap(fd, HBM, &s0) == 0);
-	CHECK(xms_alloc(fd, HBM, 4196, 0, 0, &a, &st) == 0);
+	REQUIRE(snap(&xd, HBM, &s0) == 0);
+	CHECK(xms_alloc(&xd, HBM, 4196, 0, 0, &a, &st) == 0);
 	CHECK(st == 0);
 	CHECK(a >= info.hbm_pool_base && a + 4196 <= info.hbm_pool_base + info.hbm_pool_size);
 	CHECK(a % 64 == 0);
-	REQUIRE(snap(fd, HBM, &s1) == 0);
+	REQUIRE(snap(&xd, HBM, &s1) == 0);
 	CHECK(s1.st.allocated_bytes >= 4196);
 	CHECK_EQ_U64(s1.st.free_bytes + s1.st.allocated_bytes, info.hbm_pool_size);
-	CHECK(xms_free(fd, HBM, a, &st) == 0 && st == 0);
-	REQUIRE(snap(fd, HBM, &s2) == 0);
+	CHECK(xms_free(&xd, HBM, a, &st) == 0 && st == 0);
+	REQUIRE(snap(&xd, HBM, &s2) == 0);
 	CHECK(same(&s0, &s2));
 	close(fd);
 }
 
 TEST(dataram_alloc_lands_in_the_dataram_pool)
 {
-	int fd = dev(), st = 1;
+	struct xms_dev xd;
+	int fd = dev(&xd), st = 1;
 	uint64_t a = 0;
 
 	REQUIRE(fd >= 0);
-	CHECK(xms_alloc(fd, DRAM, 4096, 4096, 0, &a, &st) == 0);
+	CHECK(xms_alloc(&xd, DRAM, 4096, 4096, 0, &a, &st) == 0);
 	CHECK(a >= info.dataram_pool_base &&
 	      a + 4096 <= info.dataram_pool_base + info.dataram_pool_size);
 	CHECK(a % 4096 == 0);
@@ -115,11 +119,12 @@ static int alloc_raw(int fd, struct xmemsim_alloc *out, uint32_t heap,
 
 TEST(alloc_bad_inputs_exact_errno_nothing_changed)
 {
+	struct xms_dev xd;
 	struct xmemsim_alloc a;
-	int fd = dev();
+	int fd = dev(&xd);
 
 	REQUIRE(fd >= 0);
-	REQUIRE(snap(fd, HBM, &s0) == 0);
+	REQUIRE(snap(&xd, HBM, &s0) == 0);
 
 	CHECK(alloc_raw(fd, &a, XMEMSIM_NUM_HEAPS, 64, 0, 0) == -EINVAL);	/* bad heap */
 	CHECK(a.addr == UINT64_MAX && a.status == -1);
@@ -146,40 +151,42 @@ TEST(alloc_bad_inputs_exact_errno_nothing_changed)
 	a.reserved[1] = 1;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, &a) == -EINVAL);
 
-	REQUIRE(snap(fd, HBM, &s1) == 0);
+	REQUIRE(snap(&xd, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
 	close(fd);
 }
 
 TEST(alloc_zero_flag_clears_the_bytes)
 {
+	struct xms_dev xd;
 	unsigned char buf[256], zero[256] = { 0 };
 	struct xmemsim_alloc a;
-	int fd = dev();
+	int fd = dev(&xd);
 	uint64_t p;
 
 	REQUIRE(fd >= 0);
 	REQUIRE(alloc_raw(fd, &a, HBM, 256, 0, 0) == 0);
 	p = a.addr;
 	memset(buf, 0xa5, sizeof(buf));
-	REQUIRE(xms_write(fd, p, buf, sizeof(buf)) == 0);
-	REQUIRE(xms_free(fd, HBM, p, NULL) == 0);
+	REQUIRE(xms_write(&xd, p, buf, sizeof(buf)) == 0);
+	REQUIRE(xms_free(&xd, HBM, p, NULL) == 0);
 	REQUIRE(alloc_raw(fd, &a, HBM, 256, 0, XMEMSIM_ALLOC_ZERO) == 0);
 	CHECK_EQ_U64(a.addr, p);	/* first fit: the same place */
-	CHECK(xms_read(fd, a.addr, buf, sizeof(buf)) == 0);
+	CHECK(xms_read(&xd, a.addr, buf, sizeof(buf)) == 0);
 	CHECK(!memcmp(buf, zero, sizeof(buf)));
 	close(fd);
 }
 
 TEST(free_bad_inputs_and_double_free)
 {
+	struct xms_dev xd;
 	struct xmemsim_free f;
-	int fd = dev(), st = 1;
+	int fd = dev(&xd), st = 1;
 	uint64_t a;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, 100, 0, 0, &a, NULL) == 0);
-	REQUIRE(snap(fd, HBM, &s0) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 100, 0, 0, &a, NULL) == 0);
+	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	memset(&f, 0, sizeof(f));
 	f.heap = 7;
 	f.addr = a;
@@ -190,46 +197,48 @@ TEST(free_bad_inputs_and_double_free)
 	f.flags = 0;
 	f.reserved[0] = 1;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_FREE, &f) == -EINVAL);
-	CHECK(xms_free(fd, DRAM, a, &st) == -ENOENT);		/* wrong heap */
-	CHECK(xms_free(fd, HBM, a + 1, &st) == -ENOENT);	/* not the address */
+	CHECK(xms_free(&xd, DRAM, a, &st) == -ENOENT);		/* wrong heap */
+	CHECK(xms_free(&xd, HBM, a + 1, &st) == -ENOENT);	/* not the address */
 	CHECK(st == XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS);
-	REQUIRE(snap(fd, HBM, &s1) == 0);
+	REQUIRE(snap(&xd, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
-	CHECK(xms_free(fd, HBM, a, &st) == 0);
+	CHECK(xms_free(&xd, HBM, a, &st) == 0);
 	st = 1;
-	CHECK(xms_free(fd, HBM, a, &st) == -ENOENT);		/* double free */
+	CHECK(xms_free(&xd, HBM, a, &st) == -ENOENT);		/* double free */
 	CHECK(st == XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS);
 	close(fd);
 }
 
 TEST(another_files_allocation_is_off_limits)
 {
+	struct xms_dev xb;
+	struct xms_dev xa;
 	unsigned char buf[64], pat[64];
-	int fa = dev(), fb = dev(), st = 1;
+	int fa = dev(&xa), fb = dev(&xb), st = 1;
 	uint64_t a, b2;
 	void *m;
 
 	REQUIRE(fa >= 0 && fb >= 0);
-	REQUIRE(xms_alloc(fa, HBM, 8192, 4096, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xa, HBM, 8192, 4096, 0, &a, NULL) == 0);
 	memset(pat, 0x3c, sizeof(pat));
-	REQUIRE(xms_write(fa, a, pat, sizeof(pat)) == 0);
-	REQUIRE(xms_alloc(fb, HBM, 64, 0, 0, &b2, NULL) == 0);
-	REQUIRE(snap(fa, HBM, &s0) == 0);
+	REQUIRE(xms_write(&xa, a, pat, sizeof(pat)) == 0);
+	REQUIRE(xms_alloc(&xb, HBM, 64, 0, 0, &b2, NULL) == 0);
+	REQUIRE(snap(&xa, HBM, &s0) == 0);
 
-	CHECK(xms_free(fb, HBM, a, &st) == -EACCES);
+	CHECK(xms_free(&xb, HBM, a, &st) == -EACCES);
 	CHECK(st == 1);
 	memset(buf, 0x11, sizeof(buf));
-	CHECK(xms_write(fb, a, buf, sizeof(buf)) == -EACCES);
-	CHECK(xms_read(fb, a, buf, sizeof(buf)) == -EACCES);
+	CHECK(xms_write(&xb, a, buf, sizeof(buf)) == -EACCES);
+	CHECK(xms_read(&xb, a, buf, sizeof(buf)) == -EACCES);
 	CHECK(buf[0] == 0x11);
-	CHECK(xms_copy(fb, a, b2, 64, XMEMSIM_COPY_C_MEMCPY) == -EACCES);
-	CHECK(xms_copy(fb, b2, a, 64, XMEMSIM_COPY_DMA) == -EACCES);
+	CHECK(xms_copy(&xb, a, b2, 64, XMEMSIM_COPY_C_MEMCPY) == -EACCES);
+	CHECK(xms_copy(&xb, b2, a, 64, XMEMSIM_COPY_DMA) == -EACCES);
 	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fb, (off_t)a);
 	CHECK(m == MAP_FAILED && errno == EACCES);
 
-	REQUIRE(snap(fa, HBM, &s1) == 0);
+	REQUIRE(snap(&xa, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
-	CHECK(xms_read(fa, a, buf, sizeof(buf)) == 0);
+	CHECK(xms_read(&xa, a, buf, sizeof(buf)) == 0);
 	CHECK(!memcmp(buf, pat, sizeof(pat)));
 	close(fa);
 	close(fb);
@@ -237,74 +246,77 @@ TEST(another_files_allocation_is_off_limits)
 
 TEST(read_write_roundtrip_and_bounds)
 {
+	struct xms_dev xd;
 	unsigned char w[5000], r[5000];
-	int fd = dev();
+	int fd = dev(&xd);
 	uint64_t a;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, sizeof(w), 0, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, sizeof(w), 0, 0, &a, NULL) == 0);
 	for (size_t i = 0; i < sizeof(w); i++)
 		w[i] = (unsigned char)(i * 7 + 3);
-	CHECK(xms_write(fd, a, w, sizeof(w)) == 0);
-	CHECK(xms_read(fd, a, r, sizeof(r)) == 0);
+	CHECK(xms_write(&xd, a, w, sizeof(w)) == 0);
+	CHECK(xms_read(&xd, a, r, sizeof(r)) == 0);
 	CHECK(!memcmp(w, r, sizeof(w)));
 	/* one byte past the allocation: refused whole, nothing moved */
-	CHECK(xms_read(fd, a + 1, r, sizeof(r)) == -EACCES);
-	CHECK(xms_write(fd, a + 1, w, sizeof(w)) == -EACCES);
-	CHECK(xms_read(fd, a - 1, r, 2) == -EACCES);
-	CHECK(xms_read(fd, info.hbm_base, r, 1) == -EACCES);	/* not allocated */
-	CHECK(xms_read(fd, 0x1000, r, 1) == -EACCES);		/* no window */
+	CHECK(xms_read(&xd, a + 1, r, sizeof(r)) == -EACCES);
+	CHECK(xms_write(&xd, a + 1, w, sizeof(w)) == -EACCES);
+	CHECK(xms_read(&xd, a - 1, r, 2) == -EACCES);
+	CHECK(xms_read(&xd, info.hbm_base, r, 1) == -EACCES);	/* not allocated */
+	CHECK(xms_read(&xd, 0x1000, r, 1) == -EACCES);		/* no window */
 	CHECK(pread(fd, r, 1, -1) == -1 && errno == EINVAL);
-	CHECK(xms_read(fd, a, r, sizeof(r)) == 0 && !memcmp(w, r, sizeof(w)));
+	CHECK(xms_read(&xd, a, r, sizeof(r)) == 0 && !memcmp(w, r, sizeof(w)));
 	close(fd);
 }
 
 TEST(copy_by_each_method_is_byte_exact)
 {
+	struct xms_dev xd;
 	static unsigned char w[1 << 20], r[1 << 20];
 	unsigned int m;
-	int fd = dev();
+	int fd = dev(&xd);
 	uint64_t a, b, c;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(snap(fd, DRAM, &s2) == 0);
-	REQUIRE(xms_alloc(fd, HBM, sizeof(w), 0, 0, &a, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, sizeof(w), 0, 0, &b, NULL) == 0);
-	REQUIRE(xms_alloc(fd, DRAM, 1000, 0, 0, &c, NULL) == 0);
+	REQUIRE(snap(&xd, DRAM, &s2) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, sizeof(w), 0, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, sizeof(w), 0, 0, &b, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, DRAM, 1000, 0, 0, &c, NULL) == 0);
 	for (m = 0; m <= XMEMSIM_COPY_DMA; m++) {
 		for (size_t i = 0; i < sizeof(w); i++)
 			w[i] = (unsigned char)(i * 13 + m * 101 + (i >> 12));
-		REQUIRE(xms_write(fd, a, w, sizeof(w)) == 0);
+		REQUIRE(xms_write(&xd, a, w, sizeof(w)) == 0);
 		/* an odd length that is not a multiple of the bounce buffer */
-		CHECK(xms_copy(fd, a + 3, b + 5, sizeof(w) - 100, m) == 0);
-		CHECK(xms_read(fd, b + 5, r, sizeof(w) - 100) == 0);
+		CHECK(xms_copy(&xd, a + 3, b + 5, sizeof(w) - 100, m) == 0);
+		CHECK(xms_read(&xd, b + 5, r, sizeof(w) - 100) == 0);
 		CHECK(!memcmp(w + 3, r, sizeof(w) - 100));
 		/* HBM -> dataram and back */
-		CHECK(xms_copy(fd, a, c, 1000, m) == 0);
-		CHECK(xms_copy(fd, c, b, 1000, m) == 0);
-		CHECK(xms_read(fd, b, r, 1000) == 0 && !memcmp(w, r, 1000));
+		CHECK(xms_copy(&xd, a, c, 1000, m) == 0);
+		CHECK(xms_copy(&xd, c, b, 1000, m) == 0);
+		CHECK(xms_read(&xd, b, r, 1000) == 0 && !memcmp(w, r, 1000));
 	}
-	CHECK(xms_copy(fd, a, b, 64, 3) == -EINVAL);		/* no such method */
-	CHECK(xms_copy(fd, a, a + 32, 64, 0) == -EINVAL);	/* overlap */
-	CHECK(xms_copy(fd, a, b, sizeof(w) + 1, 0) == -EACCES);	/* past the end */
-	CHECK(xms_copy(fd, UINT64_MAX - 8, b, 64, 0) == -EINVAL); /* wraps */
-	CHECK(xms_copy(fd, a, UINT64_MAX - 8, 64, 0) == -EINVAL);
-	CHECK(xms_free(fd, DRAM, c, NULL) == 0);
+	CHECK(xms_copy(&xd, a, b, 64, 3) == -EINVAL);		/* no such method */
+	CHECK(xms_copy(&xd, a, a + 32, 64, 0) == -EINVAL);	/* overlap */
+	CHECK(xms_copy(&xd, a, b, sizeof(w) + 1, 0) == -EACCES);	/* past the end */
+	CHECK(xms_copy(&xd, UINT64_MAX - 8, b, 64, 0) == -EINVAL); /* wraps */
+	CHECK(xms_copy(&xd, a, UINT64_MAX - 8, 64, 0) == -EINVAL);
+	CHECK(xms_free(&xd, DRAM, c, NULL) == 0);
 	/* the bounce buffers all went back */
-	REQUIRE(snap(fd, DRAM, &s3) == 0);
+	REQUIRE(snap(&xd, DRAM, &s3) == 0);
 	CHECK(same(&s2, &s3));
 	close(fd);
 }
 
 TEST(copy_rejects_nonzero_reserved_and_flags)
 {
+	struct xms_dev xd;
 	struct xmemsim_copy c;
-	int fd = dev();
+	int fd = dev(&xd);
 	uint64_t a, b;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, 128, 0, 0, &a, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 128, 0, 0, &b, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 128, 0, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 128, 0, 0, &b, NULL) == 0);
 	memset(&c, 0, sizeof(c));
 	c.src = a;
 	c.dst = b;
@@ -321,18 +333,19 @@ TEST(copy_rejects_nonzero_reserved_and_flags)
 
 TEST(mmap_of_an_allocation_and_its_limits)
 {
+	struct xms_dev xd;
 	unsigned char r[64];
-	int fd = dev(), st;
+	int fd = dev(&xd), st;
 	uint64_t a, small;
 	unsigned char *m;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, 8192, 4096, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 4096, 0, &a, NULL) == 0);
 	m = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a);
 	REQUIRE(m != MAP_FAILED);
 	memset(m + 100, 0x5a, 64);
-	CHECK(xms_read(fd, a + 100, r, 64) == 0 && r[0] == 0x5a && r[63] == 0x5a);
-	CHECK(xms_free(fd, HBM, a, &st) == -EBUSY);	/* mapped */
+	CHECK(xms_read(&xd, a + 100, r, 64) == 0 && r[0] == 0x5a && r[63] == 0x5a);
+	CHECK(xms_free(&xd, HBM, a, &st) == -EBUSY);	/* mapped */
 	/* past the allocation */
 	CHECK(mmap(NULL, 12288, PROT_READ, MAP_SHARED, fd, (off_t)a) == MAP_FAILED &&
 	      errno == EACCES);
@@ -340,11 +353,11 @@ TEST(mmap_of_an_allocation_and_its_limits)
 	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)(a + 4096)) == MAP_FAILED &&
 	      errno == EACCES);
 	/* a small allocation whose page is shared with the heap's free tail */
-	REQUIRE(xms_alloc(fd, HBM, 100, 4096, 0, &small, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 100, 4096, 0, &small, NULL) == 0);
 	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)small) == MAP_FAILED &&
 	      errno == EACCES);
 	CHECK(munmap(m, 8192) == 0);
-	CHECK(xms_free(fd, HBM, a, &st) == 0);
+	CHECK(xms_free(&xd, HBM, a, &st) == 0);
 	close(fd);
 }
 
@@ -361,23 +374,24 @@ static struct xmemsim_alloc *alloc_arg_at(char *at, uint64_t size)
 
 TEST(ioctl_argument_ending_at_a_page_edge)
 {
+	struct xms_dev xd;
 	long pg = sysconf(_SC_PAGESIZE);
 	char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct xmemsim_alloc *a;
-	int fd = dev();
+	int fd = dev(&xd);
 
 	REQUIRE(fd >= 0 && p != MAP_FAILED);
 	REQUIRE(munmap(p + pg, pg) == 0);
-	REQUIRE(snap(fd, HBM, &s0) == 0);
+	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	/* ends on the last mapped byte: fine */
 	a = alloc_arg_at(p + pg - sizeof(*a), 64);
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, a) == 0);
-	CHECK(xms_free(fd, HBM, a->addr, NULL) == 0);
+	CHECK(xms_free(&xd, HBM, a->addr, NULL) == 0);
 	/* 8 bytes over the edge: EFAULT, and no allocation left behind */
 	a = (struct xmemsim_alloc *)(p + pg - sizeof(*a) + 8);
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, a) == -EFAULT);
-	REQUIRE(snap(fd, HBM, &s1) == 0);
+	REQUIRE(snap(&xd, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
 	munmap(p, pg);
 	close(fd);
@@ -385,17 +399,18 @@ TEST(ioctl_argument_ending_at_a_page_edge)
 
 TEST(alloc_whose_result_cannot_be_written_back_is_undone)
 {
+	struct xms_dev xd;
 	long pg = sysconf(_SC_PAGESIZE);
 	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int fd = dev();
+	int fd = dev(&xd);
 
 	REQUIRE(fd >= 0 && p != MAP_FAILED);
 	alloc_arg_at(p, 1000);
-	REQUIRE(snap(fd, HBM, &s0) == 0);
+	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	REQUIRE(mprotect(p, pg, PROT_READ) == 0);	/* readable, not writable */
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, p) == -EFAULT);
-	REQUIRE(snap(fd, HBM, &s1) == 0);
+	REQUIRE(snap(&xd, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
 	munmap(p, pg);
 	close(fd);
@@ -403,16 +418,18 @@ TEST(alloc_whose_result_cannot_be_written_back_is_undone)
 
 TEST(stats_and_dump_outputs)
 {
+	struct xms_dev xo;
+	struct xms_dev xd;
 	struct xmemsim_heap_stats hs;
 	struct xmemsim_heap_dump d;
 	struct xmemsim_block b[8];
-	int fd = dev(), fo = dev();
+	int fd = dev(&xd), fo = dev(&xo);
 	uint64_t a1, a2, o;
 
 	REQUIRE(fd >= 0 && fo >= 0);
-	REQUIRE(xms_alloc(fd, DRAM, 100, 0, 0, &a1, NULL) == 0);
-	REQUIRE(xms_alloc(fo, DRAM, 100, 0, 0, &o, NULL) == 0);
-	REQUIRE(xms_alloc(fd, DRAM, 100, 0, 0, &a2, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, DRAM, 100, 0, 0, &a1, NULL) == 0);
+	REQUIRE(xms_alloc(&xo, DRAM, 100, 0, 0, &o, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, DRAM, 100, 0, 0, &a2, NULL) == 0);
 
 	memset(&hs, 0xff, sizeof(hs));		/* outputs pre-filled */
 	hs.heap = DRAM;
@@ -468,15 +485,16 @@ TEST(stats_and_dump_outputs)
 
 TEST(stack_alloc_defaults_and_limits)
 {
+	struct xms_dev xd;
 	struct xmemsim_stack_alloc s;
 	struct xmemsim_heap_dump d;
 	struct xmemsim_block b[MAXB];
-	int fd = dev(), st;
+	int fd = dev(&xd), st;
 	uint64_t a;
 	uint32_t i;
 
 	REQUIRE(fd >= 0);
-	CHECK(xms_stack_alloc(fd, 0, &a, &st) == 0 && st == 0);
+	CHECK(xms_stack_alloc(&xd, 0, &a, &st) == 0 && st == 0);
 	CHECK(a % 64 == 0);
 	memset(&d, 0, sizeof(d));
 	d.heap = HBM;
@@ -487,9 +505,9 @@ TEST(stack_alloc_defaults_and_limits)
 		;
 	REQUIRE(i < d.count);
 	CHECK_EQ_U64(b[i].start + b[i].size - b[i].aligned, 4196);
-	CHECK(xms_free(fd, HBM, a, NULL) == 0);
-	CHECK(xms_stack_alloc(fd, 4u << 20, &a, &st) == 0);
-	CHECK(xms_free(fd, HBM, a, NULL) == 0);
+	CHECK(xms_free(&xd, HBM, a, NULL) == 0);
+	CHECK(xms_stack_alloc(&xd, 4u << 20, &a, &st) == 0);
+	CHECK(xms_free(&xd, HBM, a, NULL) == 0);
 	memset(&s, 0xff, sizeof(s));
 	s.size = (4u << 20) + 1;
 	s.flags = 0;
@@ -504,25 +522,27 @@ TEST(stack_alloc_defaults_and_limits)
 
 TEST(closing_a_file_with_live_allocations_restores_the_heaps)
 {
-	int fd = dev(), ctl = dev();
+	struct xms_dev xctl;
+	struct xms_dev xd;
+	int fd = dev(&xd), ctl = dev(&xctl);
 	uint64_t a;
 	int i;
 
 	REQUIRE(fd >= 0 && ctl >= 0);
-	REQUIRE(snap(ctl, HBM, &s0) == 0);
-	REQUIRE(snap(ctl, DRAM, &s2) == 0);
+	REQUIRE(snap(&xctl, HBM, &s0) == 0);
+	REQUIRE(snap(&xctl, DRAM, &s2) == 0);
 	for (i = 0; i < 40; i++) {
-		REQUIRE(xms_alloc(fd, i % 3 ? HBM : DRAM,
+		REQUIRE(xms_alloc(&xd, i % 3 ? HBM : DRAM,
 				  i % 3 ? 64 + 97 * i : 16 + 13 * i, 1u << (i % 10),
 				  0, &a, NULL) == 0);
 		if (i % 4 == 1)
-			REQUIRE(xms_free(fd, i % 3 ? HBM : DRAM, a, NULL) == 0);
+			REQUIRE(xms_free(&xd, i % 3 ? HBM : DRAM, a, NULL) == 0);
 	}
-	REQUIRE(snap(ctl, HBM, &s1) == 0);
+	REQUIRE(snap(&xctl, HBM, &s1) == 0);
 	CHECK(!same(&s0, &s1));
 	close(fd);
-	REQUIRE(snap(ctl, HBM, &s1) == 0);
-	REQUIRE(snap(ctl, DRAM, &s3) == 0);
+	REQUIRE(snap(&xctl, HBM, &s1) == 0);
+	REQUIRE(snap(&xctl, DRAM, &s3) == 0);
 	CHECK(same(&s0, &s1));
 	CHECK(same(&s2, &s3));
 	close(ctl);
@@ -530,9 +550,10 @@ TEST(closing_a_file_with_live_allocations_restores_the_heaps)
 
 static void *hammer(void *arg)
 {
+	struct xms_dev xd;
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 	uint64_t live[16] = { 0 };
-	int fd = xms_open(NULL), i, bad = 0;
+	int fd = test_open(&xd), i, bad = 0;
 
 	if (fd < 0)
 		return (void *)1;
@@ -541,14 +562,14 @@ static void *hammer(void *arg)
 		unsigned char v = (unsigned char)k, r = 0;
 
 		if (live[k]) {
-			if (xms_read(fd, live[k], &r, 1) || r != v)
+			if (xms_read(&xd, live[k], &r, 1) || r != v)
 				bad = 1;
-			if (xms_free(fd, HBM, live[k], NULL))
+			if (xms_free(&xd, HBM, live[k], NULL))
 				bad = 1;
 			live[k] = 0;
-		} else if (!xms_alloc(fd, HBM, 1 + rand_r(&seed) % 5000, 0, 0,
+		} else if (!xms_alloc(&xd, HBM, 1 + rand_r(&seed) % 5000, 0, 0,
 				      &live[k], NULL)) {
-			if (xms_write(fd, live[k], &v, 1))
+			if (xms_write(&xd, live[k], &v, 1))
 				bad = 1;
 		}
 	}
@@ -558,19 +579,20 @@ static void *hammer(void *arg)
 
 TEST(concurrent_files_do_not_see_each_other)
 {
+	struct xms_dev xctl;
 	pthread_t t[4];
 	void *r;
-	int i, ctl = dev();
+	int i, ctl = dev(&xctl);
 
 	REQUIRE(ctl >= 0);
-	REQUIRE(snap(ctl, HBM, &s0) == 0);
+	REQUIRE(snap(&xctl, HBM, &s0) == 0);
 	for (i = 0; i < 4; i++)
 		REQUIRE(pthread_create(&t[i], NULL, hammer, (void *)(uintptr_t)(i + 1)) == 0);
 	for (i = 0; i < 4; i++) {
 		pthread_join(t[i], &r);
 		CHECK(r == NULL);
 	}
-	REQUIRE(snap(ctl, HBM, &s1) == 0);
+	REQUIRE(snap(&xctl, HBM, &s1) == 0);
 	CHECK(same(&s0, &s1));
 	close(ctl);
 }

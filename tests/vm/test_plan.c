@@ -30,6 +30,7 @@
 
 #include "dp_device.h"
 #include "libdramplan.h"
+#include "dev.h"
 #include "libxmemsim.h"
 #include "planner/planner_util.h"
 #include "tap.h"
@@ -46,21 +47,23 @@ static struct xmemsim_info info;
 /* ---- the device, through ioctl or a ring ------------------------------- */
 
 struct dev {
-	int fd;
+	struct xms_dev xd;
 	int uring;
 	struct xms_ring ring;
 };
 
 static int dev_open(struct dev *d, int uring)
 {
+	int fd;
+
 	memset(d, 0, sizeof(*d));
 	d->uring = uring;
-	d->fd = xms_open(NULL);
-	if (d->fd < 0)
-		return d->fd;
-	if (uring && (xms_ring_init(&d->ring, d->fd, 8) ||
-		      xms_attach_ring(d->fd, &d->ring))) {
-		xms_close(d->fd);
+	fd = test_open(&d->xd);
+	if (fd < 0)
+		return fd;
+	if (uring && (xms_ring_init(&d->ring, &d->xd, 8) ||
+		      xms_attach_ring(&d->xd, &d->ring))) {
+		xms_close(&d->xd);
 		return -1;
 	}
 	return 0;
@@ -69,11 +72,10 @@ static int dev_open(struct dev *d, int uring)
 static void dev_close(struct dev *d)
 {
 	if (d->uring) {
-		xms_attach_ring(d->fd, NULL);
+		xms_attach_ring(&d->xd, NULL);
 		xms_ring_exit(&d->ring);
 	}
-	xms_close(d->fd);
-	d->fd = -1;
+	xms_close(&d->xd);
 }
 
 static const char *path_name(int uring)
@@ -84,16 +86,17 @@ static const char *path_name(int uring)
 /* The HBM heap with nothing allocated by anyone (else says why). */
 static int heap_pristine(int quiet)
 {
+	struct xms_dev xd;
 	struct xmemsim_heap_stats s;
-	int fd = xms_open(NULL), ok;
+	int fd = test_open(&xd), ok;
 
 	if (fd < 0)
 		return 0;
-	ok = !xms_stats(fd, XMEMSIM_HEAP_HBM, &s) && s.free_bytes == s.pool_size;
+	ok = !xms_stats(&xd, XMEMSIM_HEAP_HBM, &s) && s.free_bytes == s.pool_size;
 	if (!ok && !quiet)
 		printf("#   HBM heap: free %llu of %llu\n",
 		       (unsigned long long)s.free_bytes, (unsigned long long)s.pool_size);
-	xms_close(fd);
+	xms_close(&xd);
 	return ok;
 }
 
@@ -104,12 +107,13 @@ static int pristine(void)
 
 static int read_info(void)
 {
-	int fd = xms_open(NULL), ret;
+	struct xms_dev xd;
+	int fd = test_open(&xd), ret;
 
 	if (fd < 0)
 		return fd;
-	ret = xms_get_info(fd, &info);
-	xms_close(fd);
+	ret = xms_get_info(&xd, &info);
+	xms_close(&xd);
 	return ret;
 }
 
@@ -171,7 +175,7 @@ static int submit(struct dev *d, uint32_t core, struct hp *h, uint32_t bad[2],
 	uint32_t b[2];
 	char e[ERRLEN];
 
-	return xms_plan_submit(d->fd, core, h->t, h->n, bad ? bad : b,
+	return xms_plan_submit(&d->xd, core, h->t, h->n, bad ? bad : b,
 			       err ? err : e, ERRLEN);
 }
 
@@ -186,9 +190,9 @@ struct snap {
 static void snapshot(struct dev *d, uint32_t core, struct snap *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->get_ret = xms_plan_get(d->fd, core, s->t, HMAX, &s->count, &s->synced);
-	s->stats_ret = xms_plan_stats(d->fd, core, &s->st);
-	s->all_ret = xms_plan_stats(d->fd, XMEMSIM_PLAN_ALL_CORES, &s->all);
+	s->get_ret = xms_plan_get(&d->xd, core, s->t, HMAX, &s->count, &s->synced);
+	s->stats_ret = xms_plan_stats(&d->xd, core, &s->st);
+	s->all_ret = xms_plan_stats(&d->xd, XMEMSIM_PLAN_ALL_CORES, &s->all);
 }
 
 static int same_snap(const struct snap *a, const struct snap *b)
@@ -207,7 +211,7 @@ static int nothing_synced(struct dev *d)
 	uint32_t core, count, synced, i;
 
 	for (core = 0; core < info.cores; core++) {
-		if (xms_plan_get(d->fd, core, t, HMAX, &count, &synced))
+		if (xms_plan_get(&d->xd, core, t, HMAX, &count, &synced))
 			continue;	/* no plan there */
 		if (synced)
 			return 0;
@@ -335,7 +339,7 @@ static int one_model(struct dev *d, uint64_t seed, int *cores,
 	}
 	if (p->ncores <= 4)
 		cores[p->ncores]++;
-	if (dp_agree_init(&a, d->fd, p, m, &e)) {
+	if (dp_agree_init(&a, &d->xd, p, m, &e)) {
 		printf("#   seed %llu: conversion failed: %s\n", (unsigned long long)seed, e.msg);
 		fails++;
 		goto out;
@@ -370,7 +374,7 @@ static void random_models(int uring)
 		fails += one_model(&d, (uint64_t)seed * 1000 + uring, cores, 0);
 		models++;
 		if (seed % 2)
-			CHECK(xms_plan_release(d.fd) == 0);	/* else: close */
+			CHECK(xms_plan_release(&d.xd) == 0);	/* else: close */
 		dev_close(&d);
 		if (!pristine()) {
 			printf("#   seed %d: HBM not pristine after %s\n", seed,
@@ -456,7 +460,7 @@ static void triple_through_the_device(int uring)
 		printf("#   %s\n", e.msg);
 	REQUIRE(p);
 	REQUIRE(dev_open(&d, uring) == 0);
-	REQUIRE(dp_agree_init(&a, d.fd, p, m, &e) == 0);
+	REQUIRE(dp_agree_init(&a, &d.xd, p, m, &e) == 0);
 	ret = dp_agree_run(&a, 0, 1);
 	CHECK(ret == 0 && a.disagree == 0 && a.mismatch == 0);
 	if (ret || a.disagree || a.mismatch)
@@ -465,7 +469,7 @@ static void triple_through_the_device(int uring)
 	/* the device's own answer, core by core */
 	for (ci = 0; ci < nc; ci++) {
 		memset(got[ci], 0, sizeof(got[ci]));
-		CHECK(xms_plan_get(d.fd, ci, got[ci], 2, &count, &synced) == 0);
+		CHECK(xms_plan_get(&d.xd, ci, got[ci], 2, &count, &synced) == 0);
 		CHECK(count == 2 && synced == 1);
 		/* P: its own partition, bank 0 */
 		CHECK(!strcmp(got[ci][1].name, "P"));
@@ -753,7 +757,7 @@ static void overlap_rejected(int uring)
 
 	/* the same plan for a core without one: still without one */
 	CHECK(submit(&d, 1, &badp, NULL, NULL) == -EINVAL);
-	CHECK(xms_plan_stats(d.fd, 1, &after.st) == -ENODATA);
+	CHECK(xms_plan_stats(&d.xd, 1, &after.st) == -ENODATA);
 	snapshot(&d, 0, &after);
 	CHECK(same_snap(&before, &after));
 
@@ -782,7 +786,7 @@ static int sync_err(struct dev *d, char *err)
 	uint32_t linked = 12345;
 
 	memset(err, 0, ERRLEN);
-	return xms_plan_sync(d->fd, &linked, err, ERRLEN);
+	return xms_plan_sync(&d->xd, &linked, err, ERRLEN);
 }
 
 /*
@@ -857,9 +861,9 @@ static void sync_failures(int uring)
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
 	linked = 0;
-	CHECK(xms_plan_sync(d.fd, &linked, err, sizeof(err)) == 0 && linked == 1);
+	CHECK(xms_plan_sync(&d.xd, &linked, err, sizeof(err)) == 0 && linked == 1);
 	linked = 0;
-	CHECK(xms_plan_sync(d.fd, &linked, err, sizeof(err)) == 0 && linked == 1);
+	CHECK(xms_plan_sync(&d.xd, &linked, err, sizeof(err)) == 0 && linked == 1);
 	dev_close(&d);
 	CHECK(pristine());
 }
@@ -890,7 +894,7 @@ static void get_and_bytes(int uring)
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
 	memset(t1, 0xa5, sizeof(t1));
-	CHECK(xms_plan_get(d.fd, 1, t1, HMAX, &count, &synced) == 0);
+	CHECK(xms_plan_get(&d.xd, 1, t1, HMAX, &count, &synced) == 0);
 	CHECK(count == c1.n && synced == 0);
 	CHECK(!strcmp(t1[0].name, "w_peer") && t1[0].addr == 0 && t1[0].dev_addr == 0);
 	CHECK(t1[0].flags == (SH | RM) && t1[0].remote_core == 0 && !strcmp(t1[0].remote_name, "w"));
@@ -899,12 +903,12 @@ static void get_and_bytes(int uring)
 		      t1[i].size == c1.t[i].size && t1[i].addr == c1.t[i].addr);
 	/* capacity 1: one copied, count still the plan's */
 	memset(&one, 0, sizeof(one));
-	CHECK(xms_plan_get(d.fd, 0, &one, 1, &count, &synced) == 0 && count == c0.n &&
+	CHECK(xms_plan_get(&d.xd, 0, &one, 1, &count, &synced) == 0 && count == c0.n &&
 	      !strcmp(one.name, "w"));
 
-	CHECK(xms_plan_sync(d.fd, &linked, NULL, 0) == 0 && linked == 1);
-	CHECK(xms_plan_get(d.fd, 0, t0, HMAX, &count, &synced) == 0 && synced == 1);
-	CHECK(xms_plan_get(d.fd, 1, t1, HMAX, &count, &synced) == 0 && synced == 1);
+	CHECK(xms_plan_sync(&d.xd, &linked, NULL, 0) == 0 && linked == 1);
+	CHECK(xms_plan_get(&d.xd, 0, t0, HMAX, &count, &synced) == 0 && synced == 1);
+	CHECK(xms_plan_get(&d.xd, 1, t1, HMAX, &count, &synced) == 0 && synced == 1);
 	CHECK(t1[0].addr == t0[0].addr && t1[0].dev_addr == t0[0].dev_addr && t0[0].dev_addr);
 	/* c of core 1 sits at core 0's a's core-relative address; their device
 	 * bytes must not meet, nor c's and w's */
@@ -915,24 +919,24 @@ static void get_and_bytes(int uring)
 
 	/* written through core 0, read through core 1 and back */
 	fill(w, sizeof(w), 7 + uring);
-	CHECK(xms_write(d.fd, t0[0].dev_addr, w, sizeof(w)) == 0);
-	CHECK(xms_read(d.fd, t1[0].dev_addr, r, sizeof(r)) == 0 && !memcmp(w, r, sizeof(w)));
+	CHECK(xms_write(&d.xd, t0[0].dev_addr, w, sizeof(w)) == 0);
+	CHECK(xms_read(&d.xd, t1[0].dev_addr, r, sizeof(r)) == 0 && !memcmp(w, r, sizeof(w)));
 	fill(w2, sizeof(w2), 9);
-	CHECK(xms_write(d.fd, t1[1].dev_addr, w2, PG) == 0);	/* core 1's c */
+	CHECK(xms_write(&d.xd, t1[1].dev_addr, w2, PG) == 0);	/* core 1's c */
 	fill(w, PG, 11);
-	CHECK(xms_write(d.fd, t0[1].dev_addr, w, PG) == 0);	/* core 0's a */
-	CHECK(xms_read(d.fd, t1[1].dev_addr, r, PG) == 0 && !memcmp(w2, r, PG));
-	CHECK(xms_read(d.fd, t0[1].dev_addr, r, PG) == 0 && !memcmp(w, r, PG));
+	CHECK(xms_write(&d.xd, t0[1].dev_addr, w, PG) == 0);	/* core 0's a */
+	CHECK(xms_read(&d.xd, t1[1].dev_addr, r, PG) == 0 && !memcmp(w2, r, PG));
+	CHECK(xms_read(&d.xd, t0[1].dev_addr, r, PG) == 0 && !memcmp(w, r, PG));
 
 	/* totals: w once in the device, w_peer as linked bytes */
-	CHECK(xms_plan_stats(d.fd, 1, &st) == 0 && st.tensors == 2 &&
+	CHECK(xms_plan_stats(&d.xd, 1, &st) == 0 && st.tensors == 2 &&
 	      st.private_bytes == 2 * PG && st.shared_bytes == 0 &&
 	      st.linked_bytes == 2 * PG && st.total_bytes == 2 * PG &&
 	      st.footprint == 4 * PG);
-	CHECK(xms_plan_stats(d.fd, 0, &st) == 0 && st.tensors == 3 &&
+	CHECK(xms_plan_stats(&d.xd, 0, &st) == 0 && st.tensors == 3 &&
 	      st.private_bytes == 2 * PG && st.shared_bytes == 2 * PG &&
 	      st.linked_bytes == 0 && st.total_bytes == 4 * PG && st.footprint == 3 * PG);
-	CHECK(xms_plan_stats(d.fd, XMEMSIM_PLAN_ALL_CORES, &st) == 0 && st.tensors == 5 &&
+	CHECK(xms_plan_stats(&d.xd, XMEMSIM_PLAN_ALL_CORES, &st) == 0 && st.tensors == 5 &&
 	      st.private_bytes == 4 * PG && st.shared_bytes == 2 * PG &&
 	      st.linked_bytes == 2 * PG && st.total_bytes == 6 * PG && st.footprint == 4 * PG);
 	dev_close(&d);
@@ -1028,23 +1032,23 @@ static void bad_inputs(int uring)
 	}
 	/* the same tensors with nothing wrong are taken (then dropped) */
 	CHECK(bad_case(&d, -1) == 0);
-	CHECK(xms_plan_release(d.fd) == 0);
+	CHECK(xms_plan_release(&d.xd) == 0);
 
 	memset(&h, 0, sizeof(h));
 	ht(&h, "ok", 0, PG, 0, 5);
-	CHECK(xms_plan_submit(d.fd, 0, h.t, 0, NULL, NULL, 0) == -EINVAL);
+	CHECK(xms_plan_submit(&d.xd, 0, h.t, 0, NULL, NULL, 0) == -EINVAL);
 
 	/* count over the limit: E2BIG, whatever the tensors say */
 	many = calloc((size_t)info.plan_max_tensors + 1, sizeof(*many));
 	REQUIRE(many != NULL);
-	CHECK(xms_plan_submit(d.fd, 0, many, info.plan_max_tensors + 1, NULL, NULL, 0) == -E2BIG);
+	CHECK(xms_plan_submit(&d.xd, 0, many, info.plan_max_tensors + 1, NULL, NULL, 0) == -E2BIG);
 	free(many);
 	/* intervals over the limit */
 	ivs = calloc((size_t)info.plan_max_intervals + 1, sizeof(*ivs));
 	REQUIRE(ivs != NULL);
 	h.t[0].intervals = (uint64_t)(uintptr_t)ivs;
 	h.t[0].nr_intervals = info.plan_max_intervals + 1;
-	CHECK(xms_plan_submit(d.fd, 0, h.t, 1, NULL, NULL, 0) == -E2BIG);
+	CHECK(xms_plan_submit(&d.xd, 0, h.t, 1, NULL, NULL, 0) == -E2BIG);
 	free(ivs);
 
 	/* pointers to nowhere */
@@ -1053,13 +1057,13 @@ static void bad_inputs(int uring)
 	REQUIRE(munmap(hole + psz, psz) == 0);
 	memset(&h, 0, sizeof(h));
 	ht(&h, "ok", 0, PG, 0, 5);
-	CHECK(xms_plan_submit(d.fd, 0, (void *)(hole + psz), 1, NULL, NULL, 0) == -EFAULT);
-	CHECK(xms_plan_submit(d.fd, 0, (void *)(hole + psz - 8), 1, NULL, NULL, 0) == -EFAULT);
+	CHECK(xms_plan_submit(&d.xd, 0, (void *)(hole + psz), 1, NULL, NULL, 0) == -EFAULT);
+	CHECK(xms_plan_submit(&d.xd, 0, (void *)(hole + psz - 8), 1, NULL, NULL, 0) == -EFAULT);
 	h.t[0].intervals = (uint64_t)(uintptr_t)(hole + psz);
-	CHECK(xms_plan_submit(d.fd, 0, h.t, 1, NULL, NULL, 0) == -EFAULT);
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_SUBMIT, hole + psz) == -EFAULT);
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_SYNC, hole + psz) == -EFAULT);
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_STATS, hole + psz) == -EFAULT);
+	CHECK(xms_plan_submit(&d.xd, 0, h.t, 1, NULL, NULL, 0) == -EFAULT);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_SUBMIT, hole + psz) == -EFAULT);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_SYNC, hole + psz) == -EFAULT);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_STATS, hole + psz) == -EFAULT);
 
 	/* reserved fields and flags of the command structs */
 	memset(&h, 0, sizeof(h));
@@ -1068,24 +1072,24 @@ static void bad_inputs(int uring)
 	ps.count = 1;
 	ps.tensors = (uint64_t)(uintptr_t)h.t;
 	ps.reserved[1] = 1;
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_SUBMIT, &ps) == -EINVAL);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_SUBMIT, &ps) == -EINVAL);
 	memset(&sy, 0, sizeof(sy));
 	sy.flags = 1;
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_SYNC, &sy) == -EINVAL);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_SYNC, &sy) == -EINVAL);
 	memset(&sy, 0, sizeof(sy));
 	sy.reserved[0] = 1;
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_SYNC, &sy) == -EINVAL);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_SYNC, &sy) == -EINVAL);
 	memset(&pg, 0, sizeof(pg));
 	pg.reserved[1] = 1;
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_GET, &pg) == -EINVAL);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_GET, &pg) == -EINVAL);
 	memset(&st, 0, sizeof(st));
 	st.reserved[0] = 1;
-	CHECK(xms_cmd(d.fd, XMEMSIM_IOC_PLAN_STATS, &st) == -EINVAL);
-	CHECK(xms_plan_stats(d.fd, info.cores, &st) == -EINVAL);
+	CHECK(xms_cmd(&d.xd, XMEMSIM_IOC_PLAN_STATS, &st) == -EINVAL);
+	CHECK(xms_plan_stats(&d.xd, info.cores, &st) == -EINVAL);
 
 	/* nothing of all that was kept */
-	CHECK(xms_plan_stats(d.fd, XMEMSIM_PLAN_ALL_CORES, &st) == -ENODATA);
-	CHECK(xms_plan_stats(d.fd, 0, &st) == -ENODATA);
+	CHECK(xms_plan_stats(&d.xd, XMEMSIM_PLAN_ALL_CORES, &st) == -ENODATA);
+	CHECK(xms_plan_stats(&d.xd, 0, &st) == -ENODATA);
 	munmap(hole, psz);
 	dev_close(&d);
 	CHECK(pristine());
@@ -1114,26 +1118,26 @@ static void lifetime(int uring)
 	REQUIRE(read_info() == 0 && info.cores >= 2);
 	REQUIRE(pristine());
 	REQUIRE(dev_open(&d, uring) == 0);
-	CHECK(xms_plan_release(d.fd) == 0);	/* nothing to release: fine */
+	CHECK(xms_plan_release(&d.xd) == 0);	/* nothing to release: fine */
 	pair_plans(&c0, &c1);
 	REQUIRE(submit(&d, 0, &c0, NULL, NULL) == 0);
 	CHECK(submit(&d, 0, &c0, NULL, NULL) == 0);	/* replaced before sync */
 	REQUIRE(submit(&d, 1, &c1, NULL, NULL) == 0);
 	CHECK(pristine());			/* backed only once synced */
-	REQUIRE(xms_plan_sync(d.fd, &linked, NULL, 0) == 0);
-	CHECK(xms_stats(d.fd, XMEMSIM_HEAP_HBM, &hs) == 0 && hs.owned_bytes > 0 &&
+	REQUIRE(xms_plan_sync(&d.xd, &linked, NULL, 0) == 0);
+	CHECK(xms_stats(&d.xd, XMEMSIM_HEAP_HBM, &hs) == 0 && hs.owned_bytes > 0 &&
 	      hs.free_bytes < hs.pool_size);
 	CHECK(submit(&d, 0, &c0, NULL, NULL) == -EBUSY);
 	CHECK(submit(&d, 1, &c1, NULL, NULL) == -EBUSY);
-	CHECK(xms_plan_stats(d.fd, 0, &st) == 0 && st.tensors == c0.n);
-	CHECK(xms_plan_release(d.fd) == 0);
-	CHECK(xms_plan_stats(d.fd, XMEMSIM_PLAN_ALL_CORES, &st) == -ENODATA);
-	CHECK(xms_stats(d.fd, XMEMSIM_HEAP_HBM, &hs) == 0 && hs.owned_bytes == 0 &&
+	CHECK(xms_plan_stats(&d.xd, 0, &st) == 0 && st.tensors == c0.n);
+	CHECK(xms_plan_release(&d.xd) == 0);
+	CHECK(xms_plan_stats(&d.xd, XMEMSIM_PLAN_ALL_CORES, &st) == -ENODATA);
+	CHECK(xms_stats(&d.xd, XMEMSIM_HEAP_HBM, &hs) == 0 && hs.owned_bytes == 0 &&
 	      hs.free_bytes == hs.pool_size);
 	/* and it takes plans again */
 	CHECK(submit(&d, 0, &c0, NULL, NULL) == 0);
 	CHECK(submit(&d, 1, &c1, NULL, NULL) == 0);
-	CHECK(xms_plan_sync(d.fd, &linked, NULL, 0) == 0 && linked == 1);
+	CHECK(xms_plan_sync(&d.xd, &linked, NULL, 0) == 0 && linked == 1);
 	CHECK(!heap_pristine(1));
 	dev_close(&d);				/* closing releases */
 	CHECK(pristine());
@@ -1163,12 +1167,12 @@ TEST(plans_belong_to_their_file)
 	pair_plans(&c0, &c1);
 	REQUIRE(submit(&a, 0, &c0, NULL, NULL) == 0);
 	REQUIRE(submit(&a, 1, &c1, NULL, NULL) == 0);
-	REQUIRE(xms_plan_sync(a.fd, &linked, NULL, 0) == 0);
-	CHECK(xms_plan_stats(b.fd, XMEMSIM_PLAN_ALL_CORES, &st) == -ENODATA);
-	CHECK(xms_plan_sync(b.fd, &linked, NULL, 0) == -ENODATA);
+	REQUIRE(xms_plan_sync(&a.xd, &linked, NULL, 0) == 0);
+	CHECK(xms_plan_stats(&b.xd, XMEMSIM_PLAN_ALL_CORES, &st) == -ENODATA);
+	CHECK(xms_plan_sync(&b.xd, &linked, NULL, 0) == -ENODATA);
 	CHECK(submit(&b, 0, &c0, NULL, NULL) == 0);	/* not EBUSY: a's sync */
 	dev_close(&a);
-	CHECK(xms_plan_stats(b.fd, 0, &st) == 0 && st.tensors == c0.n);
+	CHECK(xms_plan_stats(&b.xd, 0, &st) == 0 && st.tensors == c0.n);
 	dev_close(&b);
 	CHECK(pristine());
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
 #include "xorshift.h"
@@ -187,6 +188,7 @@ static long compare(long *lines)
 
 static void replay_through(const char *how)
 {
+	struct xms_dev xd;
 	struct xmemsim_info in;
 	struct xmemsim_heap_stats st;
 	uint64_t refused[2];
@@ -195,13 +197,13 @@ static void replay_through(const char *how)
 	uint64_t seed = env ? strtoull(env, NULL, 0) : 20261130;
 	char cmd[256];
 	long lines = 0, bad;
-	int fd = xms_open(NULL), i;
+	int fd = test_open(&xd), i;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_get_info(fd, &in) == 0);
+	REQUIRE(xms_get_info(&xd, &in) == 0);
 	for (i = 0; i < 2; i++) {
 		/* the model starts from empty heaps: so must the device */
-		REQUIRE(xms_stats(fd, i, &st) == 0 && st.free_bytes == st.pool_size);
+		REQUIRE(xms_stats(&xd, i, &st) == 0 && st.free_bytes == st.pool_size);
 		refused[i] = st.split_refused;	/* counted since load */
 	}
 	printf("# seed %" PRIu64 ", %ld commands, %s\n", seed, ops, how);
@@ -213,7 +215,7 @@ static void replay_through(const char *how)
 	CHECK(bad == 0);
 	CHECK(lines == ops);
 	/* xmemctl exited: the device freed what it held */
-	CHECK(xms_stats(fd, 0, &st) == 0 && st.free_bytes == st.pool_size &&
+	CHECK(xms_stats(&xd, 0, &st) == 0 && st.free_bytes == st.pool_size &&
 	      st.unused_bytes == 0 && st.free_blocks == 1);
 	close(fd);
 }

@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
 #include "xorshift.h"
@@ -28,25 +29,25 @@ static uint64_t next(void)
 	return xorshift64(&rng);
 }
 
-static int pristine(int fd)
+static int pristine(struct xms_dev *xd)
 {
 	struct xmemsim_heap_stats s;
 	int h;
 
 	for (h = 0; h < 2; h++)
-		if (xms_stats(fd, h, &s) || s.free_bytes != s.pool_size ||
+		if (xms_stats(xd, h, &s) || s.free_bytes != s.pool_size ||
 		    s.unused_bytes || s.free_blocks != 1)
 			return 0;
 	return 1;
 }
 
-/* The same 400-command trace through fd, as seen by its results. */
+/* The same 400-command trace through xd, as seen by its results. */
 struct step {
 	int ret, status;
 	uint64_t addr;
 };
 
-static void run_trace(int fd, struct step *out, int n, uint64_t seed)
+static void run_trace(struct xms_dev *xd, struct step *out, int n, uint64_t seed)
 {
 	uint64_t live[64];
 	int nlive = 0, i;
@@ -58,7 +59,7 @@ static void run_trace(int fd, struct step *out, int n, uint64_t seed)
 		if (nlive < 64 && (next() % 3 || !nlive)) {
 			uint64_t size = next() % 9000, align = 1ULL << (next() % 13);
 
-			out[i].ret = xms_alloc(fd, next() % 5 ? HBM : DRAM, size,
+			out[i].ret = xms_alloc(xd, next() % 5 ? HBM : DRAM, size,
 					       next() % 11 ? align : 3, 0,
 					       &out[i].addr, &out[i].status);
 			if (!out[i].ret)
@@ -69,28 +70,29 @@ static void run_trace(int fd, struct step *out, int n, uint64_t seed)
 			int heap = a < 0x100000000ULL ? DRAM : HBM;
 
 			live[k] = live[--nlive];
-			out[i].ret = xms_free(fd, heap, a, &out[i].status);
+			out[i].ret = xms_free(xd, heap, a, &out[i].status);
 		}
 	}
 }
 
 TEST(same_results_through_ioctl_and_uring)
 {
+	struct xms_dev xd;
 	static struct step a[400], b[400];
 	struct xms_ring ring;
 	int fd, i, diff = 0;
 
-	fd = xms_open(NULL);
-	REQUIRE(fd >= 0 && pristine(fd));
-	run_trace(fd, a, 400, 42);
+	fd = test_open(&xd);
+	REQUIRE(fd >= 0 && pristine(&xd));
+	run_trace(&xd, a, 400, 42);
 	close(fd);
 
-	fd = xms_open(NULL);
-	REQUIRE(fd >= 0 && pristine(fd));
-	REQUIRE(xms_ring_init(&ring, fd, 16) == 0);
-	REQUIRE(xms_attach_ring(fd, &ring) == 0);
-	run_trace(fd, b, 400, 42);
-	xms_attach_ring(fd, NULL);
+	fd = test_open(&xd);
+	REQUIRE(fd >= 0 && pristine(&xd));
+	REQUIRE(xms_ring_init(&ring, &xd, 16) == 0);
+	REQUIRE(xms_attach_ring(&xd, &ring) == 0);
+	run_trace(&xd, b, 400, 42);
+	xms_attach_ring(&xd, NULL);
 	xms_ring_exit(&ring);
 	close(fd);
 
@@ -157,13 +159,14 @@ static void same_errno_both_ways(int fd, struct xms_ring *ring,
 
 TEST(each_bad_input_gives_the_same_errno_through_uring)
 {
+	struct xms_dev xd;
 	struct xms_ring ring;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 	uint64_t mine = 0;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_ring_init(&ring, fd, 8) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 4096, 4096, 0, &mine, NULL) == 0);
+	REQUIRE(xms_ring_init(&ring, &xd, 8) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &mine, NULL) == 0);
 	{
 		const struct bad t[] = {
 			{ "bad heap id", XMEMSIM_IOC_HEAP_ALLOC, { .alloc = { .heap = XMEMSIM_NUM_HEAPS, .size = 64 } }, -EINVAL },
@@ -192,12 +195,13 @@ TEST(each_bad_input_gives_the_same_errno_through_uring)
 
 TEST(nonzero_reserved_in_the_sqe_command_area)
 {
+	struct xms_dev xd;
 	struct xmemsim_info in;
 	struct xmemsim_uring_cmd uc = { .arg = (uintptr_t)&in, .reserved = 1 };
 	struct io_uring ring;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	REQUIRE(fd >= 0);
 	REQUIRE(io_uring_queue_init(4, &ring, 0) == 0);
@@ -215,6 +219,7 @@ TEST(nonzero_reserved_in_the_sqe_command_area)
 
 TEST(a_batch_of_1000_mixed_commands)
 {
+	struct xms_dev xd;
 	enum { N = 1000 };
 	static struct xmemsim_alloc al[N];
 	static struct xmemsim_heap_stats st[N];
@@ -224,12 +229,12 @@ TEST(a_batch_of_1000_mixed_commands)
 	static int seen[N];
 	struct xms_ring ring;
 	uint64_t a, b;
-	int fd = xms_open(NULL), i, got = 0, ok_alloc = 0, nomem = 0, bad = 0;
+	int fd = test_open(&xd), i, got = 0, ok_alloc = 0, nomem = 0, bad = 0;
 
-	REQUIRE(fd >= 0 && pristine(fd));
-	REQUIRE(xms_alloc(fd, HBM, 1 << 16, 0, 0, &a, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 1 << 16, 0, 0, &b, NULL) == 0);
-	REQUIRE(xms_ring_init(&ring, fd, 1024) == 0);
+	REQUIRE(fd >= 0 && pristine(&xd));
+	REQUIRE(xms_alloc(&xd, HBM, 1 << 16, 0, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 1 << 16, 0, 0, &b, NULL) == 0);
+	REQUIRE(xms_ring_init(&ring, &xd, 1024) == 0);
 	for (i = 0; i < N; i++) {
 		int r;
 
@@ -285,26 +290,27 @@ TEST(a_batch_of_1000_mixed_commands)
 	CHECK(st[1].pool_size > 0);
 	xms_ring_exit(&ring);
 	close(fd);
-	fd = xms_open(NULL);
-	for (i = 0; i < 200 && !pristine(fd); i++)
+	fd = test_open(&xd);
+	for (i = 0; i < 200 && !pristine(&xd); i++)
 		usleep(10000);
-	CHECK(pristine(fd));
+	CHECK(pristine(&xd));
 	close(fd);
 }
 
 TEST(io_uring_read_write_and_vectors_reach_owned_memory)
 {
+	struct xms_dev xd;
 	unsigned char w[3 * 4096], r[3 * 4096];
 	struct iovec iov[3];
 	struct io_uring ring;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	int fd = xms_open(NULL), i, res[4];
+	int fd = test_open(&xd), i, res[4];
 	uint64_t a, other;
 
 	REQUIRE(fd >= 0);
-	REQUIRE(xms_alloc(fd, HBM, sizeof(w), 0, 0, &a, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 64, 0, 0, &other, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, sizeof(w), 0, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 64, 0, 0, &other, NULL) == 0);
 	for (i = 0; i < (int)sizeof(w); i++)
 		w[i] = (unsigned char)(i * 31 + 7);
 	REQUIRE(io_uring_queue_init(8, &ring, 0) == 0);
@@ -344,16 +350,18 @@ TEST(io_uring_read_write_and_vectors_reach_owned_memory)
 
 TEST(a_ring_closed_with_commands_in_flight_leaves_the_heaps_consistent)
 {
+	struct xms_dev xctl;
+	struct xms_dev xd;
 	static struct xmemsim_copy cp[64];
 	static struct xmemsim_alloc al[64];
 	struct xms_ring ring;
 	uint64_t a, b;
-	int fd = xms_open(NULL), i, ctl;
+	int fd = test_open(&xd), i, ctl;
 
-	REQUIRE(fd >= 0 && pristine(fd));
-	REQUIRE(xms_alloc(fd, HBM, 1 << 20, 0, 0, &a, NULL) == 0);
-	REQUIRE(xms_alloc(fd, HBM, 1 << 20, 0, 0, &b, NULL) == 0);
-	REQUIRE(xms_ring_init(&ring, fd, 128) == 0);
+	REQUIRE(fd >= 0 && pristine(&xd));
+	REQUIRE(xms_alloc(&xd, HBM, 1 << 20, 0, 0, &a, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 1 << 20, 0, 0, &b, NULL) == 0);
+	REQUIRE(xms_ring_init(&ring, &xd, 128) == 0);
 	for (i = 0; i < 64; i++) {
 		/* DMA copies go to io-wq workers (they may block) */
 		cp[i] = (struct xmemsim_copy){ .src = a, .dst = b, .len = 1 << 20,
@@ -366,11 +374,11 @@ TEST(a_ring_closed_with_commands_in_flight_leaves_the_heaps_consistent)
 	/* no reaping: tear the ring and the file down with work in flight */
 	xms_ring_exit(&ring);
 	close(fd);
-	ctl = xms_open(NULL);
+	ctl = test_open(&xctl);
 	REQUIRE(ctl >= 0);
-	for (i = 0; i < 500 && !pristine(ctl); i++)
+	for (i = 0; i < 500 && !pristine(&xctl); i++)
 		usleep(10000);
-	CHECK(pristine(ctl));
+	CHECK(pristine(&xctl));
 	close(ctl);
 }
 

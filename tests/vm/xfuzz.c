@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dev.h"
 #include "libxmemsim.h"
 #include "xorshift.h"
 
@@ -64,7 +65,7 @@ struct map {
 };
 
 struct xfile {
-	int fd;
+	struct xms_dev xd;
 	struct xms_ring ring;
 	int has_ring;
 	struct alloc a[MAXA];
@@ -225,13 +226,13 @@ static int no_rings;	/* XFUZZ_RINGS=0: ioctl only, no abandoned rings */
 static int cmd(struct xfile *f, unsigned long c, void *arg)
 {
 	if (f->has_ring && rnd(2)) {
-		xms_attach_ring(f->fd, &f->ring);
-		int r = xms_cmd(f->fd, c, arg);
+		xms_attach_ring(&f->xd, &f->ring);
+		int r = xms_cmd(&f->xd, c, arg);
 
-		xms_attach_ring(f->fd, NULL);
+		xms_attach_ring(&f->xd, NULL);
 		return r;
 	}
-	return ioctl(f->fd, c, arg) < 0 ? -errno : 0;
+	return ioctl(f->xd.fd, c, arg) < 0 ? -errno : 0;
 }
 
 static void note_addr(uint64_t a)
@@ -262,11 +263,11 @@ static void op_alloc(struct xfile *f)
 
 	if (r)
 		return;
-	logop("f%d alloc h%u %#llx+%llu", f->fd, al.heap, (unsigned long long)al.addr,
+	logop("f%d alloc h%u %#llx+%llu", f->xd.fd, al.heap, (unsigned long long)al.addr,
 	      (unsigned long long)al.size);
 	if (f->na == MAXA) {
 		/* no room to track it: nothing untracked may stay */
-		xms_free(f->fd, al.heap, al.addr, NULL);
+		xms_free(&f->xd, al.heap, al.addr, NULL);
 		return;
 	}
 	/* only a good pointer can have succeeded */
@@ -293,7 +294,7 @@ static void op_free(struct xfile *f)
 	r = cmd(f, XMEMSIM_IOC_HEAP_FREE, &fr);
 	if (r)
 		return;
-	logop("f%d free h%u %#llx", f->fd, fr.heap, (unsigned long long)fr.addr);
+	logop("f%d free h%u %#llx", f->xd.fd, fr.heap, (unsigned long long)fr.addr);
 	for (int i = 0; i < f->na; i++) {
 		if (f->a[i].addr == fr.addr && f->a[i].heap == fr.heap) {
 			f->a[i] = f->a[--f->na];
@@ -318,7 +319,7 @@ static void op_rw(struct xfile *f)
 		/* foreign, stale or wild: must move nothing */
 		uint64_t a = rnd_addr(f);
 
-		r = pread(f->fd, rnd_ptr(buf), 1 + rnd(4096), (off_t)(a & INT64_MAX));
+		r = pread(f->xd.fd, rnd_ptr(buf), 1 + rnd(4096), (off_t)(a & INT64_MAX));
 		(void)r;
 		return;
 	}
@@ -339,7 +340,7 @@ static void op_rw(struct xfile *f)
 					     x->size - done : sizeof(buf);
 
 				fill(buf, k, pat, done);
-				if (pwrite(f->fd, buf, k, (off_t)(x->addr + done)) != (ssize_t)k) {
+				if (pwrite(f->xd.fd, buf, k, (off_t)(x->addr + done)) != (ssize_t)k) {
 					fail("pwrite of an owned range failed at %#llx+%#llx",
 					     (unsigned long long)x->addr,
 					     (unsigned long long)done);
@@ -348,18 +349,18 @@ static void op_rw(struct xfile *f)
 				done += k;
 			}
 			x->pat = pat;
-			logop("f%d write %#llx+%llu pat %u", f->fd,
+			logop("f%d write %#llx+%llu pat %u", f->xd.fd,
 			      (unsigned long long)x->addr,
 			      (unsigned long long)x->size, pat);
 		} else {
 			fill(buf, n, x->pat, off);
-			if (pwrite(f->fd, buf, n, (off_t)(x->addr + off)) != (ssize_t)n)
+			if (pwrite(f->xd.fd, buf, n, (off_t)(x->addr + off)) != (ssize_t)n)
 				fail("pwrite %#llx+%#llx failed",
 				     (unsigned long long)x->addr, (unsigned long long)off);
 		}
 		return;
 	}
-	r = pread(f->fd, buf, n, (off_t)(x->addr + off));
+	r = pread(f->xd.fd, buf, n, (off_t)(x->addr + off));
 	if (r != (ssize_t)n) {
 		fail("pread %#llx+%#llx failed", (unsigned long long)x->addr,
 		     (unsigned long long)off);
@@ -412,7 +413,7 @@ static void op_mmap(struct xfile *f)
 	len = (x->size + pg - 1) / pg * pg;
 	if (rnd(4) == 0)
 		len += pg;			/* past the block: refused */
-	p = mmap(NULL, len, PROT_READ, rnd(8) ? MAP_SHARED : MAP_PRIVATE, f->fd,
+	p = mmap(NULL, len, PROT_READ, rnd(8) ? MAP_SHARED : MAP_PRIVATE, f->xd.fd,
 		 (off_t)(x->addr & INT64_MAX));
 	if (p == MAP_FAILED)
 		return;
@@ -450,7 +451,7 @@ static void op_copy(struct xfile *f)
 		c.method %= 3;
 		if (!cmd(f, XMEMSIM_IOC_COPY, &c)) {
 			xd->pat = xs->pat;
-			logop("f%d copy %#llx -> %#llx len %llu pat %u", f->fd,
+			logop("f%d copy %#llx -> %#llx len %llu pat %u", f->xd.fd,
 			      (unsigned long long)c.src, (unsigned long long)c.dst,
 			      (unsigned long long)c.len, xs->pat);
 		}
@@ -461,7 +462,7 @@ go:
 	if (own_overlap(f, c.dst, c.len))
 		c.dst = UINT64_MAX - 4096;
 	if (!cmd(f, XMEMSIM_IOC_COPY, rnd_ptr(&c)))
-		logop("f%d wild copy %#llx -> %#llx len %llu", f->fd,
+		logop("f%d wild copy %#llx -> %#llx len %llu", f->xd.fd,
 		      (unsigned long long)c.src, (unsigned long long)c.dst,
 		      (unsigned long long)c.len);
 }
@@ -499,24 +500,24 @@ static void op_plan(struct xfile *f)
 				t[i].flags = XMEMSIM_TENSOR_SHARED;
 			}
 		}
-		if (!xms_plan_submit(f->fd, rnd(info.cores + 1), t, n, NULL, err,
+		if (!xms_plan_submit(&f->xd, rnd(info.cores + 1), t, n, NULL, err,
 				     sizeof(err)))
 			f->planned = 1;
 		break;
 	case 2:
-		xms_plan_sync(f->fd, &linked, err, sizeof(err));
+		xms_plan_sync(&f->xd, &linked, err, sizeof(err));
 		break;
 	case 3:
 		pget = (struct xmemsim_plan_get){ .core = rnd(info.cores + 1),
 			.capacity = rnd(20), .tensors = (uintptr_t)rnd_ptr(t) };
 		cmd(f, XMEMSIM_IOC_PLAN_GET, rnd_ptr(&pget));
-		xms_plan_get(f->fd, 0, NULL, 0, &count, &synced);
+		xms_plan_get(&f->xd, 0, NULL, 0, &count, &synced);
 		break;
 	default:
 		if (rnd(2))
-			xms_plan_stats(f->fd, XMEMSIM_PLAN_ALL_CORES, &ps);
+			xms_plan_stats(&f->xd, XMEMSIM_PLAN_ALL_CORES, &ps);
 		else
-			xms_plan_release(f->fd);
+			xms_plan_release(&f->xd);
 		break;
 	}
 }
@@ -541,13 +542,13 @@ static void op_misc(struct xfile *f)
 		if (cmd(f, XMEMSIM_IOC_STACK_ALLOC, &sa))
 			break;
 		if (f->na == MAXA) {
-			xms_free(f->fd, XMEMSIM_HEAP_HBM, sa.addr, NULL);
+			xms_free(&f->xd, XMEMSIM_HEAP_HBM, sa.addr, NULL);
 			break;
 		}
 		f->a[f->na++] = (struct alloc){ sa.addr, sa.size ? sa.size :
 			XMEMSIM_STACK_DEFAULT, XMEMSIM_HEAP_HBM, 0 };
 		note_addr(sa.addr);
-		logop("f%d stack %#llx+%llu", f->fd, (unsigned long long)sa.addr,
+		logop("f%d stack %#llx+%llu", f->xd.fd, (unsigned long long)sa.addr,
 		      (unsigned long long)f->a[f->na - 1].size);
 		break;
 	case 3:
@@ -568,18 +569,20 @@ static void xfile_close(struct xfile *f)
 		munmap(f->m[i].p, f->m[i].len);
 	if (f->has_ring)
 		xms_ring_exit(&f->ring);
-	close(f->fd);
+	close(f->xd.fd);
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
+	f->xd.fd = -1;
 }
 
 static int xfile_open(struct xfile *f)
 {
+	int fd;
+
 	memset(f, 0, sizeof(*f));
-	f->fd = xms_open(NULL);
-	if (f->fd < 0)
-		return f->fd;
-	if (rnd(2) && !no_rings && !xms_ring_init(&f->ring, f->fd, 16))
+	fd = test_open(&f->xd);
+	if (fd < 0)
+		return fd;
+	if (rnd(2) && !no_rings && !xms_ring_init(&f->ring, &f->xd, 16))
 		f->has_ring = 1;
 	return 0;
 }
@@ -598,16 +601,16 @@ static void op_ring_abandon(struct xfile *f)
 	if (no_rings)
 		return;
 	if (!f->scratch[0]) {
-		if (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL))
+		if (xms_alloc(&f->xd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL))
 			return;
-		if (xms_alloc(f->fd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL)) {
+		if (xms_alloc(&f->xd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL)) {
 			/* nothing untracked may stay */
-			xms_free(f->fd, XMEMSIM_HEAP_HBM, f->scratch[0], NULL);
+			xms_free(&f->xd, XMEMSIM_HEAP_HBM, f->scratch[0], NULL);
 			f->scratch[0] = 0;
 			return;
 		}
 	}
-	if (xms_ring_init(&r, f->fd, 8))
+	if (xms_ring_init(&r, &f->xd, 8))
 		return;
 	for (int i = 0; i < 8; i++) {
 		int k = rnd(2);
@@ -632,10 +635,10 @@ static void child_of(struct xfile *x)
 	struct xmemsim_heap_stats st;
 	uint64_t a;
 
-	if (!xms_alloc(x->fd, rnd(2), 1 + rnd(4096), 0, 0, &a, NULL)) {
-		xms_stats(x->fd, 0, &st);
-		xms_free(x->fd, XMEMSIM_HEAP_HBM, a, NULL);
-		xms_free(x->fd, XMEMSIM_HEAP_DATARAM, a, NULL);
+	if (!xms_alloc(&x->xd, rnd(2), 1 + rnd(4096), 0, 0, &a, NULL)) {
+		xms_stats(&x->xd, 0, &st);
+		xms_free(&x->xd, XMEMSIM_HEAP_HBM, a, NULL);
+		xms_free(&x->xd, XMEMSIM_HEAP_DATARAM, a, NULL);
 	}
 	_exit(0);
 }
@@ -680,7 +683,7 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 			break;
 		default:
 			if (rnd(4) == 0) {
-				logop("f%d close", x->fd);
+				logop("f%d close", x->xd.fd);
 				xfile_close(x);
 				if (xfile_open(x))
 					_exit(3);
@@ -710,25 +713,26 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 /* A child with DMA copies and plan syncs in flight, killed at random. */
 static void killed_child(uint64_t seed)
 {
+	struct xms_dev xd;
 	static struct xmemsim_copy c[32];
 	static struct xmemsim_plan_sync sy;
 	struct xmemsim_plan_tensor t[2] = {};
 	struct xms_ring r;
 	uint64_t a, b;
-	int fd = xms_open(NULL);
+	int fd = test_open(&xd);
 
 	rs = seed * 0x9e3779b97f4a7c15ULL + 7;
-	if (fd < 0 || xms_ring_init(&r, fd, 64))
+	if (fd < 0 || xms_ring_init(&r, &xd, 64))
 		_exit(1);
-	if (xms_alloc(fd, XMEMSIM_HEAP_HBM, 1 << 20, 64, 0, &a, NULL) ||
-	    xms_alloc(fd, XMEMSIM_HEAP_HBM, 1 << 20, 64, 0, &b, NULL))
+	if (xms_alloc(&xd, XMEMSIM_HEAP_HBM, 1 << 20, 64, 0, &a, NULL) ||
+	    xms_alloc(&xd, XMEMSIM_HEAP_HBM, 1 << 20, 64, 0, &b, NULL))
 		_exit(2);
 	strcpy(t[0].name, "k0");
 	t[0].size = 4096;
 	ivs[0] = (struct xmemsim_interval){ 0, 1 };
 	t[0].intervals = (uintptr_t)&ivs[0];
 	t[0].nr_intervals = 1;
-	xms_plan_submit(fd, 0, t, 1, NULL, NULL, 0);
+	xms_plan_submit(&xd, 0, t, 1, NULL, NULL, 0);
 	for (;;) {
 		for (int i = 0; i < 32; i++) {
 			c[i] = (struct xmemsim_copy){ .src = a, .dst = b,
@@ -785,6 +789,7 @@ static void tap(int ok, const char *name)
 
 int main(int argc, char **argv)
 {
+	struct xms_dev xd;
 	uint64_t seed = (uint64_t)time(NULL);
 	unsigned long ops = 2000;
 	int procs = 3, nfd = 3, kills = 4, i, bad_exit = 0, mid_ok = 1;
@@ -819,12 +824,11 @@ int main(int argc, char **argv)
 	ro_page = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED || none_page == MAP_FAILED || ro_page == MAP_FAILED)
 		return 2;
-	i = xms_open(NULL);
-	if (i < 0 || xms_get_info(i, &info)) {
+	if (xms_open(&xd, NULL) || xms_get_info(&xd, &info)) {
 		printf("not ok 1 - xfuzz: open /dev/xmemsim\n1..1\n");
 		return 1;
 	}
-	close(i);
+	xms_close(&xd);
 	signal(SIGPIPE, SIG_IGN);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -883,10 +887,10 @@ int main(int argc, char **argv)
 	tap(i, "xfuzz: verify ok after the run");
 	{
 		struct xmemsim_heap_stats h, d;
-		int fd = xms_open(NULL);
+		int fd = test_open(&xd);
 
-		i = fd >= 0 && !xms_stats(fd, XMEMSIM_HEAP_HBM, &h) &&
-		    !xms_stats(fd, XMEMSIM_HEAP_DATARAM, &d) &&
+		i = fd >= 0 && !xms_stats(&xd, XMEMSIM_HEAP_HBM, &h) &&
+		    !xms_stats(&xd, XMEMSIM_HEAP_DATARAM, &d) &&
 		    h.free_blocks == 1 && h.alloc_blocks == 0 &&
 		    d.free_blocks == 1 && d.alloc_blocks == 0 &&
 		    h.free_bytes == h.pool_size && d.free_bytes == d.pool_size;

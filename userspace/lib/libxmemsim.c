@@ -3,36 +3,34 @@
  * libxmemsim: thin wrappers over the /dev/xmemsim ioctls.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
 #include <stdint.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "libxmemsim.h"
 
-#define MAX_ATTACHED 1024
-static struct xms_ring *attached[MAX_ATTACHED];
-
-int xms_attach_ring(int fd, struct xms_ring *r)
+int xms_attach_ring(struct xms_dev *dev, struct xms_ring *r)
 {
-	if (fd < 0 || fd >= MAX_ATTACHED)
+	if (r && (!r->ring || r->fd != dev->fd))
 		return -EINVAL;
-	attached[fd] = r;
+	dev->ring = r;
 	return 0;
 }
 
-int xms_cmd(int fd, unsigned long cmd, void *arg)
+int xms_cmd(struct xms_dev *dev, unsigned long cmd, void *arg)
 {
-	struct xms_ring *r = fd >= 0 && fd < MAX_ATTACHED ? attached[fd] : NULL;
+	struct xms_ring *r = dev->ring;
 	struct xms_result res;
 	int ret;
 
 	if (!r)
-		return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+		return ioctl(dev->fd, cmd, arg) < 0 ? -errno : 0;
 	ret = xms_ring_queue(r, cmd, arg, 0);
 	if (!ret)
 		ret = xms_ring_submit(r);
@@ -44,7 +42,8 @@ int xms_cmd(int fd, unsigned long cmd, void *arg)
 	return res.res;
 }
 
-int xms_ring_init(struct xms_ring *r, int fd, unsigned int entries)
+int xms_ring_init(struct xms_ring *r, const struct xms_dev *dev,
+		  unsigned int entries)
 {
 	int ret;
 
@@ -68,7 +67,7 @@ int xms_ring_init(struct xms_ring *r, int fd, unsigned int entries)
 		r->ring = NULL;
 		return ret;
 	}
-	r->fd = fd;
+	r->fd = dev->fd;
 	r->entries = entries;
 	return 0;
 }
@@ -134,31 +133,41 @@ int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
 	return (int)n;
 }
 
-int xms_open(const char *path)
+void xms_dev_init(struct xms_dev *dev, int fd)
+{
+	dev->fd = fd;
+	dev->ring = NULL;
+}
+
+int xms_open(struct xms_dev *dev, const char *path)
 {
 	int fd = open(path ? path : XMEMSIM_DEFAULT_PATH, O_RDWR | O_CLOEXEC);
 
-	return fd < 0 ? -errno : fd;
+	xms_dev_init(dev, fd);
+	return fd < 0 ? -errno : 0;
 }
 
-int xms_close(int fd)
+int xms_close(struct xms_dev *dev)
 {
+	int fd = dev->fd;
+
+	xms_dev_init(dev, -1);
 	return close(fd) < 0 ? -errno : 0;
 }
 
-int xms_get_info(int fd, struct xmemsim_info *info)
+int xms_get_info(struct xms_dev *dev, struct xmemsim_info *info)
 {
-	return xms_cmd(fd, XMEMSIM_IOC_GET_INFO, info);
+	return xms_cmd(dev, XMEMSIM_IOC_GET_INFO, info);
 }
 
-int xms_alloc(int fd, unsigned int heap, uint64_t size, uint64_t align,
+int xms_alloc(struct xms_dev *dev, unsigned int heap, uint64_t size, uint64_t align,
 	      uint32_t flags, uint64_t *addr, int *status)
 {
 	struct xmemsim_alloc a = {
 		.heap = heap, .flags = flags, .size = size, .align = align,
 		.status = 1,
 	};
-	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_ALLOC, &a);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_HEAP_ALLOC, &a);
 
 	if (status && a.status != 1)
 		*status = a.status;
@@ -167,29 +176,29 @@ int xms_alloc(int fd, unsigned int heap, uint64_t size, uint64_t align,
 	return ret;
 }
 
-int xms_free_flags(int fd, unsigned int heap, uint64_t addr, uint32_t flags,
-		   int *status)
+int xms_free_flags(struct xms_dev *dev, unsigned int heap, uint64_t addr,
+		   uint32_t flags, int *status)
 {
 	struct xmemsim_free f = {
 		.heap = heap, .flags = flags, .addr = addr, .status = 1,
 	};
-	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_FREE, &f);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_HEAP_FREE, &f);
 
 	if (status && f.status != 1)
 		*status = f.status;
 	return ret;
 }
 
-int xms_free(int fd, unsigned int heap, uint64_t addr, int *status)
+int xms_free(struct xms_dev *dev, unsigned int heap, uint64_t addr, int *status)
 {
-	return xms_free_flags(fd, heap, addr, 0, status);
+	return xms_free_flags(dev, heap, addr, 0, status);
 }
 
-int xms_alloc_size(int fd, unsigned int heap, uint64_t addr, uint64_t *size,
-		   uint64_t *usable)
+int xms_alloc_size(struct xms_dev *dev, unsigned int heap, uint64_t addr,
+		   uint64_t *size, uint64_t *usable)
 {
 	struct xmemsim_alloc_size a = { .heap = heap, .addr = addr };
-	int ret = xms_cmd(fd, XMEMSIM_IOC_ALLOC_SIZE, &a);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_ALLOC_SIZE, &a);
 
 	if (!ret && size)
 		*size = a.size;
@@ -198,41 +207,41 @@ int xms_alloc_size(int fd, unsigned int heap, uint64_t addr, uint64_t *size,
 	return ret;
 }
 
-int xms_memset(int fd, uint64_t addr, unsigned int value, uint64_t len)
+int xms_memset(struct xms_dev *dev, uint64_t addr, unsigned int value, uint64_t len)
 {
 	struct xmemsim_memset m = { .addr = addr, .len = len, .value = value };
 
-	return xms_cmd(fd, XMEMSIM_IOC_MEMSET, &m);
+	return xms_cmd(dev, XMEMSIM_IOC_MEMSET, &m);
 }
 
-int xms_stats(int fd, unsigned int heap, struct xmemsim_heap_stats *st)
+int xms_stats(struct xms_dev *dev, unsigned int heap, struct xmemsim_heap_stats *st)
 {
 	struct xmemsim_heap_stats s = { .heap = heap };
-	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_STATS, &s);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_HEAP_STATS, &s);
 
 	if (!ret)
 		*st = s;
 	return ret;
 }
 
-int xms_dump(int fd, unsigned int heap, struct xmemsim_block *blocks,
+int xms_dump(struct xms_dev *dev, unsigned int heap, struct xmemsim_block *blocks,
 	     uint32_t cap, uint32_t *count)
 {
 	struct xmemsim_heap_dump d = {
 		.heap = heap, .capacity = cap,
 		.blocks = (uint64_t)(uintptr_t)blocks,
 	};
-	int ret = xms_cmd(fd, XMEMSIM_IOC_HEAP_DUMP, &d);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_HEAP_DUMP, &d);
 
 	if (!ret && count)
 		*count = d.count;
 	return ret;
 }
 
-int xms_stack_alloc(int fd, uint64_t size, uint64_t *addr, int *status)
+int xms_stack_alloc(struct xms_dev *dev, uint64_t size, uint64_t *addr, int *status)
 {
 	struct xmemsim_stack_alloc a = { .size = size, .status = 1 };
-	int ret = xms_cmd(fd, XMEMSIM_IOC_STACK_ALLOC, &a);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_STACK_ALLOC, &a);
 
 	if (status && a.status != 1)
 		*status = a.status;
@@ -241,14 +250,14 @@ int xms_stack_alloc(int fd, uint64_t size, uint64_t *addr, int *status)
 	return ret;
 }
 
-int xms_copy(int fd, uint64_t src, uint64_t dst, uint64_t len,
+int xms_copy(struct xms_dev *dev, uint64_t src, uint64_t dst, uint64_t len,
 	     unsigned int method)
 {
 	struct xmemsim_copy c = {
 		.src = src, .dst = dst, .len = len, .method = method,
 	};
 
-	return xms_cmd(fd, XMEMSIM_IOC_COPY, &c);
+	return xms_cmd(dev, XMEMSIM_IOC_COPY, &c);
 }
 
 /* The device's message, NUL-terminated whatever it wrote. */
@@ -258,14 +267,14 @@ static void copy_err(char *dst, size_t len, const char *src, size_t srclen)
 		snprintf(dst, len, "%.*s", (int)strnlen(src, srclen), src);
 }
 
-int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
+int xms_plan_submit(struct xms_dev *dev, uint32_t core, const struct xmemsim_plan_tensor *t,
 		    uint32_t count, uint32_t bad[2], char *err, size_t errlen)
 {
 	struct xmemsim_plan_submit s = {
 		.core = core, .count = count,
 		.tensors = (uint64_t)(uintptr_t)t,
 	};
-	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_SUBMIT, &s);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_PLAN_SUBMIT, &s);
 
 	if (ret)
 		copy_err(err, errlen, s.error, sizeof(s.error));
@@ -279,10 +288,10 @@ int xms_plan_submit(int fd, uint32_t core, const struct xmemsim_plan_tensor *t,
 	return ret;
 }
 
-int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen)
+int xms_plan_sync(struct xms_dev *dev, uint32_t *linked, char *err, size_t errlen)
 {
 	struct xmemsim_plan_sync s = { 0 };
-	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_SYNC, &s);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_PLAN_SYNC, &s);
 
 	if (ret)
 		copy_err(err, errlen, s.error, sizeof(s.error));
@@ -293,14 +302,14 @@ int xms_plan_sync(int fd, uint32_t *linked, char *err, size_t errlen)
 	return ret;
 }
 
-int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
+int xms_plan_get(struct xms_dev *dev, uint32_t core, struct xmemsim_plan_tensor *out,
 		 uint32_t cap, uint32_t *count, uint32_t *synced)
 {
 	struct xmemsim_plan_get g = {
 		.core = core, .capacity = cap,
 		.tensors = (uint64_t)(uintptr_t)out,
 	};
-	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_GET, &g);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_PLAN_GET, &g);
 
 	if (!ret && count)
 		*count = g.count;
@@ -309,25 +318,26 @@ int xms_plan_get(int fd, uint32_t core, struct xmemsim_plan_tensor *out,
 	return ret;
 }
 
-int xms_plan_stats(int fd, uint32_t core, struct xmemsim_plan_stats *st)
+int xms_plan_stats(struct xms_dev *dev, uint32_t core, struct xmemsim_plan_stats *st)
 {
 	struct xmemsim_plan_stats s = { .core = core };
-	int ret = xms_cmd(fd, XMEMSIM_IOC_PLAN_STATS, &s);
+	int ret = xms_cmd(dev, XMEMSIM_IOC_PLAN_STATS, &s);
 
 	if (!ret)
 		*st = s;
 	return ret;
 }
 
-int xms_plan_release(int fd)
+int xms_plan_release(struct xms_dev *dev)
 {
-	return xms_cmd(fd, XMEMSIM_IOC_PLAN_RELEASE, NULL);
+	return xms_cmd(dev, XMEMSIM_IOC_PLAN_RELEASE, NULL);
 }
 
 /* IORING_OP_READ/WRITE on an attached ring; -ENOSYS when none is. */
-static ssize_t ring_rw(int fd, uint64_t addr, void *buf, size_t len, int write)
+static ssize_t ring_rw(struct xms_dev *dev, uint64_t addr, void *buf,
+		       size_t len, int write)
 {
-	struct xms_ring *r = fd >= 0 && fd < MAX_ATTACHED ? attached[fd] : NULL;
+	struct xms_ring *r = dev->ring;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	ssize_t ret;
@@ -338,9 +348,9 @@ static ssize_t ring_rw(int fd, uint64_t addr, void *buf, size_t len, int write)
 	if (!sqe)
 		return -EBUSY;
 	if (write)
-		io_uring_prep_write(sqe, fd, buf, len, addr);
+		io_uring_prep_write(sqe, dev->fd, buf, len, addr);
 	else
-		io_uring_prep_read(sqe, fd, buf, len, addr);
+		io_uring_prep_read(sqe, dev->fd, buf, len, addr);
 	io_uring_sqe_set_data64(sqe, 0);
 	ret = io_uring_submit_and_wait(r->ring, 1);
 	if (ret < 0)
@@ -353,31 +363,31 @@ static ssize_t ring_rw(int fd, uint64_t addr, void *buf, size_t len, int write)
 	return ret;
 }
 
-int xms_read(int fd, uint64_t addr, void *buf, size_t len)
+int xms_read(struct xms_dev *dev, uint64_t addr, void *buf, size_t len)
 {
 	ssize_t n;
 
 	if (addr > INT64_MAX)
 		return -EINVAL;
-	n = ring_rw(fd, addr, buf, len, 0);
+	n = ring_rw(dev, addr, buf, len, 0);
 	if (n != -ENOSYS)
 		return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
-	n = pread(fd, buf, len, (off_t)addr);
+	n = pread(dev->fd, buf, len, (off_t)addr);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-int xms_write(int fd, uint64_t addr, const void *buf, size_t len)
+int xms_write(struct xms_dev *dev, uint64_t addr, const void *buf, size_t len)
 {
 	ssize_t n;
 
 	if (addr > INT64_MAX)
 		return -EINVAL;
-	n = ring_rw(fd, addr, (void *)buf, len, 1);
+	n = ring_rw(dev, addr, (void *)buf, len, 1);
 	if (n != -ENOSYS)
 		return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
-	n = pwrite(fd, buf, len, (off_t)addr);
+	n = pwrite(dev->fd, buf, len, (off_t)addr);
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EIO;
@@ -403,11 +413,11 @@ const char *xms_status_name(int status)
 
 int xms_heap_id(const char *name)
 {
-	if (!strcmp(name, "hbm") || !strcmp(name, "0"))
+	if (!strcasecmp(name, "hbm") || !strcmp(name, "0"))
 		return XMEMSIM_HEAP_HBM;
-	if (!strcmp(name, "dataram") || !strcmp(name, "1"))
+	if (!strcasecmp(name, "dataram") || !strcmp(name, "1"))
 		return XMEMSIM_HEAP_DATARAM;
-	if (!strcmp(name, "libc") || !strcmp(name, "2"))
+	if (!strcasecmp(name, "libc") || !strcmp(name, "2"))
 		return XMEMSIM_HEAP_LIBC;
 	return -EINVAL;
 }

@@ -112,14 +112,14 @@ void dp_agree_free(struct dp_agree *a)
 	free(a->priv_bad);
 	dp_dev_plan_free(&a->d);
 	memset(a, 0, sizeof(*a));
-	a->fd = -1;
+	a->dev = NULL;
 }
 
-int dp_agree_init(struct dp_agree *a, int fd, const struct dp_plan *p,
+int dp_agree_init(struct dp_agree *a, struct xms_dev *dev, const struct dp_plan *p,
 		  const struct dp_model *m, struct dp_err *e)
 {
 	memset(a, 0, sizeof(*a));
-	a->fd = fd;
+	a->dev = dev;
 	a->p = p;
 	a->m = m;
 	if (dp_dev_plan_build(p, &a->d, e))
@@ -183,7 +183,7 @@ int dp_agree_submit(struct dp_agree *a, uint32_t first)
 		dc = &a->d.core[ci];
 		if (!dc->n)
 			continue;
-		ret = xms_plan_submit(a->fd, ci, dc->t, dc->n, a->fail.bad,
+		ret = xms_plan_submit(a->dev, ci, dc->t, dc->n, a->fail.bad,
 				      a->fail.msg, sizeof(a->fail.msg));
 		if (ret) {
 			set_fail(a, DP_AG_STEP_SUBMIT, ret, ci);
@@ -202,7 +202,7 @@ int dp_agree_sync(struct dp_agree *a)
 	int ret;
 
 	a->linked = 0;
-	ret = xms_plan_sync(a->fd, &a->linked, a->fail.msg, sizeof(a->fail.msg));
+	ret = xms_plan_sync(a->dev, &a->linked, a->fail.msg, sizeof(a->fail.msg));
 	if (ret) {
 		set_fail(a, DP_AG_STEP_SYNC, ret, 0);
 		return ret;
@@ -227,7 +227,7 @@ int dp_agree_read_back(struct dp_agree *a)
 		v->why = calloc(dc->n, sizeof(*v->why));
 		if (!v->got || !v->why)
 			abort();
-		ret = xms_plan_get(a->fd, ci, v->got, dc->n, &v->count, &v->synced);
+		ret = xms_plan_get(a->dev, ci, v->got, dc->n, &v->count, &v->synced);
 		if (ret) {
 			set_fail(a, DP_AG_STEP_GET, ret, ci);
 			return ret;
@@ -458,7 +458,7 @@ int dp_agree_totals(struct dp_agree *a)
 			all->footprint = v->pl.footprint;
 		if (!v->have)
 			continue;
-		ret = xms_plan_stats(a->fd, ci, &st);
+		ret = xms_plan_stats(a->dev, ci, &st);
 		if (ret) {
 			set_fail(a, DP_AG_STEP_STATS, ret, ci);
 			return ret;
@@ -471,7 +471,7 @@ int dp_agree_totals(struct dp_agree *a)
 	all->priv = p->total_private;
 	all->shared = p->total_shared;
 	all->total = p->total_bytes;
-	ret = xms_plan_stats(a->fd, XMEMSIM_PLAN_ALL_CORES, &st);
+	ret = xms_plan_stats(a->dev, XMEMSIM_PLAN_ALL_CORES, &st);
 	if (ret) {
 		set_fail(a, DP_AG_STEP_STATS, ret, XMEMSIM_PLAN_ALL_CORES);
 		return ret;
@@ -505,9 +505,9 @@ static int write_read(struct dp_agree *a, uint64_t wa, uint64_t ra, size_t len,
 	int ret;
 
 	fill(w, len, seed);
-	ret = xms_write(a->fd, wa, w, len);
+	ret = xms_write(a->dev, wa, w, len);
 	if (!ret) {
-		ret = xms_read(a->fd, ra, rd, len);
+		ret = xms_read(a->dev, ra, rd, len);
 		if (ret)
 			set_fail(a, DP_AG_STEP_READ, ret, 0);
 	} else {
@@ -681,9 +681,9 @@ int dp_agree_check_private(struct dp_agree *a)
 
 		fill(w, a->priv_len, 1000 + c);
 		if (ci < nc)
-			ret = xms_write(a->fd, da, w, a->priv_len);
+			ret = xms_write(a->dev, da, w, a->priv_len);
 		else
-			ret = xms_read(a->fd, da, rd, a->priv_len);
+			ret = xms_read(a->dev, da, rd, a->priv_len);
 		if (ret) {
 			set_fail(a, ci < nc ? DP_AG_STEP_WRITE : DP_AG_STEP_READ, ret, c);
 			a->fail.wa = a->fail.ra = da;

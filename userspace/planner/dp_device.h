@@ -17,7 +17,9 @@
 #ifndef DP_DEVICE_H
 #define DP_DEVICE_H
 
-#include <xmemsim.h>
+#include <xmemsim/xmemsim.h>
+
+#include "libxmemsim.h"
 
 #include "libdramplan.h"
 
@@ -132,7 +134,7 @@ struct dp_agree_fail {
  * reasons (core[].why), the aliasing pairs and the read-backs.
  */
 struct dp_agree {
-	int fd;				/* xms_open()'s, ring attached or not */
+	struct xms_dev *dev;		/* xms_open()'s, ring attached or not */
 	const struct dp_plan *p;
 	const struct dp_model *m;	/* p's model, or NULL */
 	struct dp_dev_plan d;		/* what PLAN_SUBMIT took */
@@ -164,7 +166,7 @@ struct dp_agree {
  * m, when given, is p's model: its name index finds link owners (without
  * it, a scan of the owner's core).
  */
-int dp_agree_init(struct dp_agree *a, int fd, const struct dp_plan *p,
+int dp_agree_init(struct dp_agree *a, struct xms_dev *dev, const struct dp_plan *p,
 		  const struct dp_model *m, struct dp_err *e);
 void dp_agree_free(struct dp_agree *a);
 

@@ -68,7 +68,9 @@ static void usage(FILE *f)
 "      --check-shared            (--submit) write each shared tensor through its\n"
 "                                owner's view, read it through the other cores';\n"
 "                                private tensors of different cores must not alias\n"
-"  -h, --help\n");
+"  -h, --help\n"
+"  -V, --version\n"
+"See dramplan(1).\n");
 }
 
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
@@ -78,6 +80,7 @@ enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "svg", required_argument, NULL, O_SVG },
 	{ "no-svg", no_argument, NULL, O_NOSVG },
 	{ "svg-max", required_argument, NULL, O_SVGMAX },
@@ -706,7 +709,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct plan_cli a = {
-		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .fd = -1 },
+		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .xd = { .fd = -1 } },
 		.svg_max = 20000,
 		.tensors = -1,
 	};
@@ -721,7 +724,7 @@ int main(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': a.outp = optarg; break;
 		case O_SVG: a.svgp = optarg; break;
@@ -801,6 +804,7 @@ int main(int argc, char **argv)
 			a.o.core_mib = v;
 			break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

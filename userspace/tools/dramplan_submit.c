@@ -28,14 +28,13 @@ static const char *errname(int e)
 
 void dp_submit_close(struct dp_submit *s)
 {
-	if (s->fd < 0)
+	if (s->xd.fd < 0)
 		return;
 	if (s->uring) {
-		xms_attach_ring(s->fd, NULL);
+		xms_attach_ring(&s->xd, NULL);
 		xms_ring_exit(&s->ring);
 	}
-	xms_close(s->fd);	/* releases the plans too */
-	s->fd = -1;
+	xms_close(&s->xd);	/* releases the plans too; xd.fd becomes -1 */
 }
 
 int dp_submit_open(struct dp_submit *s)
@@ -43,22 +42,22 @@ int dp_submit_open(struct dp_submit *s)
 	int ret;
 
 	memset(&s->ring, 0, sizeof(s->ring));
-	s->fd = xms_open(s->dev);
-	if (s->fd < 0) {
-		fprintf(stderr, "dramplan: --submit: %s: %s\n", s->dev, strerror(-s->fd));
+	ret = xms_open(&s->xd, s->dev);
+	if (ret) {
+		fprintf(stderr, "dramplan: --submit: %s: %s\n", s->dev, strerror(-ret));
 		return 1;
 	}
 	if (s->uring) {
-		ret = xms_ring_init(&s->ring, s->fd, 8);
+		ret = xms_ring_init(&s->ring, &s->xd, 8);
 		if (!ret)
-			ret = xms_attach_ring(s->fd, &s->ring);
+			ret = xms_attach_ring(&s->xd, &s->ring);
 		if (ret) {
 			fprintf(stderr, "dramplan: --uring: io_uring: %s\n", strerror(-ret));
 			dp_submit_close(s);
 			return 1;
 		}
 	}
-	ret = xms_get_info(s->fd, &s->info);
+	ret = xms_get_info(&s->xd, &s->info);
 	if (ret) {
 		fprintf(stderr, "dramplan: --submit: %s: GET_INFO: %s\n", s->dev, strerror(-ret));
 		dp_submit_close(s);
@@ -394,7 +393,7 @@ int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
 			p->ncores, s->dev, s->info.cores);
 		return 1;
 	}
-	if (dp_agree_init(a, s->fd, p, s->model, &e)) {
+	if (dp_agree_init(a, &s->xd, p, s->model, &e)) {
 		fprintf(stderr, "dramplan: --submit: %s\n", e.msg);
 		dp_agree_free(a);
 		return 1;

@@ -16,7 +16,7 @@ struct dp_submit {
 	int check_shared;	/* cross-core read-back after the sync */
 	int tensors;		/* print every row of the agreement table */
 	const struct dp_model *model; /* the plan's, or NULL: finds link owners */
-	int fd;
+	struct xms_dev xd;	/* xd.fd -1: not open */
 	struct xms_ring ring;
 	struct xmemsim_info info;
 };

@@ -2,4 +2,4 @@
 TOOLS += $(O)/xmemctl
 
 $(O)/xmemctl: $(O)/userspace/tools/xmemctl.o $(O)/libxmemsim.a
-	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lyajl_s

@@ -9,24 +9,33 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <yajl/yajl_gen.h>
 
 #include "libxmemsim.h"
 
 #define MAX_IO (64u << 20)
+#define MAX_ARGS 8
 
-static const char *dev_path;
+static int json;		/* --json: info, stats and dump as JSON */
+static const char *file_arg;	/* --file F: write's bytes */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: xmemctl [--dev PATH] [--uring] COMMAND [ARGS]\n"
-		"  --uring                       send every command through io_uring\n"
+		"usage: xmemctl [OPTIONS] COMMAND [ARGS]\n"
+		"  -d, --dev=PATH                the device (default " XMEMSIM_DEFAULT_PATH ")\n"
+		"  -u, --uring                   send every command through io_uring\n"
 		"                                (IORING_OP_URING_CMD, IORING_OP_READ/WRITE)\n"
+		"  -j, --json                    info, stats and dump as one JSON object a line\n"
+		"  -h, --help                    this text\n"
+		"  -V, --version                 the version\n"
+		"commands:\n"
 		"  info                          geometry and limits\n"
 		"  alloc HEAP SIZE [ALIGN]       allocate (freed again when xmemctl exits)\n"
 		"  free HEAP ADDR                free\n"
@@ -34,11 +43,12 @@ static void usage(FILE *f)
 		"  dump HEAP                     the heap's blocks in address order\n"
 		"  stack [SIZE]                  an HBM stack (default 4196 bytes)\n"
 		"  read ADDR LEN                 bytes at ADDR, as hex\n"
-		"  write ADDR HEX | --file F     bytes to ADDR\n"
+		"  write ADDR HEX | --file=F ADDR   bytes to ADDR\n"
 		"  copy SRC DST LEN METHOD       METHOD: c_memcpy, vec_memcpy or dma\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
-		"HEAP is hbm or dataram; numbers are decimal or 0x-prefixed hex.\n");
+		"HEAP is hbm or dataram (any case), or 0 or 1; numbers are decimal or\n"
+		"0x-prefixed hex. Options go anywhere on the line. See xmemctl(1).\n");
 }
 
 /* "ENOMEM" for ENOMEM; "E?" for what glibc has no name for. */
@@ -49,14 +59,22 @@ static const char *errno_name(int e)
 	return n ? n : "E?";
 }
 
+/* Decimal, or hex after 0x: "010" is ten, never octal. */
 static int parse_u64(const char *s, uint64_t *v)
 {
+	int base = 10;
 	char *end;
 
-	if (!s || !*s || *s == '-')
+	if (!s)
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+	}
+	if (!isxdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	*v = strtoull(s, &end, base);
 	return errno || *end ? -EINVAL : 0;
 }
 
@@ -130,62 +148,131 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 	return 0;
 }
 
-/* Print a failure as one line: "err ERRNO [XMEM_STATUS]". */
-static void print_err(FILE *out, int ret, int status, int have_status)
-{
-	fprintf(out, "err %s%s%s\n", errno_name(-ret), have_status ? " " : "",
-		have_status ? xms_status_name(status) : "");
-}
-
-static void print_stats(FILE *out, const struct xmemsim_heap_stats *s)
-{
-	fprintf(out, "stats pool=0x%" PRIx64 "+0x%" PRIx64 " free=%" PRIu64
-		" allocated=%" PRIu64 " unused=%" PRIu64 " largest=%" PRIu64
-		" descriptors=%u/%u free_blocks=%u alloc_blocks=%u split_refused=%"
-		PRIu64 " owned=%" PRIu64 "\n",
-		(uint64_t)s->pool_base, (uint64_t)s->pool_size,
-		(uint64_t)s->free_bytes, (uint64_t)s->allocated_bytes,
-		(uint64_t)s->unused_bytes, (uint64_t)s->largest_free,
-		s->blocks_in_use, s->num_blocks, s->free_blocks, s->alloc_blocks,
-		(uint64_t)s->split_refused, (uint64_t)s->owned_bytes);
-}
-
 /* One command's call: what the handlers share. */
 struct call {
-	int fd;
+	struct xms_dev *dev;
 	int argc;
 	char **argv;		/* argv[0] is the command's name */
-	FILE *out;
+	FILE *out;		/* result lines */
+	FILE *err;		/* failure lines: stdout in replay, else stderr */
 	int heap;		/* argv[1]'s heap (commands that take one) */
 	int status;		/* the device's XMEM status; 1 if it gave none */
 };
 
-/* A device error: its line, and 1. */
+/*
+ * A device error as one line, "err ERRNO STATUS": STATUS is the xmem
+ * status the heap gave, or "-" when the command was refused before the
+ * heap ran (ownership, arguments, limits). On stderr outside replay, as
+ * "xmemctl: COMMAND: ERRNO STATUS". Returns 1.
+ */
 static int failed(struct call *k, int ret)
 {
-	print_err(k->out, ret, k->status, k->status != 1);
+	const char *st = k->status != 1 ? xms_status_name(k->status) : "-";
+
+	if (k->err == stderr)
+		fprintf(stderr, "xmemctl: %s: %s %s\n", k->argv[0], errno_name(-ret), st);
+	else
+		fprintf(k->err, "err %s %s\n", errno_name(-ret), st);
 	return 1;
+}
+
+/* JSON output: one object a line, through yajl. */
+static yajl_gen jopen(void)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+
+	if (g)
+		yajl_gen_map_open(g);
+	return g;
+}
+
+static void jkey(yajl_gen g, const char *k)
+{
+	yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+}
+
+static void jnum(yajl_gen g, const char *k, uint64_t v)
+{
+	jkey(g, k);
+	yajl_gen_integer(g, (long long)v);
+}
+
+static void jstr(yajl_gen g, const char *k, const char *v)
+{
+	jkey(g, k);
+	yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+}
+
+/* "key[i]": val[i], ... */
+static void jnums(yajl_gen g, const char *const *key, const uint64_t *val,
+		  size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		jnum(g, key[i], val[i]);
+}
+
+static int jclose(struct call *k, yajl_gen g)
+{
+	const unsigned char *buf;
+	size_t len;
+
+	if (!g)
+		return failed(k, -ENOMEM);
+	yajl_gen_map_close(g);
+	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
+		yajl_gen_free(g);
+		return failed(k, -ENOMEM);
+	}
+	fprintf(k->out, "%.*s\n", (int)len, buf);
+	yajl_gen_free(g);
+	return 0;
 }
 
 static int cmd_info(struct call *k)
 {
-	struct xmemsim_info in;
-	int ret = xms_get_info(k->fd, &in);
+	struct xmemsim_info in = { 0 };
+	int ret = xms_get_info(k->dev, &in);
+	yajl_gen g;
 
 	if (ret)
 		return failed(k, ret);
-	fprintf(k->out, "info abi=%u cores=%u descriptors=%u hbm=0x%" PRIx64
-		"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
-		" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
-		PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
-		")\n", in.abi_version, in.cores, in.num_blocks,
-		(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
-		(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
-		(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
-		(uint64_t)in.dataram_pool_base,
-		(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
-		(uint64_t)in.staging_hi);
-	return 0;
+	if (!json) {
+		fprintf(k->out, "info abi=%u cores=%u descriptors=%u hbm=0x%" PRIx64
+			"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
+			" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
+			PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
+			")\n", in.abi_version, in.cores, in.num_blocks,
+			(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
+			(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
+			(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
+			(uint64_t)in.dataram_pool_base,
+			(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
+			(uint64_t)in.staging_hi);
+		return 0;
+	}
+	g = jopen();
+	if (g) {
+		static const char *const key[] = {
+			"abi", "cores", "descriptors", "hbm_base", "hbm_size",
+			"hbm_pool_base", "hbm_pool_size", "dataram_base",
+			"dataram_size", "dataram_pool_base", "dataram_pool_size",
+			"staging_lo", "staging_hi", "stack_default", "stack_max",
+			"default_align", "plan_core_size", "plan_max_tensors",
+		};
+		const uint64_t val[] = {
+			in.abi_version, in.cores, in.num_blocks, in.hbm_base,
+			in.hbm_size, in.hbm_pool_base, in.hbm_pool_size,
+			in.dataram_base, in.dataram_size, in.dataram_pool_base,
+			in.dataram_pool_size, in.staging_lo, in.staging_hi,
+			in.stack_default, in.stack_max, in.default_align,
+			in.plan_core_size, in.plan_max_tensors,
+		};
+
+		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
+	}
+	return jclose(k, g);
 }
 
 static int cmd_alloc(struct call *k)
@@ -196,7 +283,7 @@ static int cmd_alloc(struct call *k)
 	if (parse_u64(k->argv[2], &size) ||
 	    (k->argc == 4 && parse_u64(k->argv[3], &align)))
 		return 2;
-	ret = xms_alloc(k->fd, k->heap, size, align, 0, &addr, &k->status);
+	ret = xms_alloc(k->dev, k->heap, size, align, 0, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok 0x%" PRIx64 "\n", addr);
@@ -210,7 +297,7 @@ static int cmd_free(struct call *k)
 
 	if (parse_u64(k->argv[2], &addr))
 		return 2;
-	ret = xms_free(k->fd, k->heap, addr, &k->status);
+	ret = xms_free(k->dev, k->heap, addr, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok\n");
@@ -219,35 +306,110 @@ static int cmd_free(struct call *k)
 
 static int cmd_stats(struct call *k)
 {
-	struct xmemsim_heap_stats st;
-	int ret = xms_stats(k->fd, k->heap, &st);
+	struct xmemsim_heap_stats s = { 0 };
+	int ret = xms_stats(k->dev, k->heap, &s);
+	yajl_gen g;
 
 	if (ret)
 		return failed(k, ret);
-	print_stats(k->out, &st);
-	return 0;
+	if (!json) {
+		fprintf(k->out, "stats pool=0x%" PRIx64 "+0x%" PRIx64 " free=%" PRIu64
+			" allocated=%" PRIu64 " unused=%" PRIu64 " largest=%" PRIu64
+			" descriptors=%u/%u free_blocks=%u alloc_blocks=%u split_refused=%"
+			PRIu64 " owned=%" PRIu64 "\n",
+			(uint64_t)s.pool_base, (uint64_t)s.pool_size,
+			(uint64_t)s.free_bytes, (uint64_t)s.allocated_bytes,
+			(uint64_t)s.unused_bytes, (uint64_t)s.largest_free,
+			s.blocks_in_use, s.num_blocks, s.free_blocks, s.alloc_blocks,
+			(uint64_t)s.split_refused, (uint64_t)s.owned_bytes);
+		return 0;
+	}
+	g = jopen();
+	if (g) {
+		static const char *const key[] = {
+			"pool_base", "pool_size", "free", "allocated", "unused",
+			"largest", "descriptors", "descriptors_used", "free_blocks",
+			"alloc_blocks", "split_refused", "owned", "file_allocs",
+			"quota_refused",
+		};
+		const uint64_t val[] = {
+			s.pool_base, s.pool_size, s.free_bytes, s.allocated_bytes,
+			s.unused_bytes, s.largest_free, s.num_blocks,
+			s.blocks_in_use, s.free_blocks, s.alloc_blocks,
+			s.split_refused, s.owned_bytes, s.file_allocs,
+			s.quota_refused,
+		};
+
+		jstr(g, "heap", xms_heap_name(k->heap));
+		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
+	}
+	return jclose(k, g);
 }
 
+static char block_kind(const struct xmemsim_block *b)
+{
+	if (!(b->flags & XMEMSIM_BLOCK_ALLOCATED))
+		return 'f';
+	return b->flags & XMEMSIM_BLOCK_OWNED ? 'a' : 'o';
+}
+
+static void dump_json(yajl_gen g, unsigned int heap,
+		      const struct xmemsim_block *bl, uint32_t n)
+{
+	static const char *const kind[] = { ['f'] = "free", ['a'] = "mine", ['o'] = "other" };
+	uint32_t i;
+
+	jstr(g, "heap", xms_heap_name(heap));
+	jnum(g, "count", n);
+	jkey(g, "blocks");
+	yajl_gen_array_open(g);
+	for (i = 0; i < n; i++) {
+		yajl_gen_map_open(g);
+		jstr(g, "kind", kind[(unsigned char)block_kind(&bl[i])]);
+		jnum(g, "start", bl[i].start);
+		jnum(g, "aligned", bl[i].aligned);
+		jnum(g, "size", bl[i].size);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+/* The heap's blocks: as many as it has, asked for first (no fixed buffer). */
 static int cmd_dump(struct call *k)
 {
-	uint32_t cnt = 0, i, cap = 1u << 20;
-	struct xmemsim_block *bl = calloc(cap, sizeof(*bl));
+	struct xmemsim_block *bl = NULL, *nb;
+	uint32_t cnt = 0, cap = 0, i;
+	yajl_gen g;
 	int ret;
 
-	if (!bl)
-		return failed(k, -ENOMEM);
-	ret = xms_dump(k->fd, k->heap, bl, cap, &cnt);
+	for (;;) {
+		ret = xms_dump(k->dev, k->heap, bl, cap, &cnt);
+		if (ret || cnt <= cap)
+			break;
+		cap = cnt + 16;		/* room for blocks split meanwhile */
+		nb = realloc(bl, (size_t)cap * sizeof(*bl));
+		if (!nb) {
+			ret = -ENOMEM;
+			break;
+		}
+		bl = nb;
+	}
 	if (ret) {
 		free(bl);
 		return failed(k, ret);
 	}
+	if (json) {
+		g = jopen();
+		if (g)
+			dump_json(g, k->heap, bl, cnt);
+		free(bl);
+		return jclose(k, g);
+	}
 	fprintf(k->out, "dump %u", cnt);
-	for (i = 0; i < cnt && i < cap; i++)
+	for (i = 0; i < cnt; i++)
 		fprintf(k->out, " %c:0x%" PRIx64 ":0x%" PRIx64 ":%" PRIu64,
-			bl[i].flags & XMEMSIM_BLOCK_ALLOCATED ?
-			(bl[i].flags & XMEMSIM_BLOCK_OWNED ? 'a' : 'o') : 'f',
-			(uint64_t)bl[i].start, (uint64_t)bl[i].aligned,
-			(uint64_t)bl[i].size);
+			block_kind(&bl[i]), (uint64_t)bl[i].start,
+			(uint64_t)bl[i].aligned, (uint64_t)bl[i].size);
 	fprintf(k->out, "\n");
 	free(bl);
 	return 0;
@@ -260,7 +422,7 @@ static int cmd_stack(struct call *k)
 
 	if (k->argc == 2 && parse_u64(k->argv[1], &size))
 		return 2;
-	ret = xms_stack_alloc(k->fd, size, &addr, &k->status);
+	ret = xms_stack_alloc(k->dev, size, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok 0x%" PRIx64 "\n", addr);
@@ -278,7 +440,7 @@ static int cmd_read(struct call *k)
 	buf = malloc(n ? n : 1);
 	if (!buf)
 		return failed(k, -ENOMEM);
-	ret = xms_read(k->fd, addr, buf, n);
+	ret = xms_read(k->dev, addr, buf, n);
 	if (ret) {
 		free(buf);
 		return failed(k, ret);
@@ -291,8 +453,10 @@ static int cmd_read(struct call *k)
 	return 0;
 }
 
+/* write ADDR HEX, or write ADDR with --file F (replay: write ADDR --file F) */
 static int cmd_write(struct call *k)
 {
+	const char *file = file_arg;
 	unsigned char *buf = NULL;
 	uint64_t addr;
 	size_t len = 0;
@@ -301,16 +465,18 @@ static int cmd_write(struct call *k)
 	if (parse_u64(k->argv[1], &addr))
 		return 2;
 	if (k->argc == 4 && !strcmp(k->argv[2], "--file"))
-		ret = read_file(k->argv[3], &buf, &len);
-	else if (k->argc == 3)
-		ret = parse_hex(k->argv[2], &buf, &len);
-	else
+		file = k->argv[3];
+	else if (k->argc != (file ? 2 : 3))
 		return 2;
+	if (file)
+		ret = read_file(file, &buf, &len);
+	else
+		ret = parse_hex(k->argv[2], &buf, &len);
 	if (ret == -EINVAL)
 		return 2;
 	if (ret)
 		return failed(k, ret);
-	ret = xms_write(k->fd, addr, buf, len);
+	ret = xms_write(k->dev, addr, buf, len);
 	free(buf);
 	if (ret)
 		return failed(k, ret);
@@ -327,7 +493,7 @@ static int cmd_copy(struct call *k)
 	if (parse_u64(k->argv[1], &src) || parse_u64(k->argv[2], &dst) ||
 	    parse_u64(k->argv[3], &n) || parse_method(k->argv[4], &m))
 		return 2;
-	ret = xms_copy(k->fd, src, dst, n, m);
+	ret = xms_copy(k->dev, src, dst, n, m);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok\n");
@@ -352,110 +518,145 @@ static const struct xmemctl_cmd {
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },
 	{ "read",  3, 3, 0, cmd_read },
-	{ "write", 3, 4, 0, cmd_write },
+	{ "write", 2, 4, 0, cmd_write },
 	{ "copy",  5, 5, 0, cmd_copy },
 };
 
-/*
- * Run one command (argv[0] is its name) on fd, printing one result line to
- * out. Returns 0 on success, 1 on a device error, 2 on a usage error.
- */
-static int run_cmd(int fd, int argc, char **argv, FILE *out)
+/* The command argv names with a fitting word count and heap, or NULL. */
+static const struct xmemctl_cmd *find_cmd(int argc, char **argv, int *heap)
 {
-	struct call k = { fd, argc, argv, out, -1, 1 };
 	size_t i;
-	int rc;
 
 	for (i = 0; i < sizeof(xmemctl_cmds) / sizeof(xmemctl_cmds[0]); i++) {
 		const struct xmemctl_cmd *c = &xmemctl_cmds[i];
 
 		if (strcmp(argv[0], c->name) || argc < c->min_argc || argc > c->max_argc)
 			continue;
-		if (c->takes_heap && (k.heap = xms_heap_id(argv[1])) < 0)
-			break;
-		rc = c->run(&k);
-		if (rc != 2)
-			return rc;
-		break;
+		*heap = -1;
+		if (c->takes_heap && (*heap = xms_heap_id(argv[1])) < 0)
+			return NULL;
+		return c;
 	}
-	fprintf(out, "err usage\n");
-	return 2;
+	return NULL;
 }
 
-static int replay(int fd, FILE *in, FILE *out)
+/*
+ * Run one command (argv[0] is its name) on dev, printing one result line.
+ * Returns 0 on success, 1 on a device error, 2 on a usage error (its line
+ * "err usage" to err in replay; the caller prints the usage otherwise).
+ */
+static int run_cmd(struct xms_dev *dev, int argc, char **argv, FILE *out, FILE *err)
 {
-	char line[4096];
+	struct call k = { dev, argc, argv, out, err, -1, 1 };
+	const struct xmemctl_cmd *c = find_cmd(argc, argv, &k.heap);
+	int rc = c ? c->run(&k) : 2;
+
+	if (rc == 2 && err != stderr)
+		fprintf(err, "err usage\n");
+	return rc;
+}
+
+/*
+ * Exactly one output line per input line, so `paste` pairs them: a blank
+ * or comment line ('#' to the end of the line) gives an empty line. Lines
+ * are any length. The worst status: 2 if any line was a usage error.
+ */
+static int replay(struct xms_dev *dev, FILE *in, FILE *out)
+{
+	char *line = NULL;
+	size_t cap = 0;
 	int worst = 0;
 
 	setvbuf(out, NULL, _IOLBF, 0);
-	while (fgets(line, sizeof(line), in)) {
-		char *argv[8], *tok, *save = NULL;
+	while (getline(&line, &cap, in) >= 0) {
+		char *argv[MAX_ARGS + 1], *tok, *save = NULL;
 		int argc = 0, rc;
 
 		line[strcspn(line, "\r\n#")] = 0;
-		for (tok = strtok_r(line, " \t", &save); tok && argc < 8;
+		for (tok = strtok_r(line, " \t", &save); tok && argc <= MAX_ARGS;
 		     tok = strtok_r(NULL, " \t", &save))
 			argv[argc++] = tok;
-		if (!argc)
+		if (!argc) {
+			fputc('\n', out);
 			continue;
-		rc = run_cmd(fd, argc, argv, out);
-		if (rc == 2 && worst < 2)
+		}
+		rc = argc > MAX_ARGS ? 2 : run_cmd(dev, argc, argv, out, out);
+		if (argc > MAX_ARGS)
+			fprintf(out, "err usage\n");
+		if (rc == 2)
 			worst = 2;
 	}
+	free(line);
 	return worst;
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "dev",     required_argument, NULL, 'd' },
+		{ "uring",   no_argument,       NULL, 'u' },
+		{ "json",    no_argument,       NULL, 'j' },
+		{ "file",    required_argument, NULL, 'f' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dev_path = NULL;
 	struct xms_ring ring = { 0 };
-	int fd, rc, i = 1, uring = 0;
+	struct xms_dev dev;
+	int rc, c, uring = 0, heap, is_replay;
 
-	for (;;) {
-		if (i + 1 < argc && !strcmp(argv[i], "--dev")) {
-			dev_path = argv[i + 1];
-			i += 2;
-		} else if (i < argc && !strcmp(argv[i], "--uring")) {
-			uring = 1;
-			i++;
-		} else {
-			break;
+	while ((c = getopt_long(argc, argv, "d:ujhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dev_path = optarg; break;
+		case 'u': uring = 1; break;
+		case 'j': json = 1; break;
+		case 'f': file_arg = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("xmemctl %s\n", XMEMSIM_VERSION); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
-	if (i >= argc) {
+	argc -= optind;
+	argv += optind;
+	/* a usage error never opens the device */
+	is_replay = argc == 1 && !strcmp(argv[0], "replay");
+	if (!argc || (!is_replay && !find_cmd(argc, argv, &heap)) ||
+	    (file_arg && (is_replay || strcmp(argv[0], "write")))) {
+		if (argc)
+			fprintf(stderr, "xmemctl: %s: bad command or arguments\n", argv[0]);
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	fd = xms_open(dev_path);
-	if (fd < 0) {
+	rc = xms_open(&dev, dev_path);
+	if (rc) {
 		fprintf(stderr, "xmemctl: %s: %s\n", dev_path ? dev_path :
-			XMEMSIM_DEFAULT_PATH, strerror(-fd));
+			XMEMSIM_DEFAULT_PATH, strerror(-rc));
 		return 1;
 	}
 	if (uring) {
-		rc = xms_ring_init(&ring, fd, 8);
+		rc = xms_ring_init(&ring, &dev, 8);
 		if (!rc)
-			rc = xms_attach_ring(fd, &ring);
+			rc = xms_attach_ring(&dev, &ring);
 		if (rc) {
 			fprintf(stderr, "xmemctl: io_uring: %s\n", strerror(-rc));
-			xms_close(fd);
+			xms_close(&dev);
 			return 1;
 		}
 	}
-	if (!strcmp(argv[i], "replay") && argc == i + 1) {
-		rc = replay(fd, stdin, stdout);
+	if (is_replay) {
+		rc = replay(&dev, stdin, stdout);
 	} else {
-		rc = run_cmd(fd, argc - i, argv + i, stdout);
-		if (rc == 2)
+		rc = run_cmd(&dev, argc, argv, stdout, stderr);
+		if (rc == 2) {
+			fprintf(stderr, "xmemctl: %s: bad arguments\n", argv[0]);
 			usage(stderr);
+		}
 	}
 	if (uring) {
-		xms_attach_ring(fd, NULL);
+		xms_attach_ring(&dev, NULL);
 		xms_ring_exit(&ring);
 	}
-	xms_close(fd);
+	xms_close(&dev);
 	return rc;
 }

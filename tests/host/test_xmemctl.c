@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of xmemctl's command line (no device needed): /dev/null is
+ * the device, so every command that reaches it fails with ENOTTY (ioctl)
+ * and reads of 0 bytes succeed. What is checked is the tool's side: usage
+ * errors before the device is opened, options anywhere, decimal numbers,
+ * one output line per replay line whatever the line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tap.h"
+
+static char out[1 << 16];
+
+/* sh -c CMD with xmemctl as $X: its stdout in out[], its exit status. */
+static int run(const char *cmd)
+{
+	char full[8192];
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "X=%s; %s", XMEMCTL, cmd);
+	p = popen(full, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int starts(const char *prefix)
+{
+	return !strncmp(out, prefix, strlen(prefix));
+}
+
+TEST(version_and_help)
+{
+	CHECK(run("$X --version") == 0 && !strncmp(out, "xmemctl ", 8));
+	CHECK(run("$X -h") == 0 && strstr(out, "usage: xmemctl"));
+}
+
+TEST(usage_errors_do_not_open_the_device)
+{
+	/* a missing device would be exit 1: these stop before, with 2 */
+	static const char *const bad[] = {
+		"bogus", "alloc hbm", "alloc nosuchheap 64", "", "--bogus info",
+	};
+	char cmd[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "$X --dev=/nonexistent %s 2>/dev/null", bad[i]);
+		CHECK(run(cmd) == 2);
+	}
+	CHECK(run("$X --dev=/nonexistent info 2>/dev/null") == 1);
+}
+
+TEST(errors_go_to_stderr_outside_replay)
+{
+	CHECK(run("$X --dev=/dev/null alloc HBM 64 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: alloc: ENOTTY -\n"));
+	CHECK(run("$X --dev /dev/null alloc hbm 64 2>/dev/null") == 1 && !out[0]);
+}
+
+TEST(options_after_the_command)
+{
+	CHECK(run("echo 'read 0 0' | $X replay --dev=/dev/null --uring") == 0);
+	CHECK(!strcmp(out, "ok \n"));
+	CHECK(run("$X read 0 0 --dev /dev/null") == 0 && !strcmp(out, "ok \n"));
+}
+
+TEST(numbers_are_decimal_or_hex_never_octal)
+{
+	/* 08 is not octal; 0x1g and -1 are not numbers */
+	CHECK(run("printf 'read 08 0\\nread 0x10 0\\nread 0x1g 0\\nread -1 0\\n' | "
+		  "$X --dev=/dev/null replay") == 2);
+	CHECK(!strcmp(out, "ok \nok \nerr usage\nerr usage\n"));
+}
+
+TEST(one_output_line_per_input_line)
+{
+	CHECK(run("printf 'read 0 0\\n\\n# a comment\\nalloc dataram 64 # hm\\n  \\nbogus\\n' | "
+		  "$X --dev=/dev/null replay") == 2);
+	CHECK(!strcmp(out, "ok \n\n\nerr ENOTTY -\n\nerr usage\n"));
+	/* a 10,000-character line is one command, one result */
+	CHECK(run("{ printf 'write 0 '; head -c 5000 /dev/zero | od -An -v -tx1 | "
+		  "tr -d ' \\n'; echo; echo 'read 0 0'; } | $X --dev=/dev/null replay") == 0);
+	CHECK(!strcmp(out, "ok 5000\nok \n"));
+}
+
+/*
+ * --json through a ring on /dev/null: its uring_cmd (6.0+) succeeds without
+ * writing, so every figure is the tool's zero-filled result.
+ */
+TEST(json_is_one_object_a_line)
+{
+	if (run("$X --dev=/dev/null --uring --json dump HBM 2>&1") != 0)
+		SKIP("/dev/null takes no uring_cmd here");
+	CHECK(!strcmp(out, "{\"heap\":\"hbm\",\"count\":0,\"blocks\":[]}\n"));
+	CHECK(run("$X --dev=/dev/null --uring --json info") == 0);
+	CHECK(starts("{\"abi\":0,\"cores\":0,\"descriptors\":0,\"hbm_base\":0,"));
+	CHECK(strstr(out, ",\"plan_max_tensors\":0}\n") && !strchr(out, ' '));
+	CHECK(run("printf 'stats 1\\n\\nstats 0\\n' | $X --dev=/dev/null --uring --json replay") == 0);
+	CHECK(starts("{\"heap\":\"dataram\",\"pool_base\":0,"));
+	CHECK(strstr(out, "\"quota_refused\":0}\n\n{\"heap\":\"hbm\","));
+}
+
+int main(void)
+{
+	return tap_run();
+}
