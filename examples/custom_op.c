@@ -38,17 +38,17 @@ static void report(int ok, const char *what)
 }
 
 /* src -> bounce -> dst in bounce-sized pieces with one copy method. */
-static int through_bounce(int fd, uint64_t src, uint64_t bounce, uint64_t dst,
-			  unsigned int method)
+static int through_bounce(struct xms_dev *d, uint64_t src, uint64_t bounce,
+			  uint64_t dst, unsigned int method)
 {
 	uint64_t off, n;
 	int ret;
 
 	for (off = 0; off < TENSOR; off += n) {
 		n = TENSOR - off < BOUNCE ? TENSOR - off : BOUNCE;
-		ret = xms_copy(fd, src + off, bounce, n, method);
+		ret = xms_copy(d, src + off, bounce, n, method);
 		if (!ret)
-			ret = xms_copy(fd, bounce, dst + off, n, method);
+			ret = xms_copy(d, bounce, dst + off, n, method);
 		if (ret) {
 			errno = -ret;
 			return -1;
@@ -62,6 +62,7 @@ int main(void)
 	static const char *const names[] = { "C memcpy", "vector memcpy", "DMA" };
 	static unsigned char in[TENSOR], out[TENSOR];
 	uint64_t stack, src, dst;
+	struct xms_dev d;
 	void *bounce, *p;
 	unsigned int m;
 	char what[96];
@@ -75,6 +76,8 @@ int main(void)
 		printf("1..%d\n", step);
 		return 1;
 	}
+	/* the wrappers' open file, for the data moves (libxmemsim's calls) */
+	xms_dev_init(&d, fd);
 
 	stack = allocate_hbm_stack(0, 0, 0);
 	report(stack && stack % 64 == 0, "allocate_hbm_stack: 4196 bytes, 64-aligned");
@@ -92,15 +95,15 @@ int main(void)
 	       "hbm: a source and a 4 KiB-aligned destination tensor");
 	for (i = 0; i < TENSOR; i++)
 		in[i] = (unsigned char)(i * 7 + 3);
-	report(xms_write(fd, src, in, TENSOR) == 0, "write the source tensor");
+	report(xms_write(&d, src, in, TENSOR) == 0, "write the source tensor");
 
 	for (m = XMEMSIM_COPY_C_MEMCPY; m <= XMEMSIM_COPY_DMA; m++) {
 		memset(out, 0, sizeof(out));
 		snprintf(what, sizeof(what), "%s through the bounce buffer: every byte",
 			 names[m]);
-		report(xms_memset(fd, dst, 0, TENSOR) == 0 &&
-		       through_bounce(fd, src, (uintptr_t)bounce, dst, m) == 0 &&
-		       xms_read(fd, dst, out, TENSOR) == 0 &&
+		report(xms_memset(&d, dst, 0, TENSOR) == 0 &&
+		       through_bounce(&d, src, (uintptr_t)bounce, dst, m) == 0 &&
+		       xms_read(&d, dst, out, TENSOR) == 0 &&
 		       !memcmp(in, out, TENSOR), what);
 	}
 	report(neuron_dataram_read(bounce, out, BOUNCE) == 0 &&

@@ -626,6 +626,52 @@ TEST(finding4_hbm_limit_per_file)
 	xms_close(&xd);
 }
 
+/* --- the seed additions: MEMSET and ALLOC_SIZE of root's bytes ------------ */
+
+struct foreign {
+	uint64_t addr;
+	int memset_ret, size_ret, free_ret;
+};
+
+static int nobody_touches(void *arg)
+{
+	struct foreign *f = arg;
+	struct xms_dev xd;
+	uint64_t size = 0;
+
+	if (test_open(&xd) < 0)
+		return 1;
+	f->memset_ret = xms_memset(&xd, f->addr, 0x41, 64);
+	f->size_ret = xms_alloc_size(&xd, XMEMSIM_HEAP_LIBC, f->addr, &size, NULL);
+	f->free_ret = xms_free_flags(&xd, XMEMSIM_HEAP_LIBC, f->addr,
+				     XMEMSIM_FREE_CLEAR, NULL);
+	xms_close(&xd);
+	return size != 0;
+}
+
+TEST(memset_and_alloc_size_of_another_users_allocation_refused)
+{
+	struct foreign *f = shared_page();
+	unsigned char secret[64], back[64];
+	struct xms_dev xd;
+	uint64_t a;
+
+	REQUIRE(f);
+	REQUIRE(test_open(&xd) >= 0);
+	REQUIRE(xms_alloc(&xd, XMEMSIM_HEAP_LIBC, 64, 0, 0, &a, NULL) == 0);
+	memset(secret, 0x5e, sizeof(secret));
+	REQUIRE(xms_write(&xd, a, secret, sizeof(secret)) == 0);
+	*f = (struct foreign){ .addr = a };
+	CHECK(as_nobody(nobody_touches, f) == 0);
+	CHECK(f->memset_ret == -EACCES);
+	CHECK(f->size_ret == -EACCES);
+	CHECK(f->free_ret == -EACCES);
+	CHECK(xms_read(&xd, a, back, sizeof(back)) == 0 &&
+	      !memcmp(secret, back, sizeof(back)));
+	xms_close(&xd);
+	munmap(f, pg);
+}
+
 /* --- finding 5: PLAN_RELEASE is all or nothing ---------------------------- */
 
 TEST(finding5_release_of_a_mapped_plan_is_refused)

@@ -23,8 +23,8 @@
  *
  * After the run and while it runs, the device's debugfs "verify" must say
  * "ok" (heap verify, counters = what files hold, free bytes zero); after
- * every file closed, both heaps are one free block and hbm_used,
- * dataram_used and plan_bytes are 0. Output is TAP.
+ * every file closed, every heap is one free block and hbm_used,
+ * dataram_used, libc_used and plan_bytes are 0. Output is TAP.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,7 +173,8 @@ static uint64_t rnd_addr(struct xfile *f)
 	case 0:
 		return sh->addrs[rnd(256)];	/* foreign or stale */
 	case 1:
-		return rnd(2) ? info.hbm_pool_base : info.dataram_pool_base + rnd(64);
+		return rnd(3) == 0 ? info.hbm_pool_base : rnd(2) ?
+		       info.dataram_pool_base + rnd(64) : info.libc_pool_base + rnd(64);
 	case 2:
 		return xorshift64(&rs);
 	default:
@@ -253,7 +254,7 @@ static void drop_maps_of(struct xfile *f, int slot)
 static void op_alloc(struct xfile *f)
 {
 	struct xmemsim_alloc al = {
-		.heap = rnd(8) ? rnd(2) : rnd(5),
+		.heap = rnd(8) ? rnd(3) : rnd(5),
 		.flags = rnd(8) ? rnd(2) : 1u << rnd(32),
 		.size = rnd_size(),
 		.align = rnd_align(),
@@ -277,7 +278,7 @@ static void op_alloc(struct xfile *f)
 
 static void op_free(struct xfile *f)
 {
-	struct xmemsim_free fr = { .heap = rnd(2), .addr = rnd_addr(f) };
+	struct xmemsim_free fr = { .heap = rnd(3), .addr = rnd_addr(f) };
 	int slot = -1, r;
 
 	if (f->na && rnd(3)) {
@@ -522,6 +523,65 @@ static void op_plan(struct xfile *f)
 	}
 }
 
+/*
+ * MEMSET: one of this file's allocations cleared whole (its pattern is
+ * then zero), or part of one that reads zero; else a wild range, which
+ * must not land in this worker's tracked bytes and must fail.
+ */
+static void op_memset(struct xfile *f)
+{
+	struct xmemsim_memset ms = {
+		.addr = rnd_addr(f),
+		.len = rnd(3) ? 1 + rnd(8192) : rnd_size(),
+		.value = rnd(16) ? rnd(256) : rnd(1024),
+		.flags = rnd(16) == 0,
+	};
+	int r;
+
+	if (f->na && rnd(3)) {
+		struct alloc *x = &f->a[rnd(f->na)];
+		uint64_t off = x->pat ? 0 : rnd(x->size);
+
+		ms = (struct xmemsim_memset){ .addr = x->addr + off,
+			.len = x->pat ? x->size : rnd(x->size - off + 1) };
+		r = cmd(f, XMEMSIM_IOC_MEMSET, &ms);
+		if (r)
+			fail("memset of its own %#llx+%llu: %d",
+			     (unsigned long long)ms.addr, (unsigned long long)ms.len, r);
+		else
+			x->pat = 0;
+		logop("f%d memset %#llx+%llu", f->xd.fd, (unsigned long long)ms.addr,
+		      (unsigned long long)ms.len);
+		return;
+	}
+	if (own_overlap(f, ms.addr, ms.len))
+		ms.addr = UINT64_MAX - 4096;
+	r = cmd(f, XMEMSIM_IOC_MEMSET, rnd_ptr(&ms));
+	if (!r && ms.len && ms.value < 256 && !ms.flags)
+		logop("f%d wild memset %#llx+%llu", f->xd.fd,
+		      (unsigned long long)ms.addr, (unsigned long long)ms.len);
+}
+
+/* ALLOC_SIZE of one of this file's allocations is what it asked. */
+static void op_alloc_size(struct xfile *f)
+{
+	struct xmemsim_alloc_size as = { .heap = rnd(4), .addr = rnd_addr(f) };
+	struct alloc *x = f->na ? &f->a[rnd(f->na)] : NULL;
+
+	if (x && rnd(2)) {
+		as.heap = x->heap;
+		as.addr = x->addr;
+		if (cmd(f, XMEMSIM_IOC_ALLOC_SIZE, &as) || as.size != x->size ||
+		    as.usable < as.size)
+			fail("alloc size of %#llx (heap %u, size %llu): %llu, usable %llu",
+			     (unsigned long long)x->addr, x->heap,
+			     (unsigned long long)x->size, (unsigned long long)as.size,
+			     (unsigned long long)as.usable);
+		return;
+	}
+	cmd(f, XMEMSIM_IOC_ALLOC_SIZE, rnd_ptr(&as));
+}
+
 static void op_misc(struct xfile *f)
 {
 	struct xmemsim_heap_stats st = { .heap = rnd(3) };
@@ -531,9 +591,15 @@ static void op_misc(struct xfile *f)
 	struct xmemsim_stack_alloc sa = { .size = rnd(3) ? rnd(8192) : rnd_size() };
 	unsigned char junk[256];
 
-	switch (rnd(5)) {
+	switch (rnd(7)) {
 	case 0:
 		cmd(f, XMEMSIM_IOC_HEAP_STATS, rnd_ptr(&st));
+		break;
+	case 5:
+		op_memset(f);
+		break;
+	case 6:
+		op_alloc_size(f);
 		break;
 	case 1:
 		cmd(f, XMEMSIM_IOC_HEAP_DUMP, rnd_ptr(&hd));
@@ -879,31 +945,32 @@ int main(int argc, char **argv)
 	}
 	tap(mid_ok, "xfuzz: verify ok while the workers ran and children died");
 	/* the killed children's files may still be closing: give them time */
-	for (i = 0; i < 50 && (sysfs_ll("hbm_used") || sysfs_ll("dataram_used")); i++)
+	for (i = 0; i < 50 && (sysfs_ll("hbm_used") || sysfs_ll("dataram_used") ||
+			       sysfs_ll("libc_used")); i++)
 		usleep(100000);
 	i = verify_ok(why, sizeof(why));
 	if (!i)
 		printf("# verify: %s\n", why);
 	tap(i, "xfuzz: verify ok after the run");
 	{
-		struct xmemsim_heap_stats h, d;
+		struct xmemsim_heap_stats h;
 		int fd = test_open(&xd);
+		unsigned int heap;
 
-		i = fd >= 0 && !xms_stats(&xd, XMEMSIM_HEAP_HBM, &h) &&
-		    !xms_stats(&xd, XMEMSIM_HEAP_DATARAM, &d) &&
-		    h.free_blocks == 1 && h.alloc_blocks == 0 &&
-		    d.free_blocks == 1 && d.alloc_blocks == 0 &&
-		    h.free_bytes == h.pool_size && d.free_bytes == d.pool_size;
+		i = fd >= 0;
+		for (heap = 0; i && heap < XMEMSIM_NUM_HEAPS; heap++)
+			i = !xms_stats(&xd, heap, &h) && h.free_blocks == 1 &&
+			    h.alloc_blocks == 0 && h.free_bytes == h.pool_size;
 		close(fd);
 	}
-	tap(i, "xfuzz: both heaps one free block after every file closed");
+	tap(i, "xfuzz: every heap one free block after every file closed");
 	i = sysfs_ll("hbm_used") == 0 && sysfs_ll("dataram_used") == 0 &&
-	    sysfs_ll("plan_bytes") == 0;
+	    sysfs_ll("libc_used") == 0 && sysfs_ll("plan_bytes") == 0;
 	if (!i)
-		printf("# hbm_used %lld dataram_used %lld plan_bytes %lld\n",
+		printf("# hbm_used %lld dataram_used %lld libc_used %lld plan_bytes %lld\n",
 		       sysfs_ll("hbm_used"), sysfs_ll("dataram_used"),
-		       sysfs_ll("plan_bytes"));
-	tap(i, "xfuzz: hbm_used, dataram_used and plan_bytes are 0");
+		       sysfs_ll("libc_used"), sysfs_ll("plan_bytes"));
+	tap(i, "xfuzz: hbm_used, dataram_used, libc_used and plan_bytes are 0");
 	printf("1..%d\n", n_tap);
 	return 0;
 }

@@ -10,8 +10,9 @@
 #include "libxmemsim.h"
 #include "neuron_compat.h"
 
+/* The process's one handle, as the seed's heaps are process-wide. */
 static pthread_mutex_t compat_lock = PTHREAD_MUTEX_INITIALIZER;
-static int compat_fd = -1;
+static struct xms_dev compat_dev = { .fd = -1 };
 
 /* 0, or -1 with errno set from a library result. */
 static int status_of(int ret)
@@ -28,12 +29,10 @@ static int compat_open(void)
 	int ret = 0;
 
 	pthread_mutex_lock(&compat_lock);
-	if (compat_fd < 0) {
-		ret = xms_open(path && *path ? path : NULL);
-		if (ret >= 0) {
-			compat_fd = ret;
-			ret = 0;
-		}
+	if (compat_dev.fd < 0) {
+		ret = xms_open(&compat_dev, path && *path ? path : NULL);
+		if (ret)
+			compat_dev.fd = -1;
 	}
 	pthread_mutex_unlock(&compat_lock);
 	return status_of(ret);
@@ -59,28 +58,46 @@ int neuron_compat_fd(void)
 	int fd;
 
 	pthread_mutex_lock(&compat_lock);
-	fd = compat_fd;
+	fd = compat_dev.fd;
 	pthread_mutex_unlock(&compat_lock);
 	return fd;
 }
 
-/* The device's errno without an open file: the caller never called init. */
+/*
+ * The handle, locked, or NULL (unlocked) before any init call: every
+ * wrapper runs one library call under the lock, since a handle serves one
+ * thread at a time.
+ */
+static struct xms_dev *compat_get(void)
+{
+	pthread_mutex_lock(&compat_lock);
+	if (compat_dev.fd >= 0)
+		return &compat_dev;
+	pthread_mutex_unlock(&compat_lock);
+	return NULL;
+}
+
+static int compat_put(int ret)
+{
+	pthread_mutex_unlock(&compat_lock);
+	return ret;
+}
+
+/* -EBADF without an open file: the caller never called an init. */
 static int compat_alloc(unsigned int heap, uint64_t size, unsigned int align,
 			uint64_t *addr)
 {
-	int fd = neuron_compat_fd();
+	struct xms_dev *d = compat_get();
 
-	if (fd < 0)
-		return -EBADF;
 	/* align 0: the device's default, 64, as the wrappers substitute */
-	return xms_alloc(fd, heap, size, align, 0, addr, NULL);
+	return d ? compat_put(xms_alloc(d, heap, size, align, 0, addr, NULL)) : -EBADF;
 }
 
 static int compat_free(unsigned int heap, uint64_t addr)
 {
-	int fd = neuron_compat_fd();
+	struct xms_dev *d = compat_get();
 
-	return fd < 0 ? -EBADF : xms_free(fd, heap, addr, NULL);
+	return d ? compat_put(xms_free(d, heap, addr, NULL)) : -EBADF;
 }
 
 int neuron_hbm_allocate(unsigned int size, uint64_t *out_addr,
@@ -126,9 +143,9 @@ uint64_t allocate_hbm_stack(unsigned int size, unsigned int align,
 
 static int compat_stats(unsigned int heap, struct xmemsim_heap_stats *st)
 {
-	int fd = neuron_compat_fd();
+	struct xms_dev *d = compat_get();
 
-	return fd < 0 ? -EBADF : xms_stats(fd, heap, st);
+	return d ? compat_put(xms_stats(d, heap, st)) : -EBADF;
 }
 
 uint64_t xmem_heap_get_free_space(unsigned int heap)
@@ -155,12 +172,13 @@ void _libc_heap_deallocate(void *ptr)
 
 size_t _libc_heap_get_alloc_size(void *ptr)
 {
-	int fd = neuron_compat_fd();
+	struct xms_dev *d = compat_get();
 	uint64_t size = 0;
-	int ret;
+	int ret = -EBADF;
 
-	ret = fd < 0 ? -EBADF :
-	      xms_alloc_size(fd, XMEMSIM_HEAP_LIBC, (uintptr_t)ptr, &size, NULL);
+	if (d)
+		ret = compat_put(xms_alloc_size(d, XMEMSIM_HEAP_LIBC, (uintptr_t)ptr,
+						&size, NULL));
 	return status_of(ret) ? 0 : size;
 }
 
@@ -173,14 +191,14 @@ size_t _libc_heap_max_free_space(void)
 
 int neuron_dataram_read(const void *ptr, void *buf, size_t len)
 {
-	int fd = neuron_compat_fd();
+	struct xms_dev *d = compat_get();
 
-	return status_of(fd < 0 ? -EBADF : xms_read(fd, (uintptr_t)ptr, buf, len));
+	return status_of(d ? compat_put(xms_read(d, (uintptr_t)ptr, buf, len)) : -EBADF);
 }
 
 int neuron_dataram_write(void *ptr, const void *buf, size_t len)
 {
-	int fd = neuron_compat_fd();
+	struct xms_dev *d = compat_get();
 
-	return status_of(fd < 0 ? -EBADF : xms_write(fd, (uintptr_t)ptr, buf, len));
+	return status_of(d ? compat_put(xms_write(d, (uintptr_t)ptr, buf, len)) : -EBADF);
 }

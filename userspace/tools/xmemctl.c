@@ -38,13 +38,16 @@ static void usage(FILE *f)
 		"commands:\n"
 		"  info                          geometry and limits\n"
 		"  alloc HEAP SIZE [ALIGN]       allocate (freed again when xmemctl exits)\n"
-		"  free HEAP ADDR                free\n"
+		"  free HEAP ADDR [clear]        free (clear: the seed's clear flag; every\n"
+		"                                free clears the block anyway)\n"
+		"  size HEAP ADDR                an allocation's size asked and usable\n"
 		"  stats HEAP                    heap statistics\n"
 		"  dump HEAP                     the heap's blocks in address order\n"
 		"  stack [SIZE]                  an HBM stack (default 4196 bytes)\n"
 		"  read ADDR LEN                 bytes at ADDR, as hex\n"
 		"  write ADDR HEX | --file=F ADDR   bytes to ADDR\n"
 		"  copy SRC DST LEN METHOD       METHOD: c_memcpy, vec_memcpy or dma\n"
+		"  memset ADDR VALUE LEN         set LEN bytes at ADDR to VALUE (0..255)\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"HEAP is hbm or dataram (any case), or 0 or 1; numbers are decimal or\n"
@@ -292,12 +295,18 @@ static int cmd_alloc(struct call *k)
 
 static int cmd_free(struct call *k)
 {
+	uint32_t flags = 0;
 	uint64_t addr;
 	int ret;
 
 	if (parse_u64(k->argv[2], &addr))
 		return 2;
-	ret = xms_free(k->dev, k->heap, addr, &k->status);
+	if (k->argc == 4) {
+		if (strcmp(k->argv[3], "clear"))
+			return 2;
+		flags = XMEMSIM_FREE_CLEAR;
+	}
+	ret = xms_free_flags(k->dev, k->heap, addr, flags, &k->status);
 	if (ret)
 		return failed(k, ret);
 	fprintf(k->out, "ok\n");
@@ -500,6 +509,35 @@ static int cmd_copy(struct call *k)
 	return 0;
 }
 
+static int cmd_size(struct call *k)
+{
+	uint64_t addr, size, usable;
+	int ret;
+
+	if (parse_u64(k->argv[2], &addr))
+		return 2;
+	ret = xms_alloc_size(k->dev, k->heap, addr, &size, &usable);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok %" PRIu64 " %" PRIu64 "\n", size, usable);
+	return 0;
+}
+
+static int cmd_memset(struct call *k)
+{
+	uint64_t addr, v, n;
+	int ret;
+
+	if (parse_u64(k->argv[1], &addr) || parse_u64(k->argv[2], &v) ||
+	    parse_u64(k->argv[3], &n) || v > 255)
+		return 2;
+	ret = xms_memset(k->dev, addr, (unsigned int)v, n);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok\n");
+	return 0;
+}
+
 /*
  * The commands, as the module's xmemsim_cmds[]: each with how many words
  * it takes (its name included) and whether the first argument is a heap.
@@ -513,13 +551,15 @@ static const struct xmemctl_cmd {
 } xmemctl_cmds[] = {
 	{ "info",  1, 1, 0, cmd_info },
 	{ "alloc", 3, 4, 1, cmd_alloc },
-	{ "free",  3, 3, 1, cmd_free },
+	{ "free",  3, 4, 1, cmd_free },
+	{ "size",  3, 3, 1, cmd_size },
 	{ "stats", 2, 2, 1, cmd_stats },
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },
 	{ "read",  3, 3, 0, cmd_read },
 	{ "write", 2, 4, 0, cmd_write },
 	{ "copy",  5, 5, 0, cmd_copy },
+	{ "memset", 4, 4, 0, cmd_memset },
 };
 
 /* The command argv names with a fitting word count and heap, or NULL. */
