@@ -88,4 +88,19 @@ int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr);
 void dp_atree_free(struct dp_atree *t);
 
+/* bnb.c: the exact search of --strategy search (see the comment there) */
+struct bnb;
+/* NULL when the overlaps would pass max_edges */
+struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
+		       const struct dp_iv *iv, uint64_t page, size_t max_edges);
+void dp_bnb_free(struct bnb *b);
+const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n);
+uint64_t dp_bnb_width(const struct bnb *b, uint32_t v);
+/* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
+ * -1: the budget (search nodes) ran out first */
+int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
+		 uint64_t budget);
+const uint64_t *dp_bnb_solution(const struct bnb *b);
+uint64_t dp_bnb_nodes(const struct bnb *b);
+
 #endif
