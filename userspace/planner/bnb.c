@@ -62,6 +62,8 @@ struct bnb {
 	struct trail *tr;
 	size_t ntr, captr;
 	uint32_t *stamp, stampv;
+	uint32_t *raised;	/* place(): the neighbours it raised */
+	int32_t *mark;		/* place(): +1/-1 at their section ranges */
 	int heur;		/* this run's preorder heuristic */
 	int64_t left;		/* nodes left in this run */
 	uint64_t used;		/* nodes spent, every run */
@@ -203,7 +205,10 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	b->maxtot = calloc(n + 1, sizeof(*b->maxtot));
 	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
 	b->stamp = calloc(n + b->nsec + 1, sizeof(*b->stamp));
-	if (!b->sec_first || !b->width || !b->maxtot || !b->tot || !b->stamp)
+	b->mark = calloc(b->nsec + 2, sizeof(*b->mark));
+	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
+	if (!b->sec_first || !b->width || !b->maxtot || !b->tot || !b->stamp ||
+	    !b->mark)
 		abort();
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++)
@@ -302,6 +307,8 @@ void dp_bnb_free(struct bnb *b)
 	free(b->lists);
 	free(b->tr);
 	free(b->stamp);
+	free(b->mark);
+	free(b->raised);
 	free(b->sol);
 	free(b);
 }
@@ -385,12 +392,11 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 		 uint32_t shi, int *hat)
 {
 	uint64_t top = o + b->size[v];
-	uint32_t k, j, s;
-	int ok = 1;
+	uint32_t k, j, s, nr = 0;
+	int32_t run = 0;
 
 	set(b, &b->off[v], o);
 	*hat = 0;
-	b->stampv++;
 	for (k = b->ov_first[v]; k < b->ov_first[v + 1]; k++) {
 		uint32_t u = b->ov[k];
 		uint64_t m;
@@ -403,10 +409,8 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 		m = legal(b, u, top);
 		set(b, &b->minoff[u], m);
 		if (m > b->cap || b->cap - m < b->size[u])
-			ok = 0;
-		for (j = b->sr_first[u]; j < b->sr_first[u + 1]; j++)
-			for (s = b->sr[j][0]; s < b->sr[j][1]; s++)
-				b->stamp[b->n + s] = b->stampv;
+			return -1;
+		b->raised[nr++] = u;
 	}
 	for (j = b->sr_first[v]; j < b->sr_first[v + 1]; j++)
 		for (s = b->sr[j][0]; s < b->sr[j][1]; s++) {
@@ -415,31 +419,51 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 		}
 	for (s = b->hull[2 * v]; s + 1 < b->hull[2 * v + 1]; s++)
 		set(b, &b->cut[s], b->cut[s] - 1);
-	if (!ok)
-		return -1;
-	/* a section's floor is at least its unplaced items' lowest min_offset */
+	/* the cheap test first: max(floor, o) + unplaced bytes within cap */
 	for (s = slo; s < shi; s++) {
-		uint64_t f = b->floor[s];
+		uint64_t f = b->floor[s] > o ? b->floor[s] : o;
 
-		if (b->stamp[b->n + s] == b->stampv) {
-			uint64_t lo = UINT64_MAX;
-
-			for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
-				uint32_t u = b->sec_items[j];
-
-				if (b->off[u] == DP_UNSET && b->minoff[u] < lo)
-					lo = b->minoff[u];
-			}
-			if (lo != UINT64_MAX && f < lo) {
-				set(b, &b->floor[s], lo);
-				f = lo;
-			}
-		}
-		if (f < o)
-			f = o;
 		if (f > b->cap || b->cap - f < b->tot[s])
 			return -1;
 	}
+	/* then a section's floor is at least its unplaced items' lowest
+	 * min_offset (only where one was raised; an item at or below the
+	 * floor ends the scan: the floor stays); the sections of the raised
+	 * items as +1/-1 at the ends of their ranges, summed on the way */
+	for (k = 0; k < nr; k++)
+		for (j = b->sr_first[b->raised[k]]; j < b->sr_first[b->raised[k] + 1]; j++) {
+			b->mark[b->sr[j][0]]++;
+			b->mark[b->sr[j][1]]--;
+		}
+	for (s = slo; s < shi; s++) {
+		uint64_t f = b->floor[s], lo = UINT64_MAX;
+
+		run += b->mark[s];
+		b->mark[s] = 0;
+		if (!run || !b->tot[s])
+			continue;
+		for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
+			uint32_t u = b->sec_items[j];
+
+			if (b->off[u] == DP_UNSET && b->minoff[u] < lo) {
+				lo = b->minoff[u];
+				if (lo <= f)
+					break;
+			}
+		}
+		if (lo == UINT64_MAX || lo <= f)
+			continue;
+		set(b, &b->floor[s], lo);
+		f = lo > o ? lo : o;
+		if (f > b->cap || b->cap - f < b->tot[s])
+			break;
+	}
+	if (s < shi) {		/* pruned: the rest of the marks go */
+		for (; s <= shi && s < b->nsec + 1; s++)
+			b->mark[s] = 0;
+		return -1;
+	}
+	b->mark[shi] = 0;
 	return 0;
 }
 

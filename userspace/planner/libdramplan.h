@@ -290,7 +290,7 @@ enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
 
 /* The default node budget of one dp_place_search: DP_SEARCH_WORK / (n + 1)
  * search nodes (a node costs about O(n)), at least 1000. */
-#define DP_SEARCH_WORK	(1ULL << 30)
+#define DP_SEARCH_WORK	(1ULL << 28)
 uint64_t dp_search_budget(size_t n);
 
 struct dp_search_stats {

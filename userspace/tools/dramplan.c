@@ -57,7 +57,7 @@ static void usage(FILE *f)
 "                                constructive passes, then an exact search for a\n"
 "                                lower peak (--capacity: a placement within it)\n"
 "      --search-nodes N          (search) node budget per placement; default\n"
-"                                2^30 / (items + 1); 0: the portfolio only\n"
+"                                2^28 / (items + 1); 0: the portfolio only\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
 "                                \"hazards\"); by default only the grouped ranges\n"
