@@ -503,6 +503,10 @@ int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 		      struct dp_place_stats *st, enum dp_order *used,
 		      struct dp_err *e);
+/* The instance as a one-core model (csv_model.c): buffer i a DRAM spill
+ * tensor of size * scale bytes live from its def to its last use. */
+struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
+			      struct dp_err *e);
 /* --strategy search: dp_place_search on the buffers (page rule off);
  * nodes: the search budget.  -1 with a message saying whether a placement
  * within the capacity was proven impossible or not found in the budget. */

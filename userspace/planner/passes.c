@@ -220,8 +220,8 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
-	if (dp_place(it, n, c->iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
-		     &x->st, &failed, x->log, tag)) {
+	if (dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
+			  &failed, x->log, tag)) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
 		if (region == DP_REG_CC)
@@ -303,9 +303,8 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		map[n++] = i;
 	}
 	x->tree_built = 1;
-	if (dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
-		     &x->st, &failed, x->log,
-		     region == DP_REG_CC ? "[shared cc] " : "[shared] ")) {
+	if (dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
+			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ")) {
 		struct dp_shobj *o = &x->obj[map[failed]];
 
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s",

@@ -247,3 +247,43 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	free(best);
 	return 0;
 }
+
+/*
+ * The DRAM passes' placement (passes.c): the seed's first fit in simplify
+ * order, or with --strategy search dp_place_search on the same items, the
+ * same region [start, ceiling) and the 4 KiB page rule.  On failure
+ * *failed names the item the seed's order could not place.
+ */
+int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
+		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
+		  struct dp_place_stats *st, size_t *failed, FILE *log,
+		  const char *tag)
+{
+	struct dp_search_stats ss;
+	double t0 = dp_now();
+
+	if (o->strategy != DP_STRATEGY_SEARCH)
+		return dp_place(it, n, iv, start, ceiling, DP_PAGE,
+				DP_ORDER_SIMPLIFY, st, failed, log, tag);
+	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
+			    o->search_nodes != DP_UNSET ? o->search_nodes :
+			    dp_search_budget(n), &ss)) {
+		if (log)
+			fprintf(log, "%ssearch: no placement below 0x%llx: %s\n",
+				tag, (unsigned long long)ceiling, ss.proven ?
+				"none exists" : "none found within the budget");
+		dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
+			 st, failed, NULL, tag);
+		return -1;
+	}
+	if (st && ss.end - start > st->peak)
+		st->peak = ss.end - start;
+	if (log)
+		fprintf(log, "%ssearch: %zu items, end 0x%llx (seed 0x%llx, lower bound 0x%llx%s), %s, %llu nodes, %.3f s\n",
+			tag, n, (unsigned long long)ss.end,
+			(unsigned long long)ss.seed_end,
+			(unsigned long long)ss.lower_bound,
+			ss.proven ? ", optimal" : "", ss.how,
+			(unsigned long long)ss.nodes, dp_now() - t0);
+	return 0;
+}
