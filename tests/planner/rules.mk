@@ -14,3 +14,5 @@ $(O)/tests/planner/test_cli.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/drampl
 $(O)/tests/planner/test_cli: | $(O)/dramplan
 $(O)/tests/planner/test_outputs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
 $(O)/tests/planner/test_outputs: | $(O)/dramplan
+$(O)/tests/planner/test_strategy.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(O)/tests/planner/test_strategy: | $(O)/dramplan

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --strategy search (strategy.c, bnb.c): on random models and random
+ * MiniMalloc problems it never ends above the seed mode, every plan it
+ * returns verifies, the same input gives the same bytes, a capacity below
+ * what is possible is reported (proven when the search completes), and a
+ * claimed optimum really cannot be beaten.  Budgets are small node counts,
+ * so nothing here depends on the machine's speed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "planner_util.h"
+#include "tap.h"
+#include "xorshift.h"
+
+#ifndef DP_DRAMPLAN
+#define DP_DRAMPLAN "build/dramplan"
+#endif
+
+#define NODES 3000
+
+static const struct model_shape shape = {
+	.min_cores = 1, .max_cores = 3,
+	.min_owners = 0, .max_owners = 5,
+	.min_spills = 4, .max_spills = 30,
+	.max_blocks = 5,
+	.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
+	.elem_sizes = 3,
+};
+
+/* A random MiniMalloc problem: n buffers, times below T, sizes to S. */
+static struct dp_csv *random_csv(uint64_t seed, size_t n, uint64_t T,
+				 uint64_t S, int align)
+{
+	uint64_t rs = seed * 2654435761u + 1;
+	char *text = malloc(64 * (n + 1));
+	struct dp_err e;
+	struct dp_csv *c;
+	size_t len, i;
+
+	len = sprintf(text, "id,lower,upper,size%s\n", align ? ",alignment" : "");
+	for (i = 0; i < n; i++) {
+		uint64_t lo = xorshift64_below(&rs, T);
+		uint64_t hi = lo + 1 + xorshift64_below(&rs, T / 3 + 1);
+		uint64_t sz = 1 + xorshift64_below(&rs, S);
+
+		len += sprintf(text + len, "b%zu,%llu,%llu,%llu", i,
+			       (unsigned long long)lo, (unsigned long long)hi,
+			       (unsigned long long)sz);
+		if (align)
+			len += sprintf(text + len, ",%u",
+				       1u << xorshift64_below(&rs, 4));
+		text[len++] = '\n';
+	}
+	c = dp_csv_parse("r.csv", text, len, &e);
+	free(text);
+	return c;
+}
+
+/* The highest footprint over the plan's cores. */
+static uint64_t footprint(const struct dp_plan *p)
+{
+	uint64_t f = 0;
+	uint32_t ci;
+
+	for (ci = 0; ci < p->ncores; ci++)
+		if (p->core[ci].footprint > f)
+			f = p->core[ci].footprint;
+	return f;
+}
+
+static char *plan_bytes(const struct dp_plan *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	dp_plan_write_json(p, f);
+	fclose(f);
+	return buf;
+}
+
+static struct dp_plan *plan(uint64_t seed, int strategy)
+{
+	struct dp_err e;
+	struct dp_model *m = random_model(&shape, seed, &e);
+	struct dp_opts o;
+	struct dp_plan *p;
+
+	if (!m)
+		return NULL;
+	dp_opts_default(&o);
+	o.cc_mib = -1;
+	o.strategy = strategy;
+	o.search_nodes = NODES;
+	p = dp_plan_model(m, &o, NULL, &e);
+	dp_model_free(m);
+	return p;
+}
+
+TEST(search_models_never_worse_and_verify)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 40; seed++) {
+		struct dp_plan *a = plan(seed, DP_STRATEGY_SEED);
+		struct dp_plan *b = plan(seed, DP_STRATEGY_SEARCH);
+		struct dp_err e;
+		uint32_t ci;
+
+		REQUIRE(a && b);
+		CHECK(!dp_verify(b, "search", &e));
+		CHECK(footprint(b) <= footprint(a));
+		for (ci = 0; ci < a->ncores; ci++)
+			CHECK(b->core[ci].footprint <= a->core[ci].footprint);
+		dp_plan_free(a);
+		dp_plan_free(b);
+	}
+}
+
+TEST(search_models_byte_identical)
+{
+	uint64_t seed;
+
+	for (seed = 100; seed < 110; seed++) {
+		struct dp_plan *a = plan(seed, DP_STRATEGY_SEARCH);
+		struct dp_plan *b = plan(seed, DP_STRATEGY_SEARCH);
+		size_t la, lb;
+		char *x, *y;
+
+		REQUIRE(a && b);
+		x = plan_bytes(a, &la);
+		y = plan_bytes(b, &lb);
+		CHECK(la == lb && !memcmp(x, y, la));
+		free(x);
+		free(y);
+		dp_plan_free(a);
+		dp_plan_free(b);
+	}
+}
+
+TEST(search_csv_never_worse_and_verify)
+{
+	uint64_t seed;
+	int better = 0;
+
+	for (seed = 1; seed <= 150; seed++) {
+		struct dp_csv *c = random_csv(seed, 3 + seed % 40, 40, 100, seed & 1);
+		struct dp_search_stats st;
+		struct dp_err e;
+		uint64_t best, lb;
+
+		REQUIRE(c);
+		REQUIRE(!dp_csv_solve_best(c, 0, NULL, NULL, &e));
+		best = dp_csv_peak(c);
+		lb = dp_csv_lower_bound(c);
+		CHECK(!dp_csv_solve_search(c, 0, NODES, &st, &e));
+		CHECK(!dp_csv_verify(c, &e));
+		CHECK(dp_csv_peak(c) <= best);
+		better += dp_csv_peak(c) < best;
+		CHECK(dp_csv_peak(c) >= lb);
+		CHECK_EQ_U64(dp_csv_peak(c), st.end);
+		dp_csv_free(c);
+	}
+	CHECK(better > 10);	/* the search finds what the four orders miss */
+}
+
+/* A proven optimum p: a capacity of p - 1 has no placement, and the search
+ * says so (it completes); below the lower bound it says so at once. */
+TEST(search_csv_capacity_decision)
+{
+	uint64_t seed;
+	int proven = 0;
+
+	for (seed = 1; seed <= 60; seed++) {
+		struct dp_csv *c = random_csv(seed, 4 + seed % 9, 20, 50, 0);
+		struct dp_search_stats st, st2;
+		struct dp_err e;
+		uint64_t p, lb = dp_csv_lower_bound(c);
+
+		REQUIRE(c);
+		REQUIRE(!dp_csv_solve_search(c, 0, 200000, &st, &e));
+		p = dp_csv_peak(c);
+		CHECK(!dp_csv_verify(c, &e));
+		if (st.proven) {
+			proven++;
+			CHECK(dp_csv_solve_search(c, p - 1, 200000, &st2, &e));
+			CHECK(st2.proven);
+			CHECK(contains(e.msg, "none exists"));
+		}
+		/* a capacity at the result is a yes */
+		CHECK(!dp_csv_solve_search(c, p, 200000, &st2, &e));
+		CHECK(dp_csv_peak(c) <= p);
+		CHECK(dp_csv_solve_search(c, lb - 1, 200000, &st2, &e));
+		CHECK(st2.proven);
+		dp_csv_free(c);
+	}
+	CHECK(proven > 40);
+}
+
+/* Budget 0: the portfolio alone; the result is still never worse. */
+TEST(search_budget_zero_is_the_portfolio)
+{
+	struct dp_csv *c = random_csv(7, 30, 40, 100, 0);
+	struct dp_search_stats st;
+	struct dp_err e;
+	uint64_t best;
+
+	REQUIRE(c);
+	REQUIRE(!dp_csv_solve_best(c, 0, NULL, NULL, &e));
+	best = dp_csv_peak(c);
+	CHECK(!dp_csv_solve_search(c, 0, 0, &st, &e));
+	CHECK_EQ_U64(st.nodes, 0);
+	CHECK(!st.searched);
+	CHECK(dp_csv_peak(c) <= best);
+	dp_csv_free(c);
+}
+
+/* The converter: the JSON path sees the CSV problem (scale 4096 for 1-byte
+ * granules): its lower bound is scale x the CSV one, and search reaches the
+ * CSV path's peak times the scale on a problem both solve optimally. */
+TEST(csv_model_same_problem)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 20; seed++) {
+		struct dp_csv *c = random_csv(seed, 3 + seed % 10, 20, 30, 0);
+		struct dp_search_stats st;
+		struct dp_err e;
+		struct dp_model *m;
+		struct dp_plan *p;
+		struct dp_opts o;
+
+		REQUIRE(c);
+		m = dp_csv_model(c, DP_PAGE, &e);
+		REQUIRE(m);
+		dp_opts_default(&o);
+		o.strategy = DP_STRATEGY_SEARCH;
+		o.search_nodes = 200000;
+		p = dp_plan_model(m, &o, NULL, &e);
+		REQUIRE(p);
+		CHECK(!dp_verify(p, "m", &e));
+		CHECK_EQ_U64(p->core[0].lower_bound, DP_PAGE * dp_csv_lower_bound(c));
+		REQUIRE(!dp_csv_solve_search(c, 0, 200000, &st, &e));
+		if (st.proven)
+			CHECK_EQ_U64(p->core[0].peak, DP_PAGE * dp_csv_peak(c));
+		dp_plan_free(p);
+		dp_model_free(m);
+		dp_csv_free(c);
+	}
+}
+
+static int cli(const char *args)
+{
+	char cmd[1024];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s >/dev/null 2>&1",
+		 DP_SRCROOT, DP_DRAMPLAN, args);
+	rc = system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(cli_strategy_option)
+{
+	CHECK_EQ_U64(cli("--strategy fastest examples/mlp.json"), 2);
+	CHECK_EQ_U64(cli("--search-nodes -1 examples/mlp.json"), 2);
+	/* example.12's lower bound is 12: 11 is reported, not crashed */
+	CHECK_EQ_U64(cli("--format=minimalloc --strategy search --capacity 11 -o /dev/null ../shared/bench/minimalloc/example.12.csv"), 1);
+	CHECK_EQ_U64(cli("--format=minimalloc --strategy search --capacity 12 -o /dev/null -q ../shared/bench/minimalloc/example.12.csv"), 0);
+	CHECK_EQ_U64(cli("--strategy search --no-svg -q -o /dev/null examples/transformer.json"), 0);
+}
+
+int main(void)
+{
+	return tap_run();
+}
