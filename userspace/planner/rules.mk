@@ -48,3 +48,9 @@ $(O)/mm2model: $(O)/scripts/mm2model.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
 userspace: $(O)/mm2model
+
+# scripts/bench-quality.sh: seed vs search on training-shaped models.
+$(O)/bench-quality: $(O)/scripts/bench-quality.o $(O)/scripts/bench-synth.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
+userspace: $(O)/bench-quality

@@ -96,7 +96,8 @@ static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
 			if (it[ov[j]].addr != DP_UNSET)
 				occ[no++] = (struct dp_range){ it[ov[j]].addr,
 					it[ov[j]].addr + it[ov[j]].size };
-		qsort(occ, no, sizeof(*occ), cmp_rng);
+		if (no > 1)
+			qsort(occ, no, sizeof(*occ), cmp_rng);
 		for (j = 0; j <= no; j++) {
 			uint64_t ghi = j < no ? occ[j].lo : ceiling;
 
