@@ -3,10 +3,13 @@
  * csv_model.c - a MiniMalloc instance as a model (dp_csv_model): the JSON
  * path can then plan the same problem as the CSV path.
  *
- * One core, one block.  The instance's times are ranked (only their order
- * matters) and each time rank k becomes up to two instructions: "d<k>"
- * defines the buffers whose lower is k, then "u<k>" uses the buffers whose
- * last time (upper - 1) is k.  Buffer i becomes DRAM spill tensor "<id>"
+ * One core, one block.  Each time t of the instance becomes up to two
+ * instructions: "d<t>" defines the buffers whose lower is t, then "u<t>"
+ * uses the buffers whose last time (upper - 1) is t; empty spacer
+ * instructions "n<k>" keep the distances between them about the distances
+ * between the times (divided by q, so that there are at most about
+ * FILL_MAX spacers): the search's preorder weighs live time, so the model
+ * keeps the instance's proportions, not only its order.  Buffer i becomes DRAM spill tensor "<id>"
  * of size * scale bytes (elem_size 1), live from its def to its last use:
  * two tensors interfere exactly when the buffers' live ranges meet.  With
  * scale = 4096 / gcd(sizes) (4 for the MiniMalloc instances, whose sizes
@@ -17,6 +20,8 @@
 #include <string.h>
 
 #include "libdramplan.h"
+
+#define FILL_MAX 16384		/* at most about this many spacers */
 
 struct tr {
 	uint64_t t;
@@ -42,6 +47,7 @@ struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 	struct tr *t = dp_xrealloc(NULL, 2 * c->n + 1, sizeof(*t));
 	uint32_t *ops = dp_xrealloc(NULL, c->n + 1, sizeof(*ops));
 	struct dp_core *core;
+	uint64_t q = 1;
 	size_t i, j, k;
 	char name[32];
 
@@ -65,8 +71,18 @@ struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 		t[2 * i + 1] = (struct tr){ c->b[i].upper - 1, i, 1 };
 	}
 	qsort(t, 2 * c->n, sizeof(*t), cmp_tr);
+	if (c->n && t[2 * c->n - 1].t / FILL_MAX > q)
+		q = t[2 * c->n - 1].t / FILL_MAX;
 	for (i = 0, k = 0; i < 2 * c->n; i = j, k++) {
 		size_t n = 0;
+
+		/* spacers: instruction distances follow the times (/ q) */
+		for (; k < t[i].t / q; k++) {
+			snprintf(name, sizeof(name), "n%zu", k);
+			if (dp_inst_add(m, core, 0, name, NULL, 0, NULL, 0, 0,
+					"minimalloc", e))
+				goto fail;
+		}
 
 		/* one run of equal (time, kind): one instruction */
 		for (j = i; j < 2 * c->n && t[j].t == t[i].t &&
