@@ -14,6 +14,17 @@
 #include "bench-synth.h"
 #include "xorshift.h"
 
+/* The end of every generator: the model linked, or why not (freed). */
+static struct dp_model *finish(struct dp_model *m, int failed,
+			       struct dp_err *e)
+{
+	if (!failed && !dp_model_link(m, e))
+		return m;
+	fprintf(stderr, "bench: generator: %s\n", e->msg);
+	dp_model_free(m);
+	return NULL;
+}
+
 struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 {
 	uint64_t rs = seed | 1;
@@ -56,13 +67,9 @@ struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed)
 				goto fail;
 		}
 	}
-	if (dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return finish(m, 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return finish(m, 1, &e);
 }
 
 /*
@@ -112,13 +119,9 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 		all[i] = i;
 	i = dp_inst_add(m, c, nb - 1, "use_all", NULL, 0, all, n, 0, "synth", &e);
 	free(all);
-	if (i || dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return finish(m, i != 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return finish(m, 1, &e);
 }
 
 /*
@@ -214,11 +217,7 @@ fail_w:
 		free(w);
 		goto fail;
 	}
-	if (dp_model_link(m, &e))
-		goto fail;
-	return m;
+	return finish(m, 0, &e);
 fail:
-	fprintf(stderr, "bench: generator: %s\n", e.msg);
-	dp_model_free(m);
-	return NULL;
+	return finish(m, 1, &e);
 }

@@ -21,14 +21,9 @@
 
 #define NODES 3000
 
-static const struct model_shape shape = {
-	.min_cores = 1, .max_cores = 3,
-	.min_owners = 0, .max_owners = 5,
-	.min_spills = 4, .max_spills = 30,
-	.max_blocks = 5,
-	.input_elems = 20000, .owner_elems = 30000, .spill_elems = 50000,
-	.elem_sizes = 3,
-};
+/* 1-3 cores of 4-30 spills, up to 5 shared owners */
+static const struct model_shape shape = { 1, 3, 0, 5, 4, 30, 5, 20000,
+					  30000, 50000, 3 };
 
 /* A random MiniMalloc problem: n buffers, times below T, sizes to S. */
 static struct dp_csv *random_csv(uint64_t seed, size_t n, uint64_t T,
@@ -57,18 +52,6 @@ static struct dp_csv *random_csv(uint64_t seed, size_t n, uint64_t T,
 	c = dp_csv_parse("r.csv", text, len, &e);
 	free(text);
 	return c;
-}
-
-/* The highest footprint over the plan's cores. */
-static uint64_t footprint(const struct dp_plan *p)
-{
-	uint64_t f = 0;
-	uint32_t ci;
-
-	for (ci = 0; ci < p->ncores; ci++)
-		if (p->core[ci].footprint > f)
-			f = p->core[ci].footprint;
-	return f;
 }
 
 static char *plan_bytes(const struct dp_plan *p, size_t *len)
@@ -111,7 +94,7 @@ TEST(search_models_never_worse_and_verify)
 
 		REQUIRE(a && b);
 		CHECK(!dp_verify(b, "search", &e));
-		CHECK(footprint(b) <= footprint(a));
+		CHECK(a->ncores == b->ncores);
 		for (ci = 0; ci < a->ncores; ci++)
 			CHECK(b->core[ci].footprint <= a->core[ci].footprint);
 		dp_plan_free(a);

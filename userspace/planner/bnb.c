@@ -327,14 +327,9 @@ const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n)
 
 /* ---- the preorder ------------------------------------------------------ */
 
-struct pre {
-	uint64_t k[3];
-	uint32_t i;
-};
-
-static int cmp_pre(const void *x, const void *y)
+int dp_cmp_key3(const void *x, const void *y)
 {
-	const struct pre *p = x, *q = y;
+	const struct dp_key3 *p = x, *q = y;
 	int j;
 
 	for (j = 0; j < 3; j++)
@@ -347,7 +342,7 @@ static int cmp_pre(const void *x, const void *y)
 static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
-	struct pre *p = dp_xrealloc(NULL, ni + 1, sizeof(*p));
+	struct dp_key3 *p = dp_xrealloc(NULL, ni + 1, sizeof(*p));
 	size_t i;
 	int j;
 
@@ -368,7 +363,7 @@ static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 			default: p[i].k[j] = t; break;
 			}
 	}
-	qsort(p, ni, sizeof(*p), cmp_pre);
+	qsort(p, ni, sizeof(*p), dp_cmp_key3);
 	for (i = 0; i < ni; i++)
 		b->rank[p[i].i] = i;
 	free(p);

@@ -97,6 +97,12 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;
+/* three keys, each descending, then i ascending (qsort) */
+struct dp_key3 {
+	uint64_t k[3];
+	uint32_t i;
+};
+int dp_cmp_key3(const void *x, const void *y);
 /* NULL when the overlaps would pass max_edges */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		       const struct dp_iv *iv, uint64_t page, size_t max_edges);

@@ -41,22 +41,6 @@ static uint64_t end_of(const struct dp_item *it, size_t n, uint64_t start)
 	return e;
 }
 
-struct bf_key {
-	uint64_t a, b;
-	uint32_t i;
-};
-
-static int cmp_bf(const void *x, const void *y)
-{
-	const struct bf_key *p = x, *q = y;
-
-	if (p->a != q->a)
-		return p->a > q->a ? -1 : 1;
-	if (p->b != q->b)
-		return p->b > q->b ? -1 : 1;
-	return (p->i > q->i) - (p->i < q->i);
-}
-
 static int cmp_rng(const void *x, const void *y)
 {
 	const struct dp_range *p = x, *q = y;
@@ -68,7 +52,7 @@ static int cmp_rng(const void *x, const void *y)
 static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
 		    uint64_t start, uint64_t ceiling, uint64_t page, int area)
 {
-	struct bf_key *k = dp_xrealloc(NULL, n + 1, sizeof(*k));
+	struct dp_key3 *k = dp_xrealloc(NULL, n + 1, sizeof(*k));
 	struct dp_range *occ = NULL;
 	size_t i, j, cap = 0;
 	int rc = 0;
@@ -77,11 +61,13 @@ static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
 		unsigned __int128 a;
 
 		a = (unsigned __int128)it[i].size * dp_bnb_width(b, i);
-		k[i] = (struct bf_key){ area ? (a > UINT64_MAX ? UINT64_MAX : (uint64_t)a) :
-					it[i].size, area ? it[i].size : dp_bnb_width(b, i), i };
+		k[i] = (struct dp_key3){ { area ? (a > UINT64_MAX ? UINT64_MAX :
+						   (uint64_t)a) : it[i].size,
+					   area ? it[i].size : dp_bnb_width(b, i),
+					   0 }, i };
 		it[i].addr = DP_UNSET;
 	}
-	qsort(k, n, sizeof(*k), cmp_bf);
+	qsort(k, n, sizeof(*k), dp_cmp_key3);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t v = k[i].i;
 		size_t nov, no = 0;
