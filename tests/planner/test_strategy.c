@@ -305,6 +305,33 @@ TEST(csv_model_same_problem)
 	}
 }
 
+/* The JSON path: a ceiling too low is the seed's error plus the verdict. */
+TEST(search_json_ceiling_reported)
+{
+	struct dp_err e = { "" };
+	struct dp_model *m = dp_model_load_json(DP_SRCROOT "/examples/transformer.json", &e);
+	struct dp_plan *p;
+	struct dp_opts o;
+
+	REQUIRE(m);
+	dp_opts_default(&o);
+	o.dram_mib = 26;	/* the floor is at 25 MiB */
+	o.strategy = DP_STRATEGY_SEARCH;
+	p = dp_plan_model(m, &o, NULL, &e);
+	CHECK(!p);
+	CHECK(contains(e.msg, "DRAM allocation failed"));
+	CHECK(contains(e.msg, "--strategy search: no placement exists"));
+	dp_plan_free(p);
+	dp_model_free(m);
+	m = dp_model_load_json(DP_SRCROOT "/examples/transformer.json", &e);
+	REQUIRE(m);
+	o.strategy = DP_STRATEGY_SEED;
+	p = dp_plan_model(m, &o, NULL, &e);
+	CHECK(!p && !contains(e.msg, "--strategy"));
+	dp_plan_free(p);
+	dp_model_free(m);
+}
+
 static int cli(const char *args)
 {
 	char cmd[1024];

@@ -194,6 +194,7 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	struct dp_item *it;
 	uint32_t *map, i, n = 0;
 	size_t failed = 0;
+	const char *why = "";
 	char tag[64];
 	int rc = 0;
 
@@ -221,22 +222,22 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
 	if (dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
-			  &failed, x->log, tag)) {
+			  &failed, x->log, tag, &why)) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
 		if (region == DP_REG_CC)
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (limit %llu bytes, --allreduce-buffer-size)",
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (limit %llu bytes, --allreduce-buffer-size)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)x->cc_base,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->cc_limit);
+				     (unsigned long long)x->cc_limit, why);
 		else
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->o.dram_mib);
+				     (unsigned long long)x->o.dram_mib, why);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -260,6 +261,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	struct dp_iv *iv = NULL;
 	uint32_t *map, ci, n = 0, i, k;
 	size_t niv = 0, cap = 0, failed = 0;
+	const char *why = "";
 	int rc = 0;
 
 	for (i = 0; i < x->nobj; i++)
@@ -304,15 +306,17 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	}
 	x->tree_built = 1;
 	if (dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
-			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ")) {
+			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
+			  &why)) {
 		struct dp_shobj *o = &x->obj[map[failed]];
 
-		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s",
+		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
 			     m->file, o->core, m->c[o->core].t[o->t].name,
 			     (unsigned long long)it[failed].size,
 			     region == DP_REG_CC ?
 			     "collective operand does not fit in the CC buffer region (--allreduce-buffer-size)" :
-			     "DRAM allocation failed: no gap fits below the ceiling (--dram-size)");
+			     "DRAM allocation failed: no gap fits below the ceiling (--dram-size)",
+			     why);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

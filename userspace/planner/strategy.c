@@ -239,12 +239,14 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * The DRAM passes' placement (passes.c): the seed's first fit in simplify
  * order, or with --strategy search dp_place_search on the same items, the
  * same region [start, ceiling) and the 4 KiB page rule.  On failure
- * *failed names the item the seed's order could not place.
+ * *failed names the item the seed's order could not place and *why is
+ * what the search found, for the end of the error message ("" in seed
+ * mode).
  */
 int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
-		  const char *tag)
+		  const char *tag, const char **why)
 {
 	struct dp_search_stats ss;
 	double t0 = dp_now();
@@ -255,16 +257,14 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
 			    o->search_nodes != DP_UNSET ? o->search_nodes :
 			    dp_search_budget(n), &ss)) {
-		if (log)
-			fprintf(log, "%ssearch: no placement below 0x%llx: %s\n",
-				tag, (unsigned long long)ceiling, ss.proven ?
-				"none exists" : "none found within the budget");
+		*why = ss.proven ? "; --strategy search: no placement exists (the search completed)" :
+		       "; --strategy search: none found within the budget (--search-nodes)";
 		dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
 			 st, failed, NULL, tag);
 		return -1;
 	}
-	if (st && ss.end - start > st->peak)
-		st->peak = ss.end - start;
+	if (st && n && ss.end > st->peak)	/* as dp_place: max(addr + size) */
+		st->peak = ss.end;
 	if (log)
 		fprintf(log, "%ssearch: %zu items, end 0x%llx (seed 0x%llx, lower bound 0x%llx%s), %s, %llu nodes, %.3f s\n",
 			tag, n, (unsigned long long)ss.end,
