@@ -6,8 +6,8 @@
  * alignment, the 4 KiB page-straddle rule).
  *
  * One probe answers a decision question: can every item go into
- * [start, cap)?  The timeline is cut into sections (maximal time ranges
- * with the same live items).  The search places one item per level, in
+ * [start, cap)?  The timeline is cut into sections, one per distinct last
+ * time of an interval (the items live then: a maximal set live at once).  The search places one item per level, in
  * non-decreasing order of offset (canonical solutions: any placement can
  * be pushed down until each item sits on start or on a neighbour's top, and
  * then listed in that order), always at the item's lowest legal offset
@@ -22,8 +22,11 @@
  *    it must stay within cap (the floor is the lowest min_offset of the
  *    section's unplaced items, or the top just placed there); an item whose
  *    min_offset + size passes cap fails at once;
- *  - "hatless": if the item just tried raised nobody's min_offset and its
- *    subtree failed, its siblings fail too.
+ *  - "hatless": if the item just tried has no unplaced neighbour and its
+ *    subtree failed, its siblings fail too;
+ *  - decomposition: when no unplaced item crosses a section boundary, the
+ *    two sides are independent and solved one after the other, each with
+ *    a fresh canonical order and preorder.
  *
  * The children of a node are the unplaced items by (min_offset, preorder
  * rank); the preorder is one of three static heuristics (MiniMalloc's WAT,
@@ -46,13 +49,13 @@ struct trail {
 struct bnb {
 	size_t n;
 	const uint64_t *size, *align;
-	uint64_t page, start, cap;
+	uint64_t page, cap;
 	uint32_t nsec;
 	uint32_t *sr_first;	/* item -> its section ranges [lo, hi) */
 	uint32_t (*sr)[2];
 	uint32_t *ov_first, *ov;	/* overlaps (CSR) */
 	uint32_t *sec_first, *sec_items;	/* section -> items live in it */
-	uint64_t *width, *maxtot;
+	uint64_t *width;	/* live time */
 	uint32_t *hull;		/* item -> [first, last) section, 2 per item */
 	uint64_t *cut;		/* boundary s|s+1 -> unplaced items across it */
 	/* search state */
@@ -202,12 +205,11 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	/* section -> items (CSR), then overlaps through the sections */
 	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
 	b->width = calloc(n + 1, sizeof(*b->width));
-	b->maxtot = calloc(n + 1, sizeof(*b->maxtot));
 	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
-	b->stamp = calloc(n + b->nsec + 1, sizeof(*b->stamp));
+	b->stamp = calloc(n + 1, sizeof(*b->stamp));
 	b->mark = calloc(b->nsec + 2, sizeof(*b->mark));
 	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
-	if (!b->sec_first || !b->width || !b->maxtot || !b->tot || !b->stamp ||
+	if (!b->sec_first || !b->width || !b->tot || !b->stamp ||
 	    !b->mark)
 		abort();
 	for (i = 0; i < n; i++)
@@ -236,11 +238,8 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 			for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
 				uint32_t s;
 
-				for (s = b->sr[k][0]; s < b->sr[k][1]; s++) {
+				for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
 					b->sec_items[b->sec_first[s] + fill[s]++] = i;
-					if (b->tot[s] > b->maxtot[i])
-						b->maxtot[i] = b->tot[s];
-				}
 			}
 		free(fill);
 	}
@@ -296,7 +295,6 @@ void dp_bnb_free(struct bnb *b)
 	free(b->sec_first);
 	free(b->sec_items);
 	free(b->width);
-	free(b->maxtot);
 	free(b->hull);
 	free(b->cut);
 	free(b->off);
@@ -571,7 +569,6 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
 	int r;
 
 	b->heur = h;
-	b->start = start;
 	b->cap = cap;
 	b->left = limit;
 	b->ntr = 0;
