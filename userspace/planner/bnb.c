@@ -244,7 +244,7 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		free(fill);
 	}
 	b->ov_first = dp_xrealloc(NULL, n + 1, sizeof(*b->ov_first));
-	b->ov = NULL;
+	b->ov = dp_xrealloc(NULL, 1, sizeof(*b->ov));	/* never NULL */
 	for (i = 0; i < n; i++) {
 		b->ov_first[i] = ne;
 		b->stampv++;
