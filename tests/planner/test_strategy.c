@@ -223,16 +223,15 @@ static uint64_t brute(const struct dp_csv *c, uint32_t *perm, size_t k,
 
 TEST(search_optimum_matches_brute_force)
 {
-	uint64_t seed;
+	struct dp_search_stats st;
+	struct dp_err e;
+	uint32_t perm[8];
+	uint64_t seed, off[8], opt;
 	int proven = 0;
+	size_t i;
 
 	for (seed = 1; seed <= 80; seed++) {
 		struct dp_csv *c = random_csv(seed, 2 + seed % 6, 12, 20, seed & 1);
-		struct dp_search_stats st;
-		struct dp_err e;
-		uint32_t perm[8];
-		uint64_t off[8], opt;
-		size_t i;
 
 		REQUIRE(c && c->n <= 8);
 		for (i = 0; i < c->n; i++)
