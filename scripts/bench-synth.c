@@ -119,3 +119,101 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 fail:
 	return linked(m, -1, &e);
 }
+
+/*
+ * The training family (bench-quality): `cores` cores, each running the same
+ * L-layer training step -- per layer a weight w (defined by "init", used in
+ * the forward, the backward and the update: long-lived), a forward
+ * temporary t (used again 1-4 layers later: lifetimes that cross), an
+ * activation a (even layers: saved, forward to backward, nested lifetimes;
+ * odd layers: checkpointed, the backward reads t instead),
+ * an activation gradient d and a weight gradient g that every core shares
+ * (owner on core 0, linked on the others) and all-reduces with a collective
+ * instruction.  About 6 tensors per layer and core; n is the total.
+ */
+struct dp_model *bench_synth_train(uint32_t n, uint32_t cores, uint64_t seed)
+{
+	static const char *const kind = "wtadg";
+	uint64_t rs = seed | 1, sz[5];
+	uint32_t L = n / (6 * cores) ? n / (6 * cores) : 1, ci, l, k, id[5];
+	struct dp_model *m = dp_model_new("training", "training");
+	struct dp_err e;
+	char name[48];
+
+	for (ci = 0; ci < cores; ci++) {
+		struct dp_core *c;
+		uint32_t *w, u[3], d[2];
+
+		snprintf(name, sizeof(name), "step%u", ci);
+		c = dp_core_add(m, name, &e);
+		if (!c || dp_block_add(m, c, "entry", "synth", &e) < 0)
+			goto fail;
+		w = dp_xrealloc(NULL, L, sizeof(*w));
+		for (l = 0; l < L; l++) {
+			/* the same sizes on every core: the seed is per layer */
+			uint64_t r = seed * 1000003 + l;
+
+			rs = r | 1;
+			sz[0] = 1 + xorshift64_below(&rs, 1u << 18);	/* w */
+			sz[1] = 1 + xorshift64_below(&rs, 1u << 21);	/* t */
+			sz[2] = 1 + xorshift64_below(&rs, 1u << 21);	/* a */
+			sz[3] = sz[2];					/* d */
+			sz[4] = sz[0];					/* g */
+			for (k = 0; k < 5; k++) {
+				struct dp_tensor_spec s = { .name = name,
+					.elems = sz[k], .elem_size = 2 };
+
+				snprintf(name, sizeof(name), "%c%u", kind[k], l);
+				s.shared = k == 4;
+				if (k == 4 && ci) {
+					s.has_remote = 1;
+					s.remote_core = 0;
+					s.remote_name = name;
+				}
+				if (dp_tensor_add(m, c, &s, "synth", &e) < 0) {
+					free(w);
+					goto fail;
+				}
+			}
+			w[l] = 5 * l;
+		}
+		if (dp_inst_add(m, c, 0, "init", w, L, NULL, 0, 0, "synth", &e))
+			goto fail_w;
+		for (l = 0; l < L; l++) {	/* forward */
+			for (k = 0; k < 5; k++)
+				id[k] = 5 * l + k;
+			u[0] = id[0];
+			u[1] = 5 * (l - 1) + 2;
+			/* a temporary of 1-4 layers back: lifetimes that cross */
+			rs = (seed * 1000003 + l) | 1;
+			k = 1 + xorshift64_below(&rs, 4);
+			u[2] = 5 * (l - (k <= l ? k : l)) + 1;
+			if (dp_inst_add(m, c, 0, NULL, &id[1], 1, u, l ? 3 : 1, 0, "synth", &e) ||
+			    dp_inst_add(m, c, 0, NULL, &id[2], 1, &id[1], 1, 0, "synth", &e))
+				goto fail_w;
+		}
+		for (l = L; l-- > 0;) {		/* backward, all-reduce, update */
+			/* checkpointing: odd layers' activations are recomputed */
+			u[0] = l % 2 ? 5 * l + 1 : 5 * l + 2;
+			u[1] = 5 * l;
+			u[2] = 5 * (l + 1) + 3;
+			d[0] = 5 * l + 3;
+			d[1] = 5 * l + 4;
+			if (dp_inst_add(m, c, 0, NULL, d, 2, u, l + 1 < L ? 3 : 2, 0, "synth", &e) ||
+			    dp_inst_add(m, c, 0, NULL, NULL, 0, &d[1], 1, 1, "synth", &e))
+				goto fail_w;
+			u[0] = 5 * l + 4;
+			u[1] = 5 * l;
+			if (dp_inst_add(m, c, 0, NULL, NULL, 0, u, 2, 0, "synth", &e))
+				goto fail_w;
+		}
+		free(w);
+		continue;
+fail_w:
+		free(w);
+		goto fail;
+	}
+	return linked(m, 0, &e);
+fail:
+	return linked(m, -1, &e);
+}

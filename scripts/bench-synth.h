@@ -8,5 +8,6 @@
 
 struct dp_model *bench_synth(uint32_t n, uint32_t W, uint64_t seed);
 struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed);
+struct dp_model *bench_synth_train(uint32_t n, uint32_t cores, uint64_t seed);
 
 #endif

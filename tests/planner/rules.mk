@@ -16,3 +16,5 @@ $(O)/tests/planner/test_outputs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dr
 $(O)/tests/planner/test_outputs: | $(O)/dramplan
 $(O)/tests/planner/test_slabs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
 $(O)/tests/planner/test_slabs: | $(O)/dramplan
+$(O)/tests/planner/test_strategy.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(O)/tests/planner/test_strategy: | $(O)/dramplan

@@ -386,6 +386,35 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 	return 0;
 }
 
+int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
+			struct dp_search_stats *st, struct dp_err *e)
+{
+	struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*iv));
+	size_t i;
+	int rc = -1;
+
+	items_of(c, it, iv);
+	if (dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
+			    0, nodes, st)) {
+		dp_fail(e, "%s: no placement within the capacity %llu (--capacity): %s",
+			c->file, (unsigned long long)capacity, st->proven ?
+			"none exists (the search completed)" :
+			"none found within the search budget (--search-nodes)");
+		goto out;
+	}
+	for (i = 0; i < c->n; i++) {
+		c->b[i].offset = it[i].addr;
+		c->b[i].has_offset = 1;
+	}
+	c->has_offset = 1;
+	rc = 0;
+out:
+	free(it);
+	free(iv);
+	return rc;
+}
+
 int dp_csv_write(const struct dp_csv *c, FILE *f)
 {
 	size_t i;

@@ -141,4 +141,33 @@ int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr);
 void dp_atree_free(struct dp_atree *t);
 
+/* strategy.c: dp_place in simplify order with the page rule (seed), or
+ * dp_place_search (--strategy search); *why: the search's verdict on
+ * failure, to end the error message with */
+int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
+		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
+		  struct dp_place_stats *st, size_t *failed, FILE *log,
+		  const char *tag, const char **why);
+
+/* bnb.c: the exact search of --strategy search (see the comment there) */
+struct bnb;
+/* three keys, each descending, then i ascending (qsort) */
+struct dp_key3 {
+	uint64_t k[3];
+	uint32_t i;
+};
+int dp_cmp_key3(const void *x, const void *y);
+/* NULL when the overlaps would pass max_edges */
+struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
+		       const struct dp_iv *iv, uint64_t page, size_t max_edges);
+void dp_bnb_free(struct bnb *b);
+const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n);
+uint64_t dp_bnb_width(const struct bnb *b, uint32_t v);
+/* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
+ * -1: the budget (search nodes) ran out first */
+int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
+		 uint64_t budget);
+const uint64_t *dp_bnb_solution(const struct bnb *b);
+uint64_t dp_bnb_nodes(const struct bnb *b);
+
 #endif

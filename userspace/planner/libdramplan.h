@@ -288,6 +288,38 @@ int dp_simplify_order(const struct dp_item *it, size_t n,
 uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 			const struct dp_iv *iv);
 
+/* ---- --strategy search (strategy.c, bnb.c) ------------------------- */
+
+enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
+
+/* The default node budget of one dp_place_search: DP_SEARCH_WORK / (n + 1)
+ * search nodes (a node costs about O(n)), at least 1000. */
+#define DP_SEARCH_WORK	(1ULL << 28)
+uint64_t dp_search_budget(size_t n);
+
+struct dp_search_stats {
+	uint64_t lower_bound;	/* start + most bytes live at once */
+	uint64_t seed_end;	/* first fit in simplify order (UINT64_MAX: no fit) */
+	uint64_t portfolio_end;	/* best constructive pass (UINT64_MAX: none) */
+	uint64_t end;		/* the result: max(addr + size) */
+	uint64_t nodes;		/* search nodes spent */
+	int searched;		/* the exact search ran */
+	int proven;		/* end is optimal; or, on -1, none exists */
+	const char *how;	/* the pass that gave the result */
+};
+
+/*
+ * Places every item in [start, ceiling) like dp_place, but with the lowest
+ * end it can find: the portfolio of constructive passes, then the exact
+ * search with a budget of `nodes` search nodes (0: portfolio only).  Never
+ * ends above dp_place's simplify order when that fits.  Deterministic.
+ * Returns 0 (it[].addr set), or -1 when nothing was found within the
+ * ceiling: st->proven then says no placement exists.
+ */
+int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		    uint64_t start, uint64_t ceiling, uint64_t page,
+		    uint64_t nodes, struct dp_search_stats *st);
+
 /* ---- plan: the plain data a device client sends ------------------- */
 
 struct dp_plan_tensor {
@@ -413,6 +445,8 @@ struct dp_opts {
 	 * seed's per-core slabs in one map (see passes.c) */
 	int dram_shared_mode;
 	uint64_t core_mib;	/* --core-mib: slab cap (seed: MB per core); 0 auto */
+	int strategy;		/* --strategy: enum dp_strategy (0: seed) */
+	uint64_t search_nodes;	/* --search-nodes; DP_UNSET: dp_search_budget */
 };
 
 void dp_opts_default(struct dp_opts *o);
@@ -493,6 +527,15 @@ int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 		      struct dp_place_stats *st, enum dp_order *used,
 		      struct dp_err *e);
+/* The instance as a one-core model (csv_model.c): buffer i a DRAM spill
+ * tensor of size * scale bytes live from its def to its last use. */
+struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
+			      struct dp_err *e);
+/* --strategy search: dp_place_search on the buffers (page rule off);
+ * nodes: the search budget.  -1 with a message saying whether a placement
+ * within the capacity was proven impossible or not found in the budget. */
+int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
+			struct dp_search_stats *st, struct dp_err *e);
 int dp_csv_write(const struct dp_csv *c, FILE *f);
 /* Checks offsets: present, aligned, no two live buffers overlap. */
 int dp_csv_verify(const struct dp_csv *c, struct dp_err *e);

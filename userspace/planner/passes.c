@@ -203,6 +203,7 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	struct dp_item *it;
 	uint32_t *map, i, n = 0;
 	size_t failed = 0;
+	const char *why = "";
 	char tag[64];
 	int rc = 0;
 
@@ -229,30 +230,30 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
-	if (dp_place(it, n, c->iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
-		     &x->st, &failed, x->log, tag)) {
+	if (dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
+			  &failed, x->log, tag, &why)) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
 		if (region == DP_REG_CC)
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (limit %llu bytes, --allreduce-buffer-size)",
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (limit %llu bytes, --allreduce-buffer-size)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)x->cc_base,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->cc_limit);
+				     (unsigned long long)x->cc_limit, why);
 		else if (x->o.dram_shared_mode == 1)
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)",
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)start,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->core_cap);
+				     (unsigned long long)x->core_cap, why);
 		else
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->o.dram_mib);
+				     (unsigned long long)x->o.dram_mib, why);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -276,6 +277,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	struct dp_iv *iv = NULL;
 	uint32_t *map, ci, n = 0, i, k;
 	size_t niv = 0, cap = 0, failed = 0;
+	const char *why = "";
 	int rc = 0;
 
 	for (i = 0; i < x->nobj; i++)
@@ -319,17 +321,18 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		map[n++] = i;
 	}
 	x->tree_built = 1;
-	if (dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
-		     &x->st, &failed, x->log,
-		     region == DP_REG_CC ? "[shared cc] " : "[shared] ")) {
+	if (dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
+			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
+			  &why)) {
 		struct dp_shobj *o = &x->obj[map[failed]];
 
-		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s",
+		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
 			     m->file, o->core, m->c[o->core].t[o->t].name,
 			     (unsigned long long)it[failed].size,
 			     region == DP_REG_CC ?
 			     "collective operand does not fit in the CC buffer region (--allreduce-buffer-size)" :
-			     "DRAM allocation failed: no gap fits below the ceiling (--dram-size)");
+			     "DRAM allocation failed: no gap fits below the ceiling (--dram-size)",
+			     why);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -22,6 +22,7 @@ void dp_opts_default(struct dp_opts *o)
 	o->cc_mib = DP_CC_DEFAULT_MIB;
 	o->dram_mib = DP_DRAM_DEFAULT_MIB;
 	o->dram_page_size = 512;
+	o->search_nodes = DP_UNSET;
 }
 
 static int pass_number(struct dp_ctx *x)

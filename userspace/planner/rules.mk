@@ -42,3 +42,15 @@ $(O)/bench-file: $(O)/scripts/bench-file.o $(O)/scripts/bench-synth.o $(O)/libdr
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
 userspace: $(O)/bench-file
+
+# scripts/bench-quality.sh converts the MiniMalloc instances with this.
+$(O)/mm2model: $(O)/scripts/mm2model.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
+userspace: $(O)/mm2model
+
+# scripts/bench-quality.sh: seed vs search on training-shaped models.
+$(O)/bench-quality: $(O)/scripts/bench-quality.o $(O)/scripts/bench-synth.o $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
+userspace: $(O)/bench-quality

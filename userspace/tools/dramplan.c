@@ -56,6 +56,12 @@ static void usage(FILE *f)
 "                                even split of what is above the shared region\n"
 "      --capacity BYTES          (minimalloc) fail if a buffer does not fit below\n"
 "      --order best|simplify|size|area|start  (minimalloc) order (default best)\n"
+"      --strategy seed|search    seed (default): the seed's first fit (JSON) or\n"
+"                                --order (minimalloc); search: a portfolio of\n"
+"                                constructive passes, then an exact search for a\n"
+"                                lower peak (--capacity: a placement within it)\n"
+"      --search-nodes N          (search) node budget per placement; default\n"
+"                                2^28 / (items + 1); 0: the portfolio only\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
 "                                \"hazards\"); by default only the grouped ranges\n"
@@ -76,7 +82,7 @@ static void usage(FILE *f)
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
        O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK,
        O_REPORT, O_SVGMAX, O_PAIRS,
-       O_SHMODE, O_COREMIB };
+       O_SHMODE, O_COREMIB, O_STRATEGY, O_NODES };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -86,6 +92,8 @@ static const struct option longopts[] = {
 	{ "svg-max", required_argument, NULL, O_SVGMAX },
 	{ "report", required_argument, NULL, O_REPORT },
 	{ "hazard-pairs", no_argument, NULL, O_PAIRS },
+	{ "strategy", required_argument, NULL, O_STRATEGY },
+	{ "search-nodes", required_argument, NULL, O_NODES },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "allreduce-buffer-size", required_argument, NULL, O_CC },
 	{ "dram-size", required_argument, NULL, O_DRAM },
@@ -512,8 +520,9 @@ static int report_fn(FILE *f, void *arg)
 }
 
 static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
-			  const char *order, int quiet)
+			  const char *order, const struct dp_opts *so, int quiet)
 {
+	struct dp_search_stats ss = { 0 };
 	static const char *const names[] = { "simplify", "size", "area", "start" };
 	struct dp_err e = { "" };
 	struct dp_place_stats st = { 0 };
@@ -529,7 +538,10 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 		fprintf(stderr, "dramplan: %s\n", e.msg);
 		return 1;
 	}
-	if (!strcmp(order, "best")) {
+	if (so->strategy == DP_STRATEGY_SEARCH) {
+		rc = dp_csv_solve_search(c, cap, so->search_nodes != DP_UNSET ?
+					 so->search_nodes : dp_search_budget(c->n), &ss, &e);
+	} else if (!strcmp(order, "best")) {
 		rc = dp_csv_solve_best(c, cap, &st, &used, &e);
 	} else {
 		int k;
@@ -559,7 +571,14 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 	}
 	peak = dp_csv_peak(c);
 	lb = dp_csv_lower_bound(c);
-	if (!quiet)	/* beside a solution on stdout, the summary goes to stderr */
+	if (!quiet && so->strategy == DP_STRATEGY_SEARCH)
+		fprintf(o.std == stdout ? stderr : stdout,
+			"%s: %zu buffers, strategy search (%s, %llu nodes%s): peak %llu, lower bound %llu, ratio %.3f (%.3f s); wrote %s\n",
+			in, c->n, ss.how, (unsigned long long)ss.nodes,
+			ss.proven ? ", optimal" : "", (unsigned long long)peak,
+			(unsigned long long)lb, lb ? (double)peak / lb : 1.0, t,
+			o.std == stdout ? "standard output" : outp);
+	else if (!quiet)	/* beside a solution on stdout, the summary goes to stderr */
 		fprintf(o.std == stdout ? stderr : stdout,
 			"%s: %zu buffers, order %s: peak %llu, lower bound %llu, ratio %.3f (%.3f s); wrote %s\n",
 			in, c->n, names[used], (unsigned long long)peak,
@@ -781,6 +800,23 @@ int main(int argc, char **argv)
 			cap = v;
 			break;
 		case O_ORDER: order = optarg; break;
+		case O_STRATEGY:
+			if (!strcmp(optarg, "seed") || !strcmp(optarg, "search")) {
+				a.o.strategy = strcmp(optarg, "seed") ?
+					       DP_STRATEGY_SEARCH : DP_STRATEGY_SEED;
+				break;
+			}
+			fprintf(stderr, "dramplan: --strategy: unknown strategy \"%s\" (seed or search)\n", optarg);
+			return 2;
+		case O_NODES:
+			if (parse_i64("--search-nodes", optarg, &v))
+				return 2;
+			if (v < 0) {
+				fprintf(stderr, "dramplan: --search-nodes: must be >= 0\n");
+				return 2;
+			}
+			a.o.search_nodes = v;
+			break;
 		case O_TENSORS: a.tensors = 1; break;
 		case O_NOTENSORS: a.tensors = 0; break;
 		case 'q': a.quiet = 1; break;
@@ -828,6 +864,7 @@ int main(int argc, char **argv)
 	if (verify)
 		return cmd_verify(json, argv[optind]);
 	if (!json)
-		return cmd_minimalloc(argv[optind], a.outp, cap, order, a.quiet);
+		return cmd_minimalloc(argv[optind], a.outp, cap, order, &a.o,
+				      a.quiet);
 	return cmd_plan(&a, argv[optind]);
 }

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Placement-quality benchmark (never gates anything): dramplan's seed mode
+# against --strategy search on the 11 challenging MiniMalloc instances, the
+# CSV path and the JSON path (each instance converted to a model by
+# build/mm2model, sizes x4 so the 4 KiB page rounding changes nothing; its
+# peaks are printed divided by 4), then training-shaped models
+# (build/bench-quality) at the given sizes.
+#
+#   scripts/bench-quality.sh [SIZES...]     (default: 10000 100000)
+#   MINIMALLOC=/path/to/minimalloc scripts/bench-quality.sh
+#       also runs Google's MiniMalloc on every instance and times it in the
+#       same run; without it the baseline is the figure measured for issue 13
+#       on this machine (about 50 s for the 11), labelled as not measured.
+#   SEARCH_NODES=N   the --search-nodes budget (default: dramplan's own)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+O=${O:-build}
+make -s O="$O" "$O/dramplan" "$O/mm2model" "$O/bench-quality" >/dev/null
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
+mdir=${MINIMALLOC_DIR:-../shared/bench/minimalloc}
+cap=1048576
+nodes=()
+[ -n "${SEARCH_NODES:-}" ] && nodes=(--search-nodes "$SEARCH_NODES")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-quality.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+now() { date +%s.%N; }
+calc() { awk "BEGIN { print $1 }"; }
+# peak and lower bound from dramplan's one-line CSV summary
+field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p"; }
+
+# the best placements known before this work (MiniMalloc; issue 13)
+declare -A known=([C]=1039360)
+
+echo "== MiniMalloc instances, --capacity $cap ($(nproc) CPU(s), $(uname -m))"
+printf '%-3s %9s %9s %9s %9s %7s %9s %9s %7s %s\n' inst "lower" "seed" \
+	"search" "known" "s" "json seed" "json srch" "json s" "MiniMalloc s"
+tot=0 totj=0 totm=0 hit=0 n=0
+for f in "$mdir"/[A-K].*.csv; do
+	i=$(basename "$f" | cut -c1)
+	seed=$("$O/dramplan" --format=minimalloc -o "$tmp/s.csv" "$f" 2>&1)
+	t0=$(now)
+	out=$("$O/dramplan" --format=minimalloc --strategy search "${nodes[@]}" \
+		--capacity $cap -o "$tmp/n.csv" "$f" 2>&1) || true
+	t1=$(now)
+	"$O/dramplan" verify --format=minimalloc "$tmp/n.csv" >/dev/null ||
+		echo "$i: the search's solution does not verify"
+	"$O/mm2model" "$f" >"$tmp/m.json"
+	"$O/dramplan" -q --no-svg -o "$tmp/js.json" --report "$tmp/js.txt" \
+		"$tmp/m.json"
+	t2=$(now)
+	"$O/dramplan" -q --no-svg --strategy search "${nodes[@]}" \
+		-o "$tmp/jn.json" --report "$tmp/jn.txt" "$tmp/m.json"
+	t3=$(now)
+	"$O/dramplan" verify "$tmp/jn.json" >/dev/null ||
+		echo "$i: the JSON search plan does not verify"
+	jseed=$(sed -n 's/.*\[core 0\].* peak \([0-9]*\),.*/\1/p' "$tmp/js.txt")
+	jnew=$(sed -n 's/.*\[core 0\].* peak \([0-9]*\),.*/\1/p' "$tmp/jn.txt")
+	mm=-
+	if [ -n "${MINIMALLOC:-}" ]; then
+		t4=$(now)
+		"$MINIMALLOC" --capacity=$cap --input="$f" --output="$tmp/mm.csv" \
+			>/dev/null 2>&1 || true
+		mm=$(calc "$(now) - $t4")
+		totm=$(calc "$totm + $mm")
+	fi
+	lb=$(echo "$seed" | field "lower bound")
+	p0=$(echo "$seed" | field peak)
+	p1=$(echo "$out" | field peak)
+	kn=${known[$i]:-$cap}
+	[ -n "$p1" ] && [ "$p1" -le "$kn" ] && hit=$((hit + 1))
+	dt=$(calc "$t1 - $t0")
+	dj=$(calc "$t3 - $t2")
+	tot=$(calc "$tot + $dt")
+	totj=$(calc "$totj + $dj")
+	n=$((n + 1))
+	printf '%-3s %9s %9s %9s %9s %7.2f %9s %9s %7.2f %s\n' "$i" "$lb" "$p0" \
+		"${p1:-none}" "$kn" "$dt" "$((jseed / 4))" "$((jnew / 4))" \
+		"$dj" "$mm"
+done
+printf 'search: %d of %d at or below the best known; total %.2f s (CSV), %.2f s (JSON)\n' \
+	$hit $n "$tot" "$totj"
+if [ -n "${MINIMALLOC:-}" ]; then
+	printf 'MiniMalloc (measured in this run): %.2f s; ratio search/MiniMalloc %.2f\n' \
+		"$totm" "$(calc "$tot / $totm")"
+else
+	printf 'MiniMalloc (NOT measured in this run; issue 13 figure on this machine): about 50 s; ratio search/MiniMalloc %.2f\n' \
+		"$(calc "$tot / 50")"
+fi
+echo
+echo "== training-shaped models (4 cores, shared all-reduced gradients): seed vs search"
+"$O/bench-quality" "${sizes[@]}"

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bnb.c - the exact search of --strategy search: a depth-first search over
+ * canonical placements in the spirit of MiniMalloc (Moffitt, ASPLOS 2024),
+ * written for this tree's items (several liveness intervals per item,
+ * alignment, the 4 KiB page-straddle rule).
+ *
+ * One probe answers a decision question: can every item go into
+ * [start, cap)?  The timeline is cut into sections, one per distinct last
+ * time of an interval (the items live then: a maximal set live at once).  The search places one item per level, in
+ * non-decreasing order of offset (canonical solutions: any placement can
+ * be pushed down until each item sits on start or on a neighbour's top, and
+ * then listed in that order), always at the item's lowest legal offset
+ * (min_offset: the highest top of its placed neighbours, rounded up by its
+ * alignment and the page rule).  Pruning:
+ *
+ *  - canonical: a child never takes an (offset, preorder rank) below its
+ *    parent's;
+ *  - dominance: an item whose offset is at or above the lowest top any
+ *    unplaced item could reach would leave a gap that item fills; skip;
+ *  - inference: per section, max(floor, offset) + unplaced bytes live in
+ *    it must stay within cap (the floor is the lowest min_offset of the
+ *    section's unplaced items, or the top just placed there); an item whose
+ *    min_offset + size passes cap fails at once;
+ *  - "hatless": if the item just tried has no unplaced neighbour and its
+ *    subtree failed, its siblings fail too;
+ *  - decomposition: when no unplaced item crosses a section boundary, the
+ *    two sides are independent and solved one after the other, each with
+ *    a fresh canonical order and preorder.
+ *
+ * The children of a node are the unplaced items by (min_offset, preorder
+ * rank); the preorder is one of three static heuristics (MiniMalloc's WAT,
+ * TAW and TWA: width = live time, area = size x width, total = the most
+ * bytes live in one of its sections), tried round robin with a node limit
+ * that doubles.  Budgets are node counts, never time: the same input and
+ * budget give the same answer on any machine.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libdramplan.h"
+#include "internal.h"
+
+struct trail {
+	uint64_t *p;
+	uint64_t v;
+};
+
+struct bnb {
+	size_t n;
+	const uint64_t *size, *align;
+	uint64_t page, cap;
+	uint32_t nsec;
+	uint32_t *sr_first;	/* item -> its section ranges [lo, hi) */
+	uint32_t (*sr)[2];
+	uint32_t *ov_first, *ov;	/* overlaps (CSR) */
+	uint32_t *sec_first, *sec_items;	/* section -> items live in it */
+	uint64_t *width;	/* live time */
+	uint32_t *hull;		/* item -> [first, last) section, 2 per item */
+	uint64_t *cut;		/* boundary s|s+1 -> unplaced items across it */
+	/* search state */
+	uint64_t *off, *minoff, *floor, *tot;
+	uint32_t *rank;
+	uint32_t *lists;	/* level k's children at lists + k * (2n - k + 1) / 2 */
+	struct trail *tr;
+	size_t ntr, captr;
+	uint32_t *stamp, stampv;
+	uint32_t *raised;	/* place(): the neighbours it raised */
+	int32_t *mark;		/* place(): +1/-1 at their section ranges */
+	int heur;		/* this run's preorder heuristic */
+	int64_t left;		/* nodes left in this run */
+	uint64_t used;		/* nodes spent, every run */
+	uint64_t *sol;		/* the offsets of the last solution found */
+};
+
+static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
+{
+	uint64_t a = b->align[v], s = b->size[v];
+
+	if (a > 1 && o % a) {
+		if (o > UINT64_MAX - a)
+			return UINT64_MAX;
+		o += a - o % a;
+	}
+	if (b->page && s <= b->page && o / b->page != (o + s - 1) / b->page)
+		o = (o + s - 1) / b->page * b->page;
+	return o;
+}
+
+static void set(struct bnb *b, uint64_t *p, uint64_t v)
+{
+	if (b->ntr == b->captr) {
+		b->captr = b->captr ? 2 * b->captr : 1024;
+		b->tr = dp_xrealloc(b->tr, b->captr, sizeof(*b->tr));
+	}
+	b->tr[b->ntr++] = (struct trail){ p, *p };
+	*p = v;
+}
+
+static void undo(struct bnb *b, size_t mark)
+{
+	while (b->ntr > mark) {
+		b->ntr--;
+		*b->tr[b->ntr].p = b->tr[b->ntr].v;
+	}
+}
+
+struct tp {
+	uint64_t t;
+	uint32_t i;
+};
+
+static int cmp_tp(const void *x, const void *y)
+{
+	const struct tp *p = x, *q = y;
+
+	return (p->t > q->t) - (p->t < q->t);
+}
+
+static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
+{
+	uint32_t lo = 0, hi = n, m;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (t[m] < x)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* Sections, every item's section ranges, overlaps; NULL when too large. */
+struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
+		       const struct dp_iv *iv, uint64_t page, size_t max_edges)
+{
+	struct bnb *b = calloc(1, sizeof(*b));
+	size_t niv = 0, i, k, nt = 0, nsr = 0, ne = 0, cape = 0;
+	uint64_t *sz, *al, *times;
+	struct tp *tp;
+
+	if (!b)
+		abort();
+	b->n = n;
+	b->page = page;
+	sz = dp_xrealloc(NULL, n + 1, sizeof(*sz));
+	al = dp_xrealloc(NULL, n + 1, sizeof(*al));
+	for (i = 0; i < n; i++) {
+		sz[i] = it[i].size;
+		al[i] = it[i].align ? it[i].align : 1;
+		niv += it[i].iv_count;
+	}
+	b->size = sz;
+	b->align = al;
+	/* one section per distinct last time hi: the items live at it, a
+	 * maximal set of items live at once (MiniMalloc's sweep) */
+	tp = dp_xrealloc(NULL, niv + 1, sizeof(*tp));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++)
+			tp[nt++] = (struct tp){ iv[it[i].iv_first + k].hi, 0 };
+	qsort(tp, nt, sizeof(*tp), cmp_tp);
+	times = dp_xrealloc(NULL, nt + 1, sizeof(*times));
+	for (i = 0, k = 0; i < nt; i++)
+		if (!k || times[k - 1] != tp[i].t)
+			times[k++] = tp[i].t;
+	free(tp);
+	b->nsec = k;
+	b->sr_first = dp_xrealloc(NULL, n + 1, sizeof(*b->sr_first));
+	b->sr = dp_xrealloc(NULL, niv + 1, sizeof(*b->sr));
+	for (i = 0; i < n; i++) {
+		b->sr_first[i] = nsr;
+		for (k = 0; k < it[i].iv_count; k++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + k];
+
+			/* the sections whose time lies in [lo, hi]; hi is
+			 * one of the times */
+			b->sr[nsr][0] = first_at_least(times, b->nsec, v->lo);
+			b->sr[nsr][1] = first_at_least(times, b->nsec, v->hi) + 1;
+			nsr++;
+		}
+	}
+	b->sr_first[n] = nsr;
+	free(times);
+	b->hull = dp_xrealloc(NULL, 2 * n + 1, sizeof(*b->hull));
+	b->cut = calloc(b->nsec + 1, sizeof(*b->cut));
+	if (!b->cut)
+		abort();
+	for (i = 0; i < n; i++) {
+		uint32_t lo = UINT32_MAX, hi = 0;
+
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
+			if (b->sr[k][0] < lo)
+				lo = b->sr[k][0];
+			if (b->sr[k][1] > hi)
+				hi = b->sr[k][1];
+		}
+		if (lo > hi)
+			lo = hi = 0;
+		b->hull[2 * i] = lo;
+		b->hull[2 * i + 1] = hi;
+		for (; lo + 1 < hi; lo++)
+			b->cut[lo]++;
+	}
+	/* section -> items (CSR), then overlaps through the sections */
+	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
+	b->width = calloc(n + 1, sizeof(*b->width));
+	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
+	b->stamp = calloc(n + 1, sizeof(*b->stamp));
+	b->mark = calloc(b->nsec + 2, sizeof(*b->mark));
+	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
+	if (!b->sec_first || !b->width || !b->tot || !b->stamp ||
+	    !b->mark)
+		abort();
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++)
+			b->width[i] += iv[it[i].iv_first + k].hi -
+				       iv[it[i].iv_first + k].lo + 1;
+	for (i = 0; i < n; i++)
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
+			uint32_t s;
+
+			for (s = b->sr[k][0]; s < b->sr[k][1]; s++) {
+				b->sec_first[s + 1]++;
+				b->tot[s] += sz[i];
+			}
+		}
+	for (k = 0; k < b->nsec; k++)
+		b->sec_first[k + 1] += b->sec_first[k];
+	b->sec_items = dp_xrealloc(NULL, b->sec_first[b->nsec] + 1,
+				   sizeof(*b->sec_items));
+	{
+		uint32_t *fill = calloc(b->nsec + 1, sizeof(*fill));
+
+		if (!fill)
+			abort();
+		for (i = 0; i < n; i++)
+			for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
+				uint32_t s;
+
+				for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
+					b->sec_items[b->sec_first[s] + fill[s]++] = i;
+			}
+		free(fill);
+	}
+	b->ov_first = dp_xrealloc(NULL, n + 1, sizeof(*b->ov_first));
+	b->ov = dp_xrealloc(NULL, 1, sizeof(*b->ov));	/* never NULL */
+	for (i = 0; i < n; i++) {
+		b->ov_first[i] = ne;
+		b->stampv++;
+		b->stamp[i] = b->stampv;
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
+			uint32_t s, j;
+
+			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
+				for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
+					uint32_t u = b->sec_items[j];
+
+					if (b->stamp[u] == b->stampv)
+						continue;
+					b->stamp[u] = b->stampv;
+					if (ne == cape) {
+						cape = cape ? 2 * cape : 4096;
+						if (cape > max_edges + 4096)
+							goto too_large;
+						b->ov = dp_xrealloc(b->ov, cape, sizeof(*b->ov));
+					}
+					b->ov[ne++] = u;
+				}
+		}
+	}
+	b->ov_first[n] = ne;
+	b->off = dp_xrealloc(NULL, n + 1, sizeof(*b->off));
+	b->minoff = dp_xrealloc(NULL, n + 1, sizeof(*b->minoff));
+	b->sol = dp_xrealloc(NULL, n + 1, sizeof(*b->sol));
+	b->floor = dp_xrealloc(NULL, b->nsec + 1, sizeof(*b->floor));
+	b->rank = dp_xrealloc(NULL, n + 1, sizeof(*b->rank));
+	b->lists = dp_xrealloc(NULL, n * (n + 1) / 2 + 1, sizeof(*b->lists));
+	return b;
+too_large:
+	dp_bnb_free(b);
+	return NULL;
+}
+
+void dp_bnb_free(struct bnb *b)
+{
+	if (!b)
+		return;
+	free((void *)b->size);
+	free((void *)b->align);
+	free(b->sr_first);
+	free(b->sr);
+	free(b->ov_first);
+	free(b->ov);
+	free(b->sec_first);
+	free(b->sec_items);
+	free(b->width);
+	free(b->hull);
+	free(b->cut);
+	free(b->off);
+	free(b->minoff);
+	free(b->floor);
+	free(b->tot);
+	free(b->rank);
+	free(b->lists);
+	free(b->tr);
+	free(b->stamp);
+	free(b->mark);
+	free(b->raised);
+	free(b->sol);
+	free(b);
+}
+
+uint64_t dp_bnb_width(const struct bnb *b, uint32_t v)
+{
+	return b->width[v];
+}
+
+/* The overlaps of item v: out[0 .. return). */
+const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n)
+{
+	*n = b->ov_first[v + 1] - b->ov_first[v];
+	return b->ov + b->ov_first[v];
+}
+
+/* ---- the preorder ------------------------------------------------------ */
+
+int dp_cmp_key3(const void *x, const void *y)
+{
+	const struct dp_key3 *p = x, *q = y;
+	int j;
+
+	for (j = 0; j < 3; j++)
+		if (p->k[j] != q->k[j])
+			return p->k[j] > q->k[j] ? -1 : 1;	/* descending */
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+/* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced. */
+static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
+{
+	static const char *const heur[] = { "WAT", "TAW", "TWA" };
+	struct dp_key3 *p = dp_xrealloc(NULL, ni + 1, sizeof(*p));
+	size_t i;
+	int j;
+
+	for (i = 0; i < ni; i++) {
+		uint32_t v = items[i], k, s;
+		unsigned __int128 a = (unsigned __int128)b->size[v] * b->width[v];
+		uint64_t t = 0;
+
+		for (k = b->sr_first[v]; k < b->sr_first[v + 1]; k++)
+			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
+				if (b->tot[s] > t)
+					t = b->tot[s];
+		p[i].i = v;
+		for (j = 0; j < 3; j++)
+			switch (heur[h][j]) {
+			case 'W': p[i].k[j] = b->width[v]; break;
+			case 'A': p[i].k[j] = a > UINT64_MAX ? UINT64_MAX : (uint64_t)a; break;
+			default: p[i].k[j] = t; break;
+			}
+	}
+	qsort(p, ni, sizeof(*p), dp_cmp_key3);
+	for (i = 0; i < ni; i++)
+		b->rank[p[i].i] = i;
+	free(p);
+}
+
+/* ---- the search --------------------------------------------------------- */
+
+enum { R_FOUND, R_NONE, R_ABORT };
+
+static int before(const struct bnb *b, uint32_t u, uint32_t v)
+{
+	if (b->minoff[u] != b->minoff[v])
+		return b->minoff[u] < b->minoff[v];
+	return b->rank[u] < b->rank[v];
+}
+
+/* Places v at o: neighbours' min_offsets, section floors and totals, the
+ * cuts.  0: consistent in the sections [slo, shi); -1: an inference fails.
+ * *hat: v has an unplaced neighbour. */
+static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
+		 uint32_t shi, int *hat)
+{
+	uint64_t top = o + b->size[v];
+	uint32_t k, j, s, nr = 0;
+	int32_t run = 0;
+
+	set(b, &b->off[v], o);
+	*hat = 0;
+	for (k = b->ov_first[v]; k < b->ov_first[v + 1]; k++) {
+		uint32_t u = b->ov[k];
+		uint64_t m;
+
+		if (b->off[u] != DP_UNSET)
+			continue;
+		*hat = 1;
+		if (b->minoff[u] >= top)
+			continue;
+		m = legal(b, u, top);
+		set(b, &b->minoff[u], m);
+		if (m > b->cap || b->cap - m < b->size[u])
+			return -1;
+		b->raised[nr++] = u;
+	}
+	for (j = b->sr_first[v]; j < b->sr_first[v + 1]; j++)
+		for (s = b->sr[j][0]; s < b->sr[j][1]; s++) {
+			set(b, &b->floor[s], top);
+			set(b, &b->tot[s], b->tot[s] - b->size[v]);
+		}
+	for (s = b->hull[2 * v]; s + 1 < b->hull[2 * v + 1]; s++)
+		set(b, &b->cut[s], b->cut[s] - 1);
+	/* the cheap test first: max(floor, o) + unplaced bytes within cap */
+	for (s = slo; s < shi; s++) {
+		uint64_t f = b->floor[s] > o ? b->floor[s] : o;
+
+		if (f > b->cap || b->cap - f < b->tot[s])
+			return -1;
+	}
+	/* then a section's floor is at least its unplaced items' lowest
+	 * min_offset (only where one was raised; an item at or below the
+	 * floor ends the scan: the floor stays); the sections of the raised
+	 * items as +1/-1 at the ends of their ranges, summed on the way */
+	for (k = 0; k < nr; k++)
+		for (j = b->sr_first[b->raised[k]]; j < b->sr_first[b->raised[k] + 1]; j++) {
+			b->mark[b->sr[j][0]]++;
+			b->mark[b->sr[j][1]]--;
+		}
+	for (s = slo; s < shi; s++) {
+		uint64_t f = b->floor[s], lo = UINT64_MAX;
+
+		run += b->mark[s];
+		b->mark[s] = 0;
+		if (!run || !b->tot[s])
+			continue;
+		for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
+			uint32_t u = b->sec_items[j];
+
+			if (b->off[u] == DP_UNSET && b->minoff[u] < lo) {
+				lo = b->minoff[u];
+				if (lo <= f)
+					break;
+			}
+		}
+		if (lo == UINT64_MAX || lo <= f)
+			continue;
+		set(b, &b->floor[s], lo);
+		f = lo > o ? lo : o;
+		if (f > b->cap || b->cap - f < b->tot[s])
+			break;
+	}
+	if (s < shi) {		/* pruned: the rest of the marks go */
+		for (; s <= shi && s < b->nsec + 1; s++)
+			b->mark[s] = 0;
+		return -1;
+	}
+	b->mark[shi] = 0;
+	return 0;
+}
+
+static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+	       const uint32_t *parent, size_t np, uint64_t min_off,
+	       uint32_t min_rank);
+
+/*
+ * The unplaced items of items[] in [slo, shi), split where no unplaced item
+ * crosses a section boundary: the parts are independent, each solved on
+ * its own (MiniMalloc's dynamic decomposition).  level: items placed.
+ */
+static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+		 const uint32_t *items, size_t ni)
+{
+	uint32_t *sub = dp_xrealloc(NULL, 2 * ni + 1, sizeof(*sub));
+	uint32_t a = slo, s;
+	size_t i, ns;
+	int r = R_FOUND;
+
+	while (a < shi && r == R_FOUND) {
+		for (s = a; s + 1 < shi && b->cut[s]; s++)
+			;
+		ns = 0;		/* the part [a, s + 1) */
+		for (i = 0; i < ni; i++) {
+			uint32_t u = items[i];
+
+			if (b->off[u] == DP_UNSET && b->hull[2 * u] >= a &&
+			    b->hull[2 * u] <= s)
+				sub[ns++] = u;
+		}
+		if (ns) {	/* a fresh preorder for the part, then restored */
+			for (i = 0; i < ns; i++)
+				sub[ni + i] = b->rank[sub[i]];
+			preorder(b, b->heur, sub, ns);
+			r = dfs(b, level, a, s + 1, sub, ns, 0, 0);
+			for (i = 0; i < ns; i++)
+				b->rank[sub[i]] = sub[ni + i];
+		}
+		a = s + 1;
+	}
+	free(sub);
+	return r;
+}
+
+static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+	       const uint32_t *parent, size_t np, uint64_t min_off,
+	       uint32_t min_rank)
+{
+	uint32_t *list = b->lists + level * (2 * b->n - level + 1) / 2;
+	uint64_t min_height = UINT64_MAX;
+	size_t i, k, nl = 0;
+
+	if (b->left <= 0)
+		return R_ABORT;
+	b->left--;
+	b->used++;
+	/* the parent's children minus the placed one, by (min_offset, rank):
+	 * nearly sorted already (only raised items move), so insertion sort */
+	for (i = 0; i < np; i++) {
+		uint32_t u = parent[i];
+
+		if (b->off[u] != DP_UNSET)
+			continue;
+		for (k = nl; k > 0 && before(b, u, list[k - 1]); k--)
+			list[k] = list[k - 1];
+		list[k] = u;
+		nl++;
+	}
+	if (!nl)
+		return R_FOUND;
+	for (i = 0; i < nl; i++) {
+		uint64_t h = b->minoff[list[i]] + b->size[list[i]];
+
+		if (h < min_height)
+			min_height = h;
+	}
+	for (i = 0; i < nl; i++) {
+		uint32_t v = list[i], x;
+		uint64_t o = b->minoff[v];
+		size_t mark = b->ntr;
+		int hat, split = 0, r = R_NONE;
+
+		if (o >= min_height)	/* dominance; the list is by offset */
+			break;
+		if (o < min_off || (o == min_off && b->rank[v] < min_rank))
+			continue;	/* not canonical */
+		if (!place(b, v, o, slo, shi, &hat)) {
+			b->sol[v] = o;
+			for (x = b->hull[2 * v]; x + 1 < b->hull[2 * v + 1]; x++)
+				if (x >= slo && x + 1 < shi && !b->cut[x])
+					split = 1;
+			r = split ? parts(b, level + 1, slo, shi, list, nl) :
+			    dfs(b, level + 1, slo, shi, list, nl, o, b->rank[v]);
+		}
+		undo(b, mark);
+		if (r != R_NONE)
+			return r;
+		if (!hat)
+			break;
+	}
+	return R_NONE;
+}
+
+/* One run: heuristic h, capacity cap, at most limit nodes. */
+static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
+	       int64_t limit)
+{
+	size_t i, s;
+	int r;
+
+	b->heur = h;
+	b->cap = cap;
+	b->left = limit;
+	b->ntr = 0;
+	for (i = 0; i < b->n; i++) {
+		b->off[i] = DP_UNSET;
+		b->minoff[i] = legal(b, i, start);
+		if (b->minoff[i] > cap || cap - b->minoff[i] < b->size[i])
+			return R_NONE;
+		if (b->hull[2 * i] == b->hull[2 * i + 1])	/* never live */
+			b->off[i] = b->sol[i] = b->minoff[i];
+	}
+	for (s = 0; s < b->nsec; s++) {
+		b->floor[s] = start;
+		if (start > cap || cap - start < b->tot[s])
+			return R_NONE;
+	}
+	{
+		uint32_t *all = dp_xrealloc(NULL, b->n + 1, sizeof(*all));
+
+		for (i = 0; i < b->n; i++)
+			all[i] = i;
+		r = parts(b, 0, 0, b->nsec, all, b->n);
+		free(all);
+	}
+	undo(b, 0);
+	return r;
+}
+
+/*
+ * One probe: is there a placement in [start, cap)?  Round robin over the
+ * three heuristics, the node limit doubling from 2n, until one run ends
+ * (found, or proven none) or the probe's budget is spent.
+ * Returns 1 found (dp_bnb_solution), 0 none exists, -1 budget spent.
+ */
+int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
+		 uint64_t budget)
+{
+	int64_t limit = b->n ? b->n : 1;
+	uint64_t spent = 0;
+	int h;
+
+	if (!b->n)
+		return 1;
+	for (;;) {
+		limit *= 2;
+		for (h = 0; h < 3; h++) {
+			uint64_t before_used = b->used;
+			int64_t lim = limit;
+			int r;
+
+			if (spent >= budget)
+				return -1;
+			if ((uint64_t)lim > budget - spent)
+				lim = budget - spent;
+			r = run(b, h, start, cap, lim);
+			spent += b->used - before_used;
+			if (r == R_FOUND)
+				return 1;
+			if (r == R_NONE)
+				return 0;
+		}
+	}
+}
+
+const uint64_t *dp_bnb_solution(const struct bnb *b)
+{
+	return b->sol;
+}
+
+uint64_t dp_bnb_nodes(const struct bnb *b)
+{
+	return b->used;
+}

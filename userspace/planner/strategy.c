@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * strategy.c - --strategy search: a portfolio of constructive passes, the
+ * best of them as the incumbent, then the exact search (bnb.c) to improve
+ * it.
+ *
+ * The portfolio: first fit in the four orders dp_place has (simplify -- the
+ * seed's --, size, area, start) and best fit by size and by area (the
+ * greedy-by-size heap simulators of TFLite and XLA: each item, largest
+ * first, takes the smallest gap between its placed neighbours that holds
+ * it, else the lowest address above them).  The incumbent is the pass with
+ * the lowest end (max addr + size) within the ceiling; ties go to the
+ * earlier pass, so the seed's own plan is kept unless something beats it.
+ *
+ * The search then asks decision questions ("probes", bnb.c) with a node
+ * budget:
+ *   1. no incumbent within the ceiling: can it be done within the ceiling
+ *      at all?  (the --capacity decision problem; the whole budget)
+ *   2. the lower bound (start + most bytes live at once): found is optimal;
+ *   3. bisection between what is proven or given up on and the best found.
+ * A probe that spends its budget (half of what is left) counts as a
+ * failure for the bisection but proves nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "libdramplan.h"
+#include "internal.h"
+
+#define SEARCH_MAX_ITEMS	3000
+#define SEARCH_MAX_EDGES	(8u << 20)
+
+static uint64_t end_of(const struct dp_item *it, size_t n, uint64_t start)
+{
+	uint64_t e = start;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (it[i].addr + it[i].size > e)
+			e = it[i].addr + it[i].size;
+	return e;
+}
+
+static int cmp_rng(const void *x, const void *y)
+{
+	const struct dp_range *p = x, *q = y;
+
+	return (p->lo > q->lo) - (p->lo < q->lo);
+}
+
+/* Best fit in the order of key (area: by size x live sections). */
+static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
+		    uint64_t start, uint64_t ceiling, uint64_t page, int area)
+{
+	struct dp_key3 *k = dp_xrealloc(NULL, n + 1, sizeof(*k));
+	struct dp_range *occ = NULL;
+	size_t i, j, cap = 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned __int128 a;
+
+		a = (unsigned __int128)it[i].size * dp_bnb_width(b, i);
+		k[i] = (struct dp_key3){ { area ? (a > UINT64_MAX ? UINT64_MAX :
+						   (uint64_t)a) : it[i].size,
+					   area ? it[i].size : dp_bnb_width(b, i),
+					   0 }, i };
+		it[i].addr = DP_UNSET;
+	}
+	qsort(k, n, sizeof(*k), dp_cmp_key3);
+	for (i = 0; i < n && !rc; i++) {
+		uint32_t v = k[i].i;
+		size_t nov, no = 0;
+		const uint32_t *ov = dp_bnb_overlaps(b, v, &nov);
+		uint64_t prev = start, best = DP_UNSET, bgap = UINT64_MAX, a;
+
+		if (nov > cap) {
+			cap = nov;
+			occ = dp_xrealloc(occ, cap, sizeof(*occ));
+		}
+		for (j = 0; j < nov; j++)
+			if (it[ov[j]].addr != DP_UNSET)
+				occ[no++] = (struct dp_range){ it[ov[j]].addr,
+					it[ov[j]].addr + it[ov[j]].size };
+		if (no > 1)
+			qsort(occ, no, sizeof(*occ), cmp_rng);
+		for (j = 0; j <= no; j++) {
+			uint64_t ghi = j < no ? occ[j].lo : ceiling;
+
+			if (ghi > prev && dp_try_gap(prev, ghi, it[v].size, page,
+						     it[v].align, &a)) {
+				if (j == no) {
+					if (best == DP_UNSET)
+						best = a;
+					break;
+				}
+				if (ghi - prev < bgap) {
+					bgap = ghi - prev;
+					best = a;
+				}
+			}
+			if (j < no && occ[j].hi > prev)
+				prev = occ[j].hi;
+		}
+		if (best == DP_UNSET)
+			rc = -1;
+		it[v].addr = best;
+	}
+	free(k);
+	free(occ);
+	return rc;
+}
+
+static void keep(struct dp_item *it, size_t n, uint64_t *best,
+		 uint64_t *best_end, uint64_t start, const char **how,
+		 const char *name)
+{
+	uint64_t e = end_of(it, n, start);
+	size_t i;
+
+	if (*best_end != UINT64_MAX && e >= *best_end)
+		return;
+	*best_end = e;
+	*how = name;
+	for (i = 0; i < n; i++)
+		best[i] = it[i].addr;
+}
+
+/* Adopt the search's solution when it ends lower. */
+static void adopt(const struct bnb *b, struct dp_item *it, size_t n,
+		  uint64_t *best, uint64_t *best_end, uint64_t start,
+		  const char **how)
+{
+	const uint64_t *sol = dp_bnb_solution(b);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		it[i].addr = sol[i];
+	keep(it, n, best, best_end, start, how, "search");
+}
+
+uint64_t dp_search_budget(size_t n)
+{
+	uint64_t w = DP_SEARCH_WORK / (n + 1);
+
+	return w < 1000 ? 1000 : w;
+}
+
+int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		    uint64_t start, uint64_t ceiling, uint64_t page,
+		    uint64_t nodes, struct dp_search_stats *st)
+{
+	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
+		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
+	static const char *const names[] = { "simplify", "size", "area",
+					     "start" };
+	uint64_t *best = dp_xrealloc(NULL, n + 1, sizeof(*best));
+	uint64_t best_end = UINT64_MAX, lo, rem;
+	struct bnb *b = NULL;
+	const char *how = "none";
+	size_t i, k;
+	int proof = 1, ran = 0, r;
+
+	memset(st, 0, sizeof(*st));
+	st->seed_end = UINT64_MAX;
+	for (k = 0; k < 4; k++) {
+		struct dp_place_stats ps = { 0 };
+		size_t failed;
+
+		if (dp_place(it, n, iv, start, ceiling, page, orders[k], &ps,
+			     &failed, NULL, ""))
+			continue;
+		if (!k)
+			st->seed_end = end_of(it, n, start);
+		keep(it, n, best, &best_end, start, &how, names[k]);
+	}
+	st->lower_bound = start + dp_lower_bound(it, n, iv);
+	if (n <= SEARCH_MAX_ITEMS)
+		b = dp_bnb_new(it, n, iv, page, SEARCH_MAX_EDGES);
+	if (b) {
+		if (!best_fit(it, n, b, start, ceiling, page, 0))
+			keep(it, n, best, &best_end, start, &how, "best-fit size");
+		if (!best_fit(it, n, b, start, ceiling, page, 1))
+			keep(it, n, best, &best_end, start, &how, "best-fit area");
+	}
+	st->portfolio_end = best_end;
+	rem = nodes;
+	lo = st->lower_bound;
+	if (b && best_end == UINT64_MAX && rem) {
+		st->searched = 1;
+		r = dp_bnb_probe(b, start, ceiling, rem);
+		rem = nodes - dp_bnb_nodes(b);
+		if (r == 1)
+			adopt(b, it, n, best, &best_end, start, &how);
+		else
+			proof = !r;
+	}
+	if (b && best_end != UINT64_MAX && lo < best_end && rem) {
+		st->searched = ran = 1;
+		r = dp_bnb_probe(b, start, lo, rem > 1 ? rem / 2 : 1);
+		rem = nodes - dp_bnb_nodes(b);
+		if (r == 1)
+			adopt(b, it, n, best, &best_end, start, &how);
+		proof = r != -1;
+		lo++;
+		while (lo < best_end && rem) {
+			uint64_t mid = lo + (best_end - 1 - lo) / 2;
+
+			r = dp_bnb_probe(b, start, mid, rem > 1 ? rem / 2 : 1);
+			rem = nodes - dp_bnb_nodes(b);
+			if (r == 1) {
+				adopt(b, it, n, best, &best_end, start, &how);
+			} else {
+				proof &= !r;
+				lo = mid + 1;
+			}
+		}
+	}
+	st->nodes = b ? dp_bnb_nodes(b) : 0;
+	st->end = best_end;
+	st->how = how;
+	if (best_end != UINT64_MAX)	/* optimal: at the bound, or all below failed */
+		st->proven = best_end <= st->lower_bound ||
+			     (ran && proof && lo >= best_end);
+	else				/* none exists: the search said so */
+		st->proven = st->searched && proof;
+	dp_bnb_free(b);
+	if (best_end == UINT64_MAX) {
+		free(best);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		it[i].addr = best[i];
+	free(best);
+	return 0;
+}
+
+/*
+ * The DRAM passes' placement (passes.c): the seed's first fit in simplify
+ * order, or with --strategy search dp_place_search on the same items, the
+ * same region [start, ceiling) and the 4 KiB page rule.  On failure
+ * *failed names the item the seed's order could not place and *why is
+ * what the search found, for the end of the error message ("" in seed
+ * mode).
+ */
+int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
+		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
+		  struct dp_place_stats *st, size_t *failed, FILE *log,
+		  const char *tag, const char **why)
+{
+	struct dp_search_stats ss;
+	double t0 = dp_now();
+
+	if (o->strategy != DP_STRATEGY_SEARCH)
+		return dp_place(it, n, iv, start, ceiling, DP_PAGE,
+				DP_ORDER_SIMPLIFY, st, failed, log, tag);
+	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
+			    o->search_nodes != DP_UNSET ? o->search_nodes :
+			    dp_search_budget(n), &ss)) {
+		*why = ss.proven ? "; --strategy search: no placement exists (the search completed)" :
+		       "; --strategy search: none found within the budget (--search-nodes)";
+		dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
+			 st, failed, NULL, tag);
+		return -1;
+	}
+	if (st && n && ss.end > st->peak)	/* as dp_place: max(addr + size) */
+		st->peak = ss.end;
+	if (log)
+		fprintf(log, "%ssearch: %zu items, end 0x%llx (seed 0x%llx, lower bound 0x%llx%s), %s, %llu nodes, %.3f s\n",
+			tag, n, (unsigned long long)ss.end,
+			(unsigned long long)ss.seed_end,
+			(unsigned long long)ss.lower_bound,
+			ss.proven ? ", optimal" : "", ss.how,
+			(unsigned long long)ss.nodes, dp_now() - t0);
+	return 0;
+}
