@@ -232,6 +232,25 @@ static void rec_finish(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 	kfree(rec);
 }
 
+/*
+ * The record of xf's allocation at exactly addr: 0, -ENOENT (none starts
+ * there) or -EACCES (another file's). Needs dev->lock.
+ */
+static int rec_of_locked(struct xmemsim_file *xf, u32 heap, u64 addr,
+			 struct xmemsim_alloc_rec **recp)
+{
+	struct xmemsim_alloc_rec *rec;
+
+	lockdep_assert_held(&xf->dev->lock);
+	rec = xmemsim_rec_find(xf->dev, heap, addr);
+	if (!rec || rec->addr != addr)
+		return -ENOENT;
+	if (rec->owner != xf)
+		return -EACCES;
+	*recp = rec;
+	return 0;
+}
+
 /**
  * xmemsim_free_for() - free an allocation of an open file
  * @xf: the owner
@@ -250,19 +269,16 @@ int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&d->lock);
-	rec = xmemsim_rec_find(d, heap, addr);
-	if (!rec || rec->addr != addr) {
+	ret = rec_of_locked(xf, heap, addr, &rec);
+	if (ret == -ENOENT) {
 		*status = XMEM_ERR_PTR_OUT_OF_BOUNDS;
-		ret = -ENOENT;
-	} else if (rec->owner != xf) {
-		ret = -EACCES;
-	} else if (atomic_read_acquire(&rec->pins) || rec->maps ||
-		   rec->plan != plan) {
+	} else if (!ret && (atomic_read_acquire(&rec->pins) || rec->maps ||
+			    rec->plan != plan)) {
 		ret = -EBUSY;
-	} else {
+	} else if (!ret) {
 		rec_detach_locked(d, rec);
 		*status = XMEM_OK;
 	}
@@ -290,15 +306,11 @@ int xmemsim_alloc_size(struct xmemsim_file *xf, u32 heap, u64 addr,
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&d->lock);
-	rec = xmemsim_rec_find(d, heap, addr);
-	if (!rec || rec->addr != addr) {
-		ret = -ENOENT;
-	} else if (rec->owner != xf) {
-		ret = -EACCES;
-	} else {
+	ret = rec_of_locked(xf, heap, addr, &rec);
+	if (!ret) {
 		*size = rec->size;
 		*usable = rec->block_end - rec->addr;
 	}

@@ -16,4 +16,14 @@ static inline int test_open(struct xms_dev *xd)
 	return ret ? ret : xd->fd;
 }
 
+/* test_open(), and the device's info into *info on the first success. */
+static inline int test_open_info(struct xms_dev *xd, struct xmemsim_info *info)
+{
+	int fd = test_open(xd);
+
+	if (fd >= 0 && !info->abi_version)
+		xms_get_info(xd, info);
+	return fd;
+}
+
 #endif /* XMEMSIM_TESTS_DEV_H */

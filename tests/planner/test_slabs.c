@@ -16,13 +16,8 @@
 #include "tap.h"
 
 /* 2-4 cores, shared owners and links, spills of up to 64 KiB */
-static const struct model_shape shape = {
-	.min_cores = 2, .max_cores = 4,
-	.min_owners = 0, .max_owners = 5,
-	.min_spills = 3, .max_spills = 24,
-	.max_blocks = 4,
-	.input_elems = 4096, .owner_elems = 8192, .spill_elems = 131072,
-	.elem_sizes = 3,
+static const struct model_shape shape = {	/* see model_shape */
+	2, 4, 0, 5, 3, 24, 4, 4096, 8192, 131072, 3, 0
 };
 
 /* Plans m (a model is planned once: placing writes its addresses, so each

@@ -27,11 +27,7 @@ static struct xmemsim_info info;
 /* A new open file in *xd (its fd, or -errno), info read on the first. */
 static int dev(struct xms_dev *xd)
 {
-	int fd = test_open(xd);
-
-	if (fd >= 0 && !info.abi_version)
-		xms_get_info(xd, &info);
-	return fd;
+	return test_open_info(xd, &info);
 }
 
 /* A heap's whole state as the device reports it, for before/after checks. */
@@ -372,16 +368,25 @@ static struct xmemsim_alloc *alloc_arg_at(char *at, uint64_t size)
 	return a;
 }
 
+/* n fresh anonymous pages (NULL if not), *pg the page size */
+static char *anon_pages(int n, long *pg)
+{
+	char *p;
+
+	*pg = sysconf(_SC_PAGESIZE);
+	p = mmap(NULL, n * *pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 TEST(ioctl_argument_ending_at_a_page_edge)
 {
-	struct xms_dev xd;
-	long pg = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct xmemsim_alloc *a;
+	struct xms_dev xd;
+	long pg;
+	char *p = anon_pages(2, &pg);
 	int fd = dev(&xd);
 
-	REQUIRE(fd >= 0 && p != MAP_FAILED);
+	REQUIRE(fd >= 0 && p);
 	REQUIRE(munmap(p + pg, pg) == 0);
 	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	/* ends on the last mapped byte: fine */
@@ -400,12 +405,11 @@ TEST(ioctl_argument_ending_at_a_page_edge)
 TEST(alloc_whose_result_cannot_be_written_back_is_undone)
 {
 	struct xms_dev xd;
-	long pg = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd = dev(&xd);
+	long pg;
+	char *p = anon_pages(1, &pg);
 
-	REQUIRE(fd >= 0 && p != MAP_FAILED);
+	REQUIRE(fd >= 0 && p);
 	alloc_arg_at(p, 1000);
 	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	REQUIRE(mprotect(p, pg, PROT_READ) == 0);	/* readable, not writable */

@@ -27,11 +27,7 @@ static struct xmemsim_info info;
 /* The device into *xd: its fd, or -errno; the first one reads the info. */
 static int dev(struct xms_dev *xd)
 {
-	int fd = test_open(xd);
-
-	if (fd >= 0 && !info.abi_version)
-		xms_get_info(xd, &info);
-	return fd;
+	return test_open_info(xd, &info);
 }
 
 static int in_pool(uint64_t a, uint64_t base, uint64_t size)

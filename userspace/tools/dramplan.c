@@ -143,16 +143,28 @@ static int parse_i64(const char *opt, const char *s, long long *out)
 	return 0;
 }
 
-/* An integer above 0, for options whose value must be positive. */
-static int parse_positive(const char *opt, const char *s, long long *out)
+/* An integer of at least min (what says what 0 means, or NULL). */
+static int parse_at_least(const char *opt, const char *s, long long min,
+			  const char *what, long long *out)
 {
 	if (parse_i64(opt, s, out))
 		return -1;
-	if (*out <= 0) {
+	if (*out < min && min == 1) {
 		fprintf(stderr, "dramplan: %s: must be positive\n", opt);
 		return -1;
 	}
+	if (*out < min) {
+		fprintf(stderr, "dramplan: %s: must be >= %lld%s%s%s\n", opt, min,
+			what ? " (" : "", what ? what : "", what ? ")" : "");
+		return -1;
+	}
 	return 0;
+}
+
+/* An integer above 0, for options whose value must be positive. */
+static int parse_positive(const char *opt, const char *s, long long *out)
+{
+	return parse_at_least(opt, s, 1, NULL, out);
 }
 
 /* ./<basename without extension><suffix> */
@@ -751,12 +763,8 @@ int main(int argc, char **argv)
 		case O_REPORT: a.reportp = optarg; break;
 		case O_PAIRS: a.o.hazard_pairs = 1; break;
 		case O_SVGMAX:
-			if (parse_i64("--svg-max", optarg, &v))
+			if (parse_at_least("--svg-max", optarg, 0, "0: no limit", &v))
 				return 2;
-			if (v < 0) {
-				fprintf(stderr, "dramplan: --svg-max: must be >= 0 (0: no limit)\n");
-				return 2;
-			}
 			a.svg_max = v;
 			break;
 		case O_FORMAT:
@@ -809,12 +817,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "dramplan: --strategy: unknown strategy \"%s\" (seed or search)\n", optarg);
 			return 2;
 		case O_NODES:
-			if (parse_i64("--search-nodes", optarg, &v))
+			if (parse_at_least("--search-nodes", optarg, 0, NULL, &v))
 				return 2;
-			if (v < 0) {
-				fprintf(stderr, "dramplan: --search-nodes: must be >= 0\n");
-				return 2;
-			}
 			a.o.search_nodes = v;
 			break;
 		case O_TENSORS: a.tensors = 1; break;
