@@ -50,8 +50,15 @@ xmemctl --json info | grep -q '"hbm_base":17179869184,"hbm_size":2097152,' &&
 	sed -n 3p /tmp/j.txt | grep -q '^{"heap":"hbm","count":2,"blocks":\[{"kind":' &&
 	sed -n 3p /tmp/j.txt | grep -q '"kind":"mine"' && sed -n 3p /tmp/j.txt | grep -q '"kind":"free"'
 tap $? "xmemctl --json info, stats and dump"
+xmemctl info | grep -q ' libc_pool=0x88000+0x4000 features=0x3f$' &&
+	xmemctl --json info | grep -q '"libc_pool_base":557056,"libc_pool_size":16384,"features":63'
+tap $? "xmemctl info: the libc pool and the feature bits"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko
 tap $? "reload with defaults"
+printf 'alloc libc 100\nmemset 0x88000 171 100\nread 0x88000 4\nsize libc 0x88000\nfree libc 0x88000 clear\nmemset 0x88000 1 1\n' |
+	xmemctl replay > /tmp/m.txt
+[ "$(cat /tmp/m.txt | tr '\n' '|')" = "ok 0x88000|ok|ok abababab|ok 100 100|ok|err EACCES -|" ]
+tap $? "replay: the libc heap, memset, size and free ... clear ($(tr '\n' '|' < /tmp/m.txt))"
 
 # --- introspection: sysfs, debugfs, tracepoints ------------------------------------
 sys=/sys/class/misc/xmemsim

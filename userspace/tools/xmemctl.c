@@ -246,13 +246,15 @@ static int cmd_info(struct call *k)
 			"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
 			" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
 			PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
-			")\n", in.abi_version, in.cores, in.num_blocks,
+			") libc_pool=0x%" PRIx64 "+0x%" PRIx64 " features=0x%" PRIx64
+			"\n", in.abi_version, in.cores, in.num_blocks,
 			(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
 			(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
 			(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
 			(uint64_t)in.dataram_pool_base,
 			(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
-			(uint64_t)in.staging_hi);
+			(uint64_t)in.staging_hi, (uint64_t)in.libc_pool_base,
+			(uint64_t)in.libc_pool_size, (uint64_t)in.features);
 		return 0;
 	}
 	g = jopen();
@@ -263,6 +265,7 @@ static int cmd_info(struct call *k)
 			"dataram_size", "dataram_pool_base", "dataram_pool_size",
 			"staging_lo", "staging_hi", "stack_default", "stack_max",
 			"default_align", "plan_core_size", "plan_max_tensors",
+			"libc_pool_base", "libc_pool_size", "features",
 		};
 		const uint64_t val[] = {
 			in.abi_version, in.cores, in.num_blocks, in.hbm_base,
@@ -270,7 +273,8 @@ static int cmd_info(struct call *k)
 			in.dataram_base, in.dataram_size, in.dataram_pool_base,
 			in.dataram_pool_size, in.staging_lo, in.staging_hi,
 			in.stack_default, in.stack_max, in.default_align,
-			in.plan_core_size, in.plan_max_tensors,
+			in.plan_core_size, in.plan_max_tensors, in.libc_pool_base,
+			in.libc_pool_size, in.features,
 		};
 
 		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
