@@ -104,7 +104,7 @@ TEST(json_is_one_object_a_line)
 	CHECK(!strcmp(out, "{\"heap\":\"hbm\",\"count\":0,\"blocks\":[]}\n"));
 	CHECK(run("$X --dev=/dev/null --uring --json info") == 0);
 	CHECK(starts("{\"abi\":0,\"cores\":0,\"descriptors\":0,\"hbm_base\":0,"));
-	CHECK(strstr(out, ",\"plan_max_tensors\":0}\n") && !strchr(out, ' '));
+	CHECK(strstr(out, ",\"plan_max_tensors\":0,\"libc_pool_base\":0,\"libc_pool_size\":0,\"features\":0}\n") && !strchr(out, ' '));
 	CHECK(run("printf 'stats 1\\n\\nstats 0\\n' | $X --dev=/dev/null --uring --json replay") == 0);
 	CHECK(starts("{\"heap\":\"dataram\",\"pool_base\":0,"));
 	CHECK(strstr(out, "\"quota_refused\":0}\n\n{\"heap\":\"hbm\","));
