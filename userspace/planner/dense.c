@@ -671,26 +671,10 @@ int dp_simplify_order_iv(const struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint32_t *out)
 {
 	struct dp_itree tree = { .root = -1 };
-	struct dp_itnode *nodes;
 	struct dp_dense *d;
-	size_t ni = 0, i, k;
 
-	for (i = 0; i < n; i++)
-		ni += it[i].iv_count;
-	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
-	ni = 0;
-	for (i = 0; i < n; i++)
-		for (k = 0; k < it[i].iv_count; k++) {
-			nodes[ni].lo = nodes[ni].max = iv[it[i].iv_first + k].lo;
-			nodes[ni].hi = nodes[ni].max = iv[it[i].iv_first + k].hi;
-			nodes[ni].payload = i;
-			nodes[ni].left = nodes[ni].right = -1;
-			ni++;
-		}
-	if (dp_itree_build(&tree, nodes, ni)) {
-		free(nodes);
+	if (dp_itree_of_items(&tree, it, n, iv))
 		return -1;
-	}
 	d = dp_dense_new(it, n, iv, &tree);
 	if (d)
 		dp_dense_order(d, out);

@@ -88,6 +88,30 @@ int dp_itree_build(struct dp_itree *t, struct dp_itnode *nodes, size_t n)
 	return 0;
 }
 
+int dp_itree_of_items(struct dp_itree *t, const struct dp_item *it, size_t n,
+		      const struct dp_iv *iv)
+{
+	struct dp_itnode *nodes;
+	size_t ni = 0, i, k;
+
+	for (i = 0; i < n; i++)
+		ni += it[i].iv_count;
+	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
+	ni = 0;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < it[i].iv_count; k++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + k];
+
+			nodes[ni++] = (struct dp_itnode){ .lo = v->lo, .hi = v->hi,
+				.max = v->hi, .payload = (uint32_t)i, .left = -1, .right = -1 };
+		}
+	if (dp_itree_build(t, nodes, ni)) {
+		free(nodes);
+		return -1;
+	}
+	return 0;
+}
+
 size_t dp_itree_overlaps(const struct dp_itree *t, uint64_t lo, uint64_t hi,
 			 dp_overlap_fn fn, void *arg)
 {

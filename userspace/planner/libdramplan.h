@@ -223,6 +223,12 @@ struct dp_itree {
 
 /* Sorts nodes by (lo, hi, payload), then makeTree + makeMax. */
 int dp_itree_build(struct dp_itree *t, struct dp_itnode *nodes, size_t n);
+struct dp_item;
+struct dp_iv;
+/* The tree of every interval of items it[0..n) (intervals in iv), the
+ * item's index as payload; -1 (nothing kept) when it is too large. */
+int dp_itree_of_items(struct dp_itree *t, const struct dp_item *it, size_t n,
+		      const struct dp_iv *iv);
 int32_t dp_itree_make_tree(struct dp_itree *t, int64_t lo, int64_t hi);
 uint64_t dp_itree_make_max(struct dp_itree *t, int32_t idx);
 /* Calls fn(payload, arg) for each node overlapping the closed [lo, hi];

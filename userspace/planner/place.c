@@ -373,7 +373,6 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 {
 	enum dp_engine eng = dp_place_get_engine();
 	struct dp_itree tree = { .root = -1 };
-	struct dp_itnode *nodes;
 	struct dp_nbr nb = { 0 };
 	struct dp_dense *dense = NULL;
 	struct dp_atree *at = NULL;
@@ -381,7 +380,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	uint32_t *adj_first = NULL, *ord = NULL;
 	uint8_t *placed = NULL;
 	struct dp_range *occ = NULL;
-	size_t ni = 0, i, k, cap_occ = 0, edges, skip = 0, backoff = 0;
+	size_t ni, i, k, cap_occ = 0, edges, skip = 0, backoff = 0;
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
 	struct dp_simplify_info si = { 0 };
@@ -390,25 +389,9 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 	if (n >= UINT32_MAX)
 		return -1;
-	for (i = 0; i < n; i++)
-		ni += it[i].iv_count;
-	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
-	ni = 0;
-	for (i = 0; i < n; i++)
-		for (k = 0; k < it[i].iv_count; k++) {
-			const struct dp_iv *v = &iv[it[i].iv_first + k];
-
-			nodes[ni].lo = v->lo;
-			nodes[ni].hi = v->hi;
-			nodes[ni].max = v->hi;
-			nodes[ni].payload = i;
-			nodes[ni].left = nodes[ni].right = -1;
-			ni++;
-		}
-	if (dp_itree_build(&tree, nodes, ni)) {
-		free(nodes);
+	if (dp_itree_of_items(&tree, it, n, iv))
 		return -1;
-	}
+	ni = tree.n;
 	if (log) {
 		fprintf(log, "%sNum intervals %zu  Num locations %zu\n", tag, ni, n);
 		fprintf(log, "%sIntervalTree Build Done\n", tag);
