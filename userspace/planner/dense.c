@@ -110,6 +110,28 @@ static int single(const struct dp_dense *d, size_t i)
 	return d->mrank[i] == UINT32_MAX;
 }
 
+/*
+ * The single items' starts (hi = 0) or ends (hi = 1), sorted, into end[],
+ * and the prefix sums of their sizes in that order into w[0..ns]; k is
+ * ns entries of scratch.
+ */
+static void sorted_ends(const struct dp_dense *d, int hi, struct ekey *k,
+			uint64_t *end, uint64_t *w)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < d->n; i++)
+		if (single(d, i))
+			k[j++] = (struct ekey){ hi ? iv1(d, i)->hi : iv1(d, i)->lo,
+						d->it[i].size };
+	qsort(k, d->ns, sizeof(*k), cmp_ekey);
+	w[0] = 0;
+	for (i = 0; i < d->ns; i++) {
+		end[i] = k[i].k;
+		w[i + 1] = w[i] + k[i].w;
+	}
+}
+
 /* Number of entries of the sorted a[0..n) that are <= x. */
 static size_t count_le(const uint64_t *a, size_t n, uint64_t x)
 {
@@ -184,24 +206,8 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 	d->wlo = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->wlo));
 	d->whi = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->whi));
 	k = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*k));
-	for (i = j = 0; i < n; i++)
-		if (single(d, i))
-			k[j++] = (struct ekey){ iv1(d, i)->lo, it[i].size };
-	qsort(k, d->ns, sizeof(*k), cmp_ekey);
-	d->wlo[0] = 0;
-	for (i = 0; i < d->ns; i++) {
-		d->slo[i] = k[i].k;
-		d->wlo[i + 1] = d->wlo[i] + k[i].w;
-	}
-	for (i = j = 0; i < n; i++)
-		if (single(d, i))
-			k[j++] = (struct ekey){ iv1(d, i)->hi, it[i].size };
-	qsort(k, d->ns, sizeof(*k), cmp_ekey);
-	d->whi[0] = 0;
-	for (i = 0; i < d->ns; i++) {
-		d->shi[i] = k[i].k;
-		d->whi[i + 1] = d->whi[i] + k[i].w;
-	}
+	sorted_ends(d, 0, k, d->slo, d->wlo);
+	sorted_ends(d, 1, k, d->shi, d->whi);
 	free(k);
 
 	/* the multi items' neighbours, through the interval tree */
