@@ -78,7 +78,7 @@ if [ -d "$REPO/build/static/tests" ]; then
 fi
 mkdir -p "$ROOT/work/tests"
 cp -r "$REPO/tests/vm" "$ROOT/work/tests/"
-cp -r "$REPO/scripts" "$ROOT/work/"
+cp -r "$REPO/scripts" "$REPO/modprobe.d" "$ROOT/work/"
 [ -d "$REPO/examples" ] && cp -r "$REPO/examples" "$ROOT/work/"
 for d in "${INCLUDES[@]}"; do
 	cp -r "$d" "$ROOT/include/$(basename "$d")"
@@ -153,6 +153,9 @@ cpu=()
 [ "$accel" = kvm ] && cpu=(-cpu host)
 
 set +e
+# Two vCPUs, each on its own host thread (multi-threaded TCG), so the
+# guest's two CPUs really run at once.
+[ "$accel" = tcg ] && accel=tcg,thread=multi
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
 	-m "$MEM" -smp 2 -kernel "$VM/arch/x86/boot/bzImage" \
 	-initrd "$RUN/initramfs.cpio" \
