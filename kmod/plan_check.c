@@ -18,6 +18,7 @@
 #include <linux/bsearch.h>
 #include <linux/interval_tree_generic.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -45,9 +46,17 @@ struct xmemsim_plan_ev {
 	u32 node;
 };
 
+/*
+ * The sweep's events: up to 2 * XMEMSIM_PLAN_MAX_INTERVALS of them, whose
+ * sort() alone runs for seconds in a debug kernel. sort() has no resched
+ * point of its own, so the comparison gives one (as list_sort() expects of
+ * its callers): the checks run in process context with no lock held.
+ */
 static int ev_cmp(const void *a, const void *b)
 {
 	const struct xmemsim_plan_ev *x = a, *y = b;
+
+	cond_resched();
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
@@ -219,6 +228,7 @@ int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,
 	for (i = 0; i < p->count; i++) {
 		struct xmemsim_ptensor *t = &p->t[i];
 
+		cond_resched();
 		if (!name_ok(t->name))
 			return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
 						   "tensor %u: name empty or not NUL-terminated",
@@ -330,6 +340,8 @@ int xmemsim_plan_check_overlaps(const struct xmemsim_core_plan *p,
 	for (i = 0; i < e; i++) {
 		struct xmemsim_plan_node *nd = &nodes[ev[i].node], *hit;
 
+		if (!(i % 1024))
+			cond_resched();
 		if (!ev[i].kind) {
 			xmemsim_pn_remove(nd, &root);
 			continue;

@@ -8,6 +8,7 @@
 #include <kunit/visibility.h>
 #include <linux/bsearch.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "plan.h"
@@ -91,6 +92,7 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 	for (c = 0; c < set->ncores; c++) {
 		struct xmemsim_core_plan *p = set->cores[c];
 
+		cond_resched();	/* up to 64 cores of 65536 lookups */
 		for (i = 0; p && i < p->count; i++) {
 			struct xmemsim_ptensor *t = &p->t[i];
 			const struct xmemsim_ptensor *o;
