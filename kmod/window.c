@@ -94,7 +94,14 @@ static const struct vm_operations_struct xmemsim_vm_ops = {
 	.may_split = xmemsim_vma_split,
 };
 
-/* Enter each page of a vmalloc range as a raw PFN: GUP refuses these. */
+/*
+ * Enter each page of a vmalloc range as a raw PFN: GUP refuses these. When
+ * a page fails (a page table cannot be had), the pages entered before it
+ * are still mapped, and the mm removes them only after ->mmap returns,
+ * while the caller is about to drop the maps count that keeps the block
+ * from being freed: zap them here first, so no entry can outlive the
+ * count (the warning in remap_pfn_range_notrack()).
+ */
 static int xmemsim_remap(struct vm_area_struct *vma, void *kaddr,
 			 unsigned long len)
 {
@@ -105,8 +112,11 @@ static int xmemsim_remap(struct vm_area_struct *vma, void *kaddr,
 		ret = remap_pfn_range(vma, vma->vm_start + off,
 				      vmalloc_to_pfn(kaddr + off), PAGE_SIZE,
 				      vma->vm_page_prot);
-		if (ret)
+		if (ret) {
+			if (off)
+				zap_vma_ptes(vma, vma->vm_start, off);
 			return ret;
+		}
 	}
 	return 0;
 }
@@ -134,7 +144,7 @@ int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 			 VM_DONTCOPY;
 	ret = xmemsim_remap(vma, xmemsim_kaddr(xf->dev, rec->heap, addr), len);
 	if (ret) {
-		/* the mm zaps what was entered; ->close is not called */
+		/* nothing is mapped any more; ->close is not called */
 		xmemsim_rec_map_put(xf->dev, rec);
 		return ret;
 	}
