@@ -3,7 +3,7 @@
  * xmemsim copy engine: XMEMSIM_IOC_COPY between two ranges the caller
  * owns, by memcpy, by 64-byte "vector" lines, or by DMA through a 4 KiB
  * bounce buffer from the dataram heap inside the staging range (scrubbed
- * before it goes back to the heap); and XMEMSIM_IOC_MEMSET of one range
+ * after each use); one DMA COPY at a time (dev->dma_lock); and XMEMSIM_IOC_MEMSET of one range
  * the caller owns, under the same ownership and bounds rules.
  */
 #include <linux/kernel.h>
@@ -29,21 +29,121 @@ static void vec_memcpy(void *dst, const void *src, size_t len)
 	memcpy(dst, src, len);
 }
 
+/* A DMA bounce buffer: a block of the dataram heap in the staging range. */
+struct bounce {
+	u64 addr;
+	u64 end;
+	u64 cost;		/* the whole block, as the heap gave it */
+};
+
+/* Take a bounce buffer from the heap: 0 or -EBUSY. dev->lock held. */
+static int bounce_alloc_locked(struct xmemsim_dev *d, struct bounce *b)
+{
+	int st;
+
+	lockdep_assert_held(&d->lock);
+	st = xmemsim_heap_take(d, XMEMSIM_HEAP_DATARAM, XMEMSIM_BOUNCE_SIZE,
+			       XMEM_HEAP_DEFAULT_ALIGN, &b->addr, &b->end, &b->cost);
+	if (st == XMEM_OK && (b->addr < d->geo.staging_lo ||
+			      b->addr + XMEMSIM_BOUNCE_SIZE > d->geo.staging_hi)) {
+		xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, b->addr);
+		st = XMEM_ERR_ALLOC_FAILED;
+	}
+	if (st != XMEM_OK)
+		return -EBUSY;
+	d->bounce_bytes += b->cost;
+	return 0;
+}
+
+/**
+ * xmemsim_bounce_reserve() - take the bounce buffer for the device's life
+ * @d: the device, at load
+ *
+ * With bounce_reserve=1 the buffer is taken once, before any user can
+ * allocate, so no user's allocations can leave a DMA COPY without one.
+ *
+ * Return: 0 or -EBUSY.
+ */
+int xmemsim_bounce_reserve(struct xmemsim_dev *d)
+{
+	struct bounce b;
+	int ret;
+
+	mutex_lock(&d->lock);
+	ret = bounce_alloc_locked(d, &b);
+	mutex_unlock(&d->lock);
+	if (!ret) {
+		d->bounce_reserved = b.addr;
+		d->bounce_reserved_end = b.end;
+		d->bounce_reserved_cost = b.cost;
+	}
+	return ret;
+}
+
+/*
+ * The DMA engine and its bounce buffer for one COPY: takes dma_lock (one
+ * DMA at a time; a waiter can be interrupted by a signal) and the buffer,
+ * the reserved one or one from the heap. Charged to the caller's user
+ * while in use. Return: 0, -EINTR or -EBUSY (the heap has none).
+ */
+static int bounce_get(struct xmemsim_file *xf, struct bounce *b)
+{
+	struct xmemsim_dev *d = xf->dev;
+	int ret = 0;
+
+	if (mutex_lock_interruptible(&d->dma_lock))
+		return -EINTR;
+	mutex_lock(&d->lock);
+	if (d->bounce_reserved) {
+		b->addr = d->bounce_reserved;
+		b->end = d->bounce_reserved_end;
+		b->cost = d->bounce_reserved_cost;
+	} else {
+		ret = bounce_alloc_locked(d, b);
+	}
+	if (ret)
+		d->bounce_failures++;	/* in debugfs "verify" */
+	else
+		xf->user->bounce_bytes += b->cost;
+	mutex_unlock(&d->lock);
+	if (ret)
+		mutex_unlock(&d->dma_lock);
+	return ret;
+}
+
+/* Scrub the bounce buffer (the staged bytes are the caller's), give it back. */
+static void bounce_put(struct xmemsim_file *xf, const struct bounce *b)
+{
+	struct xmemsim_dev *d = xf->dev;
+
+	xmemsim_scrub(d, XMEMSIM_HEAP_DATARAM, b->addr, b->end);
+	mutex_lock(&d->lock);
+	xf->user->bounce_bytes -= b->cost;
+	if (!d->bounce_reserved) {
+		xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, b->addr);
+		d->bounce_bytes -= b->cost;
+	}
+	mutex_unlock(&d->lock);
+	mutex_unlock(&d->dma_lock);
+}
+
 /**
  * xmemsim_copy() - run one COPY command
  * @xf: the caller
  * @c: the command, copied in
  *
  * Return: 0, -EINVAL (bad arguments, overlapping ranges), -EACCES (a range
- * the caller does not own), -EBUSY (no bounce buffer in the staging range).
+ * the caller does not own), -EBUSY (no bounce buffer in the staging range),
+ * -EINTR (a signal came while waiting for the DMA engine).
  */
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *srec, *drec;
-	u64 send, dend, baddr = 0, bend, off;
-	void *src, *dst, *bounce = NULL;
-	int ret, st;
+	u64 send, dend, off;
+	void *src, *dst, *bounce;
+	struct bounce b;
+	int ret;
 
 	if (c->method > XMEMSIM_COPY_DMA || c->flags ||
 	    !mem_is_zero(c->reserved, sizeof(c->reserved)))
@@ -76,28 +176,13 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 		break;
 	case XMEMSIM_COPY_DMA:
 		/*
-		 * Stage through a bounce buffer from the dataram heap, which
-		 * the DMA engine can only reach inside the staging range.
+		 * Stage through a bounce buffer in dataram, which the DMA
+		 * engine can only reach inside the staging range.
 		 */
-		mutex_lock(&d->lock);
-		st = xmem_heap_alloc(&d->win[XMEMSIM_HEAP_DATARAM].heap,
-				     XMEMSIM_BOUNCE_SIZE, XMEM_HEAP_DEFAULT_ALIGN,
-				     &baddr, &bend);
-		if (st == XMEM_OK && (baddr < d->geo.staging_lo ||
-				      baddr + XMEMSIM_BOUNCE_SIZE > d->geo.staging_hi)) {
-			xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, baddr);
-			st = XMEM_ERR_ALLOC_FAILED;
-		}
-		if (st != XMEM_OK)
-			d->bounce_failures++;	/* in debugfs "verify" */
-		else
-			d->bounce_bytes += bend - baddr;
-		mutex_unlock(&d->lock);
-		if (st != XMEM_OK) {
-			ret = -EBUSY;
+		ret = bounce_get(xf, &b);
+		if (ret)
 			goto unpin_dst;
-		}
-		bounce = xmemsim_kaddr(d, XMEMSIM_HEAP_DATARAM, baddr);
+		bounce = xmemsim_kaddr(d, XMEMSIM_HEAP_DATARAM, b.addr);
 		for (off = 0; off < c->len; off += XMEMSIM_BOUNCE_SIZE) {
 			size_t n = min_t(u64, c->len - off, XMEMSIM_BOUNCE_SIZE);
 
@@ -105,12 +190,7 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 			memcpy(dst + off, bounce, n);
 			cond_resched();
 		}
-		/* the staged bytes are the caller's: scrub before the heap */
-		xmemsim_scrub(d, XMEMSIM_HEAP_DATARAM, baddr, bend);
-		mutex_lock(&d->lock);
-		xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, baddr);
-		d->bounce_bytes -= bend - baddr;
-		mutex_unlock(&d->lock);
+		bounce_put(xf, &b);
 		break;
 	}
 	ret = 0;

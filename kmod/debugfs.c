@@ -4,6 +4,7 @@
  * and files (each open file's allocations).
  */
 #include <linux/debugfs.h>
+#include <linux/user_namespace.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -64,6 +65,27 @@ static int files_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(files);
 
+/* One line per user with open files: what it holds over all of them. */
+static int users_show(struct seq_file *m, void *unused)
+{
+	struct xmemsim_dev *d = m->private;
+	struct xmemsim_user *u;
+
+	seq_puts(m, "uid files allocs hbm dataram libc plan_mem bounce quota_refused\n");
+	mutex_lock(&d->lock);
+	list_for_each_entry(u, &d->users, node)
+		seq_printf(m, "%u %u %u %llu %llu %llu %lld %llu %llu\n",
+			   from_kuid(&init_user_ns, u->uid), u->files,
+			   u->nr_allocs, u->owned_bytes[XMEMSIM_HEAP_HBM],
+			   u->owned_bytes[XMEMSIM_HEAP_DATARAM],
+			   u->owned_bytes[XMEMSIM_HEAP_LIBC],
+			   (long long)atomic64_read(&u->plan_mem),
+			   u->bounce_bytes, u->quota_refused);
+	mutex_unlock(&d->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(users);
+
 /* "ok", or what xmemsim_dev_verify() found wrong, and the plan totals */
 static int verify_show(struct seq_file *m, void *unused)
 {
@@ -94,6 +116,7 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 		debugfs_create_file(d->win[i].name, 0444, d->debugfs,
 				    &d->win[i], &heap_map_fops);
 	debugfs_create_file("files", 0444, d->debugfs, d, &files_fops);
+	debugfs_create_file("users", 0444, d->debugfs, d, &users_fops);
 	debugfs_create_file("verify", 0400, d->debugfs, d, &verify_fops);
 }
 

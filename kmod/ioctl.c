@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -43,6 +44,7 @@ union xmemsim_arg {
 	struct xmemsim_plan_sync plan_sync;
 	struct xmemsim_plan_get plan_get;
 	struct xmemsim_plan_stats plan_stats;
+	struct xmemsim_user_stats user_stats;
 };
 
 struct xmemsim_cmd {
@@ -82,7 +84,8 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	in->plan_max_intervals = XMEMSIM_PLAN_MAX_INTERVALS;
 	in->features = XMEMSIM_FEAT_URING | XMEMSIM_FEAT_PLAN |
 		       XMEMSIM_FEAT_LIBC_HEAP | XMEMSIM_FEAT_MEMSET |
-		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE;
+		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE |
+		       XMEMSIM_FEAT_USER_LIMITS;
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
@@ -139,14 +142,14 @@ static int cmd_heap_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	struct xmem_heap_stats st;
 	u32 heap = hs->heap;
 
-	if (heap >= XMEMSIM_NUM_HEAPS || hs->reserved0 ||
-	    !mem_is_zero(hs->reserved, sizeof(hs->reserved)))
+	if (heap >= XMEMSIM_NUM_HEAPS || hs->reserved0)
 		return -EINVAL;
 	mutex_lock(&d->lock);
 	xmem_heap_get_stats(&d->win[heap].heap, &st);
 	hs->owned_bytes = xf->owned_bytes[heap];
 	hs->file_allocs = xf->nr_allocs;
 	hs->quota_refused = xf->quota_refused;
+	hs->user_owned_bytes = xf->user->owned_bytes[heap];
 	mutex_unlock(&d->lock);
 	hs->limit_bytes = d->lim.file_bytes[heap];
 	hs->limit_allocs = d->lim.file_allocs;
@@ -161,6 +164,31 @@ static int cmd_heap_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	hs->blocks_in_use = st.blocks_in_use;
 	hs->free_blocks = st.free_blocks;
 	hs->alloc_blocks = st.alloc_blocks;
+	return 0;
+}
+
+static int cmd_user_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	struct xmemsim_user_stats *us = &a->user_stats;
+	const struct xmemsim_limits *l = &xf->dev->lim;
+	struct xmemsim_user *u = xf->user;
+	u32 heap;
+
+	memset(us, 0, sizeof(*us));
+	us->uid = from_kuid_munged(current_user_ns(), u->uid);
+	mutex_lock(&xf->dev->lock);
+	us->files = u->files;
+	for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
+		us->owned_bytes[heap] = u->owned_bytes[heap];
+	us->allocs = u->nr_allocs;
+	us->bounce_bytes = u->bounce_bytes;
+	us->quota_refused = u->quota_refused;
+	mutex_unlock(&xf->dev->lock);
+	for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
+		us->limit_bytes[heap] = l->user_bytes[heap];
+	us->limit_allocs = l->user_allocs;
+	us->plan_mem = atomic64_read(&u->plan_mem);
+	us->limit_plan_mem = l->plan_user_bytes;
 	return 0;
 }
 
@@ -310,6 +338,7 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_PLAN_RELEASE, cmd_plan_release, NULL, false },
 	{ XMEMSIM_IOC_MEMSET, cmd_memset, NULL, true },
 	{ XMEMSIM_IOC_ALLOC_SIZE, cmd_alloc_size, NULL, false },
+	{ XMEMSIM_IOC_USER_STATS, cmd_user_stats, NULL, false },
 };
 
 /**
@@ -349,6 +378,7 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_plan_stats) != 64);
 	BUILD_BUG_ON(sizeof(struct xmemsim_memset) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_alloc_size) != 48);
+	BUILD_BUG_ON(sizeof(struct xmemsim_user_stats) != 128);
 	/* the uapi's status codes are the heap's own */
 	BUILD_BUG_ON(XMEMSIM_XMEM_OK != XMEM_OK);
 	BUILD_BUG_ON(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS != XMEM_ERR_PTR_OUT_OF_BOUNDS);

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
@@ -78,13 +79,58 @@ static unsigned int file_allocs;
 module_param(file_allocs, uint, 0444);
 MODULE_PARM_DESC(file_allocs, "Live allocations (heap descriptors) one open file may hold, 0 = no limit (default)");
 
+static unsigned long long user_hbm_bytes;
+module_param(user_hbm_bytes, ullong, 0444);
+MODULE_PARM_DESC(user_hbm_bytes, "HBM bytes one user may hold over all its open files, 0 = no limit (default)");
+
+static unsigned long long user_dataram_bytes;
+module_param(user_dataram_bytes, ullong, 0444);
+MODULE_PARM_DESC(user_dataram_bytes, "Dataram bytes one user may hold over all its open files, 0 = no limit (default)");
+
+static unsigned long long user_libc_bytes;
+module_param(user_libc_bytes, ullong, 0444);
+MODULE_PARM_DESC(user_libc_bytes, "libc heap bytes one user may hold over all its open files, 0 = no limit (default)");
+
+static unsigned int user_allocs;
+module_param(user_allocs, uint, 0444);
+MODULE_PARM_DESC(user_allocs, "Live allocations one user may hold over all its open files and heaps, 0 = no limit (default)");
+
+static bool bounce_reserve;
+module_param(bounce_reserve, bool, 0444);
+MODULE_PARM_DESC(bounce_reserve, "Take the DMA bounce buffer from the dataram heap once, at load, rather than at each DMA COPY (default no: the seed's behaviour)");
+
 static unsigned int plan_file_mb = 64;
 module_param(plan_file_mb, uint, 0444);
 MODULE_PARM_DESC(plan_file_mb, "Kernel memory for one open file's plans, MiB, 0 = no limit (default 64)");
 
+static unsigned int plan_user_mb;
+module_param(plan_user_mb, uint, 0444);
+MODULE_PARM_DESC(plan_user_mb, "Kernel memory for one user's plans over all its open files, MiB, below plan_dev_mb (default 0: half of plan_dev_mb)");
+
 static unsigned int plan_dev_mb = 128;
 module_param(plan_dev_mb, uint, 0444);
 MODULE_PARM_DESC(plan_dev_mb, "Kernel memory for all open files' plans, MiB, 0 = no limit (default 128)");
+
+/**
+ * xmemsim_limits_check() - validate the limits
+ * @l: the limits
+ * @why: set to a human-readable reason on failure
+ *
+ * The device-wide plan budget is a backstop that no single user may fill:
+ * with plan_dev_bytes set, plan_user_bytes must be smaller (0 there means
+ * half of it, filled in at load).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why)
+{
+	if (l->plan_dev_bytes && l->plan_user_bytes >= l->plan_dev_bytes) {
+		*why = "plan_user_mb must be below plan_dev_mb (no one user may fill the device)";
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_limits_check);
 
 static bool range_ok(u64 base, u64 size, u64 *end)
 {
@@ -232,6 +278,7 @@ static void xmemsim_window_fini(struct xmemsim_window *w)
 static int xmemsim_open(struct inode *inode, struct file *file)
 {
 	struct xmemsim_file *xf;
+	int ret;
 
 	xf = kzalloc(sizeof(*xf), GFP_KERNEL_ACCOUNT);
 	if (!xf)
@@ -240,9 +287,12 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	xf->pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&xf->allocs);
 	mutex_init(&xf->plan_lock);
-	mutex_lock(&xdev->lock);
-	list_add_tail(&xf->node, &xdev->files);
-	mutex_unlock(&xdev->lock);
+	ret = xmemsim_user_attach(xf, file->f_cred->uid);
+	if (ret) {
+		mutex_destroy(&xf->plan_lock);
+		kfree(xf);
+		return ret;
+	}
 	file->private_data = xf;
 	/* read/write_iter honour IOCB_NOWAIT: io_uring may issue inline */
 	file->f_mode |= FMODE_NOWAIT;
@@ -255,6 +305,7 @@ static int xmemsim_release(struct inode *inode, struct file *file)
 
 	xmemsim_file_release_plans(xf);
 	xmemsim_file_release_allocs(xf);
+	xmemsim_user_detach(xf);
 	mutex_destroy(&xf->plan_lock);
 	kfree(xf);
 	return 0;
@@ -396,10 +447,25 @@ static int __init xmemsim_init(void)
 	xdev->lim.file_bytes[XMEMSIM_HEAP_DATARAM] = file_dataram_bytes;
 	xdev->lim.file_bytes[XMEMSIM_HEAP_LIBC] = file_libc_bytes;
 	xdev->lim.file_allocs = file_allocs;
+	xdev->lim.user_bytes[XMEMSIM_HEAP_HBM] = user_hbm_bytes;
+	xdev->lim.user_bytes[XMEMSIM_HEAP_DATARAM] = user_dataram_bytes;
+	xdev->lim.user_bytes[XMEMSIM_HEAP_LIBC] = user_libc_bytes;
+	xdev->lim.user_allocs = user_allocs;
 	xdev->lim.plan_file_bytes = (u64)plan_file_mb << 20;
+	xdev->lim.plan_user_bytes = (u64)plan_user_mb << 20;
 	xdev->lim.plan_dev_bytes = (u64)plan_dev_mb << 20;
+	ret = xmemsim_limits_check(&xdev->lim, &why);
+	/* the default: half the device's budget, so one user never fills it */
+	if (!plan_user_mb)
+		xdev->lim.plan_user_bytes = xdev->lim.plan_dev_bytes / 2;
+	if (ret) {
+		pr_err("bad limits: %s\n", why);
+		goto err_free;
+	}
 	mutex_init(&xdev->lock);
+	mutex_init(&xdev->dma_lock);
 	INIT_LIST_HEAD(&xdev->files);
+	INIT_LIST_HEAD(&xdev->users);
 	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
 		xdev->allocs[i] = RB_ROOT;
 
@@ -422,6 +488,13 @@ static int __init xmemsim_init(void)
 				  geo.num_blocks);
 	if (ret)
 		goto err_dataram;
+	if (bounce_reserve) {
+		ret = xmemsim_bounce_reserve(xdev);
+		if (ret) {
+			pr_err("bad geometry: no bounce buffer inside the staging range to reserve\n");
+			goto err_libc;
+		}
+	}
 
 	xdev->misc.minor = MISC_DYNAMIC_MINOR;
 	xdev->misc.name = "xmemsim";

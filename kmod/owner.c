@@ -12,6 +12,7 @@
 #include <linux/overflow.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 
 #include "xmemsim.h"
 
@@ -121,18 +122,131 @@ void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
 	xmemsim_fill(d, heap, addr, end, 0);
 }
 
-/* dev->lock held: would taking bytes more break xf's limits? */
+/* a + b > max, where max 0 means no limit */
+static bool over(u64 max, u64 a, u64 b)
+{
+	u64 sum;
+
+	return max && (check_add_overflow(a, b, &sum) || sum > max);
+}
+
+/*
+ * dev->lock held: would one more allocation taking bytes of heap break a
+ * limit of xf or of its user?
+ */
 static bool over_quota(struct xmemsim_file *xf, u32 heap, u64 bytes)
 {
 	const struct xmemsim_limits *l = &xf->dev->lim;
-	u64 sum;
+	const struct xmemsim_user *u = xf->user;
 
 	lockdep_assert_held(&xf->dev->lock);
-	if (l->file_allocs && xf->nr_allocs >= l->file_allocs)
-		return true;
-	return l->file_bytes[heap] &&
-	       (check_add_overflow(xf->owned_bytes[heap], bytes, &sum) ||
-		sum > l->file_bytes[heap]);
+	return over(l->file_allocs, xf->nr_allocs, 1) ||
+	       over(l->user_allocs, u->nr_allocs, 1) ||
+	       over(l->file_bytes[heap], xf->owned_bytes[heap], bytes) ||
+	       over(l->user_bytes[heap], u->owned_bytes[heap], bytes);
+}
+
+/**
+ * xmemsim_user_attach() - put a new open file on its user's account
+ * @xf: the file, not yet on dev->files
+ * @uid: the opener's real uid
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xmemsim_user_attach(struct xmemsim_file *xf, kuid_t uid)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_user *u, *fresh;
+
+	/* allocated before the lock, freed below if the user exists */
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	mutex_lock(&d->lock);
+	list_for_each_entry(u, &d->users, node) {
+		if (uid_eq(u->uid, uid))
+			goto found;
+	}
+	u = fresh;
+	fresh = NULL;
+	u->uid = uid;
+	atomic64_set(&u->plan_mem, 0);
+	list_add_tail(&u->node, &d->users);
+found:
+	u->files++;
+	xf->user = u;
+	list_add_tail(&xf->node, &d->files);
+	mutex_unlock(&d->lock);
+	kfree(fresh);
+	return 0;
+}
+
+/* Take a closing file (whose allocations are gone) off its user's account. */
+void xmemsim_user_detach(struct xmemsim_file *xf)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_user *u = xf->user;
+
+	mutex_lock(&d->lock);
+	list_del(&xf->node);
+	if (--u->files) {
+		u = NULL;
+	} else {
+		WARN_ON_ONCE(u->nr_allocs || atomic64_read(&u->plan_mem) ||
+			     u->bounce_bytes);
+		list_del(&u->node);
+	}
+	mutex_unlock(&d->lock);
+	kfree(u);
+	xf->user = NULL;
+}
+
+/* dev->lock held: xf (and its user) now own rec's block, or no longer. */
+static void charge(struct xmemsim_file *xf, const struct xmemsim_alloc_rec *rec,
+		   bool take)
+{
+	u64 bytes = rec->cost;
+
+	lockdep_assert_held(&xf->dev->lock);
+	if (take) {
+		xf->owned_bytes[rec->heap] += bytes;
+		xf->user->owned_bytes[rec->heap] += bytes;
+		xf->nr_allocs++;
+		xf->user->nr_allocs++;
+	} else {
+		xf->owned_bytes[rec->heap] -= bytes;
+		xf->user->owned_bytes[rec->heap] -= bytes;
+		xf->nr_allocs--;
+		xf->user->nr_allocs--;
+	}
+}
+
+/**
+ * xmemsim_heap_take() - allocate from a heap, and say what the block costs
+ * @d: the device, dev->lock held
+ * @heap: XMEMSIM_HEAP_*
+ * @size: bytes
+ * @align: alignment, 0 = 64
+ * @addr: the aligned address, on XMEM_OK
+ * @end: the end of the block handed over
+ * @cost: the whole block, from its true start: the alignment slack below
+ *	@addr is as gone from the pool as the bytes above it, so limits
+ *	count it too
+ *
+ * Return: the xmem status.
+ */
+int xmemsim_heap_take(struct xmemsim_dev *d, u32 heap, u64 size, u64 align,
+		      u64 *addr, u64 *end, u64 *cost)
+{
+	struct xmem_heap *h = &d->win[heap].heap;
+	u64 slack = xmem_heap_unused_bytes(h);
+	int st;
+
+	lockdep_assert_held(&d->lock);
+	st = xmem_heap_alloc(h, size, align, addr, end);
+	if (st == XMEM_OK)
+		*cost = *end - *addr + xmem_heap_unused_bytes(h) - slack;
+	return st;
 }
 
 /**
@@ -149,16 +263,15 @@ static bool over_quota(struct xmemsim_file *xf, u32 heap, u64 bytes)
  * The bytes are zero: every free scrubs its block before the heap gets it
  * back (see "Locking rules" in xmemsim.h), so ZERO needs no work here.
  *
- * Return: 0 or -errno (the heap's status mapped, -EDQUOT when the file's
- * limits refuse it, or -ENOMEM).
+ * Return: 0 or -errno (the heap's status mapped, -EDQUOT when a limit of
+ * the file or of its user refuses it, or -ENOMEM).
  */
 int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 		      bool plan, u64 *addr, int *status)
 {
 	struct xmemsim_dev *d = xf->dev;
-	struct xmem_heap *h = &d->win[heap].heap;
 	struct xmemsim_alloc_rec *rec;
-	u64 end;
+	u64 end, cost;
 	int st;
 
 	*status = XMEM_OK;
@@ -169,7 +282,7 @@ int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 	mutex_lock(&d->lock);
 	if (over_quota(xf, heap, size))
 		goto quota;
-	st = xmem_heap_alloc(h, size, align, addr, &end);
+	st = xmemsim_heap_take(d, heap, size, align, addr, &end, &cost);
 	trace_xmemsim_alloc(heap, size, align, st == XMEM_OK ? *addr : 0, st);
 	if (st != XMEM_OK) {
 		mutex_unlock(&d->lock);
@@ -177,26 +290,30 @@ int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 		*status = st;
 		return xmem_to_errno(st);
 	}
-	/* an unsplit block may be larger than asked: count what is taken */
-	if (over_quota(xf, heap, end - *addr)) {
-		WARN_ON_ONCE(xmem_heap_free(h, *addr) != XMEM_OK);
+	/*
+	 * Count what is taken: an unsplit block may be larger than asked,
+	 * and an aligned one starts below the address handed out.
+	 */
+	if (over_quota(xf, heap, cost)) {
+		WARN_ON_ONCE(xmem_heap_free(&d->win[heap].heap, *addr) != XMEM_OK);
 		goto quota;
 	}
 	rec->owner = xf;
 	rec->addr = *addr;
 	rec->size = size;
 	rec->block_end = end;
+	rec->cost = cost;
 	rec->heap = heap;
 	rec->plan = plan;
 	rec_insert(d, rec);
 	list_add_tail(&rec->file_node, &xf->allocs);
-	xf->owned_bytes[heap] += end - *addr;
-	xf->nr_allocs++;
+	charge(xf, rec, true);
 	mutex_unlock(&d->lock);
 	return 0;
 
 quota:
 	xf->quota_refused++;
+	xf->user->quota_refused++;
 	mutex_unlock(&d->lock);
 	kfree(rec);
 	return -EDQUOT;
@@ -211,10 +328,9 @@ static void rec_detach_locked(struct xmemsim_dev *d, struct xmemsim_alloc_rec *r
 	lockdep_assert_held(&d->lock);
 	rb_erase(&rec->node, &d->allocs[rec->heap]);
 	list_del(&rec->file_node);
-	rec->owner->owned_bytes[rec->heap] -= rec->block_end - rec->addr;
-	rec->owner->nr_allocs--;
+	charge(rec->owner, rec, false);
 	rec->owner = NULL;
-	d->scrub_bytes[rec->heap] += rec->block_end - rec->addr;
+	d->scrub_bytes[rec->heap] += rec->cost;
 }
 
 /* Scrub a detached record's block without dev->lock, then free it. */
@@ -226,7 +342,7 @@ static void rec_finish(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
 	mutex_lock(&d->lock);
 	st = xmem_heap_free(&d->win[rec->heap].heap, rec->addr);
 	WARN_ON_ONCE(st != XMEM_OK);
-	d->scrub_bytes[rec->heap] -= rec->block_end - rec->addr;
+	d->scrub_bytes[rec->heap] -= rec->cost;
 	mutex_unlock(&d->lock);
 	trace_xmemsim_free(rec->heap, rec->addr, 0);
 	kfree(rec);
@@ -331,7 +447,6 @@ void xmemsim_file_release_allocs(struct xmemsim_file *xf)
 		rec_detach_locked(d, rec);
 		list_add_tail(&rec->file_node, &dead);
 	}
-	list_del(&xf->node);
 	mutex_unlock(&d->lock);
 	list_for_each_entry_safe(rec, tmp, &dead, file_node)
 		rec_finish(d, rec);
@@ -446,14 +561,46 @@ static bool window_zero(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
 	return mem_is_zero(xmemsim_kaddr(d, heap, addr), end - addr);
 }
 
+/* Each user's counts are the sums over its open files. dev->lock held. */
+static int users_verify_locked(struct xmemsim_dev *d, char *why, size_t len)
+{
+	struct xmemsim_file *xf;
+	struct xmemsim_user *u;
+	u32 heap;
+
+	lockdep_assert_held(&d->lock);
+	list_for_each_entry(u, &d->users, node) {
+		u64 owned[XMEMSIM_NUM_HEAPS] = {};
+		u32 files = 0, allocs = 0;
+
+		list_for_each_entry(xf, &d->files, node) {
+			if (xf->user != u)
+				continue;
+			files++;
+			allocs += xf->nr_allocs;
+			for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
+				owned[heap] += xf->owned_bytes[heap];
+		}
+		if (files != u->files || allocs != u->nr_allocs ||
+		    memcmp(owned, u->owned_bytes, sizeof(owned))) {
+			snprintf(why, len, "uid %u: %u files, %u allocations do not add up",
+				 from_kuid(&init_user_ns, u->uid), u->files,
+				 u->nr_allocs);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
 /**
  * xmemsim_dev_verify() - check the device's invariants
  * @d: the device
  * @why: what is wrong, on failure
  * @len: bytes at @why
  *
- * Every heap passes xmem_heap_verify(); each heap's allocated bytes (slack
- * excluded) equal what the open files own plus blocks being scrubbed and
+ * Every user's counts are the sums over its files; every heap passes
+ * xmem_heap_verify(); each heap's allocated bytes (whole blocks, slack
+ * included) equal what the open files own plus blocks being scrubbed and
  * DMA bounce buffers; each file's record count matches; every record
  * matches its heap block; and every free block holds only zero bytes.
  * For the fuzzer (debugfs "verify"): it walks every block under dev->lock.
@@ -472,6 +619,9 @@ int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len)
 	if (!bi)
 		return -ENOMEM;
 	mutex_lock(&d->lock);
+	ret = users_verify_locked(d, why, len);
+	if (ret)
+		goto out;
 	list_for_each_entry(xf, &d->files, node) {
 		struct xmemsim_alloc_rec *rec;
 		u32 nrec = 0;
@@ -511,7 +661,7 @@ int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len)
 				}
 				continue;
 			}
-			taken += end - bi[i].aligned;
+			taken += bi[i].size;
 			rec = xmemsim_rec_find(d, heap, bi[i].aligned);
 			if (rec && rec->addr == bi[i].aligned &&
 			    (rec->block_end != end || rec->size > end - rec->addr)) {

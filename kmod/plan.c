@@ -10,12 +10,14 @@
  * across no user copy: arguments are copied in before and out after.
  *
  * Memory: every allocation here is charged to the caller's memory cgroup
- * (GFP_KERNEL_ACCOUNT) and counted against two limits, one per file and
- * one for the device (module parameters plan_file_mb and plan_dev_mb).
+ * (GFP_KERNEL_ACCOUNT) and counted against three limits: one per file,
+ * one per user over all its files, and one for the device (module
+ * parameters plan_file_mb, plan_user_mb and plan_dev_mb; the user's is
+ * below the device's, so no one user fills it).
  * A submit reserves the user array it copies in, then the plan at its
  * peak (xmemsim_plan_mem()); the first goes when the call returns, the
- * second when the plan is replaced or released. Over the file's limit:
- * -EDQUOT; over the device's: -ENOSPC.
+ * second when the plan is replaced or released. Over the file's or the
+ * user's limit: -EDQUOT; over the device's: -ENOSPC.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,21 +50,42 @@ static void report(struct xmemsim_file *xf, const char *what,
 			    (int)strnlen(err->msg, sizeof(err->msg)), err->msg);
 }
 
-/* Take bytes of plan memory for xf, within both limits; plan_lock held. */
+/*
+ * Add bytes to a shared atomic budget unless that takes it over max (0:
+ * no limit). Two racing takers may both be refused near the limit, never
+ * both let over it.
+ */
+static bool budget_take(atomic64_t *used, u64 max, u64 bytes)
+{
+	if (max && (bytes > max ||
+		    (u64)atomic64_add_return(bytes, used) > max)) {
+		if (bytes <= max)
+			atomic64_sub(bytes, used);
+		return false;
+	}
+	if (!max)
+		atomic64_add(bytes, used);
+	return true;
+}
+
+/*
+ * Take bytes of plan memory for xf, within the file's, its user's and the
+ * device's limits; plan_lock held.
+ */
 static int plan_mem_get_locked(struct xmemsim_file *xf, u64 bytes)
 {
 	struct xmemsim_dev *d = xf->dev;
-	u64 file_max = d->lim.plan_file_bytes, dev_max = d->lim.plan_dev_bytes;
+	u64 file_max = d->lim.plan_file_bytes;
 
 	lockdep_assert_held(&xf->plan_lock);
 	if (file_max && (bytes > file_max || xf->plan_mem > file_max - bytes))
 		return -EDQUOT;
-	if (dev_max && (u64)atomic64_add_return(bytes, &d->plan_mem) > dev_max) {
-		atomic64_sub(bytes, &d->plan_mem);
+	if (!budget_take(&xf->user->plan_mem, d->lim.plan_user_bytes, bytes))
+		return -EDQUOT;
+	if (!budget_take(&d->plan_mem, d->lim.plan_dev_bytes, bytes)) {
+		atomic64_sub(bytes, &xf->user->plan_mem);
 		return -ENOSPC;
 	}
-	if (!dev_max)
-		atomic64_add(bytes, &d->plan_mem);
 	xf->plan_mem += bytes;
 	return 0;
 }
@@ -71,6 +94,7 @@ static void plan_mem_put_locked(struct xmemsim_file *xf, u64 bytes)
 {
 	lockdep_assert_held(&xf->plan_lock);
 	xf->plan_mem -= bytes;
+	atomic64_sub(bytes, &xf->user->plan_mem);
 	atomic64_sub(bytes, &xf->dev->plan_mem);
 }
 

@@ -114,6 +114,13 @@ int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 int xmem_heap_free(struct xmem_heap *h, u64 addr);
 
 void xmem_heap_get_stats(const struct xmem_heap *h, struct xmem_heap_stats *st);
+
+/* Alignment slack of the live blocks: an allocation's slack is the rise. */
+static inline u64 xmem_heap_unused_bytes(const struct xmem_heap *h)
+{
+	return h->unused_bytes;
+}
+
 /*
  * Fill up to max entries, in address order, free and allocated blocks
  * merged. Returns the total number of blocks (may exceed max).

@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/uio.h>
 
 #include "../uapi/xmemsim.h"
@@ -52,17 +53,22 @@ struct xmemsim_geometry {
 };
 
 /*
- * What one open file may take, from module parameters; 0 = no limit. Read
- * once at load: they stay fixed for the device's life.
+ * What one open file, and one user over all its open files, may take, from
+ * module parameters; 0 = no limit. Read once at load: they stay fixed for
+ * the device's life. A request must fit every limit that applies.
  */
 struct xmemsim_limits {
 	u64 file_bytes[XMEMSIM_NUM_HEAPS];	/* heap bytes a file may own */
 	u32 file_allocs;			/* live allocations a file may own */
+	u32 user_allocs;			/* ... a user, over its files */
+	u64 user_bytes[XMEMSIM_NUM_HEAPS];	/* heap bytes a user may own */
 	u64 plan_file_bytes;	/* kernel memory for one file's plans */
+	u64 plan_user_bytes;	/* ... for one user's plans, all files */
 	u64 plan_dev_bytes;	/* kernel memory for every file's plans */
 };
 
 int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
+int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why);
 
 struct xmemsim_dev;
 
@@ -79,6 +85,26 @@ struct xmemsim_window {
 	void *vaddr;		/* vmalloc_user() backing */
 	bool borrowed;		/* vaddr belongs to another entry */
 	struct xmem_heap heap;
+};
+
+/*
+ * One user of the device: the open files of one real uid, the opener's
+ * (file->f_cred->uid; the kernel's own per-user accounting, user_struct,
+ * is keyed the same way). A file keeps the account of the task that opened
+ * it for its whole life, whoever uses it later (fork, dup, SCM_RIGHTS,
+ * io_uring). What a user holds is the sum over its files; the user_*
+ * limits are checked against these sums. Made at a user's first open,
+ * freed at its last close.
+ */
+struct xmemsim_user {
+	struct list_head node;		/* in dev->users */
+	kuid_t uid;
+	u32 files;			/* open files on this account */
+	u32 nr_allocs;			/* live allocations */
+	u64 owned_bytes[XMEMSIM_NUM_HEAPS];
+	u64 bounce_bytes;		/* DMA bounce buffers in use */
+	u64 quota_refused;		/* allocations refused by a limit */
+	atomic64_t plan_mem;		/* kernel memory of the user's plans */
 };
 
 /*
@@ -107,9 +133,18 @@ struct xmemsim_window {
  * therefore zero, and no file reads a byte that another file wrote.
  * scrub_bytes[] counts the bytes between the two steps.
  *
+ * dev->lock also protects the list of users and every counter of a
+ * struct xmemsim_user but plan_mem (atomic).
+ *
+ * xmemsim_dev.dma_lock is the synchronous DMA engine: a DMA COPY holds it
+ * from taking its bounce buffer to giving it back, so at most one bounce
+ * buffer is in use at a time and waiters get the engine in turn (a mutex
+ * hands off to a waiter that lost the race). Taken before dev->lock;
+ * never held across a user copy.
+ *
  * xmemsim_file.plan_lock serialises one file's plans and is taken before
- * dev->lock. plan_mem (per file) is protected by plan_lock; the device's
- * plan_mem is atomic.
+ * dev->lock. plan_mem (per file) is protected by plan_lock; the user's and
+ * the device's plan_mem are atomic.
  */
 struct xmemsim_dev {
 	struct miscdevice misc;
@@ -118,7 +153,12 @@ struct xmemsim_dev {
 	struct xmemsim_window win[XMEMSIM_NUM_HEAPS];
 	struct rb_root allocs[XMEMSIM_NUM_HEAPS];	/* records by address */
 	struct list_head files;				/* open files */
+	struct list_head users;				/* their users */
 	struct xmemsim_limits lim;
+	struct mutex dma_lock;		/* see "Locking rules" above */
+	u64 bounce_reserved;		/* the reserved bounce buffer, or 0 */
+	u64 bounce_reserved_end;
+	u64 bounce_reserved_cost;
 	u64 bounce_failures;
 	u64 scrub_bytes[XMEMSIM_NUM_HEAPS];	/* freed, being cleared */
 	u64 bounce_bytes;			/* DMA bounce buffers in use */
@@ -133,6 +173,7 @@ struct xmemsim_file {
 	struct xmemsim_dev *dev;
 	struct list_head node;		/* in dev->files */
 	struct list_head allocs;	/* this file's records */
+	struct xmemsim_user *user;	/* the opener's account */
 	u64 owned_bytes[XMEMSIM_NUM_HEAPS];
 	u32 nr_allocs;
 	u64 quota_refused;		/* allocations refused by a limit */
@@ -150,6 +191,7 @@ struct xmemsim_alloc_rec {
 	u64 addr;			/* aligned address handed out */
 	u64 size;			/* bytes asked for: the accessible range */
 	u64 block_end;			/* end of the heap block behind it */
+	u64 cost;			/* the whole block, slack included */
 	u32 heap;
 	bool plan;			/* backs the owner's plans */
 	atomic_t pins;			/* data-plane copies in flight */
@@ -170,11 +212,15 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 		      void __user *uarg, bool nonblock);
 
 /* owner.c: allocation records, pins and mapping counts */
+int xmemsim_heap_take(struct xmemsim_dev *d, u32 heap, u64 size, u64 align,
+		      u64 *addr, u64 *end, u64 *cost);
 int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 		      bool plan, u64 *addr, int *status);
 int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
 		     int *status);
 void xmemsim_file_release_allocs(struct xmemsim_file *xf);
+int xmemsim_user_attach(struct xmemsim_file *xf, kuid_t uid);
+void xmemsim_user_detach(struct xmemsim_file *xf);
 void xmemsim_fill(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end, u8 v);
 void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end);
 int xmemsim_alloc_size(struct xmemsim_file *xf, u32 heap, u64 addr,
@@ -191,6 +237,7 @@ void xmemsim_rec_map_put(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
 
 /* copy.c: XMEMSIM_IOC_COPY and XMEMSIM_IOC_MEMSET */
+int xmemsim_bounce_reserve(struct xmemsim_dev *d);
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c);
 int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
 

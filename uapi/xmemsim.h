@@ -44,6 +44,7 @@
 #define XMEMSIM_FEAT_MEMSET	0x08ULL	/* XMEMSIM_IOC_MEMSET */
 #define XMEMSIM_FEAT_FREE_CLEAR	0x10ULL	/* XMEMSIM_FREE_CLEAR */
 #define XMEMSIM_FEAT_ALLOC_SIZE	0x20ULL	/* XMEMSIM_IOC_ALLOC_SIZE */
+#define XMEMSIM_FEAT_USER_LIMITS 0x40ULL /* per-user limits, USER_STATS */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -148,7 +149,26 @@ struct xmemsim_heap_stats {
 	__u32 file_allocs;	/* live allocations, both heaps */
 	__u32 limit_allocs;
 	__u64 quota_refused;
-	__u64 reserved[1];
+	__u64 user_owned_bytes;	/* allocated_bytes held by this file's user */
+};
+
+/*
+ * XMEMSIM_IOC_USER_STATS: what the user this file is charged to (the real
+ * uid that opened it) holds over all its open files, and that user's
+ * limits (0 = none). Arrays are indexed by XMEMSIM_HEAP_*.
+ */
+struct xmemsim_user_stats {
+	__u32 uid;		/* out, from here on */
+	__u32 files;		/* open files on this account */
+	__u64 owned_bytes[XMEMSIM_NUM_HEAPS];
+	__u64 limit_bytes[XMEMSIM_NUM_HEAPS];
+	__u32 allocs;		/* live allocations, every heap */
+	__u32 limit_allocs;
+	__u64 plan_mem;		/* kernel memory of the user's plans */
+	__u64 limit_plan_mem;
+	__u64 bounce_bytes;	/* DMA bounce buffers in use */
+	__u64 quota_refused;	/* allocations refused by a limit */
+	__u64 reserved[4];
 };
 
 /* XMEMSIM_IOC_HEAP_DUMP: the heap's blocks in address order. */
@@ -330,5 +350,6 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_PLAN_RELEASE	_IO(XMEMSIM_IOC_MAGIC, 0x0b)
 #define XMEMSIM_IOC_MEMSET	_IOW(XMEMSIM_IOC_MAGIC, 0x0c, struct xmemsim_memset)
 #define XMEMSIM_IOC_ALLOC_SIZE	_IOWR(XMEMSIM_IOC_MAGIC, 0x0d, struct xmemsim_alloc_size)
+#define XMEMSIM_IOC_USER_STATS	_IOR(XMEMSIM_IOC_MAGIC, 0x0e, struct xmemsim_user_stats)
 
 #endif /* _UAPI_XMEMSIM_H */

@@ -34,3 +34,4 @@ install-data: $(MAN_PAGES)
 	install -m 644 completions/xmemctl completions/dramplan \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/
 	install -m 644 modprobe.d/xmemsim.conf $(DESTDIR)$(DATADIR)/doc/xmemsim/modprobe-xmemsim.conf
+	install -m 644 modprobe.d/xmemsim-multiuser.conf $(DESTDIR)$(DATADIR)/doc/xmemsim/modprobe-xmemsim-multiuser.conf

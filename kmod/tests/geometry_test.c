@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the device geometry checks that decide whether insmod succeeds.
+ * KUnit: the device geometry and limit checks that decide whether insmod
+ * succeeds.
  */
 #include <kunit/test.h>
 
@@ -101,8 +102,49 @@ static void geometry_check_test(struct kunit *test)
 		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
 }
 
+/* plan budgets in MiB: file, user, device; and whether insmod takes them */
+struct lim_case {
+	const char *name;
+	u64 file_mb, user_mb, dev_mb;
+	int expect;
+};
+
+static const struct lim_case lim_cases[] = {
+	{ "defaults: the user's half of the device's", 64, 0, 128, 0 },
+	{ "user one below the device", 64, 127, 128, 0 },
+	{ "user fills the device", 64, 128, 128, -EINVAL },
+	{ "user above the device", 0, 256, 128, -EINVAL },
+	{ "device of 1 MiB, user's half of it", 0, 0, 1, 0 },
+	{ "no device cap, no user limit", 0, 0, 0, 0 },
+	{ "no device cap, a user limit", 0, 4096, 0, 0 },
+};
+
+static void lim_case_desc(const struct lim_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(lim, lim_cases, lim_case_desc);
+
+static void limits_check_test(struct kunit *test)
+{
+	const struct lim_case *c = test->param_value;
+	struct xmemsim_limits l = {
+		.plan_file_bytes = c->file_mb << 20,
+		.plan_user_bytes = c->user_mb << 20,
+		.plan_dev_bytes = c->dev_mb << 20,
+	};
+	const char *why = NULL;
+	int ret = xmemsim_limits_check(&l, &why);
+
+	KUNIT_EXPECT_EQ(test, ret, c->expect);
+	if (c->expect)
+		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+}
+
 static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE_PARAM(geometry_check_test, geo_gen_params),
+	KUNIT_CASE_PARAM(limits_check_test, lim_gen_params),
 	{}
 };
 

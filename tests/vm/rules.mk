@@ -15,3 +15,7 @@ VM_TESTS += $(O)/tests/vm/custom_op
 
 $(O)/tests/vm/custom_op: $(O)/examples/custom_op.o $(O)/libxmemsim.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lpthread
+
+# The many-users tests, run by tests/vm/run.sh with the options of
+# modprobe.d/xmemsim-multiuser.conf.
+VM_TESTS += $(O)/tests/vm/multiuser

@@ -10,6 +10,10 @@ tap() {	# tap STATUS NAME
 	if [ "$1" -eq 0 ]; then echo "ok $n - sh: $2"; else echo "not ok $n - sh: $2"; fi
 }
 
+# --- the machine: two CPUs, so races race -------------------------------------
+[ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]
+tap $? "two CPUs online ($(cat /sys/devices/system/cpu/online))"
+
 # --- the module and its node -------------------------------------------------
 grep -q '^xmemsim ' /proc/modules
 tap $? "module is loaded"
@@ -36,6 +40,9 @@ tap $? "insmod rejects overlapping windows"
 tap $? "insmod rejects zero descriptors"
 ! [ -e /dev/xmemsim ]
 tap $? "no node after a failed insmod"
+! insmod /lib/modules/xmemsim.ko plan_user_mb=128 plan_dev_mb=128 2>/dev/null &&
+	dmesg | grep -q 'bad limits: plan_user_mb must be'
+tap $? "insmod rejects a user plan budget that fills the device's"
 ! insmod /lib/modules/xmemsim.ko libc_pool_off=0x1000 2>/dev/null &&
 	dmesg | grep -q 'bad geometry: libc heap pool overlaps the dataram heap pool'
 tap $? "insmod rejects a libc pool over the dataram pool"
@@ -50,8 +57,8 @@ xmemctl --json info | grep -q '"hbm_base":17179869184,"hbm_size":2097152,' &&
 	sed -n 3p /tmp/j.txt | grep -q '^{"heap":"hbm","count":2,"blocks":\[{"kind":' &&
 	sed -n 3p /tmp/j.txt | grep -q '"kind":"mine"' && sed -n 3p /tmp/j.txt | grep -q '"kind":"free"'
 tap $? "xmemctl --json info, stats and dump"
-xmemctl info | grep -q ' libc_pool=0x88000+0x4000 features=0x3f$' &&
-	xmemctl --json info | grep -q '"libc_pool_base":557056,"libc_pool_size":16384,"features":63'
+xmemctl info | grep -q ' libc_pool=0x88000+0x4000 features=0x7f$' &&
+	xmemctl --json info | grep -q '"libc_pool_base":557056,"libc_pool_size":16384,"features":127'
 tap $? "xmemctl info: the libc pool and the feature bits"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko
 tap $? "reload with defaults"
@@ -83,7 +90,7 @@ tap $? "replay: an address and the stats"
 dbg=/sys/kernel/debug/xmemsim
 ( printf 'alloc hbm 8192 4096\n'; sleep 2 ) | xmemctl replay > /dev/null &
 sleep 1
-grep -q 'allocs 1 hbm 8192' $dbg/files && grep -q '^0x0000000400000228 0x0000000400001000        11736 alloc$' $dbg/hbm
+grep -q 'allocs 1 hbm 11736' $dbg/files && grep -q '^0x0000000400000228 0x0000000400001000        11736 alloc$' $dbg/hbm
 tap $? "debugfs: per-file usage and the HBM block map"
 wait
 grep -c ' alloc$' $dbg/hbm | grep -qx 0 && ! grep -q '^file' $dbg/files
@@ -131,6 +138,22 @@ tap $? "insmod with dev_mode=0666 and per-file limits"
 tap $? "dev_mode sets the node's mode"
 export XMEMSIM_NODE=open
 run_c hostile
+
+# --- many users: the shipped multi-user configuration, exactly ----------------------
+mu_opts=$(sed -n 's/^options xmemsim //p' /work/modprobe.d/xmemsim-multiuser.conf | tr '\n' ' ')
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts
+tap $? "insmod with modprobe.d/xmemsim-multiuser.conf ($mu_opts)"
+# what the udev rule does: the node to a group, 0660
+chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
+tap $? "the node to group 600, mode 0660"
+XMEMSIM_NODE_GID=600 run_c multiuser
+printf 'alloc hbm 4096 4096\nuser\n' | xmemctl replay | sed -n 2p > /tmp/u.txt
+grep -qx 'user uid=0 files=1 allocs=1/64 hbm=7640/16777216 dataram=0/4096 libc=0/4096 plan_mem=0/16777216 bounce=0 quota_refused=0' /tmp/u.txt &&
+	xmemctl --json user | grep -q '^{"uid":0,"files":1,"allocs":0,"limit_allocs":64,"hbm":0,'
+tap $? "xmemctl user: the caller's user against the shipped limits ($(cat /tmp/u.txt))"
+[ "$(head -1 /sys/kernel/debug/xmemsim/verify)" = ok ] &&
+	[ "$(wc -l < /sys/kernel/debug/xmemsim/users)" = 1 ]
+tap $? "debugfs verify after the many-users tests, no user left"
 
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)

@@ -49,7 +49,7 @@ static void stats_line(FILE *f, const struct xm_heap *h)
 	uint32_t i;
 
 	for (i = 0; i < h->nalloc; i++)
-		owned += h->alloc_b[i].buf + h->alloc_b[i].size - h->alloc_b[i].aligned;
+		owned += h->alloc_b[i].size;	/* whole blocks, slack included */
 	fprintf(f, "stats pool=0x%" PRIx64 "+0x%" PRIx64 " free=%" PRIu64
 		" allocated=%" PRIu64 " unused=%" PRIu64 " largest=%" PRIu64
 		" descriptors=%u/%u free_blocks=%u alloc_blocks=%u split_refused=%"

@@ -224,6 +224,16 @@ int xms_stats(struct xms_dev *dev, unsigned int heap, struct xmemsim_heap_stats 
 	return ret;
 }
 
+int xms_user_stats(struct xms_dev *dev, struct xmemsim_user_stats *st)
+{
+	struct xmemsim_user_stats s;
+	int ret = xms_cmd(dev, XMEMSIM_IOC_USER_STATS, &s);
+
+	if (!ret)
+		*st = s;
+	return ret;
+}
+
 int xms_dump(struct xms_dev *dev, unsigned int heap, struct xmemsim_block *blocks,
 	     uint32_t cap, uint32_t *count)
 {

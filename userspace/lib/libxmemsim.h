@@ -48,6 +48,8 @@ int xms_alloc(struct xms_dev *dev, unsigned int heap, uint64_t size, uint64_t al
 	      uint32_t flags, uint64_t *addr, int *status);
 int xms_free(struct xms_dev *dev, unsigned int heap, uint64_t addr, int *status);
 int xms_stats(struct xms_dev *dev, unsigned int heap, struct xmemsim_heap_stats *st);
+/* What the user this file is charged to holds, and its limits (USER_STATS). */
+int xms_user_stats(struct xms_dev *dev, struct xmemsim_user_stats *st);
 /* Fills up to cap blocks; *count gets the heap's block count. */
 int xms_dump(struct xms_dev *dev, unsigned int heap, struct xmemsim_block *blocks,
 	     uint32_t cap, uint32_t *count);

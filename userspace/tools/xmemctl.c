@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"  -d, --dev=PATH                the device (default " XMEMSIM_DEFAULT_PATH ")\n"
 		"  -u, --uring                   send every command through io_uring\n"
 		"                                (IORING_OP_URING_CMD, IORING_OP_READ/WRITE)\n"
-		"  -j, --json                    info, stats and dump as one JSON object a line\n"
+		"  -j, --json                    info, stats, user and dump: one JSON object a line\n"
 		"  -h, --help                    this text\n"
 		"  -V, --version                 the version\n"
 		"commands:\n"
@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		"                                free clears the block anyway)\n"
 		"  size HEAP ADDR                an allocation's size asked and usable\n"
 		"  stats HEAP                    heap statistics\n"
+		"  user                          what your user holds over all its\n"
+		"                                open files, and its limits\n"
 		"  dump HEAP                     the heap's blocks in address order\n"
 		"  stack [SIZE]                  an HBM stack (default 4196 bytes)\n"
 		"  read ADDR LEN                 bytes at ADDR, as hex\n"
@@ -359,6 +361,49 @@ static int cmd_stats(struct call *k)
 	return jclose(k, g);
 }
 
+/* USER_STATS: the caller's user, every heap; "held/limit", 0 = no limit. */
+static int cmd_user(struct call *k)
+{
+	struct xmemsim_user_stats s;
+	int ret = xms_user_stats(k->dev, &s);
+	unsigned int h;
+	yajl_gen g;
+
+	if (ret)
+		return failed(k, ret);
+	if (!json) {
+		fprintf(k->out, "user uid=%u files=%u allocs=%u/%u", s.uid, s.files,
+			s.allocs, s.limit_allocs);
+		for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
+			fprintf(k->out, " %s=%" PRIu64 "/%" PRIu64, xms_heap_name(h),
+				(uint64_t)s.owned_bytes[h], (uint64_t)s.limit_bytes[h]);
+		fprintf(k->out, " plan_mem=%" PRIu64 "/%" PRIu64 " bounce=%" PRIu64
+			" quota_refused=%" PRIu64 "\n", (uint64_t)s.plan_mem,
+			(uint64_t)s.limit_plan_mem, (uint64_t)s.bounce_bytes,
+			(uint64_t)s.quota_refused);
+		return 0;
+	}
+	g = jopen();
+	if (g) {
+		static const char *const key[] = {
+			"uid", "files", "allocs", "limit_allocs", "hbm", "limit_hbm",
+			"dataram", "limit_dataram", "libc", "limit_libc", "plan_mem",
+			"limit_plan_mem", "bounce", "quota_refused",
+		};
+		const uint64_t val[] = {
+			s.uid, s.files, s.allocs, s.limit_allocs,
+			s.owned_bytes[XMEMSIM_HEAP_HBM], s.limit_bytes[XMEMSIM_HEAP_HBM],
+			s.owned_bytes[XMEMSIM_HEAP_DATARAM],
+			s.limit_bytes[XMEMSIM_HEAP_DATARAM],
+			s.owned_bytes[XMEMSIM_HEAP_LIBC], s.limit_bytes[XMEMSIM_HEAP_LIBC],
+			s.plan_mem, s.limit_plan_mem, s.bounce_bytes, s.quota_refused,
+		};
+
+		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
+	}
+	return jclose(k, g);
+}
+
 static char block_kind(const struct xmemsim_block *b)
 {
 	if (!(b->flags & XMEMSIM_BLOCK_ALLOCATED))
@@ -558,6 +603,7 @@ static const struct xmemctl_cmd {
 	{ "free",  3, 4, 1, cmd_free },
 	{ "size",  3, 3, 1, cmd_size },
 	{ "stats", 2, 2, 1, cmd_stats },
+	{ "user",  1, 1, 0, cmd_user },
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },
 	{ "read",  3, 3, 0, cmd_read },

@@ -1,0 +1,979 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * multiuser: one device, several users. tests/vm/run.sh loads the module
+ * with exactly the options of modprobe.d/xmemsim-multiuser.conf and gives
+ * the node to a group, as the udev rule does. An attacker (uid 65534, in
+ * that group) tries each way one user could deny the device to the others
+ * (descriptors, many opens, DMA bounce buffers, plan memory, alignment
+ * slack), and a root victim's request within its own limits must still
+ * succeed. The limits are read back from /sys/module/xmemsim/parameters,
+ * so the test follows the configuration file.
+ *
+ * The last test races on two CPUs: a user's writes (pins) against its own
+ * HEAP_FREE, while another user takes every freed block and reads it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "libxmemsim.h"
+#include "tap.h"
+
+#define HBM XMEMSIM_HEAP_HBM
+#define DRAM XMEMSIM_HEAP_DATARAM
+#define LIBC XMEMSIM_HEAP_LIBC
+#define NOBODY 65534
+
+static gid_t node_gid;
+
+static uint64_t param(const char *name)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/xmemsim/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* A page shared between parent and children, zeroed. */
+static void *shared(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int become(uid_t uid)
+{
+	return setgroups(1, &node_gid) || setgid(uid) || setuid(uid) ||
+	       getuid() != uid ? -1 : 0;
+}
+
+static int ready[2];
+
+/*
+ * Start fn(arg) as uid: it sets up what it holds, writes one byte to the
+ * ready pipe and waits to be killed (still holding it). Returns the
+ * child, after its byte came; -1 if it died first.
+ */
+static pid_t start_as(uid_t uid, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(ready[0]);
+		if (become(uid))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	close(ready[0]);
+	return pid;
+}
+
+/* The attacker: uid 65534. */
+static pid_t attacker(int (*fn)(void *), void *arg)
+{
+	return start_as(NOBODY, fn, arg);
+}
+
+static void hold(void)
+{
+	char c = 'r';
+
+	if (write(ready[1], &c, 1) != 1)
+		_exit(99);
+	for (;;)
+		pause();
+}
+
+static void finish(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* --- 1: descriptors are a resource ----------------------------------------- */
+
+struct desc_res {
+	int first, first_err;	/* 64-byte allocations granted, then why not */
+	int refill, refill_err;	/* 4-byte ones into the holes */
+	int other_file_err;	/* a second file of the same user */
+	struct xmemsim_heap_stats st;
+};
+
+/* Spend as many HBM descriptors as one user can: allocate, punch holes, refill. */
+static int nobody_spends_descriptors(void *arg)
+{
+	struct desc_res *r = arg;
+	struct xms_dev xd, x2;
+	static uint64_t a[4096];
+	uint64_t b;
+	int i, ret;
+
+	if (xms_open(&xd, NULL) || xms_open(&x2, NULL))
+		return 1;
+	for (i = 0; i < 4096; i++) {
+		ret = xms_alloc(&xd, HBM, 64, 64, 0, &a[i], NULL);
+		if (ret)
+			break;
+	}
+	r->first = i;
+	r->first_err = -ret;
+	for (i = 1; i < r->first; i += 2)
+		xms_free(&xd, HBM, a[i], NULL);
+	for (i = 0; i < 4096; i++) {
+		ret = xms_alloc(&xd, HBM, 4, 4, 0, &b, NULL);
+		if (ret)
+			break;
+	}
+	r->refill = i;
+	r->refill_err = -ret;
+	r->other_file_err = -xms_alloc(&x2, HBM, 64, 64, 0, &b, NULL);
+	if (xms_stats(&xd, HBM, &r->st))
+		return 2;
+	hold();
+	return 0;
+}
+
+/* The victim's allocation is granted and split to its size. */
+static void victim_alloc(unsigned int heap, uint64_t size, const char *what)
+{
+	struct xms_dev xd;
+	uint64_t a, sz = 0, usable = 0;
+	int ret;
+
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	ret = xms_alloc(&xd, heap, size, 64, 0, &a, NULL);
+	printf("# victim: %s %s of %llu bytes: %d\n", xms_heap_name(heap), what,
+	       (unsigned long long)size, ret);
+	CHECK(ret == 0);
+	if (!ret) {
+		CHECK(xms_alloc_size(&xd, heap, a, &sz, &usable) == 0);
+		CHECK(usable - size < 64);	/* no unsplit remainder */
+	}
+	xms_close(&xd);
+}
+
+TEST(descriptors_one_user_cannot_exhaust_a_heap)
+{
+	struct desc_res *r = shared(sizeof(*r));
+	uint64_t limit = param("user_allocs");
+	pid_t pid;
+
+	REQUIRE(r);
+	CHECK(limit > 0);
+	pid = attacker(nobody_spends_descriptors, r);
+	REQUIRE(pid > 0);
+	printf("# attacker: %d allocations (%s), %d refills (%s); %u of %u descriptors, split_refused %llu\n",
+	       r->first, strerror(r->first_err), r->refill, strerror(r->refill_err),
+	       r->st.blocks_in_use, r->st.num_blocks,
+	       (unsigned long long)r->st.split_refused);
+	CHECK_EQ_U64(r->first, limit);
+	CHECK_EQ_U64(r->first_err, EDQUOT);
+	CHECK_EQ_U64(r->refill, limit / 2);
+	CHECK_EQ_U64(r->refill_err, EDQUOT);
+	CHECK_EQ_U64(r->other_file_err, EDQUOT);
+	CHECK(r->st.blocks_in_use <= 2 * limit + 1);
+	CHECK_EQ_U64(r->st.split_refused, 0);
+	victim_alloc(HBM, 1 << 20, "allocation");
+	victim_alloc(DRAM, 4096, "allocation");
+	victim_alloc(LIBC, 1024, "allocation");
+	finish(pid);
+}
+
+/* --- 2: limits follow the user across its open files ------------------------ */
+
+#define NFILES 5
+
+struct files_res {
+	uint64_t got[3];		/* bytes granted, every file */
+	int err[3];
+	struct xmemsim_user_stats us;
+	struct xmemsim_heap_stats hs;	/* file 0's HBM view */
+};
+
+static int nobody_opens_many(void *arg)
+{
+	static const uint64_t chunk[3] = { 1 << 20, 1024, 1024 };
+	struct files_res *r = arg;
+	struct xms_dev xd[NFILES];
+	unsigned int h;
+	uint64_t a;
+	int i, ret;
+
+	for (i = 0; i < NFILES; i++)
+		if (xms_open(&xd[i], NULL))
+			return 1;
+	/* round robin over the files, until the user's limit says no */
+	for (h = 0; h < 3; h++) {
+		for (i = 0, ret = 0; !ret; i = (i + 1) % NFILES) {
+			ret = xms_alloc(&xd[i], h, chunk[h], 64, 0, &a, NULL);
+			if (!ret)
+				r->got[h] += chunk[h];
+		}
+		r->err[h] = -ret;
+		/* every other file is refused too */
+		for (i = 0; i < NFILES; i++)
+			if (xms_alloc(&xd[i], h, chunk[h], 64, 0, &a, NULL) != -EDQUOT)
+				r->err[h] = 0;
+	}
+	/* reported as read; a module without USER_STATS leaves them zero */
+	xms_user_stats(&xd[0], &r->us);
+	xms_stats(&xd[0], HBM, &r->hs);
+	hold();
+	return 0;
+}
+
+TEST(limits_follow_the_user_across_opens)
+{
+	struct files_res *r = shared(sizeof(*r));
+	uint64_t lim[3] = { param("user_hbm_bytes"), param("user_dataram_bytes"),
+			    param("user_libc_bytes") };
+	unsigned int h;
+	pid_t pid;
+
+	REQUIRE(r);
+	CHECK(lim[0] && lim[1] && lim[2]);
+	pid = attacker(nobody_opens_many, r);
+	REQUIRE(pid > 0);
+	for (h = 0; h < 3; h++) {
+		printf("# attacker, %d files: %s %llu bytes granted (%s), charged %llu of %llu\n",
+		       NFILES, xms_heap_name(h), (unsigned long long)r->got[h],
+		       strerror(r->err[h]), (unsigned long long)r->us.owned_bytes[h],
+		       (unsigned long long)r->us.limit_bytes[h]);
+		CHECK(r->got[h] > 0 && r->got[h] <= lim[h]);
+		CHECK_EQ_U64(r->err[h], EDQUOT);
+		CHECK_EQ_U64(r->us.limit_bytes[h], lim[h]);
+		CHECK(r->us.owned_bytes[h] >= r->got[h] && r->us.owned_bytes[h] <= lim[h]);
+	}
+	CHECK_EQ_U64(r->us.uid, NOBODY);
+	CHECK_EQ_U64(r->us.files, NFILES);
+	CHECK_EQ_U64(r->us.limit_allocs, param("user_allocs"));
+	CHECK_EQ_U64(r->us.quota_refused, 3 * (NFILES + 1));
+	/* HEAP_STATS: file 0 holds part, its user all of it */
+	CHECK_EQ_U64(r->hs.user_owned_bytes, r->us.owned_bytes[HBM]);
+	CHECK(r->hs.owned_bytes < r->hs.user_owned_bytes);
+	victim_alloc(HBM, lim[HBM], "allocation at its limit");
+	victim_alloc(DRAM, lim[DRAM], "allocation at its limit");
+	victim_alloc(LIBC, lim[LIBC], "allocation at its limit");
+	finish(pid);
+}
+
+TEST(user_stats_sum_the_callers_files)
+{
+	struct xmemsim_user_stats us;
+	struct xms_dev a, b;
+	uint64_t x, y;
+
+	REQUIRE(xms_open(&a, NULL) == 0 && xms_open(&b, NULL) == 0);
+	REQUIRE(xms_alloc(&a, HBM, 8192, 4096, 0, &x, NULL) == 0);
+	REQUIRE(xms_alloc(&b, LIBC, 100, 64, 0, &y, NULL) == 0);
+	CHECK(xms_user_stats(&a, &us) == 0);
+	CHECK_EQ_U64(us.uid, 0);
+	CHECK_EQ_U64(us.files, 2);
+	CHECK_EQ_U64(us.allocs, 2);
+	CHECK(us.owned_bytes[HBM] >= 8192 && us.owned_bytes[LIBC] >= 100);
+	CHECK_EQ_U64(us.owned_bytes[DRAM], 0);
+	CHECK_EQ_U64(us.limit_plan_mem, param("plan_user_mb") << 20);
+	xms_close(&b);
+	CHECK(xms_user_stats(&a, &us) == 0);
+	CHECK_EQ_U64(us.files, 1);
+	CHECK_EQ_U64(us.allocs, 1);
+	CHECK_EQ_U64(us.owned_bytes[LIBC], 0);
+	xms_close(&a);
+}
+
+/* --- 3: DMA bounce buffers ----------------------------------------------- */
+
+#define DMA_PROCS 6
+#define DMA_LEN (256 << 10)
+
+struct dma_res {
+	atomic_int stop;
+	atomic_int started;
+	atomic_long copies;
+	atomic_long errors;
+	int dram_err;
+};
+
+static void nobody_dma_loop(struct dma_res *r, int grab_dram)
+{
+	struct xms_dev xd;
+	uint64_t s, d, x;
+
+	if (xms_open(&xd, NULL) ||
+	    xms_alloc(&xd, HBM, DMA_LEN, 64, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, DMA_LEN, 64, 0, &d, NULL))
+		_exit(2);
+	if (grab_dram)	/* and all the dataram this user may have */
+		r->dram_err = xms_alloc(&xd, DRAM, 4096, 64, 0, &x, NULL);
+	atomic_fetch_add(&r->started, 1);
+	while (!atomic_load(&r->stop)) {
+		if (xms_copy(&xd, s, d, DMA_LEN, XMEMSIM_COPY_DMA))
+			atomic_fetch_add(&r->errors, 1);
+		else
+			atomic_fetch_add(&r->copies, 1);
+	}
+	_exit(0);
+}
+
+/* Six processes of one user copying by DMA until told to stop. */
+static int nobody_floods_dma(void *arg)
+{
+	struct dma_res *r = arg;
+	char c = 'r';
+	int i;
+
+	for (i = 0; i < DMA_PROCS; i++)
+		if (!fork())
+			nobody_dma_loop(r, i == 0);
+	while (atomic_load(&r->started) < DMA_PROCS)
+		sched_yield();
+	if (write(ready[1], &c, 1) != 1)
+		return 99;
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+TEST(dma_bounce_buffers_cannot_be_starved)
+{
+	struct dma_res *r = shared(sizeof(*r));
+	unsigned char *in = malloc(DMA_LEN), *out = malloc(DMA_LEN);
+	long before;
+	struct xms_dev xd;
+	uint64_t s, d, x;
+	int i, ok = 0, ret;
+	pid_t pid;
+
+	REQUIRE(r && in && out);
+	pid = attacker(nobody_floods_dma, r);
+	REQUIRE(pid > 0);
+	before = atomic_load(&r->copies);
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	ret = xms_alloc(&xd, DRAM, 4096, 64, 0, &x, NULL);
+	printf("# victim: 4 KiB of dataram beside %d DMA floods: %d\n", DMA_PROCS, ret);
+	CHECK(ret == 0);
+	REQUIRE(xms_alloc(&xd, HBM, DMA_LEN, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, DMA_LEN, 64, 0, &d, NULL) == 0);
+	for (i = 0; i < 8; i++) {
+		memset(in, 0x30 + i, DMA_LEN);
+		if (xms_write(&xd, s, in, DMA_LEN))
+			break;
+		ret = xms_copy(&xd, s, d, DMA_LEN, XMEMSIM_COPY_DMA);
+		if (ret) {
+			printf("# victim: DMA copy %d: %s\n", i, strerror(-ret));
+			continue;
+		}
+		ok += !xms_read(&xd, d, out, DMA_LEN) && !memcmp(in, out, DMA_LEN);
+	}
+	/* a DMA copy into the victim's dataram goes through too */
+	ret = xms_copy(&xd, s, x, 4096, XMEMSIM_COPY_DMA);
+	CHECK(ret == 0);
+	atomic_store(&r->stop, 1);
+	printf("# attacker: %ld DMA copies while the victim made %d of 8 (%ld errors), dataram %d\n",
+	       atomic_load(&r->copies) - before, ok, atomic_load(&r->errors), r->dram_err);
+	CHECK_EQ_U64(ok, 8);
+	CHECK_EQ_U64(r->dram_err, 0);
+	CHECK(atomic_load(&r->copies) > before);	/* they did run */
+	xms_close(&xd);
+	waitpid(pid, NULL, 0);	/* after its six processes */
+	free(in);
+	free(out);
+}
+
+/* --- 4: plan memory --------------------------------------------------------- */
+
+#define PLAN_T 4096
+#define PLAN_FILES 9
+
+static struct xmemsim_interval plan_iv[PLAN_T];
+
+/* A valid plan of n 4 KiB tensors at address 0, live one at a time. */
+static struct xmemsim_plan_tensor *plan_of(uint32_t n)
+{
+	struct xmemsim_plan_tensor *t = calloc(n, sizeof(*t));
+	uint32_t i;
+
+	for (i = 0; t && i < n; i++) {
+		snprintf(t[i].name, sizeof(t[i].name), "t%u", i);
+		t[i].size = 4096;
+		plan_iv[i].lo = plan_iv[i].hi = i;
+		t[i].intervals = (uintptr_t)&plan_iv[i];
+		t[i].nr_intervals = 1;
+		t[i].id = i;
+	}
+	return t;
+}
+
+struct plan_res {
+	int plans, err;
+	struct xmemsim_user_stats us;
+};
+
+static int nobody_fills_plans(void *arg)
+{
+	struct plan_res *r = arg;
+	struct xmemsim_plan_tensor *t = plan_of(PLAN_T);
+	struct xms_dev xd[PLAN_FILES];
+	int i, c, ret = 0;
+
+	if (!t)
+		return 1;
+	for (i = 0; i < PLAN_FILES && !ret; i++) {
+		if (xms_open(&xd[i], NULL))
+			return 2;
+		for (c = 0; c < 2 && !ret; c++) {
+			ret = xms_plan_submit(&xd[i], c, t, PLAN_T, NULL, NULL, 0);
+			r->plans += !ret;
+		}
+	}
+	r->err = -ret;
+	xms_user_stats(&xd[0], &r->us);
+	hold();
+	return 0;
+}
+
+TEST(plan_budget_one_user_cannot_fill_it)
+{
+	struct plan_res *r = shared(9 * sizeof(*r)), *more = r + 1;
+	struct xmemsim_plan_tensor *t = plan_of(PLAN_T);
+	int c, i, ret, enospc = 0;
+	pid_t pid, helpers[8];
+	struct xms_dev xd;
+
+	REQUIRE(r && t);
+	pid = attacker(nobody_fills_plans, r);
+	REQUIRE(pid > 0);
+	printf("# attacker: %d plans of %d tensors, then %s; %llu of %llu bytes of plan memory\n",
+	       r->plans, PLAN_T, strerror(r->err), (unsigned long long)r->us.plan_mem,
+	       (unsigned long long)r->us.limit_plan_mem);
+	CHECK(r->plans > 0);
+	CHECK_EQ_U64(r->err, EDQUOT);
+	CHECK_EQ_U64(r->us.limit_plan_mem, param("plan_user_mb") << 20);
+	CHECK(r->us.plan_mem > 0 && r->us.plan_mem <= r->us.limit_plan_mem);
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	for (c = 0; c < 2; c++) {
+		ret = xms_plan_submit(&xd, c, t, PLAN_T, NULL, NULL, 0);
+		printf("# victim: plan on core %d: %d\n", c, ret);
+		CHECK(ret == 0);
+	}
+	/*
+	 * The device's budget is the backstop: more users, each to its own
+	 * limit, until the device says no (-ENOSPC) to one of them.
+	 */
+	for (i = 0; i < 8 && !enospc; i++) {
+		memset(&more[i], 0, sizeof(more[i]));
+		helpers[i] = start_as(NOBODY - 1 - i, nobody_fills_plans, &more[i]);
+		REQUIRE(helpers[i] > 0);
+		enospc = more[i].err == ENOSPC;
+		CHECK(more[i].err == EDQUOT || more[i].err == ENOSPC);
+	}
+	printf("# %d more users until the device's budget refused one (%s)\n",
+	       i, enospc ? "ENOSPC" : "never");
+	CHECK(enospc);
+	CHECK(i > 1);
+	while (i--)
+		finish(helpers[i]);
+	xms_close(&xd);
+	finish(pid);
+	free(t);
+}
+
+/* --- 5: alignment slack is charged --------------------------------------- */
+
+struct slack_res {
+	int n, err;
+	struct xmemsim_user_stats us;
+};
+
+/* 64 bytes at 4 KiB alignment: nearly a whole 4 KiB of the pool each. */
+static int nobody_aligns(void *arg)
+{
+	struct slack_res *r = arg;
+	struct xms_dev xd;
+	uint64_t a;
+	int ret;
+
+	if (xms_open(&xd, NULL))
+		return 1;
+	while (!(ret = xms_alloc(&xd, DRAM, 64, 4096, 0, &a, NULL)))
+		r->n++;
+	r->err = -ret;
+	xms_user_stats(&xd, &r->us);
+	hold();
+	return 0;
+}
+
+TEST(alignment_slack_counts_against_the_limit)
+{
+	struct slack_res *r = shared(sizeof(*r));
+	pid_t pid;
+
+	REQUIRE(r);
+	pid = attacker(nobody_aligns, r);
+	REQUIRE(pid > 0);
+	printf("# attacker: %d 64-byte blocks at 4 KiB alignment (%s), charged %llu\n",
+	       r->n, strerror(r->err), (unsigned long long)r->us.owned_bytes[DRAM]);
+	CHECK_EQ_U64(r->err, EDQUOT);
+	CHECK(r->us.owned_bytes[DRAM] > 64ULL * r->n);	/* slack counted */
+	CHECK(r->us.owned_bytes[DRAM] <= param("user_dataram_bytes"));
+	victim_alloc(DRAM, 4096, "allocation");
+	finish(pid);
+}
+
+/* --- 6: two CPUs: pins, HEAP_FREE and scrub against another user ---------- */
+
+#define RACE_LEN (16 << 10)
+#define RACE_ROUNDS 400
+
+struct race {
+	atomic_int turn;	/* 0: the owner holds X; 1: the reader may take it */
+	atomic_int done;
+	atomic_long busy;	/* HEAP_FREE refused: a write held a pin */
+	atomic_long writes;
+	uint64_t x;
+	int leaks;		/* reader rounds that saw a byte */
+	int got_x;		/* reader rounds that were given X */
+	int owner_err;
+};
+
+static struct race *rc;
+static struct xms_dev race_dev;
+
+/* The owner's other thread: write 0xa5 over X as fast as it can. */
+static void *race_writer(void *arg)
+{
+	unsigned char *buf = malloc(RACE_LEN);
+
+	(void)arg;
+	if (!buf)
+		return NULL;
+	memset(buf, 0xa5, RACE_LEN);
+	while (!atomic_load(&rc->done))
+		if (!xms_write(&race_dev, rc->x, buf, RACE_LEN))
+			atomic_fetch_add(&rc->writes, 1);
+	free(buf);
+	return NULL;
+}
+
+/* The owner: allocate X, free it under the writer's feet, hand it over. */
+static int nobody_races(void *arg)
+{
+	pthread_t th;
+	uint64_t a;
+	int i, ret;
+
+	(void)arg;
+	if (xms_open(&race_dev, NULL) ||
+	    xms_alloc(&race_dev, HBM, RACE_LEN, 4096, 0, &rc->x, NULL))
+		return 1;
+	if (pthread_create(&th, NULL, race_writer, NULL))
+		return 2;
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		while ((ret = xms_free(&race_dev, HBM, rc->x, NULL)) == -EBUSY)
+			atomic_fetch_add(&rc->busy, 1);
+		if (ret) {
+			rc->owner_err = -ret;
+			break;
+		}
+		atomic_store(&rc->turn, 1);
+		while (atomic_load(&rc->turn) == 1)
+			sched_yield();
+		ret = xms_alloc(&race_dev, HBM, RACE_LEN, 4096, 0, &a, NULL);
+		if (ret || a != rc->x) {
+			rc->owner_err = ret ? -ret : EADDRNOTAVAIL;
+			break;
+		}
+	}
+	atomic_store(&rc->done, 1);
+	atomic_store(&rc->turn, 1);
+	pthread_join(th, NULL);
+	return 0;
+}
+
+TEST(two_cpus_free_against_pins_leaks_nothing)
+{
+	unsigned char *buf = malloc(RACE_LEN), *zero = calloc(1, RACE_LEN);
+	struct xms_dev xd;
+	int i, st;
+	pid_t pid;
+
+	rc = shared(sizeof(*rc));
+	REQUIRE(rc && buf && zero);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("one CPU online");
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid)
+		_exit(become(NOBODY) ? 100 : nobody_races(NULL));
+	for (i = 0; ; i++) {
+		uint64_t a;
+
+		while (atomic_load(&rc->turn) == 0)
+			sched_yield();
+		if (atomic_load(&rc->done))
+			break;
+		if (!xms_alloc(&xd, HBM, RACE_LEN, 4096, 0, &a, NULL)) {
+			rc->got_x += a == rc->x;
+			if (xms_read(&xd, a, buf, RACE_LEN) || memcmp(buf, zero, RACE_LEN))
+				rc->leaks++;
+			xms_free(&xd, HBM, a, NULL);
+		}
+		atomic_store(&rc->turn, 0);
+	}
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	printf("# %d rounds on %ld CPUs: %ld frees refused while a write held a pin, %ld writes, %d times given the freed block, %d leaks\n",
+	       i, sysconf(_SC_NPROCESSORS_ONLN), atomic_load(&rc->busy),
+	       atomic_load(&rc->writes), rc->got_x, rc->leaks);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EQ_U64(rc->owner_err, 0);
+	CHECK_EQ_U64(i, RACE_ROUNDS);
+	CHECK_EQ_U64(rc->got_x, RACE_ROUNDS);
+	CHECK_EQ_U64(rc->leaks, 0);
+	xms_close(&xd);
+	free(buf);
+	free(zero);
+}
+
+/* --- 7: a failed mmap leaves no mapping to a freed block ------------------ */
+
+/*
+ * xmemsim_mmap() maps an allocation page by page and counts the mapping
+ * (the count keeps HEAP_FREE away). When a later page fails, the pages
+ * entered before it must go before the count drops: the mm removes them
+ * only after ->mmap returns, and in that gap another thread could free
+ * the block, another user get it and write, and the failing mapping's
+ * pages still show the new owner's bytes.
+ *
+ * The kernel's fault injection fails the n-th page allocation of one
+ * thread's mmap() (/proc/thread-self/fail-nth, n = 1..3 in turn, through
+ * fail_page_alloc), so some attempts fail at the page table behind the
+ * mapping's fifth page: [Y, Y + 16 KiB) sits in a table
+ * that already exists (an anonymous page just below Y keeps it), Y + 16 KiB
+ * starts a new 2 MiB range, and Y is otherwise a hole. While that thread
+ * maps in a loop on CPU 0 and a SCHED_FIFO thread keeps preempting it (to
+ * hold any gap open), the owner frees the block from CPU 1 the moment it
+ * can, a second user takes it and writes a secret, and a reader on CPU 1
+ * reads Y: after the free nothing may be mapped there. Before the free,
+ * the reader's hits on the owner's own bytes at Y show that the failing
+ * attempts did map pages before they failed.
+ */
+#define MF_LEN (8 * 4096)
+#define MF_ROUNDS 150
+
+struct mf {
+	atomic_int state;	/* MF_* */
+	atomic_int stop;
+	int rounds, leaks, enomem, other_err, reads_ok, mapped;
+	long partial;		/* the owner's bytes read at Y mid-attempt */
+	uint64_t x;
+};
+
+enum { MF_MAPPING, MF_FREED, MF_SECRET, MF_NEXT };
+
+static struct mf *mf;
+static struct xms_dev mf_dev;
+static unsigned char secret_of_owner[MF_LEN];
+static volatile unsigned char *mf_y;
+static __thread sigjmp_buf mf_jmp;
+static __thread volatile int mf_guard;
+
+static void mf_segv(int sig)
+{
+	(void)sig;
+	if (mf_guard)
+		siglongjmp(mf_jmp, 1);
+	_exit(90);
+}
+
+static int on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int write_file(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(v, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* CPU 0: map X at Y over and over, failing the n-th page allocation. */
+static void *mf_mapper(void *arg)
+{
+	int fd, n = 0;
+
+	(void)arg;
+	fd = open("/proc/thread-self/fail-nth", O_WRONLY);
+	if (on_cpu(0) || fd < 0)
+		return (void *)1;
+	while (!atomic_load(&mf->stop)) {
+		char nth[4] = { '1' + n, 0 };
+		void *m;
+
+		if (atomic_load(&mf->state) != MF_MAPPING) {
+			sched_yield();
+			continue;
+		}
+		n = (n + 1) % 3;
+		if (write(fd, nth, 1) != 1)
+			mf->other_err++;
+		m = mmap((void *)mf_y, MF_LEN, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, mf_dev.fd, (off_t)mf->x);
+		if (write(fd, "0", 1) != 1)	/* not triggered: disarm */
+			mf->other_err++;
+		if (m != MAP_FAILED) {
+			mf->mapped++;	/* no failure injected */
+			munmap(m, MF_LEN);
+			continue;
+		}
+		if (errno == ENOMEM)
+			mf->enomem++;
+		else if (errno != EACCES)	/* freed meanwhile */
+			mf->other_err++;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* CPU 0 too, real time: preempt the mapper every 100 us for 3 ms. */
+static void *mf_hog(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct timespec t0, t;
+
+	(void)arg;
+	if (on_cpu(0) || pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		return (void *)1;
+	while (!atomic_load(&mf->stop)) {
+		usleep(100);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 3000000);
+	}
+	return NULL;
+}
+
+/* CPU 1: after the victim wrote, read Y through whatever is mapped there. */
+static void *mf_reader(void *arg)
+{
+	unsigned int i;
+
+	(void)arg;
+	if (on_cpu(1))
+		return (void *)1;
+	while (!atomic_load(&mf->stop)) {
+		int s = atomic_load(&mf->state);
+
+		if (s == MF_MAPPING) {
+			mf_guard = 1;
+			if (!sigsetjmp(mf_jmp, 1) && mf_y[0] == 0x0a)
+				mf->partial++;
+			mf_guard = 0;
+			continue;
+		}
+		if (s == MF_FREED) {	/* freed: nothing may be mapped at Y */
+			mf_guard = 1;
+			if (!sigsetjmp(mf_jmp, 1)) {
+				(void)mf_y[0];
+				mf->reads_ok++;
+			}
+			mf_guard = 0;
+			continue;
+		}
+		if (s != MF_SECRET) {
+			sched_yield();
+			continue;
+		}
+		mf_guard = 1;
+		if (!sigsetjmp(mf_jmp, 1)) {
+			for (i = 0; i < 4 * 4096; i += 64)
+				if (mf_y[i] == 0x5e) {
+					mf->leaks++;
+					break;
+				}
+			mf->reads_ok++;
+		}
+		mf_guard = 0;
+		atomic_store(&mf->state, MF_NEXT);
+	}
+	return NULL;
+}
+
+/* The owner (root): holds X, frees it from CPU 1 the moment it can. */
+static int mf_owner(void)
+{
+	pthread_t th[3];
+	void *(*fn[3])(void *) = { mf_mapper, mf_hog, mf_reader };
+	struct sigaction sa = { .sa_handler = mf_segv, .sa_flags = SA_NODEFER };
+	unsigned char *base;
+	int i, ret;
+
+	if (xms_open(&mf_dev, NULL) ||
+	    xms_alloc(&mf_dev, HBM, MF_LEN, 4096, 0, &mf->x, NULL))
+		return 1;
+	base = mmap(NULL, 8 << 20, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return 2;
+	/* the mapping's first four pages share a page table with base[y - 1] */
+	mf_y = (unsigned char *)(((uintptr_t)base + (4 << 20)) & ~((2UL << 20) - 1)) - 4 * 4096;
+	mf_y[-1] = 1;
+	if (munmap((void *)mf_y, base + (8 << 20) - mf_y) ||
+	    sigaction(SIGSEGV, &sa, NULL) || on_cpu(1))
+		return 3;
+	memset(secret_of_owner, 0x0a, MF_LEN);
+	if (xms_write(&mf_dev, mf->x, secret_of_owner, MF_LEN))
+		return 5;
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&th[i], NULL, fn[i], NULL))
+			return 4;
+	for (mf->rounds = 0; mf->rounds < MF_ROUNDS; mf->rounds++) {
+		int seen = mf->enomem + mf->mapped;
+
+		/* let the mapper try a few times first */
+		while (mf->enomem + mf->mapped < seen + 6 && !mf->other_err)
+			sched_yield();
+		while ((ret = xms_free(&mf_dev, HBM, mf->x, NULL)) == -EBUSY)
+			sched_yield();
+		if (ret)
+			break;
+		atomic_store(&mf->state, MF_FREED);
+		while (atomic_load(&mf->state) != MF_NEXT)
+			sched_yield();
+		if (xms_alloc(&mf_dev, HBM, MF_LEN, 4096, 0, &mf->x, NULL) ||
+		    xms_write(&mf_dev, mf->x, secret_of_owner, MF_LEN))
+			break;
+		atomic_store(&mf->state, MF_MAPPING);
+	}
+	atomic_store(&mf->stop, 1);
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+TEST(failed_mmap_leaves_no_mapping_to_a_freed_block)
+{
+	/* only fail-nth fails anything: probability 0 */
+	static const char *const arm[][2] = {
+		{ "probability", "0" }, { "verbose", "0" },
+		{ "ignore-gfp-wait", "N" }, { "ignore-gfp-highmem", "N" },
+		{ "min-order", "0" },
+	};
+	const char *dir = "/sys/kernel/debug/fail_page_alloc";
+	unsigned char *secret = malloc(MF_LEN);
+	struct xms_dev xd;
+	char path[128];
+	unsigned int i;
+	pid_t pid;
+	int st;
+
+	mf = shared(sizeof(*mf));
+	REQUIRE(mf && secret);
+	if (access(dir, W_OK))
+		SKIP("no fail_page_alloc");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("one CPU online");
+	memset(secret, 0x5e, MF_LEN);
+	for (i = 0; i < sizeof(arm) / sizeof(arm[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, arm[i][0]);
+		REQUIRE(write_file(path, arm[i][1]) == 0);
+	}
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid)
+		_exit(mf_owner());
+	/* the second user, on CPU 1: take the freed block, write a secret */
+	if (fork() == 0) {
+		if (become(NOBODY) || on_cpu(1) || xms_open(&xd, NULL))
+			_exit(100);
+		while (!atomic_load(&mf->stop)) {
+			uint64_t a;
+
+			if (atomic_load(&mf->state) != MF_FREED) {
+				sched_yield();
+				continue;
+			}
+			if (!xms_alloc(&xd, HBM, MF_LEN, 4096, 0, &a, NULL)) {
+				xms_write(&xd, a, secret, MF_LEN);
+				atomic_store(&mf->state, MF_SECRET);
+				while (atomic_load(&mf->state) == MF_SECRET)
+					sched_yield();
+				xms_free(&xd, HBM, a, NULL);
+			} else {
+				atomic_store(&mf->state, MF_NEXT);
+			}
+		}
+		_exit(0);
+	}
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	atomic_store(&mf->stop, 1);
+	while (wait(NULL) > 0)
+		;
+	snprintf(path, sizeof(path), "%s/ignore-gfp-wait", dir);
+	CHECK(write_file(path, "Y") == 0);
+	printf("# %d rounds: %d failed mmaps (ENOMEM), %d mapped, %d other errors; %ld reads of the owner's bytes at Y while a failing attempt ran; after the free: %d reads at Y, %d leaks\n",
+	       mf->rounds, mf->enomem, mf->mapped, mf->other_err, mf->partial,
+	       mf->reads_ok, mf->leaks);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EQ_U64(mf->rounds, MF_ROUNDS);
+	CHECK(mf->enomem > 0);
+	CHECK_EQ_U64(mf->other_err, 0);
+	/* nothing may be mapped at Y once X is freed: no read, no leak */
+	CHECK_EQ_U64(mf->reads_ok, 0);
+	CHECK_EQ_U64(mf->leaks, 0);
+	free(secret);
+}
+
+int main(void)
+{
+	const char *g = getenv("XMEMSIM_NODE_GID");
+
+	node_gid = g ? (gid_t)atoi(g) : 0;
+	return tap_run();
+}
