@@ -169,5 +169,7 @@ int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 		 uint64_t budget);
 const uint64_t *dp_bnb_solution(const struct bnb *b);
 uint64_t dp_bnb_nodes(const struct bnb *b);
+/* items and sections the search visited (its cost, counted like nodes) */
+uint64_t dp_bnb_work(const struct bnb *b);
 
 #endif

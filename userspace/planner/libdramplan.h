@@ -299,8 +299,14 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
 
 /* The default node budget of one dp_place_search: DP_SEARCH_WORK / (n + 1)
- * search nodes (a node costs about O(n)), at least 1000. */
-#define DP_SEARCH_WORK	(1ULL << 28)
+ * search nodes, at least 1000.  A node is one item placed tentatively; it
+ * costs about its neighbours and sections plus a share of its level's list
+ * (O(n)), so the default is a few seconds up to DP_SEARCH_MAX_ITEMS. */
+#define DP_SEARCH_WORK	(1ULL << 30)
+/* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
+ * placement gets the portfolio alone. */
+#define DP_SEARCH_MAX_ITEMS	3000
+#define DP_SEARCH_MAX_EDGES	(8u << 20)
 uint64_t dp_search_budget(size_t n);
 
 struct dp_search_stats {
@@ -309,7 +315,9 @@ struct dp_search_stats {
 	uint64_t portfolio_end;	/* best constructive pass (UINT64_MAX: none) */
 	uint64_t end;		/* the result: max(addr + size) */
 	uint64_t nodes;		/* search nodes spent */
+	uint64_t work;		/* items and sections visited by them (the cost) */
 	int searched;		/* the exact search ran */
+	int built;		/* the exact search's structures were built */
 	int proven;		/* end is optimal; or, on -1, none exists */
 	const char *how;	/* the pass that gave the result */
 };

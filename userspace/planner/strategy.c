@@ -27,9 +27,6 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-#define SEARCH_MAX_ITEMS	3000
-#define SEARCH_MAX_EDGES	(8u << 20)
-
 static uint64_t end_of(const struct dp_item *it, size_t n, uint64_t start)
 {
 	uint64_t e = start;
@@ -175,8 +172,8 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		keep(it, n, best, &best_end, start, &how, names[k]);
 	}
 	st->lower_bound = start + dp_lower_bound(it, n, iv);
-	if (n <= SEARCH_MAX_ITEMS)
-		b = dp_bnb_new(it, n, iv, page, SEARCH_MAX_EDGES);
+	if (n <= DP_SEARCH_MAX_ITEMS)
+		b = dp_bnb_new(it, n, iv, page, DP_SEARCH_MAX_EDGES);
 	if (b) {
 		if (!best_fit(it, n, b, start, ceiling, page, 0))
 			keep(it, n, best, &best_end, start, &how, "best-fit size");
@@ -217,6 +214,8 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		}
 	}
 	st->nodes = b ? dp_bnb_nodes(b) : 0;
+	st->work = b ? dp_bnb_work(b) : 0;
+	st->built = !!b;
 	st->end = best_end;
 	st->how = how;
 	if (best_end != UINT64_MAX)	/* optimal: at the bound, or all below failed */
