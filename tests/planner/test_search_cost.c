@@ -57,6 +57,36 @@ TEST(search_node_work_bounded_by_what_it_changes)
 	}
 }
 
+/* Budget 0, or a portfolio already at the lower bound: the search's
+ * structures are never built (a staircase where everything overlaps:
+ * first fit is exact). */
+TEST(search_builds_nothing_it_does_not_use)
+{
+	struct dp_csv *c = staircase(700, 699, 0);
+	struct dp_search_stats st;
+	struct dp_err e;
+
+	REQUIRE(c);
+	REQUIRE(!dp_csv_solve_search(c, 0, 0, &st, &e));
+	CHECK(!st.built && !st.searched);
+	CHECK_EQ_U64(st.nodes, 0);
+	CHECK_EQ_U64(st.end, st.lower_bound);
+	REQUIRE(!dp_csv_solve_search(c, 0, dp_search_budget(c->n), &st, &e));
+	CHECK(!st.built && !st.searched);
+	CHECK_EQ_U64(dp_csv_peak(c), dp_csv_lower_bound(c));
+	CHECK(st.proven);
+	dp_csv_free(c);
+	/* not at the bound: budget 0 still builds nothing, a budget does */
+	c = staircase(300, 60, 0);
+	REQUIRE(c);
+	REQUIRE(!dp_csv_solve_search(c, 0, 0, &st, &e));
+	CHECK(!st.built && !st.searched);
+	CHECK(st.end > st.lower_bound);
+	REQUIRE(!dp_csv_solve_search(c, 0, 500, &st, &e));
+	CHECK(st.built && st.searched);
+	dp_csv_free(c);
+}
+
 int main(void)
 {
 	return tap_run();

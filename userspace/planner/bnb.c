@@ -65,9 +65,9 @@ struct bnb {
 	uint32_t nsec;
 	uint32_t *sr_first;	/* item -> its section ranges [lo, hi) */
 	uint32_t (*sr)[2];
-	uint32_t *ov_first, *ov;	/* overlaps (CSR) */
+	const uint32_t *ov_first, *ov;	/* overlaps (the dp_ovl's) */
 	uint32_t *sec_first, *sec_items;	/* section -> items live in it */
-	uint64_t *width;	/* live time */
+	const uint64_t *width;	/* live time (the dp_ovl's) */
 	uint32_t *hull;		/* item -> [first, last) section, 2 per item */
 	uint64_t *cut;		/* boundary s|s+1 -> unplaced items across it */
 	/* search state */
@@ -76,7 +76,6 @@ struct bnb {
 	uint32_t *lists;	/* level k's children at lists + k * (2n - k + 1) / 2 */
 	struct trail *tr;
 	size_t ntr, captr;
-	uint32_t *stamp, stampv;
 	uint32_t *raised;	/* place(): the neighbours it raised */
 	uint32_t *rgen, gen;	/* item -> the placement that last raised it */
 	uint32_t (*rg)[3];	/* place(): their section ranges, the item */
@@ -149,12 +148,13 @@ static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
 	return lo;
 }
 
-/* Sections, every item's section ranges, overlaps; NULL when too large. */
+/* Sections, every item's section ranges, the search's state. */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page, size_t max_edges)
+		       const struct dp_iv *iv, uint64_t page,
+		       const struct dp_ovl *ol)
 {
 	struct bnb *b = calloc(1, sizeof(*b));
-	size_t niv = 0, i, k, nt = 0, nsr = 0, ne = 0, cape = 0;
+	size_t niv = 0, i, k, nt = 0, nsr = 0;
 	uint64_t *sz, *al, *times;
 	struct tp *tp;
 
@@ -222,20 +222,17 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	}
 	/* section -> items (CSR), then overlaps through the sections */
 	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
-	b->width = calloc(n + 1, sizeof(*b->width));
+	b->width = ol->width;
+	b->ov_first = ol->first;
+	b->ov = ol->ov;
 	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
-	b->stamp = calloc(n + 1, sizeof(*b->stamp));
 	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
 	b->rgen = calloc(n + 1, sizeof(*b->rgen));
 	b->upl = dp_xrealloc(NULL, n + 1, sizeof(*b->upl));
 	b->rg = dp_xrealloc(NULL, niv + 1, sizeof(*b->rg));
 	b->wit = dp_xrealloc(NULL, b->nsec + 1, sizeof(*b->wit));
-	if (!b->sec_first || !b->width || !b->tot || !b->stamp || !b->rgen)
+	if (!b->sec_first || !b->tot || !b->rgen)
 		abort();
-	for (i = 0; i < n; i++)
-		for (k = 0; k < it[i].iv_count; k++)
-			b->width[i] += iv[it[i].iv_first + k].hi -
-				       iv[it[i].iv_first + k].lo + 1;
 	for (i = 0; i < n; i++)
 		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
 			uint32_t s;
@@ -273,33 +270,6 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 			}
 		free(fill);
 	}
-	b->ov_first = dp_xrealloc(NULL, n + 1, sizeof(*b->ov_first));
-	b->ov = dp_xrealloc(NULL, 1, sizeof(*b->ov));	/* never NULL */
-	for (i = 0; i < n; i++) {
-		b->ov_first[i] = ne;
-		b->stampv++;
-		b->stamp[i] = b->stampv;
-		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
-			uint32_t s, j;
-
-			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
-				for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
-					uint32_t u = b->sec_items[j];
-
-					if (b->stamp[u] == b->stampv)
-						continue;
-					b->stamp[u] = b->stampv;
-					if (ne == cape) {
-						cape = cape ? 2 * cape : 4096;
-						if (cape > max_edges + 4096)
-							goto too_large;
-						b->ov = dp_xrealloc(b->ov, cape, sizeof(*b->ov));
-					}
-					b->ov[ne++] = u;
-				}
-		}
-	}
-	b->ov_first[n] = ne;
 	b->off = dp_xrealloc(NULL, n + 1, sizeof(*b->off));
 	b->minoff = dp_xrealloc(NULL, n + 1, sizeof(*b->minoff));
 	b->sol = dp_xrealloc(NULL, n + 1, sizeof(*b->sol));
@@ -307,9 +277,6 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	b->rank = dp_xrealloc(NULL, n + 1, sizeof(*b->rank));
 	b->lists = dp_xrealloc(NULL, n * (n + 1) / 2 + 1, sizeof(*b->lists));
 	return b;
-too_large:
-	dp_bnb_free(b);
-	return NULL;
 }
 
 void dp_bnb_free(struct bnb *b)
@@ -320,11 +287,8 @@ void dp_bnb_free(struct bnb *b)
 	free((void *)b->align);
 	free(b->sr_first);
 	free(b->sr);
-	free(b->ov_first);
-	free(b->ov);
 	free(b->sec_first);
 	free(b->sec_items);
-	free(b->width);
 	free(b->hull);
 	free(b->cut);
 	free(b->off);
@@ -334,7 +298,6 @@ void dp_bnb_free(struct bnb *b)
 	free(b->rank);
 	free(b->lists);
 	free(b->tr);
-	free(b->stamp);
 	free(b->raised);
 	free(b->rgen);
 	free(b->upl);
@@ -345,16 +308,127 @@ void dp_bnb_free(struct bnb *b)
 	free(b);
 }
 
-uint64_t dp_bnb_width(const struct bnb *b, uint32_t v)
+/* ---- the overlaps ------------------------------------------------------- */
+
+struct ep {
+	uint64_t lo, hi;
+	uint32_t i;
+};
+
+static int cmp_ep(const void *x, const void *y)
 {
-	return b->width[v];
+	const struct ep *p = x, *q = y;
+
+	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
 }
 
-/* The overlaps of item v: out[0 .. return). */
-const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n)
+/*
+ * Which items overlap which (closed intervals): one sweep over the
+ * intervals by start, the open ones in an array compacted as it goes (an
+ * open interval either overlaps the new one or has ended and leaves), so
+ * O(I log I + E); an item pair met through several intervals is listed
+ * once.  NULL when the entries (two per pair) would pass max_edges.
+ */
+struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
+			  const struct dp_iv *iv, size_t max_edges)
 {
-	*n = b->ov_first[v + 1] - b->ov_first[v];
-	return b->ov + b->ov_first[v];
+	struct dp_ovl *o = calloc(1, sizeof(*o));
+	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
+	struct ep *e, *act;
+	uint32_t (*pr)[2] = NULL, *fill, *stamp;
+
+	if (!o)
+		abort();
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	e = dp_xrealloc(NULL, niv + 1, sizeof(*e));
+	act = dp_xrealloc(NULL, niv + 1, sizeof(*act));
+	o->width = calloc(n + 1, sizeof(*o->width));
+	if (!o->width)
+		abort();
+	for (i = 0, k = 0; i < n; i++)
+		for (j = 0; j < it[i].iv_count; j++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + j];
+
+			e[k++] = (struct ep){ v->lo, v->hi, i };
+			o->width[i] += v->hi - v->lo + 1;
+		}
+	qsort(e, niv, sizeof(*e), cmp_ep);
+	for (k = 0; k < niv; k++) {
+		size_t keep = 0;
+
+		for (j = 0; j < na; j++) {
+			if (act[j].hi < e[k].lo)
+				continue;
+			act[keep++] = act[j];
+			if (act[j].i == e[k].i)
+				continue;
+			if (np == capp) {
+				capp = capp ? 2 * capp : 4096;
+				if (2 * np > max_edges)
+					goto too_large;
+				pr = dp_xrealloc(pr, capp, sizeof(*pr));
+			}
+			pr[np][0] = act[j].i;
+			pr[np++][1] = e[k].i;
+		}
+		na = keep;
+		act[na++] = e[k];
+	}
+	if (2 * np > max_edges)
+		goto too_large;
+	/* both directions, by item (counting sort), each pair once */
+	o->first = calloc(n + 2, sizeof(*o->first));
+	fill = calloc(n + 1, sizeof(*fill));
+	stamp = calloc(n + 1, sizeof(*stamp));
+	o->ov = dp_xrealloc(NULL, 2 * np + 1, sizeof(*o->ov));
+	if (!o->first || !fill || !stamp)
+		abort();
+	for (k = 0; k < np; k++) {
+		o->first[pr[k][0] + 1]++;
+		o->first[pr[k][1] + 1]++;
+	}
+	for (i = 0; i < n; i++)
+		o->first[i + 1] += o->first[i];
+	for (k = 0; k < np; k++) {
+		o->ov[o->first[pr[k][0]] + fill[pr[k][0]]++] = pr[k][1];
+		o->ov[o->first[pr[k][1]] + fill[pr[k][1]]++] = pr[k][0];
+	}
+	for (i = 0, k = 0; i < n; i++) {	/* dedupe, compacting in place */
+		uint32_t a = o->first[i], z = o->first[i + 1];
+
+		o->first[i] = k;
+		for (j = a; j < z; j++)
+			if (stamp[o->ov[j]] != i + 1) {
+				stamp[o->ov[j]] = i + 1;
+				o->ov[k++] = o->ov[j];
+			}
+	}
+	o->first[n] = k;
+	o->n = n;
+	free(fill);
+	free(stamp);
+	free(pr);
+	free(e);
+	free(act);
+	return o;
+too_large:
+	free(pr);
+	free(e);
+	free(act);
+	free(o->width);
+	free(o);
+	return NULL;
+}
+
+void dp_ovl_free(struct dp_ovl *o)
+{
+	if (!o)
+		return;
+	free(o->first);
+	free(o->ov);
+	free(o->width);
+	free(o);
 }
 
 /* ---- the preorder ------------------------------------------------------ */

@@ -9,6 +9,9 @@
 
 /* -1, 0 or 1 as a < b, a == b, a > b: qsort comparators chain it with ?: */
 #define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
+/* a macro's value as a string literal */
+#define DP_STR_(x) #x
+#define DP_STR(x) DP_STR_(x)
 
 int dp_classify(struct dp_model *m, struct dp_err *e);
 
@@ -157,12 +160,22 @@ struct dp_key3 {
 	uint32_t i;
 };
 int dp_cmp_key3(const void *x, const void *y);
-/* NULL when the overlaps would pass max_edges */
+/* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
+ * and each item's live time; what best fit and the search share.  NULL
+ * when there would be more than max_edges entries (two per pair). */
+struct dp_ovl {
+	uint32_t *first, *ov;
+	uint64_t *width;
+	size_t n;
+};
+struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
+			  const struct dp_iv *iv, size_t max_edges);
+void dp_ovl_free(struct dp_ovl *o);
+/* the search over the items; ol must outlive it */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page, size_t max_edges);
+		       const struct dp_iv *iv, uint64_t page,
+		       const struct dp_ovl *ol);
 void dp_bnb_free(struct bnb *b);
-const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n);
-uint64_t dp_bnb_width(const struct bnb *b, uint32_t v);
 /* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
  * -1: the budget (search nodes) ran out first */
 int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,

@@ -306,7 +306,7 @@ enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
 /* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
  * placement gets the portfolio alone. */
 #define DP_SEARCH_MAX_ITEMS	3000
-#define DP_SEARCH_MAX_EDGES	(8u << 20)
+#define DP_SEARCH_MAX_EDGES	8388608
 uint64_t dp_search_budget(size_t n);
 
 struct dp_search_stats {
@@ -318,6 +318,8 @@ struct dp_search_stats {
 	uint64_t work;		/* items and sections visited by them (the cost) */
 	int searched;		/* the exact search ran */
 	int built;		/* the exact search's structures were built */
+	const char *skipped;	/* why the search did not run (NULL: it ran, or
+				 * a pass met the lower bound) */
 	int proven;		/* end is optimal; or, on -1, none exists */
 	const char *how;	/* the pass that gave the result */
 };

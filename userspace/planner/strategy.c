@@ -46,7 +46,7 @@ static int cmp_rng(const void *x, const void *y)
 }
 
 /* Best fit in the order of key (area: by size x live sections). */
-static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
+static int best_fit(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 		    uint64_t start, uint64_t ceiling, uint64_t page, int area)
 {
 	struct dp_key3 *k = dp_xrealloc(NULL, n + 1, sizeof(*k));
@@ -57,18 +57,18 @@ static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
 	for (i = 0; i < n; i++) {
 		unsigned __int128 a;
 
-		a = (unsigned __int128)it[i].size * dp_bnb_width(b, i);
+		a = (unsigned __int128)it[i].size * ol->width[i];
 		k[i] = (struct dp_key3){ { area ? (a > UINT64_MAX ? UINT64_MAX :
 						   (uint64_t)a) : it[i].size,
-					   area ? it[i].size : dp_bnb_width(b, i),
+					   area ? it[i].size : ol->width[i],
 					   0 }, i };
 		it[i].addr = DP_UNSET;
 	}
 	qsort(k, n, sizeof(*k), dp_cmp_key3);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t v = k[i].i;
-		size_t nov, no = 0;
-		const uint32_t *ov = dp_bnb_overlaps(b, v, &nov);
+		size_t nov = ol->first[v + 1] - ol->first[v], no = 0;
+		const uint32_t *ov = ol->ov + ol->first[v];
 		uint64_t prev = start, best = DP_UNSET, bgap = UINT64_MAX, a;
 
 		if (nov > cap) {
@@ -153,6 +153,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 					     "start" };
 	uint64_t *best = dp_xrealloc(NULL, n + 1, sizeof(*best));
 	uint64_t best_end = UINT64_MAX, lo, rem;
+	struct dp_ovl *ol = NULL;
 	struct bnb *b = NULL;
 	const char *how = "none";
 	size_t i, k;
@@ -172,13 +173,23 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		keep(it, n, best, &best_end, start, &how, names[k]);
 	}
 	st->lower_bound = start + dp_lower_bound(it, n, iv);
-	if (n <= DP_SEARCH_MAX_ITEMS)
-		b = dp_bnb_new(it, n, iv, page, DP_SEARCH_MAX_EDGES);
-	if (b) {
-		if (!best_fit(it, n, b, start, ceiling, page, 0))
+	/* nothing more is built once a pass meets the lower bound: the
+	 * overlaps for best fit, the search's sections only with a budget */
+	if (best_end > st->lower_bound) {
+		if (n > DP_SEARCH_MAX_ITEMS)
+			st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
+		else if (!(ol = dp_ovl_new(it, n, iv, DP_SEARCH_MAX_EDGES)))
+			st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_EDGES) " overlap entries";
+	}
+	if (ol) {
+		if (!best_fit(it, n, ol, start, ceiling, page, 0))
 			keep(it, n, best, &best_end, start, &how, "best-fit size");
-		if (!best_fit(it, n, b, start, ceiling, page, 1))
+		if (!best_fit(it, n, ol, start, ceiling, page, 1))
 			keep(it, n, best, &best_end, start, &how, "best-fit area");
+		if (best_end > st->lower_bound && !nodes)
+			st->skipped = "--search-nodes 0";
+		else if (best_end > st->lower_bound)
+			b = dp_bnb_new(it, n, iv, page, ol);
 	}
 	st->portfolio_end = best_end;
 	rem = nodes;
@@ -224,6 +235,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	else				/* none exists: the search said so */
 		st->proven = st->searched && proof;
 	dp_bnb_free(b);
+	dp_ovl_free(ol);
 	if (best_end == UINT64_MAX) {
 		free(best);
 		return -1;
