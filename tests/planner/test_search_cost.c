@@ -87,6 +87,45 @@ TEST(search_builds_nothing_it_does_not_use)
 	dp_csv_free(c);
 }
 
+/* Why nothing was found: the three verdicts are told apart. */
+TEST(search_failure_says_why)
+{
+	struct dp_search_stats st;
+	struct dp_csv *c;
+	struct dp_err e;
+	uint64_t lb, peak;
+
+	/* above the search's cutoff: the portfolio alone, and it says so */
+	c = staircase(DP_SEARCH_MAX_ITEMS + 1, 50, 0);
+	REQUIRE(c);
+	lb = dp_csv_lower_bound(c);
+	REQUIRE(!dp_csv_solve_search(c, 0, 1000, &st, &e));
+	peak = dp_csv_peak(c);
+	REQUIRE(peak > lb);
+	CHECK(dp_csv_solve_search(c, peak - 1, 1000, &st, &e));
+	CHECK(!st.proven && !st.searched);
+	CHECK(contains(e.msg, "not searched"));
+	CHECK(!contains(e.msg, "budget"));
+	printf("# %s\n", e.msg);
+	dp_csv_free(c);
+	/* a budget too small: "budget" and how many nodes */
+	c = staircase(300, 60, 0);
+	REQUIRE(c);
+	lb = dp_csv_lower_bound(c);
+	CHECK(dp_csv_solve_search(c, lb, 10, &st, &e) || st.end <= lb);
+	if (st.end > lb) {
+		CHECK(!st.proven && st.searched);
+		CHECK(contains(e.msg, "budget"));
+		CHECK(contains(e.msg, "10 nodes"));
+		printf("# %s\n", e.msg);
+	}
+	/* below the lower bound: proven none */
+	CHECK(dp_csv_solve_search(c, lb - 1, 1000, &st, &e));
+	CHECK(st.proven);
+	CHECK(contains(e.msg, "none exists"));
+	dp_csv_free(c);
+}
+
 int main(void)
 {
 	return tap_run();

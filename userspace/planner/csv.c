@@ -397,10 +397,11 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 	items_of(c, it, iv);
 	if (dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
 			    0, nodes, st)) {
+		char v[160];
+
 		dp_fail(e, "%s: no placement within the capacity %llu (--capacity): %s",
-			c->file, (unsigned long long)capacity, st->proven ?
-			"none exists (the search completed)" :
-			"none found within the search budget (--search-nodes)");
+			c->file, (unsigned long long)capacity,
+			dp_search_verdict(st, v, sizeof(v)));
 		goto out;
 	}
 	for (i = 0; i < c->n; i++) {

@@ -145,12 +145,12 @@ void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr);
 void dp_atree_free(struct dp_atree *t);
 
 /* strategy.c: dp_place in simplify order with the page rule (seed), or
- * dp_place_search (--strategy search); *why: the search's verdict on
- * failure, to end the error message with */
+ * dp_place_search (--strategy search); why[0 .. len): the search's
+ * verdict on failure, to end the error message with ("" in seed mode) */
 int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
-		  const char *tag, const char **why);
+		  const char *tag, char *why, size_t len);
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;

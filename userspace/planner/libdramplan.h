@@ -335,6 +335,10 @@ struct dp_search_stats {
 int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t start, uint64_t ceiling, uint64_t page,
 		    uint64_t nodes, struct dp_search_stats *st);
+/* Why a failed dp_place_search found nothing, one phrase in buf: proven
+ * none, not searched (and why), or the budget spent. */
+const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
+			      size_t len);
 
 /* ---- plan: the plain data a device client sends ------------------- */
 

@@ -136,6 +136,20 @@ static void adopt(const struct bnb *b, struct dp_item *it, size_t n,
 	keep(it, n, best, best_end, start, how, "search");
 }
 
+const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
+			      size_t len)
+{
+	if (st->proven)
+		snprintf(buf, len, "none exists (the search completed)");
+	else if (st->skipped)
+		snprintf(buf, len, "none found by the constructive passes, and not searched (%s)",
+			 st->skipped);
+	else
+		snprintf(buf, len, "none found within the search budget (%llu nodes spent, --search-nodes)",
+			 (unsigned long long)st->nodes);
+	return buf;
+}
+
 uint64_t dp_search_budget(size_t n)
 {
 	uint64_t w = DP_SEARCH_WORK / (n + 1);
@@ -233,7 +247,8 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		st->proven = best_end <= st->lower_bound ||
 			     (ran && proof && lo >= best_end);
 	else				/* none exists: the search said so */
-		st->proven = st->searched && proof;
+		st->proven = (st->searched && proof) ||
+			     st->lower_bound > ceiling;
 	dp_bnb_free(b);
 	dp_ovl_free(ol);
 	if (best_end == UINT64_MAX) {
@@ -257,7 +272,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
-		  const char *tag, const char **why)
+		  const char *tag, char *why, size_t len)
 {
 	struct dp_search_stats ss;
 	double t0 = dp_now();
@@ -268,8 +283,10 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
 			    o->search_nodes != DP_UNSET ? o->search_nodes :
 			    dp_search_budget(n), &ss)) {
-		*why = ss.proven ? "; --strategy search: no placement exists (the search completed)" :
-		       "; --strategy search: none found within the budget (--search-nodes)";
+		char v[160];
+
+		snprintf(why, len, "; --strategy search: %s",
+			 dp_search_verdict(&ss, v, sizeof(v)));
 		dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
 			 st, failed, NULL, tag);
 		return -1;
