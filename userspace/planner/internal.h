@@ -71,6 +71,21 @@ const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e);
 
+/*
+ * verify.c: the overlap sweep of both verifiers.  Items 0 .. nt at
+ * addr[t], size[t] (addr + size must not wrap), their closed live
+ * intervals v[0 .. n) (sorted here by start, then item).  0: items live
+ * at a common time are byte-disjoint; -1: blame[0] (opened first) and
+ * blame[1] overlap while both live at *when.  O((n + nt) log).
+ */
+struct dp_sweep_iv {
+	uint64_t lo, hi;
+	uint32_t t;
+};
+int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
+		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
+		      uint64_t *when);
+
 /* verify.c: rule 5 (interfering tensors byte-disjoint) for one core */
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 		    struct dp_err *e);
