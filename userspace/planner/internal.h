@@ -15,6 +15,10 @@
 
 int dp_classify(struct dp_model *m, struct dp_err *e);
 
+/* util.c: where the first invalid RFC 3629 UTF-8 sequence of s starts
+ * (overlong, surrogate, past U+10FFFF, cut short), or len */
+size_t dp_utf8_bad(const char *s, size_t len);
+
 /*
  * place.c: an interval-tree query's callback gathering the neighbours of
  * item self into adj[0..n), each once per query qid (stamp[] per item);

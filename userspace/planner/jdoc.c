@@ -21,6 +21,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 struct frame {
 	uint32_t node;
@@ -144,54 +145,11 @@ static int value(struct build *b, uint32_t v)
 	return push_child(b, v);
 }
 
-/*
- * RFC 3629 UTF-8: yajl lets overlong forms, surrogates (also from \ud800
- * escapes) and code points past U+10FFFF through.  Other JSON readers
- * reject them, and a plan must read back anywhere.
- */
-static int utf8_ok(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned c = s[i], need, cp, k;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			return 0;
-		}
-		if (len - i <= need)
-			return 0;
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
-}
-
 static int add_str(struct build *b, const char *s, size_t len, uint64_t *off)
 {
 	struct jdoc *d = b->d;
 
-	if (!utf8_ok((const unsigned char *)s, len))
+	if (dp_utf8_bad(s, len) != len)
 		return fail(b, "invalid UTF8 in a string (overlong form, surrogate or past U+10FFFF)");
 	if (memchr(s, 0, len))
 		return fail(b, "\\u0000 in a string (NUL is not allowed in names)");
