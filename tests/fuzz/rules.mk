@@ -12,7 +12,7 @@
 #                runs each for FUZZ_TIME seconds (default 60), new inputs in
 #                build/fuzz/corpus/<harness>/; crashes land in build/fuzz/.
 
-FUZZ_HARNESSES := model csv plan
+FUZZ_HARNESSES := model csv plan search
 FUZZ_TIME ?= 60
 FUZZ_REPLAYS := $(patsubst %,$(O)/tests/fuzz/replay_%,$(FUZZ_HARNESSES))
 HOST_TESTS += $(FUZZ_REPLAYS)
