@@ -71,7 +71,7 @@ TEST(search_builds_nothing_it_does_not_use)
 	CHECK(!st.built && !st.searched);
 	CHECK_EQ_U64(st.nodes, 0);
 	CHECK_EQ_U64(st.end, st.lower_bound);
-	REQUIRE(!dp_csv_solve_search(c, 0, dp_search_budget(c->n), &st, &e));
+	REQUIRE(!dp_csv_solve_search(c, 0, DP_UNSET, &st, &e));
 	CHECK(!st.built && !st.searched);
 	CHECK_EQ_U64(dp_csv_peak(c), dp_csv_lower_bound(c));
 	CHECK(st.proven);

@@ -643,7 +643,10 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 			}
 		}
 	b->work += ng;
-	if (ng > 1)
+	/* the overlaps are listed by start, so the ranges usually are too */
+	for (k = 1; k < ng && rg[k - 1][0] <= rg[k][0]; k++)
+		;
+	if (k < ng)
 		qsort(rg, ng, sizeof(*rg), cmp_u32pair);
 	for (k = 0, s = 0; k < ng; k++) {
 		if (s < rg[k][0])
@@ -743,7 +746,9 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 			else
 				list[nl++] = u;
 		}
-		if (nu > 1)
+		for (k = 1; k < nu && !before(b, up[k], up[k - 1]); k++)
+			;
+		if (k < nu)
 			qsort_r(up, nu, sizeof(*up), cmp_by_key, b);
 		b->work += nu;
 		for (i = nl, k = nu, nl += nu; k; ) {

@@ -150,9 +150,9 @@ const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
 	return buf;
 }
 
-uint64_t dp_search_budget(size_t n)
+uint64_t dp_search_budget(size_t n, uint64_t overlaps)
 {
-	uint64_t w = DP_SEARCH_WORK / (n + 1);
+	uint64_t w = DP_SEARCH_WORK / (n + 1 + 4 * (overlaps / (n ? n : 1)));
 
 	return w < 1000 ? 1000 : w;
 }
@@ -200,12 +200,15 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			keep(it, n, best, &best_end, start, &how, "best-fit size");
 		if (!best_fit(it, n, ol, start, ceiling, page, 1))
 			keep(it, n, best, &best_end, start, &how, "best-fit area");
+		if (nodes == DP_UNSET)
+			nodes = dp_search_budget(n, ol->first[n]);
 		if (best_end > st->lower_bound && !nodes)
 			st->skipped = "--search-nodes 0";
 		else if (best_end > st->lower_bound)
 			b = dp_bnb_new(it, n, iv, page, ol);
 	}
 	st->portfolio_end = best_end;
+	st->budget = b ? nodes : 0;
 	rem = nodes;
 	lo = st->lower_bound;
 	if (b && best_end == UINT64_MAX && rem) {
@@ -281,8 +284,7 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		return dp_place(it, n, iv, start, ceiling, DP_PAGE,
 				DP_ORDER_SIMPLIFY, st, failed, log, tag);
 	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
-			    o->search_nodes != DP_UNSET ? o->search_nodes :
-			    dp_search_budget(n), &ss)) {
+			    o->search_nodes, &ss)) {
 		char v[160];
 
 		snprintf(why, len, "; --strategy search: %s",
