@@ -80,6 +80,7 @@ struct bnb {
 	uint32_t *rgen, gen;	/* item -> the placement that last raised it */
 	uint32_t (*rg)[3];	/* place(): their section ranges, the item */
 	uint32_t *upl;		/* dfs(): the raised items of its list */
+	uint32_t *upt;		/* sort_by_key()'s scratch */
 	uint64_t *wit;		/* section -> an unplaced item at its floor */
 	uint64_t *tmx;		/* max tree over tot[] (leaves at tsz) */
 	uint32_t tsz;
@@ -229,6 +230,7 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
 	b->rgen = calloc(n + 1, sizeof(*b->rgen));
 	b->upl = dp_xrealloc(NULL, n + 1, sizeof(*b->upl));
+	b->upt = dp_xrealloc(NULL, n + 1, sizeof(*b->upt));
 	b->rg = dp_xrealloc(NULL, niv + 1, sizeof(*b->rg));
 	b->wit = dp_xrealloc(NULL, b->nsec + 1, sizeof(*b->wit));
 	if (!b->sec_first || !b->tot || !b->rgen)
@@ -301,6 +303,7 @@ void dp_bnb_free(struct bnb *b)
 	free(b->raised);
 	free(b->rgen);
 	free(b->upl);
+	free(b->upt);
 	free(b->rg);
 	free(b->wit);
 	free(b->tmx);
@@ -444,7 +447,10 @@ int dp_cmp_key3(const void *x, const void *y)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced. */
+static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi);
+
+/* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced
+ * (the max tree over the section totals: O(log) a range). */
 static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
@@ -453,14 +459,13 @@ static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 	int j;
 
 	for (i = 0; i < ni; i++) {
-		uint32_t v = items[i], k, s;
+		uint32_t v = items[i], k;
 		unsigned __int128 a = (unsigned __int128)b->size[v] * b->width[v];
-		uint64_t t = 0;
+		uint64_t t = 0, m;
 
 		for (k = b->sr_first[v]; k < b->sr_first[v + 1]; k++)
-			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
-				if (b->tot[s] > t)
-					t = b->tot[s];
+			if ((m = tot_max(b, b->sr[k][0], b->sr[k][1])) > t)
+				t = m;
 		p[i].i = v;
 		for (j = 0; j < 3; j++)
 			switch (heur[h][j]) {
@@ -664,12 +669,31 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
 	       uint32_t min_rank, uint32_t gen);
 
-static int cmp_by_key(const void *x, const void *y, void *arg)
+/* Sorts a[0 .. n) by (min_offset, rank): a bottom-up merge sort through
+ * the scratch upt[] (no allocation in the search's inner loop). */
+static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
 {
-	const struct bnb *b = arg;
-	uint32_t u = *(const uint32_t *)x, v = *(const uint32_t *)y;
+	uint32_t *src = a, *dst = b->upt, *t;
+	size_t w, i, l, m, r, x, y, k;
 
-	return before(b, u, v) ? -1 : before(b, v, u);
+	for (i = 1; i < n && !before(b, a[i], a[i - 1]); i++)
+		;
+	if (i >= n)
+		return;		/* in order already (the usual case) */
+	for (w = 1; w < n; w *= 2) {
+		for (l = 0; l < n; l = r) {
+			m = l + w < n ? l + w : n;
+			r = l + 2 * w < n ? l + 2 * w : n;
+			for (x = l, y = m, k = l; k < r; k++)
+				dst[k] = y >= r || (x < m && !before(b, src[y], src[x])) ?
+					 src[x++] : src[y++];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
 }
 
 /*
@@ -732,7 +756,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 		for (i = 0; i < np; i++)
 			if (b->off[parent[i]] == DP_UNSET)
 				list[nl++] = parent[i];
-		qsort_r(list, nl, sizeof(*list), cmp_by_key, b);
+		sort_by_key(b, list, nl);
 	} else {
 		/* raised items aside (they moved up), the rest keep their
 		 * order; then merge from the back */
@@ -746,10 +770,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 			else
 				list[nl++] = u;
 		}
-		for (k = 1; k < nu && !before(b, up[k], up[k - 1]); k++)
-			;
-		if (k < nu)
-			qsort_r(up, nu, sizeof(*up), cmp_by_key, b);
+		sort_by_key(b, up, nu);
 		b->work += nu;
 		for (i = nl, k = nu, nl += nu; k; ) {
 			if (i && before(b, up[k - 1], list[i - 1])) {
