@@ -7,9 +7,12 @@
  * and whether the search's plan verifies and is never worse.
  *
  *   bench-quality N...      (total tensors, e.g. 10000 100000)
+ *   bench-quality --perfect N SEED     a perfect packing, CSV on stdout
+ *   bench-quality --staircase N W      a staircase, CSV on stdout
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench-synth.h"
 
@@ -53,6 +56,16 @@ int main(int argc, char **argv)
 {
 	int i, rc = 0;
 
+	if (argc == 4 && !strcmp(argv[1], "--perfect")) {
+		bench_synth_perfect(stdout, strtoul(argv[2], NULL, 10),
+				    strtoull(argv[3], NULL, 10));
+		return fflush(stdout) ? 1 : 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--staircase")) {
+		bench_synth_staircase(stdout, strtoul(argv[2], NULL, 10),
+				      strtoul(argv[3], NULL, 10));
+		return fflush(stdout) ? 1 : 0;
+	}
 	printf("%-9s %14s %14s %14s %7s %9s %9s %s\n", "tensors", "lower bound",
 	       "seed peak", "search peak", "ratio", "seed s", "search s",
 	       "verify");

@@ -12,6 +12,15 @@
 #       same run; without it the baseline is the figure measured for issue 13
 #       on this machine (about 50 s for the 11), labelled as not measured.
 #   SEARCH_NODES=N   the --search-nodes budget (default: dramplan's own)
+#   PERFECT="100 300 1000 10000"  perfect-packing sizes (3 seeds each)
+#   STAIRS="10 30 100 400 1000 2999"  staircase widths (2,999 buffers)
+#
+# Then perfect packings (bench-quality --perfect: guillotine cuts of a
+# rectangle, so the optimum is the lower bound, 64n): seed and search
+# against the optimum; and staircases of 2,999 buffers, each overlapping
+# its W successors: the search's time with the default budget, nodes and
+# ns per node ((time - the portfolio's time) / nodes).  Figures only:
+# nothing here gates on time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
@@ -88,6 +97,56 @@ else
 	printf 'MiniMalloc (NOT measured in this run; issue 13 figure on this machine): about 50 s; ratio search/MiniMalloc %.2f\n' \
 		"$(calc "$tot / 50")"
 fi
+echo
+echo "== perfect packings (optimum = lower bound = 64 n by construction)"
+printf '%-6s %4s %9s %7s %7s %9s %9s %s\n' n seed optimum seed search "search s" nodes how
+for n in ${PERFECT:-100 300 1000 10000}; do
+	rs=0 rn=0 k=0
+	for sd in 1 2 3; do
+		"$O/bench-quality" --perfect "$n" "$sd" >"$tmp/p.csv"
+		s0=$("$O/dramplan" --format=minimalloc -o "$tmp/ps.csv" "$tmp/p.csv" 2>&1)
+		t0=$(now)
+		s1=$("$O/dramplan" --format=minimalloc --strategy search "${nodes[@]}" \
+			-o "$tmp/pn.csv" "$tmp/p.csv" 2>&1)
+		t1=$(now)
+		"$O/dramplan" verify --format=minimalloc "$tmp/pn.csv" >/dev/null ||
+			echo "perfect $n/$sd: the search's solution does not verify"
+		opt=$((64 * n))
+		r0=$(calc "$(echo "$s0" | field peak) / $opt")
+		r1=$(calc "$(echo "$s1" | field peak) / $opt")
+		nn=$(echo "$s1" | sed -n 's/.*(\([a-z -]*\), \([0-9]*\) nodes.*/\2/p')
+		how=$(echo "$s1" | sed -n 's/.*(\([a-z -]*\), [0-9]* nodes.*/\1/p')
+		printf '%-6s %4s %9s %7.3f %7.3f %9.2f %9s %s\n' "$n" "$sd" "$opt" \
+			"$r0" "$r1" "$(calc "$t1 - $t0")" "$nn" "$how"
+		rs=$(calc "$rs + $r1") k=$((k + 1))
+	done
+	printf '%-6s mean search/optimum %.3f\n' "$n" "$(calc "$rs / $k")"
+done
+
+echo
+echo "== staircases: 2999 buffers, each overlapping its W successors (default budget)"
+printf '%6s %9s %9s %9s %10s %7s\n' W "portf. s" "search s" nodes "ns/node" ratio
+for w in ${STAIRS:-10 30 100 400 1000 2999}; do
+	"$O/bench-quality" --staircase 2999 "$w" >"$tmp/s.csv"
+	t0=$(now)
+	"$O/dramplan" --format=minimalloc --strategy search --search-nodes 0 \
+		-o "$tmp/s0.csv" "$tmp/s.csv" >/dev/null 2>&1
+	t1=$(now)
+	out=$("$O/dramplan" --format=minimalloc --strategy search "${nodes[@]}" \
+		-o "$tmp/s1.csv" "$tmp/s.csv" 2>&1)
+	t2=$(now)
+	nn=$(echo "$out" | sed -n 's/.*, \([0-9]*\) nodes.*/\1/p')
+	ps=$(calc "$t1 - $t0")
+	ss=$(calc "$t2 - $t1")
+	if [ "${nn:-0}" -gt 0 ]; then
+		ns=$(calc "($ss - $ps) * 1e9 / $nn")
+	else
+		ns=-
+	fi
+	printf '%6s %9.2f %9.2f %9s %10s %7s\n' "$w" "$ps" "$ss" "${nn:-0}" \
+		"$ns" "$(echo "$out" | sed -n 's/.*ratio \([0-9.]*\).*/\1/p')"
+done
+
 echo
 echo "== training-shaped models (4 cores, shared all-reduced gradients): seed vs search"
 "$O/bench-quality" "${sizes[@]}"

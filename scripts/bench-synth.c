@@ -217,3 +217,62 @@ fail_w:
 fail:
 	return linked(m, -1, &e);
 }
+
+/*
+ * A perfect packing (issue 24): the rectangle time [0, 2n) x bytes
+ * [0, 64n) cut n - 1 times, each time a random piece cut at a random
+ * point across time or across bytes (a guillotine cut), and each piece a
+ * buffer live over its time range with its height as size.  The pieces
+ * tile the rectangle, so at every time the live sizes sum to 64n: the
+ * lower bound is 64n, and the pieces' own offsets reach it, so the
+ * optimum is the lower bound by construction.  MiniMalloc CSV on f.
+ */
+void bench_synth_perfect(FILE *f, uint32_t n, uint64_t seed)
+{
+	struct piece {
+		uint64_t t0, t1, h0, h1;
+	} *p = malloc((n + 1) * sizeof(*p));
+	uint64_t rs = seed * 0x9e3779b97f4a7c15ULL + 1;
+	uint32_t k = 1, i, tries = 0;
+
+	if (!p)
+		abort();
+	p[0] = (struct piece){ 0, 2 * (uint64_t)n, 0, 64 * (uint64_t)n };
+	while (k < n && tries < 100 * n) {
+		struct piece *a = &p[xorshift64_below(&rs, k)], b = *a;
+		int across_time = xorshift64_below(&rs, 2);
+
+		tries++;
+		if (across_time && a->t1 - a->t0 >= 2) {
+			uint64_t c = a->t0 + 1 + xorshift64_below(&rs, a->t1 - a->t0 - 1);
+
+			a->t1 = c;
+			b.t0 = c;
+		} else if (!across_time && a->h1 - a->h0 >= 2) {
+			uint64_t c = a->h0 + 1 + xorshift64_below(&rs, a->h1 - a->h0 - 1);
+
+			a->h1 = c;
+			b.h0 = c;
+		} else {
+			continue;
+		}
+		p[k++] = b;
+	}
+	fprintf(f, "id,lower,upper,size\n");
+	for (i = 0; i < k; i++)
+		fprintf(f, "p%u,%llu,%llu,%llu\n", i, (unsigned long long)p[i].t0,
+			(unsigned long long)p[i].t1,
+			(unsigned long long)(p[i].h1 - p[i].h0));
+	free(p);
+}
+
+/* A staircase: buffer i lives [i, i + w], sizes 1..97 in a fixed
+ * pattern; each overlaps its w successors.  MiniMalloc CSV on f. */
+void bench_synth_staircase(FILE *f, uint32_t n, uint32_t w)
+{
+	uint32_t i;
+
+	fprintf(f, "id,lower,upper,size\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "s%u,%u,%u,%u\n", i, i, i + w + 1, (i * 7919) % 97 + 1);
+}

@@ -86,11 +86,12 @@ for variant in "build" "build/asan SAN=1"; do
 done
 
 stage "fuzz corpus replay (clang, ASan/UBSan)"
-# the seed corpus through the three harnesses built with clang: its UBSan
+# the seed corpus through the four harnesses built with clang: its UBSan
 # catches what gcc's misses (NULL + 0)
 if make -s -j"$JOBS" O=build/clang-san CC=clang SAN=1 \
 	build/clang-san/tests/fuzz/replay_model build/clang-san/tests/fuzz/replay_csv \
-	build/clang-san/tests/fuzz/replay_plan >"$RES/fuzz-clang-build.log" 2>&1; then
+	build/clang-san/tests/fuzz/replay_plan build/clang-san/tests/fuzz/replay_search \
+	>"$RES/fuzz-clang-build.log" 2>&1; then
 	make -s O=build/clang-san CC=clang SAN=1 fuzz-replay >"$RES/fuzz-clang.log" 2>&1
 	collect_tap "$RES/fuzz-clang.tap" "fuzz-clang" build/clang-san/results/replay_*.tap
 else

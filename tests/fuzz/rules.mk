@@ -1,5 +1,6 @@
-# Fuzzing in the tree (issue 11).  Three libFuzzer harnesses -- the JSON
-# model, the MiniMalloc CSV, the plan reader -- and their seed corpus in
+# Fuzzing in the tree (issue 11).  Four libFuzzer harnesses -- the JSON
+# model, the MiniMalloc CSV, the plan reader, and --strategy search against
+# an exhaustive oracle (issue 24) -- and their seed corpus in
 # tests/fuzz/corpus/<harness>/.
 #
 #   host tests   replay_<harness>: the harness with a small main that feeds
@@ -12,7 +13,7 @@
 #                runs each for FUZZ_TIME seconds (default 60), new inputs in
 #                build/fuzz/corpus/<harness>/; crashes land in build/fuzz/.
 
-FUZZ_HARNESSES := model csv plan
+FUZZ_HARNESSES := model csv plan search
 FUZZ_TIME ?= 60
 FUZZ_REPLAYS := $(patsubst %,$(O)/tests/fuzz/replay_%,$(FUZZ_HARNESSES))
 HOST_TESTS += $(FUZZ_REPLAYS)

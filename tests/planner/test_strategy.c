@@ -319,7 +319,7 @@ TEST(search_json_ceiling_reported)
 	p = dp_plan_model(m, &o, NULL, &e);
 	CHECK(!p);
 	CHECK(contains(e.msg, "DRAM allocation failed"));
-	CHECK(contains(e.msg, "--strategy search: no placement exists"));
+	CHECK(contains(e.msg, "--strategy search: none exists (the search completed)"));
 	dp_plan_free(p);
 	dp_model_free(m);
 	m = dp_model_load_json(DP_SRCROOT "/examples/transformer.json", &e);

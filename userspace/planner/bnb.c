@@ -34,6 +34,18 @@
  * bytes live in one of its sections), tried round robin with a node limit
  * that doubles.  Budgets are node counts, never time: the same input and
  * budget give the same answer on any machine.
+ *
+ * Cost model (issue 24).  A node is one item placed (tried): its cost is
+ * bounded by what it changes -- v's neighbours (their min_offsets), v's
+ * sections (floor, total, a max tree over the totals: O(sections + log)),
+ * the sections of the neighbours it raised (a floor is rescanned only when
+ * the item holding it moved and the section is tight, see refloor()) --
+ * plus, once per level, the level's list: the parent's list filtered, the
+ * raised items sorted and merged in (O(n + r log r), no insertion sort).
+ * MiniMalloc's search scans every raised section's items at every node
+ * (about n x width), which made 1,000 nodes of a 2,999-buffer staircase
+ * take seconds.  The children that cannot fit (o + the part's largest
+ * unplaced total above cap) are cut before any is tried: one test a level.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +65,9 @@ struct bnb {
 	uint32_t nsec;
 	uint32_t *sr_first;	/* item -> its section ranges [lo, hi) */
 	uint32_t (*sr)[2];
-	uint32_t *ov_first, *ov;	/* overlaps (CSR) */
+	const uint32_t *ov_first, *ov;	/* overlaps (the dp_ovl's) */
 	uint32_t *sec_first, *sec_items;	/* section -> items live in it */
-	uint64_t *width;	/* live time */
+	const uint64_t *width;	/* live time (the dp_ovl's) */
 	uint32_t *hull;		/* item -> [first, last) section, 2 per item */
 	uint64_t *cut;		/* boundary s|s+1 -> unplaced items across it */
 	/* search state */
@@ -64,12 +76,18 @@ struct bnb {
 	uint32_t *lists;	/* level k's children at lists + k * (2n - k + 1) / 2 */
 	struct trail *tr;
 	size_t ntr, captr;
-	uint32_t *stamp, stampv;
 	uint32_t *raised;	/* place(): the neighbours it raised */
-	int32_t *mark;		/* place(): +1/-1 at their section ranges */
+	uint32_t *rgen, gen;	/* item -> the placement that last raised it */
+	uint32_t (*rg)[3];	/* place(): their section ranges, the item */
+	uint32_t *upl;		/* dfs(): the raised items of its list */
+	uint32_t *upt;		/* sort_by_key()'s scratch */
+	uint64_t *wit;		/* section -> an unplaced item at its floor */
+	uint64_t *tmx;		/* max tree over tot[] (leaves at tsz) */
+	uint32_t tsz;
 	int heur;		/* this run's preorder heuristic */
 	int64_t left;		/* nodes left in this run */
 	uint64_t used;		/* nodes spent, every run */
+	uint64_t work;		/* items and sections visited, every run */
 	uint64_t *sol;		/* the offsets of the last solution found */
 };
 
@@ -131,12 +149,13 @@ static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
 	return lo;
 }
 
-/* Sections, every item's section ranges, overlaps; NULL when too large. */
+/* Sections, every item's section ranges, the search's state. */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page, size_t max_edges)
+		       const struct dp_iv *iv, uint64_t page,
+		       const struct dp_ovl *ol)
 {
 	struct bnb *b = calloc(1, sizeof(*b));
-	size_t niv = 0, i, k, nt = 0, nsr = 0, ne = 0, cape = 0;
+	size_t niv = 0, i, k, nt = 0, nsr = 0;
 	uint64_t *sz, *al, *times;
 	struct tp *tp;
 
@@ -204,18 +223,18 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	}
 	/* section -> items (CSR), then overlaps through the sections */
 	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
-	b->width = calloc(n + 1, sizeof(*b->width));
+	b->width = ol->width;
+	b->ov_first = ol->first;
+	b->ov = ol->ov;
 	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
-	b->stamp = calloc(n + 1, sizeof(*b->stamp));
-	b->mark = calloc(b->nsec + 2, sizeof(*b->mark));
 	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
-	if (!b->sec_first || !b->width || !b->tot || !b->stamp ||
-	    !b->mark)
+	b->rgen = calloc(n + 1, sizeof(*b->rgen));
+	b->upl = dp_xrealloc(NULL, n + 1, sizeof(*b->upl));
+	b->upt = dp_xrealloc(NULL, n + 1, sizeof(*b->upt));
+	b->rg = dp_xrealloc(NULL, niv + 1, sizeof(*b->rg));
+	b->wit = dp_xrealloc(NULL, b->nsec + 1, sizeof(*b->wit));
+	if (!b->sec_first || !b->tot || !b->rgen)
 		abort();
-	for (i = 0; i < n; i++)
-		for (k = 0; k < it[i].iv_count; k++)
-			b->width[i] += iv[it[i].iv_first + k].hi -
-				       iv[it[i].iv_first + k].lo + 1;
 	for (i = 0; i < n; i++)
 		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
 			uint32_t s;
@@ -227,6 +246,16 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		}
 	for (k = 0; k < b->nsec; k++)
 		b->sec_first[k + 1] += b->sec_first[k];
+	for (b->tsz = 1; b->tsz < b->nsec; b->tsz *= 2)
+		;
+	b->tmx = calloc(2 * b->tsz, sizeof(*b->tmx));
+	if (!b->tmx)
+		abort();
+	for (k = 0; k < b->nsec; k++)
+		b->tmx[b->tsz + k] = b->tot[k];
+	for (k = b->tsz - 1; k; k--)
+		b->tmx[k] = b->tmx[2 * k] > b->tmx[2 * k + 1] ?
+			    b->tmx[2 * k] : b->tmx[2 * k + 1];
 	b->sec_items = dp_xrealloc(NULL, b->sec_first[b->nsec] + 1,
 				   sizeof(*b->sec_items));
 	{
@@ -243,33 +272,6 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 			}
 		free(fill);
 	}
-	b->ov_first = dp_xrealloc(NULL, n + 1, sizeof(*b->ov_first));
-	b->ov = dp_xrealloc(NULL, 1, sizeof(*b->ov));	/* never NULL */
-	for (i = 0; i < n; i++) {
-		b->ov_first[i] = ne;
-		b->stampv++;
-		b->stamp[i] = b->stampv;
-		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
-			uint32_t s, j;
-
-			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
-				for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
-					uint32_t u = b->sec_items[j];
-
-					if (b->stamp[u] == b->stampv)
-						continue;
-					b->stamp[u] = b->stampv;
-					if (ne == cape) {
-						cape = cape ? 2 * cape : 4096;
-						if (cape > max_edges + 4096)
-							goto too_large;
-						b->ov = dp_xrealloc(b->ov, cape, sizeof(*b->ov));
-					}
-					b->ov[ne++] = u;
-				}
-		}
-	}
-	b->ov_first[n] = ne;
 	b->off = dp_xrealloc(NULL, n + 1, sizeof(*b->off));
 	b->minoff = dp_xrealloc(NULL, n + 1, sizeof(*b->minoff));
 	b->sol = dp_xrealloc(NULL, n + 1, sizeof(*b->sol));
@@ -277,9 +279,6 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	b->rank = dp_xrealloc(NULL, n + 1, sizeof(*b->rank));
 	b->lists = dp_xrealloc(NULL, n * (n + 1) / 2 + 1, sizeof(*b->lists));
 	return b;
-too_large:
-	dp_bnb_free(b);
-	return NULL;
 }
 
 void dp_bnb_free(struct bnb *b)
@@ -290,11 +289,8 @@ void dp_bnb_free(struct bnb *b)
 	free((void *)b->align);
 	free(b->sr_first);
 	free(b->sr);
-	free(b->ov_first);
-	free(b->ov);
 	free(b->sec_first);
 	free(b->sec_items);
-	free(b->width);
 	free(b->hull);
 	free(b->cut);
 	free(b->off);
@@ -304,23 +300,138 @@ void dp_bnb_free(struct bnb *b)
 	free(b->rank);
 	free(b->lists);
 	free(b->tr);
-	free(b->stamp);
-	free(b->mark);
 	free(b->raised);
+	free(b->rgen);
+	free(b->upl);
+	free(b->upt);
+	free(b->rg);
+	free(b->wit);
+	free(b->tmx);
 	free(b->sol);
 	free(b);
 }
 
-uint64_t dp_bnb_width(const struct bnb *b, uint32_t v)
+/* ---- the overlaps ------------------------------------------------------- */
+
+struct ep {
+	uint64_t lo, hi;
+	uint32_t i;
+};
+
+static int cmp_ep(const void *x, const void *y)
 {
-	return b->width[v];
+	const struct ep *p = x, *q = y;
+
+	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
 }
 
-/* The overlaps of item v: out[0 .. return). */
-const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n)
+/*
+ * Which items overlap which (closed intervals): one sweep over the
+ * intervals by start, the open ones in an array compacted as it goes (an
+ * open interval either overlaps the new one or has ended and leaves), so
+ * O(I log I + E); an item pair met through several intervals is listed
+ * once.  NULL when the entries (two per pair) would pass max_edges.
+ */
+struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
+			  const struct dp_iv *iv, size_t max_edges)
 {
-	*n = b->ov_first[v + 1] - b->ov_first[v];
-	return b->ov + b->ov_first[v];
+	struct dp_ovl *o = calloc(1, sizeof(*o));
+	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
+	struct ep *e, *act;
+	uint32_t (*pr)[2] = NULL, *fill, *stamp;
+
+	if (!o)
+		abort();
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	e = dp_xrealloc(NULL, niv + 1, sizeof(*e));
+	act = dp_xrealloc(NULL, niv + 1, sizeof(*act));
+	o->width = calloc(n + 1, sizeof(*o->width));
+	if (!o->width)
+		abort();
+	for (i = 0, k = 0; i < n; i++)
+		for (j = 0; j < it[i].iv_count; j++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + j];
+
+			e[k++] = (struct ep){ v->lo, v->hi, i };
+			o->width[i] += v->hi - v->lo + 1;
+		}
+	qsort(e, niv, sizeof(*e), cmp_ep);
+	for (k = 0; k < niv; k++) {
+		size_t keep = 0;
+
+		for (j = 0; j < na; j++) {
+			if (act[j].hi < e[k].lo)
+				continue;
+			act[keep++] = act[j];
+			if (act[j].i == e[k].i)
+				continue;
+			if (np == capp) {
+				capp = capp ? 2 * capp : 4096;
+				if (2 * np > max_edges)
+					goto too_large;
+				pr = dp_xrealloc(pr, capp, sizeof(*pr));
+			}
+			pr[np][0] = act[j].i;
+			pr[np++][1] = e[k].i;
+		}
+		na = keep;
+		act[na++] = e[k];
+	}
+	if (2 * np > max_edges)
+		goto too_large;
+	/* both directions, by item (counting sort), each pair once */
+	o->first = calloc(n + 2, sizeof(*o->first));
+	fill = calloc(n + 1, sizeof(*fill));
+	stamp = calloc(n + 1, sizeof(*stamp));
+	o->ov = dp_xrealloc(NULL, 2 * np + 1, sizeof(*o->ov));
+	if (!o->first || !fill || !stamp)
+		abort();
+	for (k = 0; k < np; k++) {
+		o->first[pr[k][0] + 1]++;
+		o->first[pr[k][1] + 1]++;
+	}
+	for (i = 0; i < n; i++)
+		o->first[i + 1] += o->first[i];
+	for (k = 0; k < np; k++) {
+		o->ov[o->first[pr[k][0]] + fill[pr[k][0]]++] = pr[k][1];
+		o->ov[o->first[pr[k][1]] + fill[pr[k][1]]++] = pr[k][0];
+	}
+	for (i = 0, k = 0; i < n; i++) {	/* dedupe, compacting in place */
+		uint32_t a = o->first[i], z = o->first[i + 1];
+
+		o->first[i] = k;
+		for (j = a; j < z; j++)
+			if (stamp[o->ov[j]] != i + 1) {
+				stamp[o->ov[j]] = i + 1;
+				o->ov[k++] = o->ov[j];
+			}
+	}
+	o->first[n] = k;
+	o->n = n;
+	free(fill);
+	free(stamp);
+	free(pr);
+	free(e);
+	free(act);
+	return o;
+too_large:
+	free(pr);
+	free(e);
+	free(act);
+	free(o->width);
+	free(o);
+	return NULL;
+}
+
+void dp_ovl_free(struct dp_ovl *o)
+{
+	if (!o)
+		return;
+	free(o->first);
+	free(o->ov);
+	free(o->width);
+	free(o);
 }
 
 /* ---- the preorder ------------------------------------------------------ */
@@ -336,7 +447,10 @@ int dp_cmp_key3(const void *x, const void *y)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced. */
+static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi);
+
+/* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced
+ * (the max tree over the section totals: O(log) a range). */
 static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
@@ -345,14 +459,13 @@ static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 	int j;
 
 	for (i = 0; i < ni; i++) {
-		uint32_t v = items[i], k, s;
+		uint32_t v = items[i], k;
 		unsigned __int128 a = (unsigned __int128)b->size[v] * b->width[v];
-		uint64_t t = 0;
+		uint64_t t = 0, m;
 
 		for (k = b->sr_first[v]; k < b->sr_first[v + 1]; k++)
-			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
-				if (b->tot[s] > t)
-					t = b->tot[s];
+			if ((m = tot_max(b, b->sr[k][0], b->sr[k][1])) > t)
+				t = m;
 		p[i].i = v;
 		for (j = 0; j < 3; j++)
 			switch (heur[h][j]) {
@@ -378,18 +491,117 @@ static int before(const struct bnb *b, uint32_t u, uint32_t v)
 	return b->rank[u] < b->rank[v];
 }
 
+/*
+ * The largest unplaced total of a run of sections: a bottom-up max tree
+ * over tot[] (leaves at tmx[tsz + s]).  Lowering tot[lo .. hi) rewrites
+ * those leaves and their ancestors, about 2 (hi - lo) + 2 log nsec values,
+ * each through the trail.
+ */
+static void tot_sub(struct bnb *b, uint32_t lo, uint32_t hi, uint64_t d)
+{
+	uint32_t s, x, y;
+
+	for (s = lo; s < hi; s++) {
+		set(b, &b->tot[s], b->tot[s] - d);
+		set(b, &b->tmx[b->tsz + s], b->tot[s]);
+	}
+	for (x = (b->tsz + lo) / 2, y = (b->tsz + hi - 1) / 2; x; x /= 2, y /= 2)
+		for (s = x; s <= y; s++) {
+			uint64_t m = b->tmx[2 * s] > b->tmx[2 * s + 1] ?
+				     b->tmx[2 * s] : b->tmx[2 * s + 1];
+
+			b->work++;
+			if (b->tmx[s] != m)
+				set(b, &b->tmx[s], m);
+		}
+}
+
+static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi)
+{
+	uint64_t m = 0;
+	uint32_t l = lo + b->tsz, r = hi + b->tsz;
+
+	for (; l < r; l /= 2, r /= 2) {
+		if (l & 1 && b->tmx[l] > m)
+			m = b->tmx[l];
+		if (l & 1)
+			l++;
+		if (r & 1 && b->tmx[r - 1] > m)
+			m = b->tmx[r - 1];
+	}
+	return m;
+}
+
+static int cmp_u32pair(const void *x, const void *y)
+{
+	const uint32_t *p = x, *q = y;
+
+	return (p[0] > q[0]) - (p[0] < q[0]);
+}
+
+/*
+ * Section s's floor from its unplaced items: the lowest min_offset among
+ * them (MiniMalloc's "unallocated floor").  floor[s] is always a lower
+ * bound of it; wit[s] is an unplaced item whose min_offset equals floor[s]
+ * (then the floor is exact and stays so until that item moves), or
+ * UINT64_MAX.  ub: the min_offset of an unplaced item live in s (an upper
+ * bound of the floor): when even ub leaves room for the section's unplaced
+ * bytes, the exact floor cannot fail the section either, and the scan
+ * waits until an item of s moves again (only a move raises a floor, and
+ * each move brings the section back here).  So the sections that fail are
+ * exactly those a scan of every raised section would find, but only a
+ * moved witness in a tight section costs a scan, and the scan stops at
+ * the first item at the floor.  -1: the section's unplaced bytes no longer
+ * fit above its floor.
+ */
+static int refloor(struct bnb *b, uint32_t s, uint64_t ub)
+{
+	uint64_t f = b->floor[s], lo = UINT64_MAX, w = b->wit[s], at = UINT64_MAX;
+	uint32_t j;
+
+	if (!b->tot[s])
+		return 0;
+	if (w != UINT64_MAX && b->off[w] == DP_UNSET && b->minoff[w] == f)
+		return 0;
+	if (ub <= b->cap && b->cap - ub >= b->tot[s])
+		return 0;
+	for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
+		uint32_t u = b->sec_items[j];
+
+		b->work++;
+		if (b->off[u] == DP_UNSET && b->minoff[u] < lo) {
+			lo = b->minoff[u];
+			at = u;
+			if (lo <= f)
+				break;
+		}
+	}
+	if (at != w)
+		set(b, &b->wit[s], at);
+	if (lo == UINT64_MAX || lo <= f)
+		return 0;
+	set(b, &b->floor[s], lo);
+	return lo > b->cap || b->cap - lo < b->tot[s] ? -1 : 0;
+}
+
 /* Places v at o: neighbours' min_offsets, section floors and totals, the
  * cuts.  0: consistent in the sections [slo, shi); -1: an inference fails.
- * *hat: v has an unplaced neighbour. */
+ * *hat: v has an unplaced neighbour.  The work is v's neighbours, v's
+ * sections and the sections of the neighbours it raised, never every
+ * section or every item. */
 static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 		 uint32_t shi, int *hat)
 {
 	uint64_t top = o + b->size[v];
-	uint32_t k, j, s, nr = 0;
-	int32_t run = 0;
+	uint32_t k, j, s, nr = 0, gen, (*rg)[3] = b->rg;
+	size_t ng = 0;
 
+	if (!++b->gen)		/* 0 means "no order" to dfs() */
+		b->gen = 1;
+	gen = b->gen;
 	set(b, &b->off[v], o);
 	*hat = 0;
+	b->work += b->ov_first[v + 1] - b->ov_first[v];
 	for (k = b->ov_first[v]; k < b->ov_first[v + 1]; k++) {
 		uint32_t u = b->ov[k];
 		uint64_t m;
@@ -401,68 +613,88 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 			continue;
 		m = legal(b, u, top);
 		set(b, &b->minoff[u], m);
+		b->rgen[u] = gen;
 		if (m > b->cap || b->cap - m < b->size[u])
 			return -1;
 		b->raised[nr++] = u;
 	}
-	for (j = b->sr_first[v]; j < b->sr_first[v + 1]; j++)
+	/* v's sections: every unplaced item there overlaps v, so none can go
+	 * below top (the floor is top, its witness unknown); their totals
+	 * drop by v's size.  top + what is left there = o + what was there:
+	 * the caller's test (o + the largest total within cap) covers them */
+	for (j = b->sr_first[v]; j < b->sr_first[v + 1]; j++) {
+		b->work += b->sr[j][1] - b->sr[j][0];
 		for (s = b->sr[j][0]; s < b->sr[j][1]; s++) {
 			set(b, &b->floor[s], top);
-			set(b, &b->tot[s], b->tot[s] - b->size[v]);
+			if (b->wit[s] != UINT64_MAX)
+				set(b, &b->wit[s], UINT64_MAX);
 		}
+		tot_sub(b, b->sr[j][0], b->sr[j][1], b->size[v]);
+	}
+	b->work += b->hull[2 * v + 1] - b->hull[2 * v];
 	for (s = b->hull[2 * v]; s + 1 < b->hull[2 * v + 1]; s++)
 		set(b, &b->cut[s], b->cut[s] - 1);
-	/* the cheap test first: max(floor, o) + unplaced bytes within cap */
-	for (s = slo; s < shi; s++) {
-		uint64_t f = b->floor[s] > o ? b->floor[s] : o;
-
-		if (f > b->cap || b->cap - f < b->tot[s])
-			return -1;
-	}
-	/* then a section's floor is at least its unplaced items' lowest
-	 * min_offset (only where one was raised; an item at or below the
-	 * floor ends the scan: the floor stays); the sections of the raised
-	 * items as +1/-1 at the ends of their ranges, summed on the way */
+	/* then the floors of the sections the raised items live in, each
+	 * once: their ranges sorted, merged, walked */
 	for (k = 0; k < nr; k++)
 		for (j = b->sr_first[b->raised[k]]; j < b->sr_first[b->raised[k] + 1]; j++) {
-			b->mark[b->sr[j][0]]++;
-			b->mark[b->sr[j][1]]--;
-		}
-	for (s = slo; s < shi; s++) {
-		uint64_t f = b->floor[s], lo = UINT64_MAX;
+			uint32_t lo = b->sr[j][0] > slo ? b->sr[j][0] : slo;
+			uint32_t hi = b->sr[j][1] < shi ? b->sr[j][1] : shi;
 
-		run += b->mark[s];
-		b->mark[s] = 0;
-		if (!run || !b->tot[s])
-			continue;
-		for (j = b->sec_first[s]; j < b->sec_first[s + 1]; j++) {
-			uint32_t u = b->sec_items[j];
-
-			if (b->off[u] == DP_UNSET && b->minoff[u] < lo) {
-				lo = b->minoff[u];
-				if (lo <= f)
-					break;
+			if (lo < hi) {
+				rg[ng][0] = lo;
+				rg[ng][1] = hi;
+				rg[ng++][2] = b->raised[k];
 			}
 		}
-		if (lo == UINT64_MAX || lo <= f)
-			continue;
-		set(b, &b->floor[s], lo);
-		f = lo > o ? lo : o;
-		if (f > b->cap || b->cap - f < b->tot[s])
-			break;
+	b->work += ng;
+	/* the overlaps are listed by start, so the ranges usually are too */
+	for (k = 1; k < ng && rg[k - 1][0] <= rg[k][0]; k++)
+		;
+	if (k < ng)
+		qsort(rg, ng, sizeof(*rg), cmp_u32pair);
+	for (k = 0, s = 0; k < ng; k++) {
+		if (s < rg[k][0])
+			s = rg[k][0];
+		for (; s < rg[k][1]; s++) {
+			b->work++;
+			if (refloor(b, s, b->minoff[rg[k][2]]))
+				return -1;
+		}
 	}
-	if (s < shi) {		/* pruned: the rest of the marks go */
-		for (; s <= shi && s < b->nsec + 1; s++)
-			b->mark[s] = 0;
-		return -1;
-	}
-	b->mark[shi] = 0;
 	return 0;
 }
 
 static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
-	       uint32_t min_rank);
+	       uint32_t min_rank, uint32_t gen);
+
+/* Sorts a[0 .. n) by (min_offset, rank): a bottom-up merge sort through
+ * the scratch upt[] (no allocation in the search's inner loop). */
+static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
+{
+	uint32_t *src = a, *dst = b->upt, *t;
+	size_t w, i, l, m, r, x, y, k;
+
+	for (i = 1; i < n && !before(b, a[i], a[i - 1]); i++)
+		;
+	if (i >= n)
+		return;		/* in order already (the usual case) */
+	for (w = 1; w < n; w *= 2) {
+		for (l = 0; l < n; l = r) {
+			m = l + w < n ? l + w : n;
+			r = l + 2 * w < n ? l + 2 * w : n;
+			for (x = l, y = m, k = l; k < r; k++)
+				dst[k] = y >= r || (x < m && !before(b, src[y], src[x])) ?
+					 src[x++] : src[y++];
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
 
 /*
  * The unplaced items of items[] in [slo, shi), split where no unplaced item
@@ -481,6 +713,7 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 		for (s = a; s + 1 < shi && b->cut[s]; s++)
 			;
 		ns = 0;		/* the part [a, s + 1) */
+		b->work += ni + (s + 1 - a);
 		for (i = 0; i < ni; i++) {
 			uint32_t u = items[i];
 
@@ -492,7 +725,7 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 			for (i = 0; i < ns; i++)
 				sub[ni + i] = b->rank[sub[i]];
 			preorder(b, b->heur, sub, ns);
-			r = dfs(b, level, a, s + 1, sub, ns, 0, 0);
+			r = dfs(b, level, a, s + 1, sub, ns, 0, 0, 0);
 			for (i = 0; i < ns; i++)
 				b->rank[sub[i]] = sub[ni + i];
 		}
@@ -502,29 +735,52 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	return r;
 }
 
+/*
+ * One node.  parent[0 .. np) is the parent's list, sorted by (min_offset,
+ * rank) as they were when the parent made it; gen names the placement
+ * just made (its raised items carry it in rgen[]), 0: parent[] is in no
+ * order (a fresh part).  The list is the unraised unplaced items in the
+ * parent's order merged with the raised ones sorted: O(np + r log r).
+ */
 static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
-	       uint32_t min_rank)
+	       uint32_t min_rank, uint32_t gen)
 {
 	uint32_t *list = b->lists + level * (2 * b->n - level + 1) / 2;
-	uint64_t min_height = UINT64_MAX;
-	size_t i, k, nl = 0;
+	uint32_t *up = b->upl;
+	uint64_t min_height = UINT64_MAX, tmax;
+	size_t i, k, nl = 0, nu = 0, first;
 
-	if (b->left <= 0)
-		return R_ABORT;
-	b->left--;
-	b->used++;
-	/* the parent's children minus the placed one, by (min_offset, rank):
-	 * nearly sorted already (only raised items move), so insertion sort */
-	for (i = 0; i < np; i++) {
-		uint32_t u = parent[i];
+	b->work += np;
+	if (!gen) {
+		for (i = 0; i < np; i++)
+			if (b->off[parent[i]] == DP_UNSET)
+				list[nl++] = parent[i];
+		sort_by_key(b, list, nl);
+	} else {
+		/* raised items aside (they moved up), the rest keep their
+		 * order; then merge from the back */
+		for (i = 0; i < np; i++) {
+			uint32_t u = parent[i];
 
-		if (b->off[u] != DP_UNSET)
-			continue;
-		for (k = nl; k > 0 && before(b, u, list[k - 1]); k--)
-			list[k] = list[k - 1];
-		list[k] = u;
-		nl++;
+			if (b->off[u] != DP_UNSET)
+				continue;
+			if (b->rgen[u] == gen)
+				up[nu++] = u;
+			else
+				list[nl++] = u;
+		}
+		sort_by_key(b, up, nu);
+		b->work += nu;
+		for (i = nl, k = nu, nl += nu; k; ) {
+			if (i && before(b, up[k - 1], list[i - 1])) {
+				list[i + k - 1] = list[i - 1];
+				i--;
+			} else {
+				list[i + k - 1] = up[k - 1];
+				k--;
+			}
+		}
 	}
 	if (!nl)
 		return R_FOUND;
@@ -534,7 +790,32 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 		if (h < min_height)
 			min_height = h;
 	}
-	for (i = 0; i < nl; i++) {
+	/* the canonical children: those not before (min_off, min_rank), a
+	 * suffix of the list */
+	{
+		size_t lo = 0, hi = nl;
+
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+			uint32_t u = list[m];
+
+			if (b->minoff[u] < min_off ||
+			    (b->minoff[u] == min_off && b->rank[u] < min_rank))
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		first = lo;
+	}
+	/* every section of the part: the unplaced bytes above the next
+	 * offset, max(floor, o) + tot within cap.  The floors passed when they
+	 * were set (tot only fell since), and o + tot is o + the largest
+	 * total (v's own sections included: top + tot - size = o + tot), the
+	 * same for every child: past it no child fits */
+	tmax = tot_max(b, slo, shi);
+	if (tmax > b->cap)
+		return R_NONE;
+	for (i = first; i < nl; i++) {
 		uint32_t v = list[i], x;
 		uint64_t o = b->minoff[v];
 		size_t mark = b->ntr;
@@ -542,15 +823,21 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 
 		if (o >= min_height)	/* dominance; the list is by offset */
 			break;
-		if (o < min_off || (o == min_off && b->rank[v] < min_rank))
-			continue;	/* not canonical */
+		if (o > b->cap - tmax)
+			break;
+		if (b->left <= 0)	/* a node: one item placed */
+			return R_ABORT;
+		b->left--;
+		b->used++;
 		if (!place(b, v, o, slo, shi, &hat)) {
+			uint32_t g = b->gen;
+
 			b->sol[v] = o;
 			for (x = b->hull[2 * v]; x + 1 < b->hull[2 * v + 1]; x++)
 				if (x >= slo && x + 1 < shi && !b->cut[x])
 					split = 1;
 			r = split ? parts(b, level + 1, slo, shi, list, nl) :
-			    dfs(b, level + 1, slo, shi, list, nl, o, b->rank[v]);
+			    dfs(b, level + 1, slo, shi, list, nl, o, b->rank[v], g);
 		}
 		undo(b, mark);
 		if (r != R_NONE)
@@ -582,6 +869,7 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
 	}
 	for (s = 0; s < b->nsec; s++) {
 		b->floor[s] = start;
+		b->wit[s] = UINT64_MAX;
 		if (start > cap || cap - start < b->tot[s])
 			return R_NONE;
 	}
@@ -641,4 +929,9 @@ const uint64_t *dp_bnb_solution(const struct bnb *b)
 uint64_t dp_bnb_nodes(const struct bnb *b)
 {
 	return b->used;
+}
+
+uint64_t dp_bnb_work(const struct bnb *b)
+{
+	return b->work;
 }

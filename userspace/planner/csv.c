@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 enum { C_ID, C_LOWER, C_UPPER, C_SIZE, C_ALIGN, C_OFFSET, C_N };
 static const char *const col_names[C_N] = { "id", "lower", "upper", "size",
@@ -397,10 +398,11 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 	items_of(c, it, iv);
 	if (dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
 			    0, nodes, st)) {
+		char v[160];
+
 		dp_fail(e, "%s: no placement within the capacity %llu (--capacity): %s",
-			c->file, (unsigned long long)capacity, st->proven ?
-			"none exists (the search completed)" :
-			"none found within the search budget (--search-nodes)");
+			c->file, (unsigned long long)capacity,
+			dp_search_verdict(st, v, sizeof(v)));
 		goto out;
 	}
 	for (i = 0; i < c->n; i++) {
@@ -466,11 +468,21 @@ static int cmp_lower(const void *a, const void *b)
 }
 
 /* Sweep by lower bound; compare with every buffer still live. */
+/*
+ * The rules of a solution, then the overlap sweep the plan verifier uses
+ * (dp_sweep_disjoint: O(n log n), where a scan of the open buffers was
+ * O(n^2) with everything live).  Buffers are numbered in (lower, id)
+ * order, so the pair named is the one the scan in that order met first.
+ */
 int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 {
-	const struct dp_csv_buf **s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
-	const struct dp_csv_buf **act = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*act));
-	size_t i, j, nact = 0;
+	size_t n = c->n ? c->n : 1, i;
+	const struct dp_csv_buf **s = dp_xrealloc(NULL, n, sizeof(*s));
+	struct dp_sweep_iv *v = dp_xrealloc(NULL, n, sizeof(*v));
+	uint64_t *addr = dp_xrealloc(NULL, n, sizeof(*addr));
+	uint64_t *size = dp_xrealloc(NULL, n, sizeof(*size));
+	uint32_t blame[2];
+	uint64_t when;
 	int rc = 0;
 
 	for (i = 0; i < c->n; i++) {
@@ -495,29 +507,25 @@ int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 		s[i] = b;
 	}
 	qsort(s, c->n, sizeof(*s), cmp_lower);
-	for (i = 0; i < c->n; i++) {
-		size_t w = 0;
+	for (i = 0; i < c->n; i++) {	/* live [lower, upper): closed [lower, upper - 1] */
+		addr[i] = s[i]->offset;
+		size[i] = s[i]->size;
+		v[i] = (struct dp_sweep_iv){ s[i]->lower, s[i]->upper - 1, i };
+	}
+	if (dp_sweep_disjoint(v, c->n, addr, size, c->n, blame, &when)) {
+		const struct dp_csv_buf *x = s[blame[0]], *y = s[blame[1]];
 
-		for (j = 0; j < nact; j++)
-			if (act[j]->upper > s[i]->lower)
-				act[w++] = act[j];
-		nact = w;
-		for (j = 0; j < nact; j++)
-			if (act[j]->offset < s[i]->offset + s[i]->size &&
-			    s[i]->offset < act[j]->offset + act[j]->size) {
-				rc = dp_fail(e, "%s: buffers '%s' and '%s' overlap: both live at time %llu, offsets [%llu, %llu) and [%llu, %llu)",
-					     c->file, act[j]->id, s[i]->id,
-					     (unsigned long long)s[i]->lower,
-					     (unsigned long long)act[j]->offset,
-					     (unsigned long long)(act[j]->offset + act[j]->size),
-					     (unsigned long long)s[i]->offset,
-					     (unsigned long long)(s[i]->offset + s[i]->size));
-				goto out;
-			}
-		act[nact++] = s[i];
+		rc = dp_fail(e, "%s: buffers '%s' and '%s' overlap: both live at time %llu, offsets [%llu, %llu) and [%llu, %llu)",
+			     c->file, x->id, y->id, (unsigned long long)when,
+			     (unsigned long long)x->offset,
+			     (unsigned long long)(x->offset + x->size),
+			     (unsigned long long)y->offset,
+			     (unsigned long long)(y->offset + y->size));
 	}
 out:
 	free(s);
-	free(act);
+	free(v);
+	free(addr);
+	free(size);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "libdramplan.h"
+#include "internal.h"
 
 #define FILL_MAX 16384		/* at most about this many spacers */
 
@@ -55,11 +56,20 @@ struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 	if (!core || dp_block_add(m, core, "entry", "minimalloc", e) < 0)
 		goto fail;
 	for (i = 0; i < c->n; i++) {
+		size_t len = strlen(c->b[i].id), bad = dp_utf8_bad(c->b[i].id, len);
 		struct dp_tensor_spec s = { .name = c->b[i].id,
 					    .elem_size = 1,
 					    .mem = DP_MEM_DRAM,
 					    .usage = DP_USE_SPILL };
 
+		/* the JSON reader takes names in UTF-8 only: refuse what it
+		 * would refuse rather than write it */
+		if (bad != len) {
+			dp_fail(e, "%s: buffer %zu (data row %zu): id is not valid UTF-8 (byte 0x%02x at offset %zu), which a model's names must be",
+				c->file, i, i + 1,
+				(unsigned char)c->b[i].id[bad], bad);
+			goto fail;
+		}
 		if (__builtin_mul_overflow(c->b[i].size, scale, &s.elems)) {
 			dp_fail(e, "%s: buffer '%s': size x %llu overflows 64 bits",
 				c->file, c->b[i].id, (unsigned long long)scale);

@@ -9,8 +9,15 @@
 
 /* -1, 0 or 1 as a < b, a == b, a > b: qsort comparators chain it with ?: */
 #define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
+/* a macro's value as a string literal */
+#define DP_STR_(x) #x
+#define DP_STR(x) DP_STR_(x)
 
 int dp_classify(struct dp_model *m, struct dp_err *e);
+
+/* util.c: where the first invalid RFC 3629 UTF-8 sequence of s starts
+ * (overlong, surrogate, past U+10FFFF, cut short), or len */
+size_t dp_utf8_bad(const char *s, size_t len);
 
 /*
  * place.c: an interval-tree query's callback gathering the neighbours of
@@ -67,6 +74,21 @@ const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
 /* verify.c: rule 6a alone (links), for the tests */
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e);
+
+/*
+ * verify.c: the overlap sweep of both verifiers.  Items 0 .. nt at
+ * addr[t], size[t] (addr + size must not wrap), their closed live
+ * intervals v[0 .. n) (sorted here by start, then item).  0: items live
+ * at a common time are byte-disjoint; -1: blame[0] (opened first) and
+ * blame[1] overlap while both live at *when.  O((n + nt) log).
+ */
+struct dp_sweep_iv {
+	uint64_t lo, hi;
+	uint32_t t;
+};
+int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
+		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
+		      uint64_t *when);
 
 /* verify.c: rule 5 (interfering tensors byte-disjoint) for one core */
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
@@ -142,12 +164,12 @@ void dp_atree_insert(struct dp_atree *t, uint32_t v, uint64_t addr);
 void dp_atree_free(struct dp_atree *t);
 
 /* strategy.c: dp_place in simplify order with the page rule (seed), or
- * dp_place_search (--strategy search); *why: the search's verdict on
- * failure, to end the error message with */
+ * dp_place_search (--strategy search); why[0 .. len): the search's
+ * verdict on failure, to end the error message with ("" in seed mode) */
 int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
-		  const char *tag, const char **why);
+		  const char *tag, char *why, size_t len);
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;
@@ -157,17 +179,29 @@ struct dp_key3 {
 	uint32_t i;
 };
 int dp_cmp_key3(const void *x, const void *y);
-/* NULL when the overlaps would pass max_edges */
+/* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
+ * and each item's live time; what best fit and the search share.  NULL
+ * when there would be more than max_edges entries (two per pair). */
+struct dp_ovl {
+	uint32_t *first, *ov;
+	uint64_t *width;
+	size_t n;
+};
+struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
+			  const struct dp_iv *iv, size_t max_edges);
+void dp_ovl_free(struct dp_ovl *o);
+/* the search over the items; ol must outlive it */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page, size_t max_edges);
+		       const struct dp_iv *iv, uint64_t page,
+		       const struct dp_ovl *ol);
 void dp_bnb_free(struct bnb *b);
-const uint32_t *dp_bnb_overlaps(const struct bnb *b, uint32_t v, size_t *n);
-uint64_t dp_bnb_width(const struct bnb *b, uint32_t v);
 /* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
  * -1: the budget (search nodes) ran out first */
 int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 		 uint64_t budget);
 const uint64_t *dp_bnb_solution(const struct bnb *b);
 uint64_t dp_bnb_nodes(const struct bnb *b);
+/* items and sections the search visited (its cost, counted like nodes) */
+uint64_t dp_bnb_work(const struct bnb *b);
 
 #endif

@@ -21,6 +21,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 struct frame {
 	uint32_t node;
@@ -36,7 +37,13 @@ struct build {
 	size_t nfr, cfr;
 	char why[160];	/* a rule broken inside a callback */
 	yajl_handle h;
+	/* short texts already in the arena: open addressing, offset + 1 */
+	uint32_t *ht;
+	size_t hcap, hn;
 };
+
+#define INTERN_MAX_LEN 16	/* longer texts are rarely repeated */
+#define INTERN_MAX (1u << 20)	/* texts remembered: a table of 8 MB at most */
 
 /*
  * The document's three arrays live in their own mappings: growing one is
@@ -126,7 +133,7 @@ static int new_node(struct build *b, uint32_t type, uint32_t n, uint64_t a,
 {
 	struct jdoc *d = b->d;
 
-	if (d->nn >= JNONE - 1)
+	if (d->nn >= JV_SCALAR - 1)
 		return fail(b, "too many values");
 	d->node = vgrow(d->node, &d->cn, d->nn + 1, sizeof(*d->node));
 	d->node[d->nn] = (struct jnode){ type, n, a };
@@ -144,64 +151,85 @@ static int value(struct build *b, uint32_t v)
 	return push_child(b, v);
 }
 
-/*
- * RFC 3629 UTF-8: yajl lets overlong forms, surrogates (also from \ud800
- * escapes) and code points past U+10FFFF through.  Other JSON readers
- * reject them, and a plan must read back anywhere.
- */
-static int utf8_ok(const unsigned char *s, size_t len)
+static uint32_t hash_text(const char *s, size_t len)
 {
-	size_t i = 0;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	size_t i;
 
-	while (i < len) {
-		unsigned c = s[i], need, cp, k;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			return 0;
-		}
-		if (len - i <= need)
-			return 0;
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += need + 1;
-	}
-	return 1;
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
 }
 
-static int add_str(struct build *b, const char *s, size_t len, uint64_t *off)
+/* The slot of text s in the table: its entry, or the empty slot for it. */
+static uint32_t *slot_of(struct build *b, const char *s, size_t len,
+			 uint32_t h)
+{
+	size_t i = h & (b->hcap - 1);
+
+	for (;; i = (i + 1) & (b->hcap - 1)) {
+		uint32_t *e = &b->ht[i];
+		const char *t;
+
+		if (!*e)
+			return e;
+		t = b->d->str + *e - 1;
+		if (!memcmp(t, s, len) && !t[len])
+			return e;
+	}
+}
+
+static void rehash(struct build *b)
+{
+	uint32_t *old = b->ht;
+	size_t n = b->hcap, i;
+
+	b->hcap = n ? 2 * n : 1024;
+	b->ht = calloc(b->hcap, sizeof(*b->ht));
+	if (!b->ht)
+		abort();
+	for (i = 0; i < n; i++)
+		if (old[i]) {
+			const char *t = b->d->str + old[i] - 1;
+			size_t l = strlen(t);
+
+			*slot_of(b, t, l, hash_text(t, l)) = old[i];
+		}
+	free(old);
+}
+
+/* A string or number text into the arena (a short one seen before is
+ * shared): *off its offset. */
+static int add_str(struct build *b, const char *s, size_t len, uint32_t *off)
 {
 	struct jdoc *d = b->d;
+	uint32_t *e = NULL, h = 0;
 
-	if (!utf8_ok((const unsigned char *)s, len))
+	if (dp_utf8_bad(s, len) != len)
 		return fail(b, "invalid UTF8 in a string (overlong form, surrogate or past U+10FFFF)");
 	if (memchr(s, 0, len))
 		return fail(b, "\\u0000 in a string (NUL is not allowed in names)");
-	if (d->ns + len + 1 > UINT32_MAX)
-		return fail(b, "document too large (strings past 4 GiB)");
+	if (len <= INTERN_MAX_LEN) {
+		if (2 * (b->hn + 1) > b->hcap && b->hn < INTERN_MAX)
+			rehash(b);
+		h = hash_text(s, len);
+		e = slot_of(b, s, len, h);
+		if (*e) {
+			*off = *e - 1;
+			return 1;
+		}
+	}
+	if (d->ns + len + 1 > JV_ARENA_MAX)
+		return fail(b, "document too large (strings past 1 GiB)");
 	d->str = vgrow(d->str, &d->cs, d->ns + len + 1, 1);
 	memcpy(d->str + d->ns, s, len);
 	d->str[d->ns + len] = 0;
 	*off = d->ns;
 	d->ns += len + 1;
+	if (e && b->hn < INTERN_MAX && 2 * (b->hn + 1) <= b->hcap) {
+		*e = *off + 1;
+		b->hn++;
+	}
 	return 1;
 }
 
@@ -221,22 +249,18 @@ static int cb_bool(void *ctx, int t)
 
 static int cb_number(void *ctx, const char *s, size_t len)
 {
-	uint64_t off;
-	uint32_t v;
+	uint32_t off;
 
 	return add_str(ctx, s, len, &off) &&
-	       new_node(ctx, J_NUM, len, off, &v) && value(ctx, v);
+	       value(ctx, JV_SCALAR | JV_NUM | off);
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
-	uint64_t off;
-	uint32_t v;
+	uint32_t off;
 
-	if (len > UINT32_MAX)
-		return fail(ctx, "string too long");
 	return add_str(ctx, (const char *)s, len, &off) &&
-	       new_node(ctx, J_STR, len, off, &v) && value(ctx, v);
+	       value(ctx, JV_SCALAR | off);
 }
 
 static int open_c(struct build *b, int obj)
@@ -288,7 +312,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t len)
 {
 	struct build *b = ctx;
 	struct frame *f = &b->fr[b->nfr - 1];
-	uint64_t off;
+	uint32_t off;
 	size_t i;
 
 	if ((b->nstk - f->base) / 2 >= JDOC_MAX_KEYS)
@@ -448,6 +472,7 @@ static int finish(struct feeder *f, struct jdoc *d, int rc)
 	yajl_free(f->b.h);
 	free(f->b.stk);
 	free(f->b.fr);
+	free(f->b.ht);
 	if (rc) {
 		jdoc_free(d);
 		return -1;
@@ -536,11 +561,16 @@ void jdoc_free(struct jdoc *d)
 	d->root = JNONE;
 }
 
+size_t jdoc_bytes(const struct jdoc *d)
+{
+	return d->nn * sizeof(*d->node) + d->nk * sizeof(*d->kids) + d->ns;
+}
+
 uint32_t jdoc_get(const struct jdoc *d, uint32_t obj, const char *key)
 {
 	uint32_t i;
 
-	if (obj == JNONE || d->node[obj].type != J_OBJ)
+	if (obj == JNONE || jdoc_type(d, obj) != J_OBJ)
 		return JNONE;
 	for (i = 0; i < d->node[obj].n; i++)
 		if (!strcmp(jdoc_key(d, obj, i), key))
@@ -554,7 +584,7 @@ int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out)
 	uint64_t x = 0;
 	int neg = 0, big = 0;
 
-	if (v == JNONE || d->node[v].type != J_NUM)
+	if (v == JNONE || jdoc_type(d, v) != J_NUM)
 		return -1;
 	s = jdoc_str(d, v);
 	if (*s == '-') {

@@ -3,9 +3,11 @@
  * jdoc.h - a strict, compact JSON document for the model and plan readers.
  *
  * Parsed with yajl's streaming parser, fed 1 MiB at a time, into three
- * flat arrays (16-byte nodes, 4-byte child links, one string arena), so a
- * 100 MB model costs a few hundred MB, not the 2-3 GB of a tree of
- * malloc'd objects.  Strict: RFC 8259 grammar only (no comments, single
+ * flat arrays (16-byte nodes for arrays, objects and literals; 4-byte
+ * child links, which hold strings and numbers themselves; one string
+ * arena where a short text is stored once), so the document holds about
+ * 1-1.3 bytes per input byte (2.6-2.7 with a node per value; a tree of
+ * malloc'd objects: 20 or more).  Strict: RFC 8259 grammar only (no comments, single
  * quotes, trailing commas, leading zeros, NaN), valid UTF-8, no duplicate
  * key in an object, no NUL (\u0000) in a string.  Numbers keep their text,
  * so integers are read exactly (jdoc_u64: the full u64 range, range checked).
@@ -18,6 +20,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "libdramplan.h"
 
@@ -27,10 +30,22 @@
 
 enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
 
+/*
+ * A value is a uint32_t.  Strings and numbers are held in the value itself
+ * (JV_SCALAR, JV_NUM for a number, the text's arena offset below): no node,
+ * so a short string costs its 4-byte slot and its text, and short texts
+ * are stored once (the builder interns them).  Arrays, objects and the
+ * literals are nodes: the value is the node's index (below 2^31).
+ */
+#define JV_SCALAR 0x80000000u
+#define JV_NUM 0x40000000u
+#define JV_OFF(v) ((v) & 0x3fffffffu)
+#define JV_ARENA_MAX 0x3fffffffu	/* arena offsets stay below it */
+
 struct jnode {
 	uint32_t type;
-	uint32_t n;	/* string/number length, array/object member count */
-	uint64_t a;	/* string/number: arena offset; array/object: kids offset */
+	uint32_t n;	/* array/object member count */
+	uint64_t a;	/* array/object: kids offset */
 };
 
 struct jdoc {
@@ -48,6 +63,8 @@ int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e);
 int jdoc_parse(struct jdoc *d, const char *file, const char *text, size_t len,
 	       struct dp_err *e);
 void jdoc_free(struct jdoc *d);
+/* The bytes the document holds (its arrays as filled, not their slack). */
+size_t jdoc_bytes(const struct jdoc *d);
 
 /*
  * The readers' loader: the document from a file / from memory, handed to
@@ -62,11 +79,16 @@ void *jdoc_parse_with(const char *file, const char *text, size_t len,
 
 static inline enum jtype jdoc_type(const struct jdoc *d, uint32_t v)
 {
+	if (v & JV_SCALAR)
+		return v & JV_NUM ? J_NUM : J_STR;
 	return (enum jtype)d->node[v].type;
 }
 
+/* String/number text length, array/object member count. */
 static inline uint32_t jdoc_len(const struct jdoc *d, uint32_t v)
 {
+	if (v & JV_SCALAR)
+		return strlen(d->str + JV_OFF(v));
 	return d->node[v].n;
 }
 
@@ -90,7 +112,7 @@ static inline uint32_t jdoc_val(const struct jdoc *d, uint32_t v, uint32_t i)
 /* String (or number) text. */
 static inline const char *jdoc_str(const struct jdoc *d, uint32_t v)
 {
-	return d->str + d->node[v].a;
+	return d->str + JV_OFF(v);
 }
 
 /* Object member by key, JNONE if absent. */

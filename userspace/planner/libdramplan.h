@@ -298,18 +298,31 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 
 enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
 
-/* The default node budget of one dp_place_search: DP_SEARCH_WORK / (n + 1)
- * search nodes (a node costs about O(n)), at least 1000. */
-#define DP_SEARCH_WORK	(1ULL << 28)
-uint64_t dp_search_budget(size_t n);
+/* The default node budget of one dp_place_search (nodes = DP_UNSET):
+ * DP_SEARCH_WORK / (n + 1 + 4 x the mean overlaps of an item) search
+ * nodes, at least 1000.  A node is one item placed tentatively; it costs
+ * about its level's list (n) plus its neighbours and sections (a few times
+ * its overlaps), so the default is seconds up to DP_SEARCH_MAX_ITEMS.
+ * overlaps: the overlap entries (two per overlapping pair). */
+#define DP_SEARCH_WORK	(1ULL << 30)
+/* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
+ * placement gets the portfolio alone. */
+#define DP_SEARCH_MAX_ITEMS	3000
+#define DP_SEARCH_MAX_EDGES	8388608
+uint64_t dp_search_budget(size_t n, uint64_t overlaps);
 
 struct dp_search_stats {
 	uint64_t lower_bound;	/* start + most bytes live at once */
 	uint64_t seed_end;	/* first fit in simplify order (UINT64_MAX: no fit) */
 	uint64_t portfolio_end;	/* best constructive pass (UINT64_MAX: none) */
 	uint64_t end;		/* the result: max(addr + size) */
+	uint64_t budget;	/* the node budget it had (the default resolved) */
 	uint64_t nodes;		/* search nodes spent */
+	uint64_t work;		/* items and sections visited by them (the cost) */
 	int searched;		/* the exact search ran */
+	int built;		/* the exact search's structures were built */
+	const char *skipped;	/* why the search did not run (NULL: it ran, or
+				 * a pass met the lower bound) */
 	int proven;		/* end is optimal; or, on -1, none exists */
 	const char *how;	/* the pass that gave the result */
 };
@@ -317,7 +330,8 @@ struct dp_search_stats {
 /*
  * Places every item in [start, ceiling) like dp_place, but with the lowest
  * end it can find: the portfolio of constructive passes, then the exact
- * search with a budget of `nodes` search nodes (0: portfolio only).  Never
+ * search with a budget of `nodes` search nodes (0: portfolio only;
+ * DP_UNSET: dp_search_budget's default for these items).  Never
  * ends above dp_place's simplify order when that fits.  Deterministic.
  * Returns 0 (it[].addr set), or -1 when nothing was found within the
  * ceiling: st->proven then says no placement exists.
@@ -325,6 +339,10 @@ struct dp_search_stats {
 int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t start, uint64_t ceiling, uint64_t page,
 		    uint64_t nodes, struct dp_search_stats *st);
+/* Why a failed dp_place_search found nothing, one phrase in buf: proven
+ * none, not searched (and why), or the budget spent. */
+const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
+			      size_t len);
 
 /* ---- plan: the plain data a device client sends ------------------- */
 

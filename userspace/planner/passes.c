@@ -203,7 +203,7 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	struct dp_item *it;
 	uint32_t *map, i, n = 0;
 	size_t failed = 0;
-	const char *why = "";
+	char why[200] = "";
 	char tag[64];
 	int rc = 0;
 
@@ -231,7 +231,7 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
 	if (dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
-			  &failed, x->log, tag, &why)) {
+			  &failed, x->log, tag, why, sizeof(why))) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
 		if (region == DP_REG_CC)
@@ -277,7 +277,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	struct dp_iv *iv = NULL;
 	uint32_t *map, ci, n = 0, i, k;
 	size_t niv = 0, cap = 0, failed = 0;
-	const char *why = "";
+	char why[200] = "";
 	int rc = 0;
 
 	for (i = 0; i < x->nobj; i++)
@@ -323,7 +323,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	x->tree_built = 1;
 	if (dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
 			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
-			  &why)) {
+			  why, sizeof(why))) {
 		struct dp_shobj *o = &x->obj[map[failed]];
 
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",

@@ -27,9 +27,6 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-#define SEARCH_MAX_ITEMS	3000
-#define SEARCH_MAX_EDGES	(8u << 20)
-
 static uint64_t end_of(const struct dp_item *it, size_t n, uint64_t start)
 {
 	uint64_t e = start;
@@ -49,7 +46,7 @@ static int cmp_rng(const void *x, const void *y)
 }
 
 /* Best fit in the order of key (area: by size x live sections). */
-static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
+static int best_fit(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 		    uint64_t start, uint64_t ceiling, uint64_t page, int area)
 {
 	struct dp_key3 *k = dp_xrealloc(NULL, n + 1, sizeof(*k));
@@ -60,18 +57,18 @@ static int best_fit(struct dp_item *it, size_t n, const struct bnb *b,
 	for (i = 0; i < n; i++) {
 		unsigned __int128 a;
 
-		a = (unsigned __int128)it[i].size * dp_bnb_width(b, i);
+		a = (unsigned __int128)it[i].size * ol->width[i];
 		k[i] = (struct dp_key3){ { area ? (a > UINT64_MAX ? UINT64_MAX :
 						   (uint64_t)a) : it[i].size,
-					   area ? it[i].size : dp_bnb_width(b, i),
+					   area ? it[i].size : ol->width[i],
 					   0 }, i };
 		it[i].addr = DP_UNSET;
 	}
 	qsort(k, n, sizeof(*k), dp_cmp_key3);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t v = k[i].i;
-		size_t nov, no = 0;
-		const uint32_t *ov = dp_bnb_overlaps(b, v, &nov);
+		size_t nov = ol->first[v + 1] - ol->first[v], no = 0;
+		const uint32_t *ov = ol->ov + ol->first[v];
 		uint64_t prev = start, best = DP_UNSET, bgap = UINT64_MAX, a;
 
 		if (nov > cap) {
@@ -139,9 +136,23 @@ static void adopt(const struct bnb *b, struct dp_item *it, size_t n,
 	keep(it, n, best, best_end, start, how, "search");
 }
 
-uint64_t dp_search_budget(size_t n)
+const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
+			      size_t len)
 {
-	uint64_t w = DP_SEARCH_WORK / (n + 1);
+	if (st->proven)
+		snprintf(buf, len, "none exists (the search completed)");
+	else if (st->skipped)
+		snprintf(buf, len, "none found by the constructive passes, and not searched (%s)",
+			 st->skipped);
+	else
+		snprintf(buf, len, "none found within the search budget (%llu nodes spent, --search-nodes)",
+			 (unsigned long long)st->nodes);
+	return buf;
+}
+
+uint64_t dp_search_budget(size_t n, uint64_t overlaps)
+{
+	uint64_t w = DP_SEARCH_WORK / (n + 1 + 4 * (overlaps / (n ? n : 1)));
 
 	return w < 1000 ? 1000 : w;
 }
@@ -156,6 +167,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 					     "start" };
 	uint64_t *best = dp_xrealloc(NULL, n + 1, sizeof(*best));
 	uint64_t best_end = UINT64_MAX, lo, rem;
+	struct dp_ovl *ol = NULL;
 	struct bnb *b = NULL;
 	const char *how = "none";
 	size_t i, k;
@@ -175,15 +187,28 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		keep(it, n, best, &best_end, start, &how, names[k]);
 	}
 	st->lower_bound = start + dp_lower_bound(it, n, iv);
-	if (n <= SEARCH_MAX_ITEMS)
-		b = dp_bnb_new(it, n, iv, page, SEARCH_MAX_EDGES);
-	if (b) {
-		if (!best_fit(it, n, b, start, ceiling, page, 0))
+	/* nothing more is built once a pass meets the lower bound: the
+	 * overlaps for best fit, the search's sections only with a budget */
+	if (best_end > st->lower_bound) {
+		if (n > DP_SEARCH_MAX_ITEMS)
+			st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
+		else if (!(ol = dp_ovl_new(it, n, iv, DP_SEARCH_MAX_EDGES)))
+			st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_EDGES) " overlap entries";
+	}
+	if (ol) {
+		if (!best_fit(it, n, ol, start, ceiling, page, 0))
 			keep(it, n, best, &best_end, start, &how, "best-fit size");
-		if (!best_fit(it, n, b, start, ceiling, page, 1))
+		if (!best_fit(it, n, ol, start, ceiling, page, 1))
 			keep(it, n, best, &best_end, start, &how, "best-fit area");
+		if (nodes == DP_UNSET)
+			nodes = dp_search_budget(n, ol->first[n]);
+		if (best_end > st->lower_bound && !nodes)
+			st->skipped = "--search-nodes 0";
+		else if (best_end > st->lower_bound)
+			b = dp_bnb_new(it, n, iv, page, ol);
 	}
 	st->portfolio_end = best_end;
+	st->budget = b ? nodes : 0;
 	rem = nodes;
 	lo = st->lower_bound;
 	if (b && best_end == UINT64_MAX && rem) {
@@ -217,14 +242,18 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		}
 	}
 	st->nodes = b ? dp_bnb_nodes(b) : 0;
+	st->work = b ? dp_bnb_work(b) : 0;
+	st->built = !!b;
 	st->end = best_end;
 	st->how = how;
 	if (best_end != UINT64_MAX)	/* optimal: at the bound, or all below failed */
 		st->proven = best_end <= st->lower_bound ||
 			     (ran && proof && lo >= best_end);
 	else				/* none exists: the search said so */
-		st->proven = st->searched && proof;
+		st->proven = (st->searched && proof) ||
+			     st->lower_bound > ceiling;
 	dp_bnb_free(b);
+	dp_ovl_free(ol);
 	if (best_end == UINT64_MAX) {
 		free(best);
 		return -1;
@@ -246,7 +275,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  const struct dp_iv *iv, uint64_t start, uint64_t ceiling,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
-		  const char *tag, const char **why)
+		  const char *tag, char *why, size_t len)
 {
 	struct dp_search_stats ss;
 	double t0 = dp_now();
@@ -255,10 +284,11 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		return dp_place(it, n, iv, start, ceiling, DP_PAGE,
 				DP_ORDER_SIMPLIFY, st, failed, log, tag);
 	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
-			    o->search_nodes != DP_UNSET ? o->search_nodes :
-			    dp_search_budget(n), &ss)) {
-		*why = ss.proven ? "; --strategy search: no placement exists (the search completed)" :
-		       "; --strategy search: none found within the budget (--search-nodes)";
+			    o->search_nodes, &ss)) {
+		char v[160];
+
+		snprintf(why, len, "; --strategy search: %s",
+			 dp_search_verdict(&ss, v, sizeof(v)));
 		dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
 			 st, failed, NULL, tag);
 		return -1;

@@ -40,6 +40,51 @@ int dp_fail(struct dp_err *e, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * RFC 3629 UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF
+ * (yajl lets all three through; other JSON readers reject them, and a
+ * plan or model must read back anywhere).  The offset of the first byte
+ * of the first bad sequence, or len when all is valid.
+ */
+size_t dp_utf8_bad(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i], need, cp, k;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		if (len - i <= need)
+			return i;
+		for (k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += need + 1;
+	}
+	return len;
+}
+
 double dp_now(void)
 {
 	struct timespec ts;

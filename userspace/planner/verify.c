@@ -32,35 +32,30 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-struct vi {
-	uint64_t lo, hi;
-	uint32_t t;
-};
-
 static int cmp_vi(const void *a, const void *b)
 {
-	const struct vi *x = a, *y = b;
+	const struct dp_sweep_iv *x = a, *y = b;
 
 	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
 }
 
 /*
- * Rule 5, per core.  A time sweep over every interval sorted by start; the
- * intervals still open are those that end at or after the current start.
- * Each new interval must not share a byte with an open interval of another
- * tensor.
+ * Rule 5's sweep, shared by the plan and the MiniMalloc verifier.  A time
+ * sweep over every interval sorted by start (ties: item); the intervals
+ * still open are those that end at or after the current start.  Each new
+ * interval must not share a byte with an open interval of another item.
  *
- * Until the first violation, the open intervals of different tensors are
+ * Until the first violation, the open intervals of different items are
  * byte-disjoint (each was checked against the others when it opened), so
  * one question answers "does the new one overlap any": among the open
- * tensors, the one with the highest address below the new one's end --
+ * items, the one with the highest address below the new one's end --
  * does it end after the new one's start?  (If the new interval's own
- * tensor is open, nothing else overlaps it.)  The open tensors live in a
- * Fenwick tree (hand-rolled: add, prefix count, k-th) over the core's
- * tensors ranked by address, so each step is
- * O(log n) instead of a pass over everything open (O(n^2) when all are
- * live at once).  On a violation, the open intervals are scanned in the
- * order they opened, to name the same pair as a scan of the open list.
+ * item is open, nothing else overlaps it.)  The open items live in a
+ * Fenwick tree (hand-rolled: add, prefix count, k-th) over the items
+ * ranked by address, so each step is O(log n) instead of a pass over
+ * everything open (O(n^2) when all are live at once).  On a violation,
+ * the open intervals are scanned in the order they opened, to name the
+ * same pair as a scan of the open list would.
  */
 struct fen {
 	uint32_t *f;		/* 1-based Fenwick tree of counts */
@@ -108,56 +103,47 @@ static int cmp_rank(const void *a, const void *b)
 
 static int cmp_vi_hi(const void *a, const void *b)
 {
-	const struct vi *x = a, *y = b;
+	const struct dp_sweep_iv *x = a, *y = b;
 
 	return dp_cmp(x->hi, y->hi);
 }
 
-int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
-		    struct dp_err *e)
+int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
+		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
+		      uint64_t *when)
 {
-	struct vi *v = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*v));
-	struct vi *byhi = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*byhi));
-	struct arank *byaddr = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*byaddr));
-	uint32_t *rank = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*rank));
-	uint32_t *open = calloc(c->n ? c->n : 1, sizeof(*open));
-	struct fen F = { calloc((size_t)c->n + 1, sizeof(uint32_t)), c->n, 1 };
-	size_t n = 0, i, j, x = 0;
-	uint32_t k, q;
+	struct dp_sweep_iv *byhi = dp_xrealloc(NULL, n ? n : 1, sizeof(*byhi));
+	struct arank *byaddr = dp_xrealloc(NULL, nt ? nt : 1, sizeof(*byaddr));
+	uint32_t *rank = dp_xrealloc(NULL, nt ? nt : 1, sizeof(*rank));
+	uint32_t *open = calloc(nt ? nt : 1, sizeof(*open));
+	struct fen F = { calloc((size_t)nt + 1, sizeof(uint32_t)), nt, 1 };
+	size_t i, j, x = 0;
+	uint32_t k;
 	int rc = 0;
 
 	if (!open || !F.f)
 		abort();
 	while (F.top * 2 <= F.n)
 		F.top *= 2;
-	for (k = 0; k < c->n; k++) {
-		byaddr[k] = (struct arank){ c->t[k].addr, k };
-		for (q = 0; q < c->t[k].iv_count; q++) {
-			const struct dp_iv *iv = &c->iv[c->t[k].iv_first + q];
-
-			v[n].lo = iv->lo;
-			v[n].hi = iv->hi;
-			v[n].t = k;
-			n++;
-		}
-	}
-	qsort(byaddr, c->n, sizeof(*byaddr), cmp_rank);
-	for (k = 0; k < c->n; k++)
+	for (k = 0; k < nt; k++)
+		byaddr[k] = (struct arank){ addr[k], k };
+	qsort(byaddr, nt, sizeof(*byaddr), cmp_rank);
+	for (k = 0; k < nt; k++)
 		rank[byaddr[k].t] = k;
 	qsort(v, n, sizeof(*v), cmp_vi);
 	memcpy(byhi, v, n * sizeof(*v));
 	qsort(byhi, n, sizeof(*byhi), cmp_vi_hi);
 	for (i = 0; i < n && !rc; i++) {
-		const struct dp_plan_tensor *a = &c->t[v[i].t];
-		uint64_t aend = a->addr + a->size;
+		uint32_t a = v[i].t;
+		uint64_t aend = addr[a] + size[a];
 
 		/* close what ended before this start (all opened already) */
 		for (; x < n && byhi[x].hi < v[i].lo; x++)
 			if (!--open[byhi[x].t])
 				fen_add(&F, rank[byhi[x].t], -1);
-		if (!open[v[i].t]) {
-			/* open tensors ranked below the first at or past aend */
-			size_t lo = 0, hi = c->n;
+		if (!open[a]) {
+			/* open items ranked below the first at or past aend */
+			size_t lo = 0, hi = nt;
 			uint32_t below;
 
 			while (lo < hi) {
@@ -170,42 +156,75 @@ int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 			}
 			below = fen_prefix(&F, lo);
 			if (below) {
-				const struct dp_plan_tensor *b =
-					&c->t[byaddr[fen_kth(&F, below)].t];
+				uint32_t b = byaddr[fen_kth(&F, below)].t;
 
-				rc = b->addr + b->size > a->addr;
+				rc = addr[b] + size[b] > addr[a];
 			}
 		}
 		if (rc) {
 			/* the first open interval, in opening order, to blame */
+			blame[0] = blame[1] = a;
+			*when = v[i].lo;
 			for (j = 0; j < i; j++) {
-				const struct dp_plan_tensor *b = &c->t[v[j].t];
+				uint32_t b = v[j].t;
 
-				if (v[j].hi < v[i].lo || v[j].t == v[i].t ||
-				    !(a->addr < b->addr + b->size &&
-				      b->addr < a->addr + a->size))
+				if (v[j].hi < v[i].lo || b == a ||
+				    !(addr[a] < addr[b] + size[b] &&
+				      addr[b] < addr[a] + size[a]))
 					continue;
-				dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
-					file, c->core, b->name,
-					(unsigned long long)b->addr,
-					(unsigned long long)(b->addr + b->size),
-					a->name, (unsigned long long)a->addr,
-					(unsigned long long)(a->addr + a->size),
-					(unsigned long long)v[i].lo);
+				blame[0] = b;
+				blame[1] = a;
+				*when = v[i].lo;
 				break;
 			}
 			rc = -1;
 			break;
 		}
-		if (!open[v[i].t]++)
-			fen_add(&F, rank[v[i].t], 1);
+		if (!open[a]++)
+			fen_add(&F, rank[a], 1);
 	}
-	free(v);
 	free(byhi);
 	free(byaddr);
 	free(rank);
 	free(open);
 	free(F.f);
+	return rc;
+}
+
+int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
+		    struct dp_err *e)
+{
+	struct dp_sweep_iv *v = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*v));
+	uint64_t *addr = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*addr));
+	uint64_t *size = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*size));
+	uint32_t k, q, blame[2];
+	uint64_t when;
+	size_t n = 0;
+	int rc;
+
+	for (k = 0; k < c->n; k++) {
+		addr[k] = c->t[k].addr;
+		size[k] = c->t[k].size;
+		for (q = 0; q < c->t[k].iv_count; q++) {
+			const struct dp_iv *iv = &c->iv[c->t[k].iv_first + q];
+
+			v[n++] = (struct dp_sweep_iv){ iv->lo, iv->hi, k };
+		}
+	}
+	rc = dp_sweep_disjoint(v, n, addr, size, c->n, blame, &when);
+	if (rc) {
+		const struct dp_plan_tensor *b = &c->t[blame[0]], *a = &c->t[blame[1]];
+
+		dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
+			file, c->core, b->name, (unsigned long long)b->addr,
+			(unsigned long long)(b->addr + b->size), a->name,
+			(unsigned long long)a->addr,
+			(unsigned long long)(a->addr + a->size),
+			(unsigned long long)when);
+	}
+	free(v);
+	free(addr);
+	free(size);
 	return rc;
 }
 

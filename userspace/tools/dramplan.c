@@ -61,7 +61,8 @@ static void usage(FILE *f)
 "                                constructive passes, then an exact search for a\n"
 "                                lower peak (--capacity: a placement within it)\n"
 "      --search-nodes N          (search) node budget per placement; default\n"
-"                                2^28 / (items + 1); 0: the portfolio only\n"
+"                                2^30 / (items + 1 + 4 x mean overlaps); 0: the\n"
+"                                portfolio only\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
 "                                \"hazards\"); by default only the grouped ranges\n"
@@ -551,8 +552,7 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 		return 1;
 	}
 	if (so->strategy == DP_STRATEGY_SEARCH) {
-		rc = dp_csv_solve_search(c, cap, so->search_nodes != DP_UNSET ?
-					 so->search_nodes : dp_search_budget(c->n), &ss, &e);
+		rc = dp_csv_solve_search(c, cap, so->search_nodes, &ss, &e);
 	} else if (!strcmp(order, "best")) {
 		rc = dp_csv_solve_best(c, cap, &st, &used, &e);
 	} else {

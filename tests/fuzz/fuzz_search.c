@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_search - libFuzzer harness for --strategy search (dp_place_search
+ * through dp_csv_solve_search) against an exhaustive oracle.  The input's
+ * bytes make a MiniMalloc problem of 1-8 buffers (times, sizes,
+ * alignments), a capacity (none, the optimum, one below it, or any) and a
+ * budget (ample or a few nodes); the oracle tries every order, each
+ * buffer on the highest top of its placed overlapping buffers (aligned
+ * up): every placement pushed down is one of those, so the best is the
+ * optimum.  Invariants, each an abort:
+ *
+ *  - every solution the search returns verifies and fits the capacity;
+ *  - never below the optimum; "optimal" only at the optimum;
+ *  - "none exists" only when the optimum is above the capacity;
+ *  - with an ample budget, a capacity at the optimum is met and one
+ *    below it is proven impossible (the search completes on 8 buffers);
+ *  - the verdict of a failure is one line;
+ *  - the exact search alone (bnb.c's probe, without the portfolio that
+ *    usually finds the optimum of so few buffers first): at the optimum
+ *    it finds a placement, which fits and is disjoint, and one below it
+ *    it proves none (or, with a few nodes, gives up): never a placement.
+ */
+#include "fuzz.h"
+#include "internal.h"
+
+#define MAXN 8
+
+struct prob {
+	size_t n;
+	uint64_t lo[MAXN], hi[MAXN], size[MAXN], align[MAXN];
+};
+
+static uint64_t brute(const struct prob *p, uint32_t *perm, size_t k,
+		      uint64_t *off)
+{
+	uint64_t best = UINT64_MAX, o, r;
+	size_t i, j;
+
+	if (k == p->n) {
+		for (i = 0, o = 0; i < p->n; i++)
+			if (off[i] + p->size[i] > o)
+				o = off[i] + p->size[i];
+		return o;
+	}
+	for (i = k; i < p->n; i++) {
+		uint32_t v = perm[i], t = perm[k];
+
+		for (j = 0, o = 0; j < k; j++) {
+			uint32_t u = perm[j];
+
+			if (p->lo[u] < p->hi[v] && p->lo[v] < p->hi[u] &&
+			    off[u] + p->size[u] > o)
+				o = off[u] + p->size[u];
+		}
+		off[v] = (o + p->align[v] - 1) / p->align[v] * p->align[v];
+		perm[k] = v;
+		perm[i] = t;
+		r = brute(p, perm, k + 1, off);
+		perm[i] = v;
+		perm[k] = t;
+		if (r < best)
+			best = r;
+	}
+	return best;
+}
+
+static struct dp_csv *csv_of(const struct prob *p, int align)
+{
+	char text[64 * (MAXN + 1)];
+	struct dp_err e = { "" };
+	struct dp_csv *c;
+	size_t len, i;
+
+	len = sprintf(text, "id,lower,upper,size%s\n", align ? ",alignment" : "");
+	for (i = 0; i < p->n; i++) {
+		len += sprintf(text + len, "b%zu,%llu,%llu,%llu", i,
+			       (unsigned long long)p->lo[i],
+			       (unsigned long long)p->hi[i],
+			       (unsigned long long)p->size[i]);
+		if (align)
+			len += sprintf(text + len, ",%llu",
+				       (unsigned long long)p->align[i]);
+		text[len++] = '\n';
+	}
+	c = dp_csv_parse("fuzz.search.csv", text, len, &e);
+	if (!c)
+		fuzz_die("a generated problem does not parse", e.msg);
+	return c;
+}
+
+/* The probe at cap: 1 found (checked here), 0 none, -1 budget spent. */
+static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
+{
+	struct dp_item it[MAXN];
+	struct dp_iv iv[MAXN];
+	struct dp_ovl *ol;
+	struct bnb *b;
+	const uint64_t *sol;
+	size_t i, j;
+	int r;
+
+	for (i = 0; i < p->n; i++) {
+		iv[i] = (struct dp_iv){ p->lo[i], p->hi[i] - 1 };
+		it[i] = (struct dp_item){ .size = p->size[i], .align = p->align[i],
+					  .iv_first = i, .iv_count = 1,
+					  .addr = DP_UNSET };
+	}
+	ol = dp_ovl_new(it, p->n, iv, 1000);
+	if (!ol)
+		fuzz_die("the overlaps of 8 buffers are too many", NULL);
+	b = dp_bnb_new(it, p->n, iv, 0, ol);
+	r = dp_bnb_probe(b, 0, cap, budget);
+	sol = dp_bnb_solution(b);
+	for (i = 0; r == 1 && i < p->n; i++) {
+		if (sol[i] % p->align[i] || sol[i] + p->size[i] > cap)
+			fuzz_die("the probe's placement is misaligned or above its cap", NULL);
+		for (j = 0; j < i; j++)
+			if (p->lo[i] < p->hi[j] && p->lo[j] < p->hi[i] &&
+			    sol[i] < sol[j] + p->size[j] && sol[j] < sol[i] + p->size[i])
+				fuzz_die("the probe's placement overlaps", NULL);
+	}
+	dp_bnb_free(b);
+	dp_ovl_free(ol);
+	return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct dp_search_stats st;
+	struct dp_err e = { "" };
+	struct prob p = { 0 };
+	uint64_t off[MAXN], opt, cap, budget, peak;
+	uint32_t perm[MAXN];
+	struct dp_csv *c;
+	size_t i;
+	int align, mode, rc;
+
+	if (size < 3)
+		return 0;
+	p.n = 1 + data[0] % MAXN;
+	align = data[1] & 1;
+	mode = (data[1] >> 1) & 3;		/* capacity */
+	budget = data[1] & 8 ? 1000000 : 1 + data[2] % 40;
+	for (i = 0; i < p.n; i++) {
+		const uint8_t *b = data + 3 + 3 * i;
+		uint8_t x = 3 + 3 * i + 2 < size ? b[0] : (uint8_t)(i * 37);
+		uint8_t y = 3 + 3 * i + 2 < size ? b[1] : (uint8_t)(i * 11 + 5);
+		uint8_t z = 3 + 3 * i + 2 < size ? b[2] : (uint8_t)(i * 23 + 1);
+
+		p.lo[i] = x % 12;
+		p.hi[i] = p.lo[i] + 1 + y % 6;
+		p.size[i] = 1 + z % 24;
+		p.align[i] = align ? 1u << (y >> 4) % 4 : 1;
+		perm[i] = i;
+	}
+	opt = brute(&p, perm, 0, off);
+	cap = mode == 0 ? 0 : mode == 1 ? opt : mode == 2 ? opt - 1 :
+	      1 + data[2] % (2 * opt);
+	c = csv_of(&p, align);
+	rc = dp_csv_solve_search(c, cap, budget, &st, &e);
+	fuzz_msg(&e);
+	if (!rc) {
+		if (dp_csv_verify(c, &e))
+			fuzz_die("verify rejects a solution the search made", e.msg);
+		peak = dp_csv_peak(c);
+		if (cap && peak > cap)
+			fuzz_die("a solution above the capacity", NULL);
+		if (peak < opt)
+			fuzz_die("a solution below the exhaustive optimum", NULL);
+		if (st.proven && peak != opt)
+			fuzz_die("\"optimal\" above the exhaustive optimum", NULL);
+		if (st.end != peak)
+			fuzz_die("the stats' end is not the solution's peak", NULL);
+	} else {
+		if (!cap)
+			fuzz_die("no solution without a capacity", e.msg);
+		if (st.proven && opt <= cap)
+			fuzz_die("\"none exists\" though one fits", e.msg);
+		if (!strstr(e.msg, "none exists") && !strstr(e.msg, "budget") &&
+		    !strstr(e.msg, "not searched"))
+			fuzz_die("a failure that does not say why", e.msg);
+	}
+	if (budget >= 1000000) {	/* ample: the search completes */
+		if (cap >= opt && rc)
+			fuzz_die("a capacity at or above the optimum not met", e.msg);
+		if (cap && cap < opt && (!rc || !st.proven))
+			fuzz_die("a capacity below the optimum not proven impossible", e.msg);
+	}
+	dp_csv_free(c);
+	rc = probe(&p, opt, budget);
+	if (rc == 0 || (budget >= 1000000 && rc != 1))
+		fuzz_die("the exact search misses a placement at the optimum", NULL);
+	if (opt > 1) {
+		rc = probe(&p, opt - 1, budget);
+		if (rc == 1 || (budget >= 1000000 && rc != 0))
+			fuzz_die("the exact search below the optimum did not prove none", NULL);
+	}
+	return 0;
+}
