@@ -86,6 +86,13 @@ static int users_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(users);
 
+static int dma_show(struct seq_file *m, void *unused)
+{
+	xmemsim_dma_show(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dma);
+
 /* "ok", or what xmemsim_dev_verify() found wrong, and the plan totals */
 static int verify_show(struct seq_file *m, void *unused)
 {
@@ -117,6 +124,7 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 				    &d->win[i], &heap_map_fops);
 	debugfs_create_file("files", 0444, d->debugfs, d, &files_fops);
 	debugfs_create_file("users", 0444, d->debugfs, d, &users_fops);
+	debugfs_create_file("dma", 0444, d->debugfs, d, &dma_fops);
 	debugfs_create_file("verify", 0400, d->debugfs, d, &verify_fops);
 }
 

@@ -45,6 +45,10 @@ union xmemsim_arg {
 	struct xmemsim_plan_get plan_get;
 	struct xmemsim_plan_stats plan_stats;
 	struct xmemsim_user_stats user_stats;
+	struct xmemsim_dma_submit dma_submit;
+	struct xmemsim_dma_wait dma_wait;
+	struct xmemsim_sem sem;
+	struct xmemsim_dma_info dma_info;
 };
 
 struct xmemsim_cmd {
@@ -85,7 +89,7 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	in->features = XMEMSIM_FEAT_URING | XMEMSIM_FEAT_PLAN |
 		       XMEMSIM_FEAT_LIBC_HEAP | XMEMSIM_FEAT_MEMSET |
 		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE |
-		       XMEMSIM_FEAT_USER_LIMITS;
+		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES;
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
@@ -323,6 +327,37 @@ static int cmd_plan_release(struct xmemsim_file *xf, union xmemsim_arg *a, int *
 	return xmemsim_cmd_plan_release(xf);
 }
 
+static int cmd_dma_submit(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_dma_submit(xf, &a->dma_submit);
+}
+
+static int cmd_dma_wait(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_dma_wait(xf, &a->dma_wait);
+}
+
+static int cmd_sem_set(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_SET, &a->sem);
+}
+
+static int cmd_sem_get(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_GET, &a->sem);
+}
+
+static int cmd_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_WAIT, &a->sem);
+}
+
+static int cmd_dma_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	xmemsim_dma_info(xf->dev, &a->dma_info);
+	return 0;
+}
+
 static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_GET_INFO, cmd_get_info, NULL, false },
 	{ XMEMSIM_IOC_HEAP_ALLOC, cmd_heap_alloc, undo_heap_alloc, false },
@@ -339,6 +374,13 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_MEMSET, cmd_memset, NULL, true },
 	{ XMEMSIM_IOC_ALLOC_SIZE, cmd_alloc_size, NULL, false },
 	{ XMEMSIM_IOC_USER_STATS, cmd_user_stats, NULL, false },
+	/* the DMA commands take dma->lock, which a completion holds for long */
+	{ XMEMSIM_IOC_DMA_SUBMIT, cmd_dma_submit, NULL, true },
+	{ XMEMSIM_IOC_DMA_WAIT, cmd_dma_wait, NULL, true },
+	{ XMEMSIM_IOC_SEM_SET, cmd_sem_set, NULL, true },
+	{ XMEMSIM_IOC_SEM_GET, cmd_sem_get, NULL, true },
+	{ XMEMSIM_IOC_SEM_WAIT, cmd_sem_wait, NULL, true },
+	{ XMEMSIM_IOC_DMA_INFO, cmd_dma_info, NULL, true },
 };
 
 /**
@@ -379,6 +421,11 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_memset) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_alloc_size) != 48);
 	BUILD_BUG_ON(sizeof(struct xmemsim_user_stats) != 128);
+	BUILD_BUG_ON(sizeof(struct xmemsim_dma_desc) != 80);
+	BUILD_BUG_ON(sizeof(struct xmemsim_dma_submit) != 40);
+	BUILD_BUG_ON(sizeof(struct xmemsim_dma_wait) != 64);
+	BUILD_BUG_ON(sizeof(struct xmemsim_sem) != 48);
+	BUILD_BUG_ON(sizeof(struct xmemsim_dma_info) != 144);
 	/* the uapi's status codes are the heap's own */
 	BUILD_BUG_ON(XMEMSIM_XMEM_OK != XMEM_OK);
 	BUILD_BUG_ON(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS != XMEM_ERR_PTR_OUT_OF_BOUNDS);

@@ -111,6 +111,54 @@ static unsigned int plan_dev_mb = 128;
 module_param(plan_dev_mb, uint, 0444);
 MODULE_PARM_DESC(plan_dev_mb, "Kernel memory for all open files' plans, MiB, 0 = no limit (default 128)");
 
+/*
+ * Queued DMA (kmod/dma.c). Defaults: two engines per core, so a pipeline
+ * can load and store at once, and four queues per engine per file for
+ * double buffering with room to spare; 2 us and 16 GB/s between HBM
+ * blocks (8 with dataram at one end, 4 within dataram) are the order of
+ * an accelerator's descriptor-ring engine. Model values, not measurements:
+ * set them to the device you simulate.
+ */
+static unsigned int dma_engines = 2;
+module_param(dma_engines, uint, 0444);
+MODULE_PARM_DESC(dma_engines, "DMA engines per core (default 2, at most 16)");
+
+static unsigned int dma_queues = 4;
+module_param(dma_queues, uint, 0444);
+MODULE_PARM_DESC(dma_queues, "DMA queues per engine, per open file (default 4, at most 64)");
+
+static unsigned int dma_sems = 16;
+module_param(dma_sems, uint, 0444);
+MODULE_PARM_DESC(dma_sems, "Semaphores per open file (default 16, at most 4096)");
+
+static unsigned int file_dma_depth = 256;
+module_param(file_dma_depth, uint, 0444);
+MODULE_PARM_DESC(file_dma_depth, "DMA transfers queued, running or unreaped per open file (default 256, at most 65536)");
+
+static unsigned long long dma_latency_ns = 2000;
+module_param(dma_latency_ns, ullong, 0444);
+MODULE_PARM_DESC(dma_latency_ns, "Fixed cost of every DMA transfer, modeled ns (default 2000)");
+
+static unsigned int dma_mbps_hbm_hbm = 16000;
+module_param(dma_mbps_hbm_hbm, uint, 0444);
+MODULE_PARM_DESC(dma_mbps_hbm_hbm, "DMA bandwidth HBM to HBM, MB/s (default 16000)");
+
+static unsigned int dma_mbps_hbm_dataram = 8000;
+module_param(dma_mbps_hbm_dataram, uint, 0444);
+MODULE_PARM_DESC(dma_mbps_hbm_dataram, "DMA bandwidth HBM to dataram, MB/s (default 8000)");
+
+static unsigned int dma_mbps_dataram_hbm = 8000;
+module_param(dma_mbps_dataram_hbm, uint, 0444);
+MODULE_PARM_DESC(dma_mbps_dataram_hbm, "DMA bandwidth dataram to HBM, MB/s (default 8000)");
+
+static unsigned int dma_mbps_dataram_dataram = 4000;
+module_param(dma_mbps_dataram_dataram, uint, 0444);
+MODULE_PARM_DESC(dma_mbps_dataram_dataram, "DMA bandwidth within dataram, MB/s (default 4000)");
+
+static unsigned long long time_scale;
+module_param(time_scale, ullong, 0444);
+MODULE_PARM_DESC(time_scale, "Wall ns per modeled ns; 0 (default) runs DMA on a virtual clock, as fast as the host allows");
+
 /**
  * xmemsim_limits_check() - validate the limits
  * @l: the limits
@@ -303,6 +351,7 @@ static int xmemsim_release(struct inode *inode, struct file *file)
 {
 	struct xmemsim_file *xf = file->private_data;
 
+	xmemsim_dma_release(xf);
 	xmemsim_file_release_plans(xf);
 	xmemsim_file_release_allocs(xf);
 	xmemsim_user_detach(xf);
@@ -423,6 +472,14 @@ static int __init xmemsim_init(void)
 		.cores = cores,
 		.heap_mode = heap_mode,
 	};
+	struct xmemsim_dma_params dp = {
+		.engines_per_core = dma_engines,
+		.queues = dma_queues,
+		.sems = dma_sems,
+		.depth = file_dma_depth,
+		.latency_ns = dma_latency_ns,
+		.time_scale = time_scale,
+	};
 	const char *why = NULL;
 	int ret, i;
 
@@ -460,6 +517,16 @@ static int __init xmemsim_init(void)
 		xdev->lim.plan_user_bytes = xdev->lim.plan_dev_bytes / 2;
 	if (ret) {
 		pr_err("bad limits: %s\n", why);
+		goto err_free;
+	}
+	dp.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM] = (u64)dma_mbps_hbm_hbm * 1000000;
+	dp.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_DATARAM] = (u64)dma_mbps_hbm_dataram * 1000000;
+	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_HBM] = (u64)dma_mbps_dataram_hbm * 1000000;
+	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_DATARAM] =
+		(u64)dma_mbps_dataram_dataram * 1000000;
+	ret = xmemsim_dma_init(xdev, &dp);
+	if (ret) {
+		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, bandwidths > 0\n");
 		goto err_free;
 	}
 	mutex_init(&xdev->lock);
@@ -518,6 +585,8 @@ err_dataram:
 err_hbm:
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
 err_free:
+	if (xdev->dma.eng)
+		xmemsim_dma_fini(xdev);
 	kfree(xdev);
 	xdev = NULL;
 	return ret;
@@ -527,6 +596,7 @@ static void __exit xmemsim_exit(void)
 {
 	misc_deregister(&xdev->misc);
 	xmemsim_debugfs_fini(xdev);
+	xmemsim_dma_fini(xdev);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_LIBC]);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);

@@ -6,6 +6,7 @@
 #define XMEMSIM_INTERNAL_H
 
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/atomic.h>
@@ -14,6 +15,8 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/uio.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "../uapi/xmemsim.h"
 #include "plan.h"
@@ -71,6 +74,35 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
 int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why);
 
 struct xmemsim_dev;
+struct xmemsim_dma_file;
+struct xmemsim_dma_engine;
+
+/* The queued-DMA model's parameters, from module parameters. */
+struct xmemsim_dma_params {
+	u32 engines_per_core;
+	u32 queues;
+	u32 sems;
+	u32 depth;		/* file_dma_depth */
+	u64 latency_ns;
+	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s by kind */
+	u64 time_scale;
+};
+
+/* kmod/dma.c: the engines, the modeled clock and the scheduler. */
+struct xmemsim_dma {
+	struct mutex lock;		/* see kmod/dma.c, "Locking" */
+	u32 engines, queues, sems, depth;
+	u64 latency_ns;
+	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
+	u64 time_scale;			/* wall ns per modeled ns, 0 virtual */
+	u64 now;			/* modeled ns */
+	ktime_t epoch;			/* wall time of modeled 0 */
+	struct xmemsim_dma_engine *eng;
+	struct list_head files;		/* files with DMA state */
+	struct work_struct work;	/* the scheduler */
+	struct hrtimer timer;		/* wakes it at a wall deadline */
+	wait_queue_head_t wq;		/* completions, semaphore changes */
+};
 
 /*
  * One heap and the window of device memory its pool lies in. The libc
@@ -165,6 +197,7 @@ struct xmemsim_dev {
 	atomic64_t plan_mem;		/* kernel memory of every file's plans */
 	u64 plan_core_size;		/* each core's plan window */
 	atomic64_t plan_bytes;		/* synced plans, shared bytes once */
+	struct xmemsim_dma dma;		/* queued DMA (kmod/dma.c) */
 	struct dentry *debugfs;
 };
 
@@ -181,6 +214,7 @@ struct xmemsim_file {
 	struct mutex plan_lock;		/* plans; taken before dev->lock */
 	struct xmemsim_plan_set *plans;
 	u64 plan_mem;			/* kernel memory of plans; plan_lock */
+	struct xmemsim_dma_file *dma;	/* queues, semaphores; set once */
 };
 
 /* One live allocation, owned by one open file. */
@@ -240,6 +274,19 @@ int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
 int xmemsim_bounce_reserve(struct xmemsim_dev *d);
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c);
 int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
+
+/* dma.c: queued DMA and semaphores */
+struct seq_file;
+u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len);
+int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p);
+void xmemsim_dma_fini(struct xmemsim_dev *d);
+int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
+int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w);
+int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
+		    struct xmemsim_sem *s);
+void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in);
+void xmemsim_dma_release(struct xmemsim_file *xf);
+void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
 
 /* plan.c: the plan commands */
 int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,

@@ -45,6 +45,7 @@
 #define XMEMSIM_FEAT_FREE_CLEAR	0x10ULL	/* XMEMSIM_FREE_CLEAR */
 #define XMEMSIM_FEAT_ALLOC_SIZE	0x20ULL	/* XMEMSIM_IOC_ALLOC_SIZE */
 #define XMEMSIM_FEAT_USER_LIMITS 0x40ULL /* per-user limits, USER_STATS */
+#define XMEMSIM_FEAT_DMA_QUEUES	0x80ULL	/* DMA_SUBMIT/WAIT, SEM_* */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -326,6 +327,81 @@ struct xmemsim_plan_stats {
 };
 
 /*
+ * Queued DMA. The device has dma_engines engines per core (DMA_INFO says
+ * how many in all); each open file has dma_queues FIFO queues on every
+ * engine and sems semaphores of its own. An engine serves the queues of
+ * every file round-robin, one transfer at a time; engines run in parallel.
+ * A transfer starts when its queue reaches it, its engine is free and its
+ * wait condition holds (sem[wait_sem] >= wait_value); it takes
+ * dma_latency_ns + len / bandwidth(src heap, dst heap) of modeled time;
+ * its bytes move when it completes, then sem[signal_sem] += signal_inc.
+ * Both ranges must lie in allocations of the caller (as for COPY), which
+ * stay pinned (HEAP_FREE: -EBUSY) until the transfer is done.
+ */
+#define XMEMSIM_SEM_NONE	0xffffffffU	/* wait_sem/signal_sem: none */
+
+struct xmemsim_dma_desc {
+	__u64 src;
+	__u64 dst;
+	__u64 len;		/* > 0; src and dst ranges may not overlap */
+	__u32 engine;		/* 0 .. engines - 1 */
+	__u32 queue;		/* 0 .. queues - 1 */
+	__u32 wait_sem;		/* or XMEMSIM_SEM_NONE */
+	__u32 signal_sem;	/* or XMEMSIM_SEM_NONE */
+	__u64 wait_value;
+	__u64 signal_inc;
+	__u64 tag;		/* the caller's, returned by DMA_WAIT */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_DMA_SUBMIT: count descriptors, queued all or none. */
+struct xmemsim_dma_submit {
+	__u64 descs;		/* in: user pointer to xmemsim_dma_desc[count] */
+	__u32 count;		/* in: 1 .. file_dma_depth */
+	__u32 flags;		/* in: 0 */
+	__u64 ticket;		/* out: the first descriptor's; the rest follow */
+	__u64 reserved[2];
+};
+
+/*
+ * XMEMSIM_IOC_DMA_WAIT: wait for one transfer (by ticket) to complete and
+ * reap it: its modeled start and end, its tag and its status.
+ */
+struct xmemsim_dma_wait {
+	__u64 ticket;		/* in */
+	__s64 timeout_ns;	/* in: wall time; < 0 waits for ever */
+	__u64 start_ns;		/* out, from here on: modeled times */
+	__u64 end_ns;
+	__u64 tag;
+	__s32 status;		/* 0, or why the transfer failed */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_SEM_SET, _GET, _WAIT: one of the caller's semaphores. */
+struct xmemsim_sem {
+	__u32 sem;		/* in: 0 .. sems - 1 */
+	__u32 flags;		/* in: 0 */
+	__u64 value;		/* SET: in; GET: out; WAIT: in (>= value) */
+	__s64 timeout_ns;	/* WAIT: wall time; < 0 waits for ever */
+	__u64 now_ns;		/* out: the device's modeled time */
+	__u64 reserved[2];
+};
+
+/* XMEMSIM_IOC_DMA_INFO: the DMA model's shape and parameters. */
+struct xmemsim_dma_info {
+	__u32 engines;		/* in all: dma_engines x cores */
+	__u32 queues;		/* per engine, per open file */
+	__u32 sems;		/* per open file */
+	__u32 depth;		/* transfers in flight or unreaped per file */
+	__u64 latency_ns;
+	__u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s, src x dst */
+	__u64 time_scale;	/* wall ns per modeled ns; 0 = virtual clock */
+	__u64 now_ns;		/* the device's modeled time */
+	__u64 reserved[4];
+};
+
+/*
  * io_uring: IORING_OP_URING_CMD with sqe->cmd_op set to any XMEMSIM_IOC_*
  * number and this struct in the SQE's 16-byte command area. The command's
  * argument struct lives in user memory at @arg, exactly as for ioctl(),
@@ -351,5 +427,11 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_MEMSET	_IOW(XMEMSIM_IOC_MAGIC, 0x0c, struct xmemsim_memset)
 #define XMEMSIM_IOC_ALLOC_SIZE	_IOWR(XMEMSIM_IOC_MAGIC, 0x0d, struct xmemsim_alloc_size)
 #define XMEMSIM_IOC_USER_STATS	_IOR(XMEMSIM_IOC_MAGIC, 0x0e, struct xmemsim_user_stats)
+#define XMEMSIM_IOC_DMA_SUBMIT	_IOWR(XMEMSIM_IOC_MAGIC, 0x0f, struct xmemsim_dma_submit)
+#define XMEMSIM_IOC_DMA_WAIT	_IOWR(XMEMSIM_IOC_MAGIC, 0x10, struct xmemsim_dma_wait)
+#define XMEMSIM_IOC_SEM_SET	_IOW(XMEMSIM_IOC_MAGIC, 0x11, struct xmemsim_sem)
+#define XMEMSIM_IOC_SEM_GET	_IOWR(XMEMSIM_IOC_MAGIC, 0x12, struct xmemsim_sem)
+#define XMEMSIM_IOC_SEM_WAIT	_IOWR(XMEMSIM_IOC_MAGIC, 0x13, struct xmemsim_sem)
+#define XMEMSIM_IOC_DMA_INFO	_IOR(XMEMSIM_IOC_MAGIC, 0x14, struct xmemsim_dma_info)
 
 #endif /* _UAPI_XMEMSIM_H */

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim queued DMA: engines, per-file queues and semaphores, and a
+ * modeled clock (DMA_SUBMIT, DMA_WAIT, SEM_SET/GET/WAIT, DMA_INFO).
+ *
+ * The model (uapi/xmemsim.h says it to users): cores x dma_engines
+ * engines; every open file has dma_queues FIFO queues on each engine and
+ * dma_sems semaphores. An engine serves the (file, queue) pairs
+ * round-robin, one transfer at a time, so one file's deep queue delays
+ * another file's queue by at most one transfer per turn; engines run in
+ * parallel. A transfer starts when its queue reaches it, its engine is
+ * free and its wait condition holds; it lasts dma_latency_ns + len /
+ * bandwidth(src heap, dst heap); its bytes move when it completes (never
+ * before), then its signal semaphore is incremented.
+ *
+ * The clock: the device keeps one modeled time, now. The scheduler, a
+ * work item on system_unbound_wq, starts what can start at now, then
+ * advances now to the earliest end among running transfers and completes
+ * them, in modeled-time order (ties: engine order). With time_scale=0
+ * (virtual clock) it advances at once, as fast as the host allows; with
+ * time_scale=N a modeled ns lasts N wall ns, and an hrtimer wakes the
+ * scheduler at the wall time of the next end. A batch queued by one
+ * DMA_SUBMIT starts from one now, so on the virtual clock a program that
+ * submits and then waits sees the same order and times on every run.
+ *
+ * Ownership: a transfer pins both its ranges (HEAP_FREE: -EBUSY) from
+ * submit until it is completed or cancelled. Completed transfers wait in
+ * their file's ticket index until DMA_WAIT reaps them; queued, running
+ * and unreaped transfers together are bounded by file_dma_depth. Closing
+ * the file cancels what is queued and stops what is running (its bytes do
+ * not move), and frees everything.
+ *
+ * Locking: dma->lock (a mutex) protects the engines, every file's queues,
+ * semaphores and ticket index, and now. The scheduler holds it while it
+ * moves a transfer's bytes (in 1 MiB steps with resched points), so a
+ * cancel never races a copy. It never nests with dev->lock (pins are
+ * taken before it and dropped without either) and is never held across
+ * a user copy. Waiters sleep on dma->wq without it and read what they
+ * wait for locklessly (READ_ONCE; transfers are freed after an RCU grace
+ * period).
+ */
+#include <kunit/visibility.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "xmemsim.h"
+
+struct xmemsim_xfer {
+	struct rcu_head rcu;		/* waiters look it up without the lock */
+	struct list_head node;		/* in its queue while queued */
+	struct xmemsim_dma_file *df;
+	struct xmemsim_alloc_rec *srec, *drec;	/* pinned */
+	struct xmemsim_dma_desc d;
+	u64 ticket;
+	u64 start_ns, end_ns;
+	int status;
+	bool done;
+};
+
+/* One open file's queues, semaphores and transfers. */
+struct xmemsim_dma_file {
+	struct list_head node;		/* in dma->files */
+	struct xmemsim_file *xf;
+	struct list_head *q;		/* [engine * queues + queue] */
+	u64 *sem;
+	struct xarray xfers;		/* ticket -> transfer, until reaped */
+	u64 next_ticket;
+	u32 inflight;			/* queued, running or unreaped */
+};
+
+struct xmemsim_dma_engine {
+	struct xmemsim_xfer *cur;	/* running, or NULL */
+	struct xmemsim_dma_file *rr_df;	/* the pair served last */
+	u32 rr_q;
+	u64 completed, bytes, busy_ns;
+};
+
+/* A heap's kind for the bandwidth table: the libc heap is dataram. */
+static u32 kind_of(u32 heap)
+{
+	return heap == XMEMSIM_HEAP_HBM ? XMEMSIM_HEAP_HBM : XMEMSIM_HEAP_DATARAM;
+}
+
+/**
+ * xmemsim_dma_duration() - modeled time of one transfer
+ * @latency_ns: the fixed cost
+ * @bw: bytes per second, > 0
+ * @len: bytes
+ *
+ * Return: latency_ns + len / bw seconds, in ns, saturating at U64_MAX.
+ */
+u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len)
+{
+	u64 t = mul_u64_u64_div_u64(len, NSEC_PER_SEC, bw), sum;
+
+	return check_add_overflow(latency_ns, t, &sum) ? U64_MAX : sum;
+}
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_duration);
+
+static void dma_kick(struct xmemsim_dma *dma)
+{
+	queue_work(system_unbound_wq, &dma->work);
+}
+
+static bool xfer_ready(const struct xmemsim_xfer *x)
+{
+	u32 s = x->d.wait_sem;
+
+	return s == XMEMSIM_SEM_NONE || x->df->sem[s] >= x->d.wait_value;
+}
+
+/*
+ * The next transfer engine e may start: the head of the first ready
+ * (file, queue) pair after the one it served last, in file then queue
+ * order, wrapping around. dma->lock held.
+ */
+static struct xmemsim_xfer *dma_pick(struct xmemsim_dma *dma, u32 e)
+{
+	struct xmemsim_dma_engine *eng = &dma->eng[e];
+	struct xmemsim_xfer *first = NULL, *x;
+	struct xmemsim_dma_file *df;
+	bool after = !eng->rr_df;
+	u32 q;
+
+	lockdep_assert_held(&dma->lock);
+	list_for_each_entry(df, &dma->files, node) {
+		for (q = 0; q < dma->queues; q++) {
+			struct list_head *h = &df->q[e * dma->queues + q];
+
+			if (df == eng->rr_df && q == eng->rr_q) {
+				after = true;
+				continue;
+			}
+			if (list_empty(h))
+				continue;
+			x = list_first_entry(h, struct xmemsim_xfer, node);
+			if (!xfer_ready(x))
+				continue;
+			if (after)
+				goto found;
+			if (!first)
+				first = x;
+		}
+	}
+	/* nothing after the cursor: wrap, the cursor's own pair last */
+	x = first;
+	if (!x && eng->rr_df) {
+		struct list_head *h = &eng->rr_df->q[e * dma->queues + eng->rr_q];
+
+		if (!list_empty(h)) {
+			x = list_first_entry(h, struct xmemsim_xfer, node);
+			if (!xfer_ready(x))
+				x = NULL;
+		}
+	}
+	if (!x)
+		return NULL;
+found:
+	eng->rr_df = x->df;
+	eng->rr_q = x->d.queue;
+	return x;
+}
+
+/* Move a completed transfer's bytes, then signal. dma->lock held. */
+static void xfer_complete(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	struct xmemsim_dev *d = x->df->xf->dev;
+	u8 *src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
+	u8 *dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
+	u64 off;
+
+	lockdep_assert_held(&dma->lock);
+	for (off = 0; off < x->d.len; off += SZ_1M) {
+		memcpy(dst + off, src + off, min_t(u64, x->d.len - off, SZ_1M));
+		cond_resched();
+	}
+	if (x->d.signal_sem != XMEMSIM_SEM_NONE)
+		WRITE_ONCE(x->df->sem[x->d.signal_sem],
+			   x->df->sem[x->d.signal_sem] + x->d.signal_inc);
+	xmemsim_unpin(d, x->srec);
+	xmemsim_unpin(d, x->drec);
+	x->status = 0;
+	WRITE_ONCE(x->done, true);
+}
+
+/* Take x off its queue and start it at now; NULL stays NULL. */
+static struct xmemsim_xfer *xfer_start(struct xmemsim_dma *dma,
+				       struct xmemsim_xfer *x)
+{
+	u64 bw, t;
+
+	if (!x)
+		return NULL;
+	bw = dma->bw[kind_of(x->srec->heap)][kind_of(x->drec->heap)];
+	t = xmemsim_dma_duration(dma->latency_ns, bw, x->d.len);
+	list_del_init(&x->node);
+	x->start_ns = dma->now;
+	x->end_ns = dma->now + min(t, U64_MAX - dma->now);
+	return x;
+}
+
+/* The wall time at which modeled time t arrives (time_scale > 0). */
+static ktime_t dma_wall(const struct xmemsim_dma *dma, u64 t)
+{
+	u64 ns;
+
+	if (check_mul_overflow(t, dma->time_scale, &ns) || ns > KTIME_MAX)
+		return KTIME_MAX;
+	return ktime_add_safe(dma->epoch, ns_to_ktime(ns));
+}
+
+/*
+ * The scheduler: start what can start at now, then complete the earliest
+ * ends, until every engine is idle or waits on a semaphore or (time_scale
+ * > 0) on the wall clock.
+ */
+static void dma_work(struct work_struct *work)
+{
+	struct xmemsim_dma *dma = container_of(work, struct xmemsim_dma, work);
+	u64 t;
+	u32 e;
+
+	mutex_lock(&dma->lock);
+	for (;;) {
+		bool running = false;
+
+		/* a scaled clock keeps pace with the wall while idle */
+		if (dma->time_scale)
+			dma->now = max(dma->now,
+				       div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
+						 dma->time_scale));
+
+		for (e = 0; e < dma->engines; e++) {
+			struct xmemsim_dma_engine *eng = &dma->eng[e];
+
+			if (!eng->cur)
+				eng->cur = xfer_start(dma, dma_pick(dma, e));
+			running |= !!eng->cur;
+		}
+		if (!running)
+			break;
+		t = U64_MAX;
+		for (e = 0; e < dma->engines; e++)
+			if (dma->eng[e].cur)
+				t = min(t, dma->eng[e].cur->end_ns);
+		if (dma->time_scale && ktime_before(ktime_get(), dma_wall(dma, t))) {
+			hrtimer_start(&dma->timer, dma_wall(dma, t), HRTIMER_MODE_ABS);
+			break;
+		}
+		dma->now = t;
+		for (e = 0; e < dma->engines; e++) {
+			struct xmemsim_dma_engine *eng = &dma->eng[e];
+			struct xmemsim_xfer *x = eng->cur;
+
+			if (!x || x->end_ns != t)
+				continue;
+			xfer_complete(dma, x);
+			eng->cur = NULL;
+			eng->completed++;
+			eng->bytes += x->d.len;
+			eng->busy_ns += x->end_ns - x->start_ns;
+		}
+		wake_up_all(&dma->wq);
+		cond_resched();
+	}
+	mutex_unlock(&dma->lock);
+}
+
+static enum hrtimer_restart dma_timer_fn(struct hrtimer *timer)
+{
+	dma_kick(container_of(timer, struct xmemsim_dma, timer));
+	return HRTIMER_NORESTART;
+}
+
+/* The file's DMA state, made at its first DMA or semaphore command. */
+static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df;
+	u32 i, nq = dma->engines * dma->queues;
+
+	df = READ_ONCE(xf->dma);	/* set once, under dma->lock */
+	if (df)
+		return df;
+	df = kzalloc(sizeof(*df), GFP_KERNEL_ACCOUNT);
+	if (!df)
+		return NULL;
+	df->q = kvmalloc_array(nq, sizeof(*df->q), GFP_KERNEL_ACCOUNT);
+	df->sem = kvcalloc(dma->sems, sizeof(*df->sem), GFP_KERNEL_ACCOUNT);
+	if (!df->q || !df->sem) {
+		kvfree(df->q);
+		kvfree(df->sem);
+		kfree(df);
+		return NULL;
+	}
+	for (i = 0; i < nq; i++)
+		INIT_LIST_HEAD(&df->q[i]);
+	xa_init(&df->xfers);
+	df->xf = xf;
+	mutex_lock(&dma->lock);
+	if (xf->dma) {			/* another thread of the file won */
+		mutex_unlock(&dma->lock);
+		kvfree(df->q);
+		kvfree(df->sem);
+		kfree(df);
+		return xf->dma;
+	}
+	list_add_tail(&df->node, &dma->files);
+	WRITE_ONCE(xf->dma, df);
+	mutex_unlock(&dma->lock);
+	return df;
+}
+
+static void xfer_free(struct xmemsim_dev *d, struct xmemsim_xfer *x)
+{
+	if (!x->done) {
+		xmemsim_unpin(d, x->srec);
+		xmemsim_unpin(d, x->drec);
+	}
+	kfree_rcu(x, rcu);
+}
+
+/* Check one descriptor and pin its ranges: 0 or -errno, nothing pinned. */
+static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
+{
+	const struct xmemsim_dma *dma = &xf->dev->dma;
+	const struct xmemsim_dma_desc *d = &x->d;
+	u64 send, dend;
+	int ret;
+
+	if (d->engine >= dma->engines || d->queue >= dma->queues ||
+	    (d->wait_sem != XMEMSIM_SEM_NONE && d->wait_sem >= dma->sems) ||
+	    (d->signal_sem != XMEMSIM_SEM_NONE && d->signal_sem >= dma->sems) ||
+	    !mem_is_zero(d->reserved, sizeof(d->reserved)) || !d->len ||
+	    check_add_overflow(d->src, d->len, &send) ||
+	    check_add_overflow(d->dst, d->len, &dend) ||
+	    (d->src < dend && d->dst < send))
+		return -EINVAL;
+	ret = xmemsim_pin_range(xf, d->src, d->len, false, &x->srec);
+	if (ret)
+		return ret;
+	ret = xmemsim_pin_range(xf, d->dst, d->len, false, &x->drec);
+	if (ret)
+		xmemsim_unpin(xf->dev, x->srec);
+	return ret;
+}
+
+/**
+ * xmemsim_dma_submit() - DMA_SUBMIT: queue count transfers, all or none
+ * @xf: the caller
+ * @s: the command, copied in
+ *
+ * Return: 0 (s->ticket set), -EINVAL (a bad descriptor: engine, queue or
+ * semaphore out of range, len 0, a range that wraps, overlapping ranges,
+ * reserved bits), -EACCES (a range the caller does not own), -E2BIG (more
+ * than file_dma_depth), -EAGAIN (the file's depth is full: reap first),
+ * -EFAULT or -ENOMEM.
+ */
+int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_desc *ud;
+	struct xmemsim_xfer **x;
+	struct xmemsim_dma_file *df;
+	u32 i, n = 0;
+	int ret = 0;
+
+	if (s->flags || !mem_is_zero(s->reserved, sizeof(s->reserved)) || !s->count)
+		return -EINVAL;
+	if (s->count > dma->depth)
+		return -E2BIG;
+	df = dma_file(xf);
+	if (!df)
+		return -ENOMEM;
+	ud = kvmalloc_array(s->count, sizeof(*ud), GFP_KERNEL_ACCOUNT);
+	x = kvcalloc(s->count, sizeof(*x), GFP_KERNEL_ACCOUNT);
+	if (!ud || !x) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (copy_from_user(ud, u64_to_user_ptr(s->descs),
+			   array_size(s->count, sizeof(*ud)))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	for (n = 0; n < s->count; n++) {
+		x[n] = kzalloc(sizeof(*x[n]), GFP_KERNEL_ACCOUNT);
+		if (!x[n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		x[n]->d = ud[n];
+		x[n]->df = df;
+		INIT_LIST_HEAD(&x[n]->node);
+		ret = xfer_prepare(xf, x[n]);
+		if (ret) {
+			kfree(x[n]);
+			break;
+		}
+	}
+	if (ret)
+		goto unwind;
+
+	mutex_lock(&dma->lock);
+	if (df->inflight + s->count > dma->depth) {
+		ret = -EAGAIN;
+	} else {
+		for (i = 0; i < s->count && !ret; i++) {
+			x[i]->ticket = df->next_ticket + i;
+			ret = xa_insert(&df->xfers, x[i]->ticket, x[i],
+					GFP_KERNEL_ACCOUNT);
+		}
+		if (ret) {	/* nothing queued: take the index back */
+			while (--i > 0)
+				xa_erase(&df->xfers, x[i - 1]->ticket);
+		}
+	}
+	if (!ret) {
+		s->ticket = df->next_ticket;
+		df->next_ticket += s->count;
+		df->inflight += s->count;
+		for (i = 0; i < s->count; i++)
+			list_add_tail(&x[i]->node,
+				      &df->q[x[i]->d.engine * dma->queues + x[i]->d.queue]);
+	}
+	mutex_unlock(&dma->lock);
+	if (!ret) {
+		dma_kick(dma);
+		goto out;
+	}
+unwind:
+	while (n--)
+		xfer_free(xf->dev, x[n]);
+out:
+	kvfree(x);
+	kvfree(ud);
+	return ret;
+}
+
+static long timeout_jiffies(s64 ns)
+{
+	return ns < 0 ? MAX_SCHEDULE_TIMEOUT : (long)nsecs_to_jiffies64(ns) + 1;
+}
+
+/*
+ * Sleep on dma->wq until cond: 0, -ETIMEDOUT or -EINTR (a signal; the
+ * wait can be repeated).
+ */
+#define dma_wait_event(dma, cond, ns) ({				\
+	long __t = wait_event_interruptible_timeout((dma)->wq, cond,	\
+						    timeout_jiffies(ns));	\
+	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -EINTR;			\
+})
+
+/* A wait condition: no sleeping lock (the task is not running). */
+static bool xfer_done(struct xmemsim_dma_file *df, u64 ticket)
+{
+	struct xmemsim_xfer *x;
+	bool done;
+
+	rcu_read_lock();
+	x = xa_load(&df->xfers, ticket);
+	done = !x || READ_ONCE(x->done);	/* gone: another waiter reaped it */
+	rcu_read_unlock();
+	return done;
+}
+
+/**
+ * xmemsim_dma_wait() - DMA_WAIT: wait for a transfer and reap it
+ * @xf: the caller
+ * @w: the command, copied in
+ *
+ * Return: 0 (the times, tag and status written), -ENOENT (no such ticket,
+ * or already reaped), -ETIMEDOUT, -EINTR, -EINVAL.
+ */
+int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
+	struct xmemsim_xfer *x;
+	int ret;
+
+	if (w->reserved0 || !mem_is_zero(w->reserved, sizeof(w->reserved)))
+		return -EINVAL;
+	if (!df)
+		return -ENOENT;
+	ret = dma_wait_event(dma, xfer_done(df, w->ticket), w->timeout_ns);
+	if (ret)
+		return ret;
+	mutex_lock(&dma->lock);
+	x = xa_load(&df->xfers, w->ticket);
+	if (x && x->done) {
+		xa_erase(&df->xfers, w->ticket);
+		df->inflight--;
+	} else {
+		x = NULL;
+	}
+	mutex_unlock(&dma->lock);
+	if (!x)
+		return -ENOENT;
+	w->start_ns = x->start_ns;
+	w->end_ns = x->end_ns;
+	w->tag = x->d.tag;
+	w->status = x->status;
+	kfree_rcu(x, rcu);
+	return 0;
+}
+
+/* A wait condition: semaphores change under dma->lock, are read without. */
+static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
+{
+	return READ_ONCE(df->sem[sem]) >= value;
+}
+
+/**
+ * xmemsim_sem_cmd() - SEM_SET, SEM_GET and SEM_WAIT on the caller's semaphores
+ * @xf: the caller
+ * @cmd: XMEMSIM_IOC_SEM_*
+ * @s: the command, copied in
+ *
+ * Return: 0, -EINVAL (no such semaphore, flags, reserved), -ETIMEDOUT,
+ * -EINTR, -ENOMEM.
+ */
+int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
+		    struct xmemsim_sem *s)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df;
+	int ret = 0;
+
+	if (s->sem >= dma->sems || s->flags ||
+	    !mem_is_zero(s->reserved, sizeof(s->reserved)))
+		return -EINVAL;
+	df = dma_file(xf);
+	if (!df)
+		return -ENOMEM;
+	if (cmd == XMEMSIM_IOC_SEM_WAIT)
+		ret = dma_wait_event(dma, sem_reached(df, s->sem, s->value),
+				     s->timeout_ns);
+	mutex_lock(&dma->lock);
+	if (cmd == XMEMSIM_IOC_SEM_SET)
+		WRITE_ONCE(df->sem[s->sem], s->value);
+	else if (cmd == XMEMSIM_IOC_SEM_GET)
+		s->value = df->sem[s->sem];
+	s->now_ns = dma->now;
+	mutex_unlock(&dma->lock);
+	if (cmd == XMEMSIM_IOC_SEM_SET) {
+		dma_kick(dma);		/* a queue may wait on it */
+		wake_up_all(&dma->wq);
+	}
+	return ret;
+}
+
+/* DMA_INFO */
+void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in)
+{
+	struct xmemsim_dma *dma = &d->dma;
+	u32 i, j;
+
+	memset(in, 0, sizeof(*in));
+	in->engines = dma->engines;
+	in->queues = dma->queues;
+	in->sems = dma->sems;
+	in->depth = dma->depth;
+	in->latency_ns = dma->latency_ns;
+	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
+		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
+			in->bw[i][j] = dma->bw[kind_of(i)][kind_of(j)];
+	in->time_scale = dma->time_scale;
+	mutex_lock(&dma->lock);
+	in->now_ns = dma->now;
+	mutex_unlock(&dma->lock);
+}
+
+/**
+ * xmemsim_dma_release() - a closing file's transfers: cancel and free
+ * @xf: the file, with no command of it running any more
+ *
+ * Queued transfers are dropped, a running one is stopped (its bytes do not
+ * move), unreaped ones are freed; every pin goes.
+ */
+void xmemsim_dma_release(struct xmemsim_file *xf)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df = xf->dma;
+	struct xmemsim_xfer *x;
+	unsigned long ticket;
+	u32 e;
+
+	if (!df)
+		return;
+	mutex_lock(&dma->lock);
+	for (e = 0; e < dma->engines; e++) {
+		struct xmemsim_dma_engine *eng = &dma->eng[e];
+
+		if (eng->cur && eng->cur->df == df)
+			eng->cur = NULL;
+		if (eng->rr_df == df)
+			eng->rr_df = NULL;
+	}
+	list_del(&df->node);
+	xa_for_each(&df->xfers, ticket, x)
+		xfer_free(xf->dev, x);
+	mutex_unlock(&dma->lock);
+	xa_destroy(&df->xfers);
+	kvfree(df->q);
+	kvfree(df->sem);
+	kfree(df);
+	xf->dma = NULL;
+	dma_kick(dma);		/* its engines may be free now */
+}
+
+/* debugfs "dma": the clock and each engine's counters */
+void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
+{
+	struct xmemsim_dma *dma = &d->dma;
+	u32 e;
+
+	mutex_lock(&dma->lock);
+	seq_printf(m, "now_ns %llu time_scale %llu\n", dma->now, dma->time_scale);
+	for (e = 0; e < dma->engines; e++) {
+		const struct xmemsim_dma_engine *eng = &dma->eng[e];
+
+		seq_printf(m, "engine %u %s completed %llu bytes %llu busy_ns %llu\n",
+			   e, eng->cur ? "running" : "idle", eng->completed,
+			   eng->bytes, eng->busy_ns);
+	}
+	mutex_unlock(&dma->lock);
+}
+
+int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
+{
+	struct xmemsim_dma *dma = &d->dma;
+	u32 i, j;
+
+	if (!p->engines_per_core || p->engines_per_core > 16 || !p->queues ||
+	    p->queues > 64 || !p->sems || p->sems > 4096 || !p->depth ||
+	    p->depth > 65536)
+		return -EINVAL;
+	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
+		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
+			if (!p->bw[kind_of(i)][kind_of(j)])
+				return -EINVAL;
+	mutex_init(&dma->lock);
+	init_waitqueue_head(&dma->wq);
+	INIT_LIST_HEAD(&dma->files);
+	INIT_WORK(&dma->work, dma_work);
+	hrtimer_init(&dma->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	dma->timer.function = dma_timer_fn;
+	dma->engines = p->engines_per_core * d->geo.cores;
+	dma->queues = p->queues;
+	dma->sems = p->sems;
+	dma->depth = p->depth;
+	dma->latency_ns = p->latency_ns;
+	memcpy(dma->bw, p->bw, sizeof(dma->bw));
+	dma->time_scale = p->time_scale;
+	dma->epoch = ktime_get();
+	dma->eng = kcalloc(dma->engines, sizeof(*dma->eng), GFP_KERNEL);
+	return dma->eng ? 0 : -ENOMEM;
+}
+
+/* At unload: every file is closed, so nothing is queued or running. */
+void xmemsim_dma_fini(struct xmemsim_dev *d)
+{
+	struct xmemsim_dma *dma = &d->dma;
+
+	hrtimer_cancel(&dma->timer);
+	cancel_work_sync(&dma->work);
+	WARN_ON_ONCE(!list_empty(&dma->files));
+	kfree(dma->eng);
+	mutex_destroy(&dma->lock);
+}

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_dma: queued DMA on the virtual clock (the default load: time_scale
+ * 0). Modeled times are exact, so every test checks them to the ns, taking
+ * its own first start as the origin (the device's clock has run before).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "libxmemsim.h"
+#include "tap.h"
+
+#define HBM XMEMSIM_HEAP_HBM
+#define DRAM XMEMSIM_HEAP_DATARAM
+#define NONE XMEMSIM_SEM_NONE
+
+static struct xmemsim_dma_info info;
+
+static int io(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static struct xmemsim_dma_desc desc(uint64_t src, uint64_t dst, uint64_t len,
+				    uint32_t engine, uint32_t queue)
+{
+	struct xmemsim_dma_desc d = {
+		.src = src, .dst = dst, .len = len, .engine = engine,
+		.queue = queue, .wait_sem = NONE, .signal_sem = NONE,
+	};
+
+	return d;
+}
+
+static int submit(int fd, struct xmemsim_dma_desc *d, uint32_t n, uint64_t *ticket)
+{
+	struct xmemsim_dma_submit s = { .descs = (uintptr_t)d, .count = n };
+	int ret = io(fd, XMEMSIM_IOC_DMA_SUBMIT, &s);
+
+	if (!ret && ticket)
+		*ticket = s.ticket;
+	return ret;
+}
+
+static int dwait(int fd, uint64_t ticket, int64_t timeout_ns,
+		 struct xmemsim_dma_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->ticket = ticket;
+	w->timeout_ns = timeout_ns;
+	return io(fd, XMEMSIM_IOC_DMA_WAIT, w);
+}
+
+static int sem(int fd, unsigned long cmd, uint32_t s, uint64_t *value,
+	       int64_t timeout_ns)
+{
+	struct xmemsim_sem a = { .sem = s, .value = *value, .timeout_ns = timeout_ns };
+	int ret = io(fd, cmd, &a);
+
+	*value = a.value;
+	return ret;
+}
+
+/* The modeled duration of len bytes from one heap to another. */
+static uint64_t dur(unsigned int from, unsigned int to, uint64_t len)
+{
+	return info.latency_ns +
+	       (uint64_t)((unsigned __int128)len * 1000000000u / info.bw[from][to]);
+}
+
+struct env {
+	struct xms_dev xd;
+	int fd;
+	uint64_t buf[8];	/* 64 KiB HBM blocks */
+};
+
+static int env_open(struct env *e)
+{
+	int i;
+
+	e->fd = test_open(&e->xd);
+	if (e->fd < 0)
+		return -1;
+	for (i = 0; i < 8; i++)
+		if (xms_alloc(&e->xd, HBM, 65536, 4096, 0, &e->buf[i], NULL))
+			return -1;
+	return 0;
+}
+
+TEST(info_reports_the_model)
+{
+	struct env e;
+
+	REQUIRE(env_open(&e) == 0);
+	REQUIRE(io(e.fd, XMEMSIM_IOC_DMA_INFO, &info) == 0);
+	CHECK_EQ_U64(info.engines, 4);	/* 2 per core, 2 cores */
+	CHECK_EQ_U64(info.queues, 4);
+	CHECK_EQ_U64(info.sems, 16);
+	CHECK_EQ_U64(info.depth, 256);
+	CHECK_EQ_U64(info.latency_ns, 2000);
+	CHECK_EQ_U64(info.bw[HBM][HBM], 16000000000ULL);
+	CHECK_EQ_U64(info.bw[HBM][DRAM], 8000000000ULL);
+	CHECK_EQ_U64(info.bw[XMEMSIM_HEAP_LIBC][DRAM], 4000000000ULL);
+	CHECK_EQ_U64(info.time_scale, 0);
+	xms_close(&e.xd);
+}
+
+TEST(one_queue_is_fifo_and_times_add_up)
+{
+	struct xmemsim_dma_desc d[3];
+	struct xmemsim_dma_wait w[3];
+	uint64_t t, t0 = 0;
+	struct env e;
+	int i;
+
+	REQUIRE(env_open(&e) == 0);
+	for (i = 0; i < 3; i++)
+		d[i] = desc(e.buf[0], e.buf[1 + i], 4096 << i, 0, 0);
+	REQUIRE(submit(e.fd, d, 3, &t) == 0);
+	for (i = 0; i < 3; i++) {
+		CHECK(dwait(e.fd, t + i, -1, &w[i]) == 0);
+		if (!i)
+			t0 = w[0].start_ns;
+	}
+	CHECK_EQ_U64(w[0].end_ns - t0, dur(HBM, HBM, 4096));
+	CHECK_EQ_U64(w[1].start_ns, w[0].end_ns);
+	CHECK_EQ_U64(w[1].end_ns - w[1].start_ns, dur(HBM, HBM, 8192));
+	CHECK_EQ_U64(w[2].start_ns, w[1].end_ns);
+	CHECK_EQ_U64(w[2].end_ns - w[2].start_ns, dur(HBM, HBM, 16384));
+	CHECK(dwait(e.fd, t, -1, &w[0]) == -ENOENT);	/* reaped once */
+	xms_close(&e.xd);
+}
+
+TEST(engines_run_in_parallel)
+{
+	struct xmemsim_dma_desc d[4];
+	struct xmemsim_dma_wait w;
+	uint64_t t, s0 = 0;
+	struct env e;
+	int i;
+
+	REQUIRE(env_open(&e) == 0);
+	for (i = 0; i < 4; i++)
+		d[i] = desc(e.buf[i], e.buf[4 + i], 65536, i, 0);
+	REQUIRE(submit(e.fd, d, 4, &t) == 0);
+	for (i = 0; i < 4; i++) {
+		CHECK(dwait(e.fd, t + i, -1, &w) == 0);
+		if (!i)
+			s0 = w.start_ns;
+		CHECK_EQ_U64(w.start_ns, s0);
+		CHECK_EQ_U64(w.end_ns - w.start_ns, dur(HBM, HBM, 65536));
+	}
+	xms_close(&e.xd);
+}
+
+TEST(an_engine_serves_its_queues_round_robin)
+{
+	struct xmemsim_dma_desc d[4];
+	struct xmemsim_dma_wait w[4];
+	uint64_t t;
+	struct env e;
+	int i;
+
+	REQUIRE(env_open(&e) == 0);
+	/* queue 0 gets two, then queue 1 two: served 0, 1, 0, 1 */
+	d[0] = desc(e.buf[0], e.buf[4], 4096, 1, 0);
+	d[1] = desc(e.buf[0], e.buf[5], 4096, 1, 0);
+	d[2] = desc(e.buf[1], e.buf[6], 4096, 1, 1);
+	d[3] = desc(e.buf[1], e.buf[7], 4096, 1, 1);
+	for (i = 0; i < 4; i++)
+		d[i].tag = 100 + i;
+	REQUIRE(submit(e.fd, d, 4, &t) == 0);
+	for (i = 0; i < 4; i++) {
+		CHECK(dwait(e.fd, t + i, -1, &w[i]) == 0);
+		CHECK_EQ_U64(w[i].tag, 100 + i);
+		CHECK_EQ_U64(w[i].status, 0);
+	}
+	CHECK(w[0].start_ns < w[2].start_ns);
+	CHECK_EQ_U64(w[2].start_ns, w[0].end_ns);
+	CHECK_EQ_U64(w[1].start_ns, w[2].end_ns);
+	CHECK_EQ_U64(w[3].start_ns, w[1].end_ns);
+	xms_close(&e.xd);
+}
+
+TEST(a_semaphore_orders_two_engines)
+{
+	struct xmemsim_dma_desc d[2];
+	struct xmemsim_dma_wait a, b;
+	uint64_t t, v = 0;
+	struct env e;
+
+	REQUIRE(env_open(&e) == 0);
+	REQUIRE(sem(e.fd, XMEMSIM_IOC_SEM_SET, 3, &v, 0) == 0);
+	/* b, on another engine, waits for a's signal: it starts at a's end */
+	d[0] = desc(e.buf[2], e.buf[3], 32768, 2, 0);
+	d[1] = desc(e.buf[3], e.buf[4], 32768, 3, 0);
+	d[1].wait_sem = 3;
+	d[1].wait_value = 1;
+	d[0].signal_sem = 3;
+	d[0].signal_inc = 1;
+	REQUIRE(submit(e.fd, &d[1], 1, &t) == 0);	/* the waiter first */
+	REQUIRE(submit(e.fd, &d[0], 1, NULL) == 0);
+	CHECK(dwait(e.fd, t, -1, &b) == 0);
+	CHECK(dwait(e.fd, t + 1, -1, &a) == 0);
+	CHECK_EQ_U64(b.start_ns, a.end_ns);
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_GET, 3, &v, 0) == 0);
+	CHECK_EQ_U64(v, 1);
+	xms_close(&e.xd);
+}
+
+TEST(bytes_move_at_completion_not_before)
+{
+	unsigned char *in = malloc(65536), *out = malloc(65536);
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	uint64_t t, v = 0;
+	struct env e;
+	int ret;
+
+	REQUIRE(in && out && env_open(&e) == 0);
+	memset(in, 0xc3, 65536);
+	REQUIRE(xms_write(&e.xd, e.buf[0], in, 65536) == 0);
+	d = desc(e.buf[0], e.buf[1], 65536, 0, 2);
+	d.wait_sem = 5;
+	d.wait_value = 1;
+	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	/* held on its semaphore: the destination keeps its old bytes */
+	CHECK(dwait(e.fd, t, 20000000, &w) == -ETIMEDOUT);
+	CHECK(xms_read(&e.xd, e.buf[1], out, 65536) == 0);
+	CHECK(out[0] == 0 && out[65535] == 0);
+	/* and both ranges are pinned */
+	ret = xms_free(&e.xd, HBM, e.buf[0], NULL);
+	CHECK(ret == -EBUSY);
+	CHECK(xms_free(&e.xd, HBM, e.buf[1], NULL) == -EBUSY);
+	v = 1;
+	REQUIRE(sem(e.fd, XMEMSIM_IOC_SEM_SET, 5, &v, 0) == 0);
+	CHECK(dwait(e.fd, t, -1, &w) == 0);
+	CHECK(xms_read(&e.xd, e.buf[1], out, 65536) == 0);
+	CHECK(!memcmp(in, out, 65536));
+	CHECK(xms_free(&e.xd, HBM, e.buf[1], NULL) == 0);
+	xms_close(&e.xd);
+	free(in);
+	free(out);
+}
+
+TEST(sem_wait_times_out_and_wakes)
+{
+	struct env e;
+	uint64_t v = 7;
+
+	REQUIRE(env_open(&e) == 0);
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_WAIT, 0, &v, 10000000) == -ETIMEDOUT);
+	v = 7;
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_SET, 0, &v, 0) == 0);
+	v = 7;
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_WAIT, 0, &v, 10000000) == 0);
+	v = 0;
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_GET, 16, &v, 0) == -EINVAL);
+	xms_close(&e.xd);
+}
+
+TEST(bad_descriptors_queue_nothing)
+{
+	struct xmemsim_dma_desc d[2], big[1];
+	struct xmemsim_dma_wait w;
+	struct env e, o;
+	uint64_t t, t2;
+
+	REQUIRE(env_open(&e) == 0 && env_open(&o) == 0);
+	d[0] = desc(e.buf[0], e.buf[1], 4096, 0, 0);
+	d[1] = d[0];
+	d[1].engine = info.engines;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* no engine */
+	d[1] = d[0];
+	d[1].queue = info.queues;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* no queue */
+	d[1] = d[0];
+	d[1].signal_sem = info.sems;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* no semaphore */
+	d[1] = d[0];
+	d[1].len = 0;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);
+	d[1] = d[0];
+	d[1].dst = e.buf[0] + 2048;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* overlap */
+	d[1] = d[0];
+	d[1].src = UINT64_MAX - 100;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* wraps */
+	d[1] = d[0];
+	d[1].reserved[1] = 1;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);
+	d[1] = desc(e.buf[0], o.buf[0], 4096, 0, 0);
+	CHECK(submit(e.fd, d, 2, NULL) == -EACCES);	/* another file's */
+	big[0] = d[0];
+	{
+		struct xmemsim_dma_submit s = { .descs = (uintptr_t)big,
+						.count = info.depth + 1 };
+
+		CHECK(io(e.fd, XMEMSIM_IOC_DMA_SUBMIT, &s) == -E2BIG);
+	}
+	/* nothing was queued: the tickets still start at the first */
+	CHECK(submit(e.fd, d, 1, &t) == 0);
+	CHECK(submit(e.fd, d, 1, &t2) == 0);
+	CHECK_EQ_U64(t2, t + 1);
+	CHECK(dwait(e.fd, t, -1, &w) == 0 && dwait(e.fd, t2, -1, &w) == 0);
+	CHECK(xms_free(&e.xd, HBM, e.buf[0], NULL) == 0);	/* no pin left */
+	CHECK(dwait(e.fd, t2 + 1, 0, &w) == -ENOENT);
+	xms_close(&o.xd);
+	xms_close(&e.xd);
+}
+
+TEST(depth_bounds_what_a_file_holds)
+{
+	struct xmemsim_dma_desc *d = calloc(info.depth, sizeof(*d));
+	struct xmemsim_dma_wait w;
+	struct env e;
+	uint64_t t;
+	uint32_t i;
+
+	REQUIRE(d && env_open(&e) == 0);
+	for (i = 0; i < info.depth; i++)
+		d[i] = desc(e.buf[0], e.buf[1], 64, i % info.engines, 0);
+	CHECK(submit(e.fd, d, info.depth, &t) == 0);
+	CHECK(submit(e.fd, d, 1, NULL) == -EAGAIN);	/* full until reaped */
+	CHECK(dwait(e.fd, t, -1, &w) == 0);
+	CHECK(submit(e.fd, d, 1, NULL) == 0);
+	xms_close(&e.xd);	/* the rest, unreaped, go with the file */
+	free(d);
+}
+
+TEST(semaphores_are_per_file)
+{
+	struct env a, b;
+	uint64_t v = 5;
+
+	REQUIRE(env_open(&a) == 0 && env_open(&b) == 0);
+	CHECK(sem(a.fd, XMEMSIM_IOC_SEM_SET, 1, &v, 0) == 0);
+	v = 99;
+	CHECK(sem(b.fd, XMEMSIM_IOC_SEM_GET, 1, &v, 0) == 0);
+	CHECK_EQ_U64(v, 0);
+	xms_close(&a.xd);
+	xms_close(&b.xd);
+}
+
+TEST(close_cancels_queued_and_blocked_transfers)
+{
+	struct xmemsim_dma_desc d[3];
+	struct env e, o;
+	uint64_t t;
+	int i;
+
+	REQUIRE(env_open(&e) == 0);
+	for (i = 0; i < 3; i++) {
+		d[i] = desc(e.buf[i], e.buf[4 + i], 65536, 0, 0);
+		d[i].wait_sem = 0;
+		d[i].wait_value = 1;	/* never set */
+	}
+	REQUIRE(submit(e.fd, d, 3, &t) == 0);
+	xms_close(&e.xd);
+	/* the blocks went back: another file gets the same addresses */
+	REQUIRE(env_open(&o) == 0);
+	CHECK_EQ_U64(o.buf[0], e.buf[0]);
+	CHECK_EQ_U64(o.buf[7], e.buf[7]);
+	xms_close(&o.xd);
+}
+
+TEST(the_virtual_clock_repeats_itself)
+{
+	struct xmemsim_dma_desc d[6];
+	struct xmemsim_dma_wait w;
+	uint64_t rel[2][6], t;
+	int run, i;
+
+	for (run = 0; run < 2; run++) {
+		struct env e;
+		uint64_t s0 = 0;
+
+		REQUIRE(env_open(&e) == 0);
+		for (i = 0; i < 6; i++) {
+			d[i] = desc(e.buf[i], e.buf[(i + 1) % 8], 1024 * (i + 1),
+				    i % 2, i % 3);
+			if (i == 4) {	/* waits for the first's signal */
+				d[i].wait_sem = 2;
+				d[i].wait_value = 1;
+			}
+		}
+		d[0].signal_sem = 2;
+		d[0].signal_inc = 1;
+		d[0].dst = e.buf[6];
+		REQUIRE(submit(e.fd, d, 6, &t) == 0);
+		for (i = 0; i < 6; i++) {
+			CHECK(dwait(e.fd, t + i, -1, &w) == 0);
+			if (!i)
+				s0 = w.start_ns;
+			rel[run][i] = w.end_ns - s0;
+		}
+		xms_close(&e.xd);
+	}
+	for (i = 0; i < 6; i++)
+		CHECK_EQ_U64(rel[1][i], rel[0][i]);
+}
+
+/*
+ * A child with transfers held on a semaphore, one thread of it in
+ * DMA_WAIT (or a ring with a SEM_WAIT in flight), dies: nothing hangs,
+ * its blocks come back, and its queue no longer holds the engine.
+ */
+static void child_blocks(int use_ring, int ready_fd)
+{
+	static struct xmemsim_sem sw = { .sem = 9, .value = 1, .timeout_ns = -1 };
+	struct xmemsim_dma_desc d[4];
+	struct xmemsim_dma_wait w;
+	struct xms_ring r;
+	struct env e;
+	uint64_t t;
+	int i;
+
+	if (env_open(&e))
+		_exit(2);
+	for (i = 0; i < 4; i++) {
+		d[i] = desc(e.buf[i], e.buf[4 + i], 65536, 0, 0);
+		d[i].wait_sem = 9;
+		d[i].wait_value = 1;	/* never set */
+	}
+	if (submit(e.fd, d, 4, &t))
+		_exit(3);
+	if (use_ring) {
+		if (xms_ring_init(&r, &e.xd, 8) ||
+		    xms_ring_queue(&r, XMEMSIM_IOC_SEM_WAIT, &sw, 1) ||
+		    xms_ring_submit(&r) != 1)
+			_exit(4);
+		if (write(ready_fd, "r", 1) != 1)
+			_exit(5);
+		_exit(0);	/* the ring goes with a wait in flight */
+	}
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(5);
+	dwait(e.fd, t, -1, &w);	/* killed in here */
+	_exit(6);
+}
+
+static void dies_with_work_in_flight(int use_ring)
+{
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	int p[2], st;
+	struct env e;
+	uint64_t t;
+	pid_t pid;
+	char c;
+
+	REQUIRE(pipe(p) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {
+		close(p[0]);
+		child_blocks(use_ring, p[1]);
+	}
+	close(p[1]);
+	CHECK(read(p[0], &c, 1) == 1);
+	close(p[0]);
+	usleep(50000);
+	if (!use_ring)
+		kill(pid, SIGKILL);
+	alarm(60);	/* a hang fails the run rather than stalling it */
+	CHECK(waitpid(pid, &st, 0) == pid);
+	alarm(0);
+	CHECK(use_ring ? WIFEXITED(st) && !WEXITSTATUS(st) :
+			 WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* its blocks are free again, and engine 0 serves others at once */
+	REQUIRE(env_open(&e) == 0);
+	d = desc(e.buf[0], e.buf[1], 4096, 0, 0);
+	CHECK(submit(e.fd, &d, 1, &t) == 0);
+	CHECK(dwait(e.fd, t, 5000000000LL, &w) == 0);
+	xms_close(&e.xd);
+}
+
+TEST(kill_9_in_dma_wait_with_transfers_queued)
+{
+	dies_with_work_in_flight(0);
+}
+
+TEST(exit_with_a_ring_waiting_on_a_semaphore)
+{
+	dies_with_work_in_flight(1);
+}
+
+int main(void)
+{
+	return tap_run();
+}
