@@ -407,6 +407,45 @@ TEST(the_virtual_clock_repeats_itself)
 		CHECK_EQ_U64(rel[1][i], rel[0][i]);
 }
 
+/* The library's calls, through ioctl() and through an attached ring. */
+TEST(library_calls_through_ioctl_and_io_uring)
+{
+	struct xmemsim_dma_info in;
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	struct xms_ring r;
+	uint64_t t, v;
+	struct env e;
+	int path;
+
+	REQUIRE(env_open(&e) == 0);
+	REQUIRE(xms_ring_init(&r, &e.xd, 8) == 0);
+	for (path = 0; path < 2; path++) {
+		CHECK(xms_attach_ring(&e.xd, path ? &r : NULL) == 0);
+		CHECK(xms_dma_info(&e.xd, &in) == 0);
+		CHECK_EQ_U64(in.engines, info.engines);
+		CHECK(xms_sem_set(&e.xd, 4, 10 + path) == 0);
+		CHECK(xms_sem_get(&e.xd, 4, &v) == 0);
+		CHECK_EQ_U64(v, 10 + path);
+		CHECK(xms_sem_wait(&e.xd, 4, 10 + path, 0) == 0);
+		CHECK(xms_sem_wait(&e.xd, 4, 11 + path, 1000000) == -ETIMEDOUT);
+		d = desc(e.buf[0], e.buf[1], 8192, 1, 3);
+		d.tag = 77 + path;
+		d.signal_sem = 4;
+		d.signal_inc = 5;
+		CHECK(xms_dma_submit(&e.xd, &d, 1, &t) == 0);
+		CHECK(xms_dma_wait(&e.xd, t, -1, &w) == 0);
+		CHECK_EQ_U64(w.tag, 77 + path);
+		CHECK_EQ_U64(w.end_ns - w.start_ns, dur(HBM, HBM, 8192));
+		CHECK(xms_sem_get(&e.xd, 4, &v) == 0);
+		CHECK_EQ_U64(v, 15 + path);
+		CHECK(xms_dma_wait(&e.xd, t, 0, &w) == -ENOENT);
+	}
+	xms_attach_ring(&e.xd, NULL);
+	xms_ring_exit(&r);
+	xms_close(&e.xd);
+}
+
 /*
  * A child with transfers held on a semaphore, one thread of it in
  * DMA_WAIT (or a ring with a SEM_WAIT in flight), dies: nothing hangs,

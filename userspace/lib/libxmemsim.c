@@ -270,6 +270,75 @@ int xms_copy(struct xms_dev *dev, uint64_t src, uint64_t dst, uint64_t len,
 	return xms_cmd(dev, XMEMSIM_IOC_COPY, &c);
 }
 
+int xms_dma_info(struct xms_dev *dev, struct xmemsim_dma_info *info)
+{
+	struct xmemsim_dma_info in;
+	int ret = xms_cmd(dev, XMEMSIM_IOC_DMA_INFO, &in);
+
+	if (!ret)
+		*info = in;
+	return ret;
+}
+
+int xms_dma_submit(struct xms_dev *dev, const struct xmemsim_dma_desc *descs,
+		   uint32_t count, uint64_t *ticket)
+{
+	struct xmemsim_dma_submit s = {
+		.descs = (uintptr_t)descs, .count = count,
+	};
+	int ret = xms_cmd(dev, XMEMSIM_IOC_DMA_SUBMIT, &s);
+
+	if (!ret && ticket)
+		*ticket = s.ticket;
+	return ret;
+}
+
+int xms_dma_wait(struct xms_dev *dev, uint64_t ticket, int64_t timeout_ns,
+		 struct xmemsim_dma_wait *done)
+{
+	struct xmemsim_dma_wait w = { .ticket = ticket, .timeout_ns = timeout_ns };
+	int ret = xms_cmd(dev, XMEMSIM_IOC_DMA_WAIT, &w);
+
+	if (!ret && done)
+		*done = w;
+	return ret;
+}
+
+/* SEM_SET, SEM_GET or SEM_WAIT on one of the file's semaphores. */
+static int sem_cmd(struct xms_dev *dev, unsigned long cmd, uint32_t sem,
+		   uint64_t *value, int64_t timeout_ns)
+{
+	struct xmemsim_sem s = {
+		.sem = sem, .value = *value, .timeout_ns = timeout_ns,
+	};
+	int ret = xms_cmd(dev, cmd, &s);
+
+	if (!ret)
+		*value = s.value;
+	return ret;
+}
+
+int xms_sem_set(struct xms_dev *dev, uint32_t sem, uint64_t value)
+{
+	return sem_cmd(dev, XMEMSIM_IOC_SEM_SET, sem, &value, 0);
+}
+
+int xms_sem_get(struct xms_dev *dev, uint32_t sem, uint64_t *value)
+{
+	uint64_t v = 0;
+	int ret = sem_cmd(dev, XMEMSIM_IOC_SEM_GET, sem, &v, 0);
+
+	if (!ret)
+		*value = v;
+	return ret;
+}
+
+int xms_sem_wait(struct xms_dev *dev, uint32_t sem, uint64_t value,
+		 int64_t timeout_ns)
+{
+	return sem_cmd(dev, XMEMSIM_IOC_SEM_WAIT, sem, &value, timeout_ns);
+}
+
 /* The device's message, NUL-terminated whatever it wrote. */
 static void copy_err(char *dst, size_t len, const char *src, size_t srclen)
 {

@@ -50,6 +50,21 @@ int xms_free(struct xms_dev *dev, unsigned int heap, uint64_t addr, int *status)
 int xms_stats(struct xms_dev *dev, unsigned int heap, struct xmemsim_heap_stats *st);
 /* What the user this file is charged to holds, and its limits (USER_STATS). */
 int xms_user_stats(struct xms_dev *dev, struct xmemsim_user_stats *st);
+
+/*
+ * Queued DMA (XMEMSIM_FEAT_DMA_QUEUES): descriptors queued all or none,
+ * *ticket the first one's; a wait reaps one transfer (timeout_ns < 0:
+ * for ever). Semaphores are the file's own.
+ */
+int xms_dma_info(struct xms_dev *dev, struct xmemsim_dma_info *info);
+int xms_dma_submit(struct xms_dev *dev, const struct xmemsim_dma_desc *descs,
+		   uint32_t count, uint64_t *ticket);
+int xms_dma_wait(struct xms_dev *dev, uint64_t ticket, int64_t timeout_ns,
+		 struct xmemsim_dma_wait *done);
+int xms_sem_set(struct xms_dev *dev, uint32_t sem, uint64_t value);
+int xms_sem_get(struct xms_dev *dev, uint32_t sem, uint64_t *value);
+int xms_sem_wait(struct xms_dev *dev, uint32_t sem, uint64_t value,
+		 int64_t timeout_ns);
 /* Fills up to cap blocks; *count gets the heap's block count. */
 int xms_dump(struct xms_dev *dev, unsigned int heap, struct xmemsim_block *blocks,
 	     uint32_t cap, uint32_t *count);
