@@ -73,7 +73,8 @@ struct xfile {
 	struct map m[MAXM];
 	int nm;
 	int planned;
-	uint64_t scratch[2];	/* op_ring_abandon's, never checked */
+	uint64_t scratch[2];	/* op_ring_abandon's and op_dma's, never checked */
+	uint64_t dma_next;	/* the next DMA ticket */
 };
 
 /* Addresses any worker used: others try them as foreign or stale ones. */
@@ -658,24 +659,30 @@ static int xfile_open(struct xfile *f)
  * scratch buffers the worker never checks: an abandoned copy may land any
  * time later, after the tracked allocations have moved on.
  */
+/* The two scratch buffers, made on first use: 0, or -1 without them. */
+static int scratch_ready(struct xfile *f)
+{
+	if (f->scratch[0])
+		return 0;
+	if (xms_alloc(&f->xd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL))
+		return -1;
+	if (xms_alloc(&f->xd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL)) {
+		/* nothing untracked may stay */
+		xms_free(&f->xd, XMEMSIM_HEAP_HBM, f->scratch[0], NULL);
+		f->scratch[0] = 0;
+		return -1;
+	}
+	return 0;
+}
+
 static void op_ring_abandon(struct xfile *f)
 {
 	static struct xmemsim_copy c[8];
 	struct xms_ring r;
 	int n = 0;
 
-	if (no_rings)
+	if (no_rings || scratch_ready(f))
 		return;
-	if (!f->scratch[0]) {
-		if (xms_alloc(&f->xd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[0], NULL))
-			return;
-		if (xms_alloc(&f->xd, XMEMSIM_HEAP_HBM, 65536, 64, 0, &f->scratch[1], NULL)) {
-			/* nothing untracked may stay */
-			xms_free(&f->xd, XMEMSIM_HEAP_HBM, f->scratch[0], NULL);
-			f->scratch[0] = 0;
-			return;
-		}
-	}
 	if (xms_ring_init(&r, &f->xd, 8))
 		return;
 	for (int i = 0; i < 8; i++) {
@@ -689,6 +696,57 @@ static void op_ring_abandon(struct xfile *f)
 	if (n)
 		xms_ring_submit(&r);
 	xms_ring_exit(&r);		/* with work in flight */
+}
+
+/*
+ * Queued DMA between the scratch buffers (never checked: a transfer lands
+ * whenever the clock reaches it), some held on semaphores that may never
+ * come; semaphore sets, gets and waits; waits and reaps of any ticket
+ * with short timeouts; wild descriptors, which must queue nothing. Closing
+ * the file (op close, kills) cancels what is left.
+ */
+static void op_dma(struct xfile *f)
+{
+	static struct xmemsim_dma_desc d[8];
+	struct xmemsim_dma_submit s = { .descs = (uintptr_t)rnd_ptr(d),
+					.count = 1 + rnd(8) };
+	struct xmemsim_dma_wait w = { .ticket = rnd(f->dma_next + 3),
+				      .timeout_ns = rnd(3) ? 0 : 1000000 };
+	struct xmemsim_sem sm = { .sem = rnd(20), .value = rnd(4),
+				  .timeout_ns = 1000000 };
+	static const unsigned long sem_cmds[] = {
+		XMEMSIM_IOC_SEM_SET, XMEMSIM_IOC_SEM_GET, XMEMSIM_IOC_SEM_WAIT,
+	};
+
+	if (scratch_ready(f))
+		return;
+	switch (rnd(4)) {
+	case 0:
+	case 1:
+		for (int i = 0; i < 8; i++) {
+			int k = rnd(2);
+
+			d[i] = (struct xmemsim_dma_desc){
+				.src = f->scratch[k], .dst = f->scratch[!k],
+				.len = 1 + rnd(65536), .engine = rnd(5),
+				.queue = rnd(5), .wait_value = rnd(3),
+				.wait_sem = rnd(3) ? XMEMSIM_SEM_NONE : rnd(17),
+				.signal_sem = rnd(2) ? XMEMSIM_SEM_NONE : rnd(17),
+				.signal_inc = rnd(3), .tag = i,
+			};
+			if (!rnd(8))	/* not the caller's: nothing queued */
+				d[i].src = xorshift64(&rs);
+		}
+		if (!cmd(f, XMEMSIM_IOC_DMA_SUBMIT, &s))
+			f->dma_next = s.ticket + s.count;
+		break;
+	case 2:
+		cmd(f, XMEMSIM_IOC_DMA_WAIT, rnd_ptr(&w));
+		break;
+	default:
+		cmd(f, sem_cmds[rnd(3)], rnd_ptr(&sm));
+		break;
+	}
 }
 
 /*
@@ -745,7 +803,10 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 			op_misc(x);
 			break;
 		case 18:
-			op_ring_abandon(x);
+			if (rnd(2))
+				op_ring_abandon(x);
+			else
+				op_dma(x);
 			break;
 		default:
 			if (rnd(4) == 0) {
@@ -783,6 +844,7 @@ static void killed_child(uint64_t seed)
 	static struct xmemsim_copy c[32];
 	static struct xmemsim_plan_sync sy;
 	struct xmemsim_plan_tensor t[2] = {};
+	struct xmemsim_dma_desc dd[4];
 	struct xms_ring r;
 	uint64_t a, b;
 	int fd = test_open(&xd);
@@ -799,6 +861,13 @@ static void killed_child(uint64_t seed)
 	t[0].intervals = (uintptr_t)&ivs[0];
 	t[0].nr_intervals = 1;
 	xms_plan_submit(&xd, 0, t, 1, NULL, NULL, 0);
+	/* queued DMA: two running, two held on a semaphore that never comes */
+	for (int i = 0; i < 4; i++)
+		dd[i] = (struct xmemsim_dma_desc){ .src = a, .dst = b,
+			.len = 1 << 20, .engine = i, .wait_value = 1,
+			.wait_sem = i % 2 ? 0 : XMEMSIM_SEM_NONE,
+			.signal_sem = XMEMSIM_SEM_NONE };
+	xms_dma_submit(&xd, dd, 4, NULL);
 	for (;;) {
 		for (int i = 0; i < 32; i++) {
 			c[i] = (struct xmemsim_copy){ .src = a, .dst = b,
