@@ -164,6 +164,12 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 		ret = -EINVAL;		/* overlapping ranges */
 		goto unpin_dst;
 	}
+	ret = xmemsim_dma_check_host(xf, c->src, c->len, false, "COPY", false);
+	if (!ret)
+		ret = xmemsim_dma_check_host(xf, c->dst, c->len, true, "COPY",
+					     false);
+	if (ret)
+		goto unpin_dst;
 
 	src = xmemsim_kaddr(d, srec->heap, c->src);
 	dst = xmemsim_kaddr(d, drec->heap, c->dst);
@@ -223,7 +229,10 @@ int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms)
 	ret = xmemsim_pin_range(xf, ms->addr, ms->len, false, &rec);
 	if (ret)
 		return ret;
-	xmemsim_fill(xf->dev, rec->heap, ms->addr, ms->addr + ms->len, ms->value);
+	ret = xmemsim_dma_check_host(xf, ms->addr, ms->len, true, "MEMSET", false);
+	if (!ret)
+		xmemsim_fill(xf->dev, rec->heap, ms->addr, ms->addr + ms->len,
+			     ms->value);
 	xmemsim_unpin(xf->dev, rec);
-	return 0;
+	return ret;
 }

@@ -30,6 +30,20 @@
  * the file cancels what is queued and stops what is running (its bytes do
  * not move), and frees everything.
  *
+ * The timing checker (dma_check=1 reports, 2 also refuses with -EBUSY):
+ * a host access (pread/pwrite and io_uring's READ/WRITE, COPY, MEMSET,
+ * HEAP_FREE) to bytes that a queued or running transfer of the same file
+ * writes, or writes bytes it reads; and a submitted transfer that
+ * touches bytes another queued or running transfer of the file writes
+ * (or writes bytes it reads) on another queue, when the new one waits on
+ * no semaphore (a wait on any semaphore counts as the synchronization;
+ * one queue is ordered by itself). Each report is a ratelimited log
+ * line naming the pid, both operations and the ranges, and a count in
+ * sysfs dma_check_reports. A destination holds XMEMSIM_DMA_POISON from
+ * the transfer's modeled start, so a premature read shows it (with
+ * time_scale > 0, where a running transfer lasts). Mappings are not
+ * watched: their pages are entered at mmap() time.
+ *
  * Locking: dma->lock (a mutex) protects the engines, every file's queues,
  * semaphores and ticket index, and now. The scheduler holds it while it
  * moves a transfer's bytes (in 1 MiB steps with resched points), so a
@@ -119,6 +133,152 @@ static bool xfer_ready(const struct xmemsim_xfer *x)
 	return s == XMEMSIM_SEM_NONE || x->df->sem[s] >= x->d.wait_value;
 }
 
+static bool ranges_meet(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * Does x touch [addr, addr + len) in a way that races an access that
+ * writes (write) or only reads it? x writes its dst and reads its src.
+ */
+static bool xfer_meets(const struct xmemsim_xfer *x, u64 addr, u64 len,
+		       bool write)
+{
+	return ranges_meet(addr, len, x->d.dst, x->d.len) ||
+	       (write && ranges_meet(addr, len, x->d.src, x->d.len));
+}
+
+/* Call fn(x, arg) on each queued or running transfer of df until it says stop. */
+static struct xmemsim_xfer *
+df_find(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+	bool (*fn)(const struct xmemsim_xfer *x, const void *arg), const void *arg)
+{
+	struct xmemsim_xfer *x;
+	u32 i;
+
+	lockdep_assert_held(&dma->lock);
+	for (i = 0; i < dma->engines; i++) {
+		x = dma->eng[i].cur;
+		if (x && x->df == df && fn(x, arg))
+			return x;
+	}
+	for (i = 0; i < dma->engines * dma->queues; i++)
+		list_for_each_entry(x, &df->q[i], node)
+			if (fn(x, arg))
+				return x;
+	return NULL;
+}
+
+struct host_access {
+	u64 addr, len;
+	bool write;
+};
+
+static bool meets_host(const struct xmemsim_xfer *x, const void *arg)
+{
+	const struct host_access *h = arg;
+
+	return xfer_meets(x, h->addr, h->len, h->write);
+}
+
+/* y, on another queue, races the new transfer x unless x waits. */
+static bool meets_xfer(const struct xmemsim_xfer *y, const void *arg)
+{
+	const struct xmemsim_xfer *x = arg;
+
+	if (y->d.engine == x->d.engine && y->d.queue == x->d.queue)
+		return false;
+	return xfer_meets(y, x->d.dst, x->d.len, true) ||
+	       xfer_meets(y, x->d.src, x->d.len, false);
+}
+
+static void hazard(struct xmemsim_dma *dma, enum xmemsim_dma_hazard kind)
+{
+	atomic64_inc(&dma->hazards[kind]);
+}
+
+/**
+ * xmemsim_dma_check_host() - the timing checker on a host access
+ * @xf: the file making it
+ * @addr: its first byte
+ * @len: its bytes
+ * @write: it changes them
+ * @what: its name, for the report
+ * @nowait: the caller cannot sleep on dma->lock (io_uring inline): the
+ *	check is skipped if the lock is busy
+ *
+ * Return: 0, or -EBUSY when dma_check=2 and a queued or running transfer
+ * of @xf writes bytes the access touches, or reads bytes it writes.
+ */
+int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
+			   bool write, const char *what, bool nowait)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
+	struct host_access h = { addr, len, write };
+	struct xmemsim_xfer *x;
+	struct xmemsim_dma_desc d;
+	u64 ticket;
+
+	if (!dma->check || !df || !len)
+		return 0;
+	if (!nowait)
+		mutex_lock(&dma->lock);
+	else if (!mutex_trylock(&dma->lock))
+		return 0;
+	x = df_find(dma, df, meets_host, &h);
+	if (x) {
+		d = x->d;
+		ticket = x->ticket;
+	}
+	mutex_unlock(&dma->lock);
+	if (!x)
+		return 0;
+	hazard(dma, !strcmp(what, "HEAP_FREE") ? XMEMSIM_HAZARD_FREE :
+					       XMEMSIM_HAZARD_HOST);
+	pr_warn_ratelimited("xmemsim: pid %d: %s [%#llx, +%llu) while DMA ticket %llu [%#llx -> %#llx, +%llu) is in flight\n",
+			    xf->pid, what, addr, len, ticket, d.src, d.dst, d.len);
+	return dma->check == XMEMSIM_CHECK_REFUSE ? -EBUSY : 0;
+}
+
+/*
+ * The timing checker on a submit: each new transfer that waits on no
+ * semaphore against what the file has in flight on other queues, and
+ * against the batch's earlier ones. dma->lock held. 0 or -EBUSY.
+ */
+static int check_batch(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+		       struct xmemsim_xfer **x, u32 n)
+{
+	u32 i, j;
+	int ret = 0;
+
+	lockdep_assert_held(&dma->lock);
+	if (!dma->check)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct xmemsim_xfer *y = NULL;
+
+		if (x[i]->d.wait_sem != XMEMSIM_SEM_NONE)
+			continue;
+		y = df_find(dma, df, meets_xfer, x[i]);
+		for (j = 0; !y && j < i; j++)
+			if (meets_xfer(x[j], x[i]))
+				y = x[j];
+		if (!y)
+			continue;
+		hazard(dma, XMEMSIM_HAZARD_RACE);
+		pr_warn_ratelimited("xmemsim: pid %d: DMA [%#llx -> %#llx, +%llu) on engine %u queue %u races [%#llx -> %#llx, +%llu) on engine %u queue %u: no semaphore between them\n",
+				    df->xf->pid, x[i]->d.src, x[i]->d.dst,
+				    x[i]->d.len, x[i]->d.engine, x[i]->d.queue,
+				    y->d.src, y->d.dst, y->d.len, y->d.engine,
+				    y->d.queue);
+		if (dma->check == XMEMSIM_CHECK_REFUSE)
+			ret = -EBUSY;
+	}
+	return ret;
+}
+
 /*
  * The next transfer engine e may start: the head of the first ready
  * (file, queue) pair after the one it served last, in file then queue
@@ -206,6 +366,9 @@ static struct xmemsim_xfer *xfer_start(struct xmemsim_dma *dma,
 	list_del_init(&x->node);
 	x->start_ns = dma->now;
 	x->end_ns = dma->now + min(t, U64_MAX - dma->now);
+	if (dma->check)		/* a premature read shows the poison */
+		xmemsim_fill(x->df->xf->dev, x->drec->heap, x->d.dst,
+			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
 	return x;
 }
 
@@ -414,6 +577,8 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 	mutex_lock(&dma->lock);
 	if (df->inflight + s->count > dma->depth) {
 		ret = -EAGAIN;
+	} else if (check_batch(dma, df, x, s->count)) {
+		ret = -EBUSY;
 	} else {
 		for (i = 0; i < s->count && !ret; i++) {
 			x[i]->ticket = df->next_ticket + i;
@@ -627,7 +792,8 @@ void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 	u32 e;
 
 	mutex_lock(&dma->lock);
-	seq_printf(m, "now_ns %llu time_scale %llu\n", dma->now, dma->time_scale);
+	seq_printf(m, "now_ns %llu time_scale %llu check %u\n", dma->now,
+		   dma->time_scale, dma->check);
 	for (e = 0; e < dma->engines; e++) {
 		const struct xmemsim_dma_engine *eng = &dma->eng[e];
 
@@ -643,6 +809,8 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	struct xmemsim_dma *dma = &d->dma;
 	u32 i, j;
 
+	if (p->check > XMEMSIM_CHECK_REFUSE)
+		return -EINVAL;
 	if (!p->engines_per_core || p->engines_per_core > 16 || !p->queues ||
 	    p->queues > 64 || !p->sems || p->sems > 4096 || !p->depth ||
 	    p->depth > 65536)
@@ -664,6 +832,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	dma->latency_ns = p->latency_ns;
 	memcpy(dma->bw, p->bw, sizeof(dma->bw));
 	dma->time_scale = p->time_scale;
+	dma->check = p->check;
 	dma->epoch = ktime_get();
 	dma->eng = kcalloc(dma->engines, sizeof(*dma->eng), GFP_KERNEL);
 	return dma->eng ? 0 : -ENOMEM;

@@ -127,11 +127,20 @@ static void undo_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
 static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	struct xmemsim_free *fr = &a->free;
+	u64 size, usable;
 	int ret, st = XMEM_OK;
 
 	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags & ~XMEMSIM_FREE_FLAGS ||
 	    fr->reserved0 || !mem_is_zero(fr->reserved, sizeof(fr->reserved)))
 		return -EINVAL;
+	/* the timing checker: a free with a transfer in flight */
+	if (xf->dev->dma.check &&
+	    !xmemsim_alloc_size(xf, fr->heap, fr->addr, &size, &usable)) {
+		ret = xmemsim_dma_check_host(xf, fr->addr, size, true,
+					     "HEAP_FREE", false);
+		if (ret)
+			return ret;
+	}
 	/* every free scrubs its block: FREE_CLEAR is implied */
 	ret = xmemsim_free_for(xf, fr->heap, fr->addr, false, &st);
 	fr->status = st;

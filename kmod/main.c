@@ -155,6 +155,10 @@ static unsigned int dma_mbps_dataram_dataram = 4000;
 module_param(dma_mbps_dataram_dataram, uint, 0444);
 MODULE_PARM_DESC(dma_mbps_dataram_dataram, "DMA bandwidth within dataram, MB/s (default 4000)");
 
+static unsigned int dma_check;
+module_param(dma_check, uint, 0444);
+MODULE_PARM_DESC(dma_check, "The DMA timing checker: 0 off (default), 1 report host accesses to bytes in flight and unsynchronized transfers, 2 also refuse them (-EBUSY)");
+
 static unsigned long long time_scale;
 module_param(time_scale, ullong, 0444);
 MODULE_PARM_DESC(time_scale, "Wall ns per modeled ns; 0 (default) runs DMA on a virtual clock, as fast as the host allows");
@@ -431,7 +435,20 @@ static ssize_t plan_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(plan_bytes);
 
+static ssize_t dma_check_reports_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	atomic64_t *h = xdev->dma.hazards;
+
+	return sysfs_emit(buf, "host %lld free %lld race %lld\n",
+			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_HOST]),
+			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_FREE]),
+			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_RACE]));
+}
+static DEVICE_ATTR_RO(dma_check_reports);
+
 static struct attribute *xmemsim_attrs[] = {
+	&dev_attr_dma_check_reports.attr,
 	&dev_attr_plan_bytes.attr,
 	&dev_attr_geometry.attr,
 	&dev_attr_hbm_used.attr,
@@ -479,6 +496,7 @@ static int __init xmemsim_init(void)
 		.depth = file_dma_depth,
 		.latency_ns = dma_latency_ns,
 		.time_scale = time_scale,
+		.check = dma_check,
 	};
 	const char *why = NULL;
 	int ret, i;
@@ -526,7 +544,7 @@ static int __init xmemsim_init(void)
 		(u64)dma_mbps_dataram_dataram * 1000000;
 	ret = xmemsim_dma_init(xdev, &dp);
 	if (ret) {
-		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, bandwidths > 0\n");
+		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, bandwidths > 0, dma_check 0..2\n");
 		goto err_free;
 	}
 	mutex_init(&xdev->lock);

@@ -47,6 +47,13 @@ static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
 				iocb->ki_flags & IOCB_NOWAIT, &rec);
 	if (ret)
 		return ret;
+	ret = xmemsim_dma_check_host(xf, iocb->ki_pos, len, write,
+				     write ? "write" : "read",
+				     iocb->ki_flags & IOCB_NOWAIT);
+	if (ret) {
+		xmemsim_unpin(xf->dev, rec);
+		return ret;
+	}
 	kaddr = xmemsim_kaddr(xf->dev, rec->heap, iocb->ki_pos);
 	if (write)
 		done = copy_from_iter(kaddr, len, iter);

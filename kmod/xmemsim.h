@@ -86,6 +86,22 @@ struct xmemsim_dma_params {
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s by kind */
 	u64 time_scale;
+	u32 check;		/* dma_check: enum xmemsim_dma_check */
+};
+
+/* The timing checker: off, report, or report and refuse (-EBUSY). */
+enum xmemsim_dma_check {
+	XMEMSIM_CHECK_OFF,
+	XMEMSIM_CHECK_REPORT,
+	XMEMSIM_CHECK_REFUSE,
+};
+
+/* What the timing checker reports, counted in sysfs dma_check_reports. */
+enum xmemsim_dma_hazard {
+	XMEMSIM_HAZARD_HOST,	/* a host access to bytes in flight */
+	XMEMSIM_HAZARD_FREE,	/* a free of an allocation in flight */
+	XMEMSIM_HAZARD_RACE,	/* two transfers, no semaphore between */
+	XMEMSIM_NUM_HAZARDS,
 };
 
 /* kmod/dma.c: the engines, the modeled clock and the scheduler. */
@@ -95,6 +111,8 @@ struct xmemsim_dma {
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
 	u64 time_scale;			/* wall ns per modeled ns, 0 virtual */
+	u32 check;			/* enum xmemsim_dma_check */
+	atomic64_t hazards[XMEMSIM_NUM_HAZARDS];
 	u64 now;			/* modeled ns */
 	ktime_t epoch;			/* wall time of modeled 0 */
 	struct xmemsim_dma_engine *eng;
@@ -287,6 +305,8 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
+int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
+			   bool write, const char *what, bool nowait);
 
 /* plan.c: the plan commands */
 int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,

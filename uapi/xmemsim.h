@@ -339,6 +339,8 @@ struct xmemsim_plan_stats {
  * stay pinned (HEAP_FREE: -EBUSY) until the transfer is done.
  */
 #define XMEMSIM_SEM_NONE	0xffffffffU	/* wait_sem/signal_sem: none */
+/* With the timing checker on, a destination holds this from its start. */
+#define XMEMSIM_DMA_POISON	0xdb
 
 struct xmemsim_dma_desc {
 	__u64 src;

@@ -19,3 +19,7 @@ $(O)/tests/vm/custom_op: $(O)/examples/custom_op.o $(O)/libxmemsim.a
 # The many-users tests, run by tests/vm/run.sh with the options of
 # modprobe.d/xmemsim-multiuser.conf.
 VM_TESTS += $(O)/tests/vm/multiuser
+
+# The DMA timing checker's tests, run by tests/vm/run.sh under dma_check=2
+# and under dma_check=1 with a slow clock.
+VM_TESTS += $(O)/tests/vm/dma_check

@@ -155,6 +155,21 @@ tap $? "xmemctl user: the caller's user against the shipped limits ($(cat /tmp/u
 	[ "$(wc -l < /sys/kernel/debug/xmemsim/users)" = 1 ]
 tap $? "debugfs verify after the many-users tests, no user left"
 
+# --- the DMA timing checker: refusing, then reporting on a slow clock ---------------
+rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko dma_check=2
+tap $? "insmod with dma_check=2"
+run_c dma_check
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko dma_check=1 time_scale=200000
+tap $? "insmod with dma_check=1 time_scale=200000"
+run_c dma_check
+dmesg | grep -q 'while DMA ticket [0-9]* \[' && dmesg | grep -q 'no semaphore between them'
+tap $? "the checker's reports reach the kernel log"
+rmmod xmemsim && ! insmod /lib/modules/xmemsim.ko dma_check=3 2>/dev/null &&
+	dmesg | grep -q 'bad DMA parameters'
+tap $? "insmod rejects dma_check=3"
+insmod /lib/modules/xmemsim.ko $(cat /params)
+tap $? "reload as booted"
+
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dma_check: the DMA timing checker. tests/vm/run.sh loads the module
+ * twice for it: dma_check=2 (reports refuse, on the virtual clock), then
+ * dma_check=1 with time_scale=200000 (reports only; a 4 KiB transfer then
+ * runs for about half a second of wall time, long enough to read its
+ * destination mid-flight). The mode is read back from the parameters.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "libxmemsim.h"
+#include "tap.h"
+
+#define HBM XMEMSIM_HEAP_HBM
+#define NONE XMEMSIM_SEM_NONE
+
+static unsigned long long param(const char *name)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/xmemsim/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* sysfs dma_check_reports: host, free, race */
+static void reports(long long r[3])
+{
+	FILE *f = fopen("/sys/class/misc/xmemsim/dma_check_reports", "r");
+
+	r[0] = r[1] = r[2] = -1;
+	if (f) {
+		if (fscanf(f, "host %lld free %lld race %lld", &r[0], &r[1], &r[2]) != 3)
+			r[0] = -1;
+		fclose(f);
+	}
+}
+
+static struct xmemsim_dma_desc desc(uint64_t src, uint64_t dst, uint32_t len,
+				    uint32_t engine, uint32_t queue, uint32_t wait)
+{
+	struct xmemsim_dma_desc d = {
+		.src = src, .dst = dst, .len = len, .engine = engine,
+		.queue = queue, .wait_sem = wait, .wait_value = 1,
+		.signal_sem = NONE,
+	};
+
+	return d;
+}
+
+struct env {
+	struct xms_dev xd;
+	uint64_t b[4];		/* 16 KiB HBM blocks */
+	unsigned char buf[16384];
+};
+
+static int env_open(struct env *e)
+{
+	int i;
+
+	if (xms_open(&e->xd, NULL))
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (xms_alloc(&e->xd, HBM, 16384, 4096, 0, &e->b[i], NULL))
+			return -1;
+	return 0;
+}
+
+/* dma_check=2: every hazard is refused and counted, a correct use is not. */
+TEST(refuse_mode_refuses_each_hazard)
+{
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	long long r0[3], r1[3];
+	struct env *e = calloc(1, sizeof(*e));
+	uint64_t t;
+
+	REQUIRE(e);
+	if (param("dma_check") != 2)
+		SKIP("dma_check is not 2");
+	REQUIRE(env_open(e) == 0);
+	reports(r0);
+	REQUIRE(r0[0] >= 0);
+	/* b0 -> b1, held on semaphore 0 */
+	d = desc(e->b[0], e->b[1], 16384, 0, 0, 0);
+	REQUIRE(xms_dma_submit(&e->xd, &d, 1, &t) == 0);
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == -EBUSY);	/* its dst */
+	CHECK(xms_write(&e->xd, e->b[0] + 100, e->buf, 64) == -EBUSY);	/* its src */
+	CHECK(xms_read(&e->xd, e->b[0], e->buf, 64) == 0);	/* reading src is fine */
+	CHECK(xms_copy(&e->xd, e->b[2], e->b[1], 64, XMEMSIM_COPY_C_MEMCPY) == -EBUSY);
+	CHECK(xms_memset(&e->xd, e->b[0], 1, 64) == -EBUSY);
+	CHECK(xms_free(&e->xd, HBM, e->b[1], NULL) == -EBUSY);
+	CHECK(xms_read(&e->xd, e->b[2], e->buf, 64) == 0);	/* untouched */
+	reports(r1);
+	CHECK_EQ_U64(r1[0] - r0[0], 4);
+	CHECK_EQ_U64(r1[1] - r0[1], 1);
+	/* another queue reading b1 without a semaphore: refused, not queued */
+	d = desc(e->b[1], e->b[3], 4096, 1, 0, NONE);
+	CHECK(xms_dma_submit(&e->xd, &d, 1, NULL) == -EBUSY);
+	reports(r0);
+	CHECK_EQ_U64(r0[2] - r1[2], 1);
+	/* with a semaphore, or on the same queue, it is ordered: no report */
+	d.wait_sem = 1;
+	CHECK(xms_dma_submit(&e->xd, &d, 1, NULL) == 0);
+	d = desc(e->b[1], e->b[2], 4096, 0, 0, NONE);
+	CHECK(xms_dma_submit(&e->xd, &d, 1, NULL) == 0);
+	reports(r1);
+	CHECK_EQ_U64(r1[2], r0[2]);
+	/* let everything run; then the bytes are free to touch */
+	CHECK(xms_sem_set(&e->xd, 0, 1) == 0 && xms_sem_set(&e->xd, 1, 1) == 0);
+	CHECK(xms_dma_wait(&e->xd, t, -1, &w) == 0);
+	CHECK(xms_dma_wait(&e->xd, t + 1, -1, &w) == 0);
+	CHECK(xms_dma_wait(&e->xd, t + 2, -1, &w) == 0);
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == 0);
+	reports(r0);
+	CHECK(!memcmp(r0, r1, sizeof(r0)));
+	xms_close(&e->xd);
+	free(e);
+}
+
+/* A double-buffered pipeline, loads and stores ordered by semaphores. */
+TEST(a_correct_pipeline_reports_nothing)
+{
+	struct xmemsim_dma_desc d[2];
+	struct xmemsim_dma_wait w;
+	struct env *e = calloc(1, sizeof(*e));
+	long long r0[3], r1[3];
+	uint64_t t;
+	int i;
+
+	REQUIRE(e);
+	if (!param("dma_check"))
+		SKIP("dma_check is off");
+	REQUIRE(env_open(e) == 0);
+	reports(r0);
+	for (i = 0; i < 4; i++) {
+		int k = i % 2;
+
+		/* load into buffer k on engine 0, signal; store it on engine 1 */
+		d[0] = desc(e->b[0], e->b[1 + k], 8192, 0, k, NONE);
+		d[0].signal_sem = k;
+		d[0].signal_inc = 1;
+		d[1] = desc(e->b[1 + k], e->b[3], 8192, 1, k, k);
+		d[1].wait_value = i / 2 + 1;
+		CHECK(xms_dma_submit(&e->xd, d, 2, &t) == 0);
+		CHECK(xms_dma_wait(&e->xd, t, -1, &w) == 0);
+		CHECK(xms_dma_wait(&e->xd, t + 1, -1, &w) == 0);
+	}
+	reports(r1);
+	CHECK(!memcmp(r0, r1, sizeof(r0)));
+	xms_close(&e->xd);
+	free(e);
+}
+
+/* dma_check=1 on a slow clock: a read mid-flight shows the poison. */
+TEST(report_mode_shows_poison_mid_flight)
+{
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	struct env *e = calloc(1, sizeof(*e));
+	long long r0[3], r1[3];
+	uint64_t t;
+
+	REQUIRE(e);
+	if (param("dma_check") != 1 || !param("time_scale"))
+		SKIP("not dma_check=1 with time_scale");
+	REQUIRE(env_open(e) == 0);
+	memset(e->buf, 0x42, 4096);
+	REQUIRE(xms_write(&e->xd, e->b[0], e->buf, 4096) == 0);
+	reports(r0);
+	d = desc(e->b[0], e->b[1], 4096, 2, 0, NONE);
+	REQUIRE(xms_dma_submit(&e->xd, &d, 1, &t) == 0);
+	usleep(50000);		/* started, far from done */
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 4096) == 0);
+	CHECK(e->buf[0] == XMEMSIM_DMA_POISON && e->buf[4095] == XMEMSIM_DMA_POISON);
+	reports(r1);
+	CHECK_EQ_U64(r1[0] - r0[0], 1);
+	CHECK(xms_dma_wait(&e->xd, t, -1, &w) == 0);
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 4096) == 0);
+	CHECK(e->buf[0] == 0x42 && e->buf[4095] == 0x42);
+	printf("# modeled %llu ns at time_scale %llu\n",
+	       (unsigned long long)(w.end_ns - w.start_ns), param("time_scale"));
+	xms_close(&e->xd);
+	free(e);
+}
+
+int main(void)
+{
+	return tap_run();
+}
