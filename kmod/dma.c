@@ -68,6 +68,7 @@
 #include <linux/xarray.h>
 
 #include "xmemsim.h"
+#include "trace.h"
 
 struct xmemsim_xfer {
 	struct rcu_head rcu;		/* waiters look it up without the lock */
@@ -369,6 +370,8 @@ static struct xmemsim_xfer *xfer_start(struct xmemsim_dma *dma,
 	if (dma->check)		/* a premature read shows the poison */
 		xmemsim_fill(x->df->xf->dev, x->drec->heap, x->d.dst,
 			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
+	trace_xmemsim_dma_start(x->df->xf->pid, x->ticket, x->d.engine,
+				x->d.queue, x->d.len, x->start_ns, x->end_ns);
 	return x;
 }
 
@@ -428,6 +431,9 @@ static void dma_work(struct work_struct *work)
 			if (!x || x->end_ns != t)
 				continue;
 			xfer_complete(dma, x);
+			trace_xmemsim_dma_end(x->df->xf->pid, x->ticket, e,
+					      x->d.queue, x->d.len, x->start_ns,
+					      x->end_ns);
 			eng->cur = NULL;
 			eng->completed++;
 			eng->bytes += x->d.len;
@@ -594,9 +600,13 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 		s->ticket = df->next_ticket;
 		df->next_ticket += s->count;
 		df->inflight += s->count;
-		for (i = 0; i < s->count; i++)
+		for (i = 0; i < s->count; i++) {
 			list_add_tail(&x[i]->node,
 				      &df->q[x[i]->d.engine * dma->queues + x[i]->d.queue]);
+			trace_xmemsim_dma_submit(xf->pid, x[i]->ticket,
+						 x[i]->d.engine, x[i]->d.queue,
+						 x[i]->d.len, dma->now);
+		}
 	}
 	mutex_unlock(&dma->lock);
 	if (!ret) {

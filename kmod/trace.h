@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xmemsim tracepoints: events/xmemsim/{xmemsim_alloc,xmemsim_free,xmemsim_copy}
+ * xmemsim tracepoints: events/xmemsim/{xmemsim_alloc,xmemsim_free,xmemsim_copy,
+ * xmemsim_dma_submit,xmemsim_dma_start,xmemsim_dma_end}. The DMA events
+ * carry modeled times; the trace's own timestamps are the wall clock.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM xmemsim
@@ -58,6 +60,62 @@ TRACE_EVENT(xmemsim_copy,
 		      __entry->src, __entry->dst, __entry->len,
 		      __entry->method, __entry->ret)
 );
+
+TRACE_EVENT(xmemsim_dma_submit,
+	    TP_PROTO(pid_t pid, u64 ticket, u32 engine, u32 queue, u64 len,
+		     u64 now_ns),
+	    TP_ARGS(pid, ticket, engine, queue, len, now_ns),
+	    TP_STRUCT__entry(__field(pid_t, pid)
+			     __field(u32, engine)
+			     __field(u32, queue)
+			     __field(u64, ticket)
+			     __field(u64, len)
+			     __field(u64, now_ns)),
+	    TP_fast_assign(__entry->pid = pid;
+			   __entry->engine = engine;
+			   __entry->queue = queue;
+			   __entry->ticket = ticket;
+			   __entry->len = len;
+			   __entry->now_ns = now_ns;),
+	    TP_printk("pid=%d ticket=%llu engine=%u queue=%u len=%llu now_ns=%llu",
+		      __entry->pid, __entry->ticket, __entry->engine,
+		      __entry->queue, __entry->len, __entry->now_ns)
+);
+
+/* start and end: one transfer on its engine, in modeled time */
+DECLARE_EVENT_CLASS(xmemsim_dma_xfer,
+		    TP_PROTO(pid_t pid, u64 ticket, u32 engine, u32 queue,
+			     u64 len, u64 start_ns, u64 end_ns),
+		    TP_ARGS(pid, ticket, engine, queue, len, start_ns, end_ns),
+		    TP_STRUCT__entry(__field(pid_t, pid)
+				     __field(u32, engine)
+				     __field(u32, queue)
+				     __field(u64, ticket)
+				     __field(u64, len)
+				     __field(u64, start_ns)
+				     __field(u64, end_ns)),
+		    TP_fast_assign(__entry->pid = pid;
+				   __entry->engine = engine;
+				   __entry->queue = queue;
+				   __entry->ticket = ticket;
+				   __entry->len = len;
+				   __entry->start_ns = start_ns;
+				   __entry->end_ns = end_ns;),
+		    TP_printk("pid=%d ticket=%llu engine=%u queue=%u len=%llu start_ns=%llu end_ns=%llu",
+			      __entry->pid, __entry->ticket, __entry->engine,
+			      __entry->queue, __entry->len, __entry->start_ns,
+			      __entry->end_ns)
+);
+
+DEFINE_EVENT(xmemsim_dma_xfer, xmemsim_dma_start,
+	     TP_PROTO(pid_t pid, u64 ticket, u32 engine, u32 queue, u64 len,
+		      u64 start_ns, u64 end_ns),
+	     TP_ARGS(pid, ticket, engine, queue, len, start_ns, end_ns));
+
+DEFINE_EVENT(xmemsim_dma_xfer, xmemsim_dma_end,
+	     TP_PROTO(pid_t pid, u64 ticket, u32 engine, u32 queue, u64 len,
+		      u64 start_ns, u64 end_ns),
+	     TP_ARGS(pid, ticket, engine, queue, len, start_ns, end_ns));
 
 #endif /* _XMEMSIM_TRACE_H */
 

@@ -219,5 +219,15 @@ for t in /tests/vm/test_*; do
 done
 # the example custom op, on the allocator wrappers
 run_c custom_op
+
+# --- a timeline of a double-buffered pipeline, from the DMA tracepoints -----------
+echo > $tr/trace && echo 1 > $tr/events/xmemsim/xmemsim_dma_end/enable &&
+	TAP_ONLY=double_buffered /tests/vm/test_dma > /dev/null
+echo 0 > $tr/events/xmemsim/xmemsim_dma_end/enable
+sh /work/scripts/dma-timeline.sh $tr/trace > /tmp/tl.json
+sh /work/scripts/dma-timeline.sh --svg $tr/trace > /tmp/tl.svg
+[ "$(grep -o '"ph":"X"' /tmp/tl.json | wc -l)" = 16 ] &&
+	grep -q '"tid":1}' /tmp/tl.json && [ "$(grep -c '<rect' /tmp/tl.svg)" = 16 ]
+tap $? "dma-timeline.sh: the pipeline's 16 transfers as trace events and an SVG"
 # every result is a TAP line above: the run itself succeeded
 exit 0
