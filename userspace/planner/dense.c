@@ -55,6 +55,7 @@
  * that item's neighbours and runs search.c's dp_search on their ranges, as
  * the reference does, just without a stored adjacency.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,29 +169,31 @@ static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
 	       d->whi[count_lt(d->shi, d->ns, lo)];
 }
 
-struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
-			      const struct dp_iv *iv,
-			      const struct dp_itree *tree)
+int dp_dense_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		 const struct dp_itree *tree, struct dp_dense **out)
 {
 	struct dp_dense *d;
 	struct ekey *k;
 	struct dp_nbr mc = { 0 };
 	unsigned __int128 total = 0, deg = 0, mm = 0;
-	size_t i, j, q;
+	size_t i, j, q, *fill = NULL;
 
+	*out = NULL;
 	for (i = 0; i < n; i++)
 		total += it[i].size;
 	/* the reference saturates pressures at UINT64_MAX; never get there */
 	if (total >= UINT64_MAX || n >= UINT32_MAX)
-		return NULL;
+		return 0;
 	d = calloc(1, sizeof(*d));
 	if (!d)
-		abort();
+		return -ENOMEM;
 	d->n = n;
 	d->it = it;
 	d->iv = iv;
-	d->mrank = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mrank));
-	d->mitem = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mitem));
+	d->mrank = dp_realloc_array(NULL, n ? n : 1, sizeof(*d->mrank));
+	d->mitem = dp_realloc_array(NULL, n ? n : 1, sizeof(*d->mitem));
+	if (!d->mrank || !d->mitem)
+		goto nomem;
 	for (i = 0; i < n; i++) {
 		d->mrank[i] = UINT32_MAX;
 		if (it[i].iv_count != 1) {
@@ -201,21 +204,25 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 	d->ns = n - d->nm;
 
 	/* endpoints of the single items */
-	d->slo = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
-	d->shi = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
-	d->wlo = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->wlo));
-	d->whi = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->whi));
-	k = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*k));
+	d->slo = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
+	d->shi = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
+	d->wlo = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->wlo));
+	d->whi = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->whi));
+	k = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*k));
+	if (!d->slo || !d->shi || !d->wlo || !d->whi || !k) {
+		free(k);
+		goto nomem;
+	}
 	sorted_ends(d, 0, k, d->slo, d->wlo);
 	sorted_ends(d, 1, k, d->shi, d->whi);
 	free(k);
 
 	/* the multi items' neighbours, through the interval tree */
-	d->madj_first = dp_xrealloc(NULL, d->nm + 1, sizeof(*d->madj_first));
+	d->madj_first = dp_realloc_array(NULL, d->nm + 1, sizeof(*d->madj_first));
 	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
 	mc.stamp = calloc(n ? n : 1, sizeof(*mc.stamp));
-	if (!d->sm_first || !mc.stamp)
-		abort();
+	if (!d->madj_first || !d->sm_first || !mc.stamp)
+		goto nomem;
 	for (q = 0; q < d->nm; q++) {
 		uint32_t m = d->mitem[q];
 
@@ -229,25 +236,28 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 	}
 	d->madj_first[d->nm] = mc.n;
 	d->madj = mc.adj;
+	mc.adj = NULL;
 	free(mc.stamp);
+	mc.stamp = NULL;
+	if (mc.nomem)
+		goto nomem;
 	/* each single item's multi neighbours (the reverse lists) */
 	for (q = 0; q < mc.n; q++)
 		if (single(d, d->madj[q]))
 			d->sm_first[d->madj[q] + 1]++;
 	for (i = 0; i < n; i++)
 		d->sm_first[i + 1] += d->sm_first[i];
-	d->sm = dp_xrealloc(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
-			    sizeof(*d->sm));
-	{
-		size_t *fill = dp_xrealloc(NULL, n ? n : 1, sizeof(*fill));
-
-		memcpy(fill, d->sm_first, n * sizeof(*fill));
-		for (q = 0; q < d->nm; q++)
-			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
-				if (single(d, d->madj[j]))
-					d->sm[fill[d->madj[j]]++] = d->mitem[q];
-		free(fill);
-	}
+	d->sm = dp_realloc_array(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
+				 sizeof(*d->sm));
+	fill = dp_realloc_array(NULL, n ? n : 1, sizeof(*fill));
+	if (!d->sm || !fill)
+		goto nomem;
+	memcpy(fill, d->sm_first, n * sizeof(*fill));
+	for (q = 0; q < d->nm; q++)
+		for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
+			if (single(d, d->madj[j]))
+				d->sm[fill[d->madj[j]]++] = d->mitem[q];
+	free(fill);
 
 	/* edges: single-single from the endpoints, the rest from the lists */
 	for (i = 0; i < n; i++)
@@ -259,7 +269,14 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 		else
 			mm++;		/* multi-multi, seen from both sides */
 	d->edges = (size_t)((deg + mm) / 2);
-	return d;
+	*out = d;
+	return 0;
+nomem:
+	free(fill);
+	free(mc.stamp);
+	free(mc.adj);
+	dp_dense_free(d);
+	return -ENOMEM;
 }
 
 /* Neighbours of item v (for the select budget). */
@@ -518,50 +535,51 @@ static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
  * quadrant update, multi neighbours and every neighbour of a multi item
  * one by one from the lists.
  */
-void dp_dense_order(const struct dp_dense *d, uint32_t *out)
+int dp_dense_order(const struct dp_dense *d, uint32_t *out)
 {
-	dp_dense_order_info(d, out, NULL);
+	return dp_dense_order_info(d, out, NULL);
 }
 
 /* The same, with the simplify messages' counts in si (if not NULL). */
-void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
-			 struct dp_simplify_info *si)
+int dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			struct dp_simplify_info *si)
 {
-	size_t n = d->n, ns = d->ns, i, j, removed;
+	size_t n = d->n, ns = d->ns, i, j, removed, s1 = ns ? ns : 1;
+	size_t m1 = d->nm ? d->nm : 1;
 	uint8_t *high = NULL;
 	uint64_t *lo, *hi;
 	uint32_t *pos;
 	uint8_t *gone;
 	struct dp_iheap H = { 0 };	/* the multi items on (pressure, item) */
 	struct kd k;
+	int rc = -ENOMEM;
 
 	if (!n)
-		return;
-	if (si) {
-		high = calloc(n, 1);
-		if (!high)
-			abort();
-	}
-	lo = dp_xrealloc(NULL, n, sizeof(*lo));
-	hi = dp_xrealloc(NULL, n, sizeof(*hi));
-	pos = dp_xrealloc(NULL, n, sizeof(*pos));
+		return 0;
+	high = si ? calloc(n, 1) : NULL;
+	lo = dp_realloc_array(NULL, n, sizeof(*lo));
+	hi = dp_realloc_array(NULL, n, sizeof(*hi));
+	pos = dp_realloc_array(NULL, n, sizeof(*pos));
 	gone = calloc(n, 1);
-	if (!gone)
-		abort();
 	memset(&k, 0, sizeof(k));
 	k.lo = lo;
 	k.hi = hi;
-	k.perm = dp_xrealloc(NULL, ns ? ns : 1, sizeof(*k.perm));
-	k.minlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.maxlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.minhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.maxhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.val = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.mn = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.mni = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint32_t));
-	k.lz = calloc(ns ? ns : 1, sizeof(uint64_t));
-	if (!k.lz)
-		abort();
+	k.perm = dp_realloc_array(NULL, s1, sizeof(*k.perm));
+	k.minlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	k.maxlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	k.minhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	k.maxhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	k.val = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	k.mn = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	k.mni = dp_realloc_array(NULL, s1, sizeof(uint32_t));
+	k.lz = calloc(s1, sizeof(uint64_t));
+	H.h = dp_realloc_array(NULL, m1, sizeof(*H.h));
+	H.pos = dp_realloc_array(NULL, m1, sizeof(*H.pos));
+	H.key = dp_realloc_array(NULL, m1, sizeof(*H.key));
+	if ((si && !high) || !lo || !hi || !pos || !gone || !k.perm ||
+	    !k.minlo || !k.maxlo || !k.minhi || !k.maxhi || !k.val || !k.mn ||
+	    !k.mni || !k.lz || !H.h || !H.pos || !H.key)
+		goto out;
 	for (i = j = 0; i < n; i++) {
 		if (!single(d, i))
 			continue;
@@ -584,9 +602,6 @@ void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
 	}
 	kd_init_min(&k, 0, ns);
 
-	H.h = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.h));
-	H.pos = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.pos));
-	H.key = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.key));
 	H.tie = d->mitem;
 	H.n = d->nm;
 	for (i = 0; i < d->nm; i++) {
@@ -654,6 +669,8 @@ void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
 		}
 		out[n - 1 - removed] = v;	/* stack: last removed placed first */
 	}
+	rc = 0;
+out:
 	free(lo);
 	free(hi);
 	free(pos);
@@ -671,22 +688,25 @@ void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
 	free(k.mni);
 	free(k.lz);
 	free(high);
+	return rc;
 }
 
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint32_t *out)
 {
 	struct dp_itree tree = { .root = -1 };
-	struct dp_dense *d;
+	struct dp_dense *d = NULL;
+	int rc;
 
-	if (dp_itree_of_items(&tree, it, n, iv))
-		return -1;
-	d = dp_dense_new(it, n, iv, &tree);
-	if (d)
-		dp_dense_order(d, out);
+	rc = dp_itree_of_items(&tree, it, n, iv);
+	if (rc)
+		return rc;
+	rc = dp_dense_new(it, n, iv, &tree, &d);
+	if (!rc)
+		rc = d ? dp_dense_order(d, out) : -1;
 	dp_dense_free(d);
 	dp_itree_free(&tree);
-	return d ? 0 : -1;
+	return rc;
 }
 
 /* ---- the address tree of placed items ----------------------------------- */
@@ -724,18 +744,24 @@ static int cmp_iv(const void *a, const void *b)
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv)
 {
-	struct dp_atree *t = dp_xrealloc(NULL, 1, sizeof(*t));
+	struct dp_atree *t = calloc(1, sizeof(*t));
 	size_t i, niv = 0;
 	uint32_t k;
 
-	t->nd = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->nd));
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	t->nd = dp_realloc_array(NULL, n ? n : 1, sizeof(*t->nd));
+	t->siv = dp_realloc_array(NULL, niv ? niv : 1, sizeof(*t->siv));
+	t->sfirst = dp_realloc_array(NULL, n ? n : 1, sizeof(*t->sfirst));
+	if (!t->nd || !t->siv || !t->sfirst) {
+		dp_atree_free(t);
+		return NULL;
+	}
 	t->it = it;
 	t->root = -1;
 	t->n = n;
-	for (i = 0; i < n; i++)
-		niv += it[i].iv_count;
-	t->siv = dp_xrealloc(NULL, niv ? niv : 1, sizeof(*t->siv));
-	t->sfirst = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->sfirst));
 	niv = 0;
 	for (i = 0; i < n; i++) {
 		struct anode *a = &t->nd[i];

@@ -179,7 +179,7 @@ void dp_agree_free(struct dp_agree *a);
 int dp_agree_submit(struct dp_agree *a, uint32_t first);
 int dp_agree_sync(struct dp_agree *a);
 int dp_agree_read_back(struct dp_agree *a);
-void dp_agree_compare(struct dp_agree *a);	/* no device commands */
+int dp_agree_compare(struct dp_agree *a);	/* no device commands; -ENOMEM */
 int dp_agree_totals(struct dp_agree *a);
 /* Byte read-backs, with up to 4 MiB per shared and 1 MiB per private
  * tensor; -ENOMEM if the buffers cannot be had. */

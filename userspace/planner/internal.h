@@ -13,6 +13,12 @@
 #define DP_STR_(x) #x
 #define DP_STR(x) DP_STR_(x)
 
+/* util.c: realloc of n elements of sz bytes; NULL (p untouched) on
+ * overflow or out of memory. */
+void *dp_realloc_array(void *p, size_t n, size_t sz);
+/* util.c: *(T **)pp grown to hold need elements of sz bytes, its capacity
+ * *cap doubled from first; 0, or -ENOMEM with *pp and *cap untouched. */
+int dp_grow(void *pp, size_t *cap, size_t need, size_t sz, size_t first);
 int dp_classify(struct dp_model *m, struct dp_err *e);
 
 /* util.c: where the first invalid RFC 3629 UTF-8 sequence of s starts
@@ -29,6 +35,7 @@ struct dp_nbr {
 	uint32_t *stamp;
 	uint32_t *adj;
 	size_t n, cap;
+	int nomem;	/* adj could not grow: the list is cut short */
 };
 void dp_nbr_collect(uint32_t u, void *arg);
 
@@ -56,15 +63,18 @@ struct dp_name_ref {
 	const char *name;
 	uint32_t i;
 };
+/* NULL when out of memory */
 struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c);
 const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 					       const struct dp_name_ref *ix,
 					       const char *name);
-/* plan.c: the per-core index slots dp_plan_remote fills */
+/* plan.c: the per-core index slots dp_plan_remote fills (NULL: out of
+ * memory) */
 struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p);
 void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix);
 /* plan.c: the owner of core ci's linked tensor t (ix: a name index per
- * core, NULL until needed); NULL and "FILE: ... missing remote target". */
+ * core, NULL until needed); NULL and "FILE: ... missing remote target",
+ * or NULL with e->code -ENOMEM. */
 const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
 					    uint32_t ci,
 					    const struct dp_plan_tensor *t,
@@ -86,6 +96,7 @@ struct dp_sweep_iv {
 	uint64_t lo, hi;
 	uint32_t t;
 };
+/* -ENOMEM when out of memory */
 int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
 		      uint64_t *when);
@@ -138,20 +149,22 @@ void dp_iheap_up(struct dp_iheap *H, size_t i);
 void dp_iheap_down(struct dp_iheap *H, size_t i);
 
 struct dp_dense;
-/* NULL unless the sizes sum to less than UINT64_MAX (then no pressure
- * saturates).  tree: the interval tree over the items' intervals, for the
- * neighbours of items that do not have exactly one interval. */
-struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
-			      const struct dp_iv *iv,
-			      const struct dp_itree *tree);
+/* 0 with *out NULL unless the sizes sum to less than UINT64_MAX (then no
+ * pressure saturates), or -ENOMEM.  tree: the interval tree over the
+ * items' intervals, for the neighbours of items that do not have exactly
+ * one interval. */
+int dp_dense_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		 const struct dp_itree *tree, struct dp_dense **out);
 size_t dp_dense_edges(const struct dp_dense *d);
 size_t dp_dense_degree(const struct dp_dense *d, uint32_t v);
-void dp_dense_order(const struct dp_dense *d, uint32_t *out);
-void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
-			 struct dp_simplify_info *si);
+/* 0, or -ENOMEM */
+int dp_dense_order(const struct dp_dense *d, uint32_t *out);
+int dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			struct dp_simplify_info *si);
 void dp_dense_free(struct dp_dense *d);
 
 struct dp_atree;
+/* NULL when out of memory */
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv);
 /* First fit for item v among the placed items whose intervals overlap
@@ -180,23 +193,24 @@ struct dp_key3 {
 };
 int dp_cmp_key3(const void *x, const void *y);
 /* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
- * and each item's live time; what best fit and the search share.  NULL
- * when there would be more than max_edges entries (two per pair). */
+ * and each item's live time; what best fit and the search share.  0 with
+ * *out NULL when there would be more than max_edges entries (two per
+ * pair), or -ENOMEM. */
 struct dp_ovl {
 	uint32_t *first, *ov;
 	uint64_t *width;
 	size_t n;
 };
-struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
-			  const struct dp_iv *iv, size_t max_edges);
+int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       size_t max_edges, struct dp_ovl **out);
 void dp_ovl_free(struct dp_ovl *o);
-/* the search over the items; ol must outlive it */
+/* the search over the items (NULL: out of memory); ol must outlive it */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		       const struct dp_iv *iv, uint64_t page,
 		       const struct dp_ovl *ol);
 void dp_bnb_free(struct bnb *b);
 /* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
- * -1: the budget (search nodes) ran out first */
+ * -1: the budget (search nodes) ran out first; -ENOMEM */
 int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 		 uint64_t budget);
 const uint64_t *dp_bnb_solution(const struct bnb *b);

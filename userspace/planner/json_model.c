@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 /* snprintf for JSON paths: a long path is cut, never an error. */
 static void pathf(char *buf, size_t n, const char *fmt, ...)
@@ -223,7 +224,9 @@ static int name_list(struct jp *p, struct dp_core *c, uint32_t o,
 	if (need_type(p, o, J_ARR, where, "an array of tensor names"))
 		return -1;
 	len = jdoc_len(p->r.d, o);
-	*out = dp_xrealloc(NULL, len, sizeof(**out));
+	*out = dp_realloc_array(NULL, len, sizeof(**out));
+	if (!*out)
+		return dp_nomem(p->r.e);
 	*n = len;
 	for (i = 0; i < len; i++) {
 		uint32_t v = jdoc_at(p->r.d, o, i);
@@ -410,6 +413,10 @@ static void *model_from(const struct jdoc *d, const char *file,
 		return NULL;
 	}
 	p.m = dp_model_new(file, name);
+	if (!p.m) {
+		dp_nomem(e);
+		return NULL;
+	}
 	for (i = 0; i < jdoc_len(d, cores); i++)
 		if (parse_core(&p, jdoc_at(d, cores, i), i))
 			goto fail;

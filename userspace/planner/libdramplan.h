@@ -20,9 +20,12 @@
  * target {core, name}) that a device client can send as it is. sync_shared
  * works on that plain data only, so it can later be swapped for the device.
  *
- * Every function that can fail returns 0 or -1 and fills a struct dp_err
- * with one message that names the file, the JSON path/line/column or the
- * tensor, and the rule broken.
+ * Every function that can fail returns 0 or -1 (NULL) and fills a struct
+ * dp_err with one message that names the file, the JSON path/line/column
+ * or the tensor, and the rule broken.  No function aborts or exits: out of
+ * memory is an error like the others (dp_err_code(e) is then -ENOMEM;
+ * calls that take no struct dp_err return -ENOMEM), and leaves nothing
+ * allocated behind.
  */
 #ifndef LIBDRAMPLAN_H
 #define LIBDRAMPLAN_H
@@ -44,6 +47,12 @@ struct dp_err {
 /* Sets e->msg (if e) and returns -1. */
 int dp_fail(struct dp_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Sets e->msg to DP_NOMEM_MSG (if e) and returns -ENOMEM. */
+#define DP_NOMEM_MSG	"out of memory"
+int dp_nomem(struct dp_err *e);
+/* What a failed call's e holds: -ENOMEM when it ran out of memory,
+ * -EINVAL for every other failure. */
+int dp_err_code(const struct dp_err *e);
 
 /* ---- model ---------------------------------------------------------- */
 
@@ -221,7 +230,8 @@ struct dp_itree {
 	int32_t root;
 };
 
-/* Sorts nodes by (lo, hi, payload), then makeTree + makeMax. */
+/* Sorts nodes by (lo, hi, payload), then makeTree + makeMax.  The
+ * dp_itree_* calls that allocate return -ENOMEM when out of memory. */
 int dp_itree_build(struct dp_itree *t, struct dp_itnode *nodes, size_t n);
 struct dp_item;
 struct dp_iv;
@@ -262,7 +272,8 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
  * items' intervals, computes each item's interfering neighbours with it,
  * orders the items (simplify, see place.c for the rule) and gives each
  * one the first fit among its already placed neighbours.
- * On failure returns -1 and *failed = the item that did not fit.
+ * On failure returns -1 and *failed = the item that did not fit, or
+ * -ENOMEM when out of memory.
  */
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     uint64_t start, uint64_t ceiling, uint64_t page,
@@ -281,18 +292,23 @@ void dp_place_set_engine(enum dp_engine e);
 enum dp_engine dp_place_get_engine(void);
 
 /* The simplify order without an adjacency (k-d tree, dense.c): the same
- * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX. */
+ * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX, -ENOMEM
+ * when out of memory. */
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint32_t *out);
 
-/* The simplify order alone (for tests): out[] gets the select order. */
+/* The simplify order alone (for tests): out[] gets the select order.
+ * 0, or -ENOMEM. */
 int dp_simplify_order(const struct dp_item *it, size_t n,
 		      const uint32_t *adj_first, const uint32_t *adj,
 		      uint32_t *out);
 
-/* Most bytes live at one time over the items' intervals. */
+/* Most bytes live at one time over the items' intervals; DP_UNSET when
+ * out of memory (dp_lower_bound_r: 0, or -ENOMEM). */
 uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 			const struct dp_iv *iv);
+int dp_lower_bound_r(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, uint64_t *lb);
 
 /* ---- --strategy search (strategy.c, bnb.c) ------------------------- */
 
@@ -442,7 +458,8 @@ void dp_plan_free(struct dp_plan *p);
 int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e);
 /* Hazard groups (always) and, with pairs, the pair list too. */
 int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e);
-void dp_plan_totals(struct dp_plan *p);
+/* 0, or -ENOMEM */
+int dp_plan_totals(struct dp_plan *p);
 
 /* Independent re-check of a plan (time sweep, not the interval tree). */
 int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);
@@ -569,8 +586,7 @@ uint64_t dp_csv_peak(const struct dp_csv *c);
 /* ---- small helpers ---------------------------------------------------- */
 
 double dp_now(void);
-char *dp_strdup(const char *s);
-void *dp_xrealloc(void *p, size_t n, size_t sz);	/* aborts on OOM */
+char *dp_strdup(const char *s);	/* NULL when out of memory */
 void dp_json_str(FILE *f, const char *s);	/* JSON string literal */
 void dp_xml_str(FILE *f, const char *s);	/* XML-escaped text */
 int dp_read_file(const char *path, char **text, size_t *len,

@@ -42,6 +42,7 @@
  * tensor that does not fit in its slab is an error naming it: a slab never
  * spills into a neighbour's.  Mode 0 (default) keeps one map per core.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,8 +213,12 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 			n++;
 	if (!n)
 		return 0;
-	it = dp_xrealloc(NULL, n, sizeof(*it));
-	map = dp_xrealloc(NULL, n, sizeof(*map));
+	it = dp_realloc_array(NULL, n, sizeof(*it));
+	map = dp_realloc_array(NULL, n, sizeof(*map));
+	if (!it || !map) {
+		rc = dp_nomem(x->err);
+		goto out;
+	}
 	n = 0;
 	for (i = 0; i < c->nt; i++) {
 		struct dp_tensor *t = &c->t[i];
@@ -230,8 +235,13 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
-	if (dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
-			  &failed, x->log, tag, why, sizeof(why))) {
+	rc = dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
+			   &failed, x->log, tag, why, sizeof(why));
+	if (rc == -ENOMEM) {
+		rc = dp_nomem(x->err);
+		goto out;
+	}
+	if (rc) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
 		if (region == DP_REG_CC)
@@ -285,11 +295,13 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 			n++;
 	if (!n)
 		return 0;
-	off = dp_xrealloc(NULL, m->nc, sizeof(*off));
+	off = dp_realloc_array(NULL, m->nc, sizeof(*off));
+	it = dp_realloc_array(NULL, n, sizeof(*it));
+	map = dp_realloc_array(NULL, n, sizeof(*map));
+	if (!off || !it || !map)
+		goto nomem;
 	for (ci = 0; ci < m->nc; ci++)	/* disjoint time ranges per core */
 		off[ci] = ci ? off[ci - 1] + m->c[ci - 1].ni + 1 : 0;
-	it = dp_xrealloc(NULL, n, sizeof(*it));
-	map = dp_xrealloc(NULL, n, sizeof(*map));
 	n = 0;
 	for (i = 0; i < x->nobj; i++) {
 		struct dp_shobj *o = &x->obj[i];
@@ -308,10 +320,8 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 			struct dp_tensor *u = &m->c[lc].t[lt];
 
 			for (k = 0; k < u->iv_count; k++) {
-				if (niv == cap) {
-					cap = cap ? cap * 2 : 64;
-					iv = dp_xrealloc(iv, cap, sizeof(*iv));
-				}
+				if (dp_grow(&iv, &cap, niv + 1, sizeof(*iv), 64))
+					goto nomem;
 				iv[niv].lo = m->c[lc].iv[u->iv_first + k].lo + off[lc];
 				iv[niv].hi = m->c[lc].iv[u->iv_first + k].hi + off[lc];
 				niv++;
@@ -321,9 +331,12 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		map[n++] = i;
 	}
 	x->tree_built = 1;
-	if (dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
-			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
-			  why, sizeof(why))) {
+	rc = dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
+			   x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
+			   why, sizeof(why));
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc) {
 		struct dp_shobj *o = &x->obj[map[failed]];
 
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
@@ -347,6 +360,9 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 				o->core, t->name, (unsigned long long)t->addr,
 				o->nlinks, o->nlinks == 1 ? "" : "s");
 	}
+	goto out;
+nomem:
+	rc = dp_nomem(x->err);
 out:
 	free(off);
 	free(it);
@@ -461,8 +477,13 @@ int dp_pass_dram(struct dp_ctx *x)
 			if (t->has_remote) {
 				nlinks++;
 			} else if (t->shared && t->region != DP_REG_PRE) {
+				struct dp_shobj *ob = dp_realloc_array(x->obj,
+					x->nobj + 1, sizeof(*x->obj));
+
+				if (!ob)
+					return dp_nomem(x->err);
+				x->obj = ob;
 				t->obj = x->nobj;
-				x->obj = dp_xrealloc(x->obj, x->nobj + 1, sizeof(*x->obj));
 				x->obj[x->nobj++] = (struct dp_shobj){ ci, i, 0, 0 };
 			}
 		}
@@ -483,10 +504,13 @@ int dp_pass_dram(struct dp_ctx *x)
 			break;
 		for (i = 0; i < x->nobj; i++)
 			x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
-		links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
+		links = dp_realloc_array(NULL, nlinks ? nlinks : 1, sizeof(*links));
 		fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
-		if (!fill)
-			abort();
+		if (!links || !fill) {
+			free(fill);
+			rc = dp_nomem(x->err);
+			goto out;
+		}
 	}
 	free(fill);
 

@@ -42,7 +42,7 @@ static int pass_number(struct dp_ctx *x)
  *    reaching def.  Its accesses still give live ranges, so the plan stays
  *    safe if the block is made reachable later.
  */
-static void notes(struct dp_ctx *x)
+static int notes(struct dp_ctx *x)
 {
 	struct dp_model *m = x->m;
 	uint32_t ci, i;
@@ -69,9 +69,10 @@ static void notes(struct dp_ctx *x)
 		if (!c->nb)
 			continue;
 		seen = calloc(c->nb, 1);
-		if (!seen)
-			abort();
-		dp_cfg_walk(c, seen, NULL, NULL);
+		if (!seen || dp_cfg_walk(c, seen, NULL, NULL)) {
+			free(seen);
+			return dp_nomem(x->err);
+		}
 		for (n = 0, i = 0; i < c->nb; i++) {
 			if (seen[i])
 				continue;
@@ -84,6 +85,7 @@ static void notes(struct dp_ctx *x)
 			fprintf(x->log, "%s on core %u\n", n > 8 ? ", ..." : "", ci);
 		free(seen);
 	}
+	return 0;
 }
 
 static int pass_liveness(struct dp_ctx *x)
@@ -91,7 +93,7 @@ static int pass_liveness(struct dp_ctx *x)
 	if (dp_liveness(x->m, x->err))
 		return -1;
 	if (x->log)
-		notes(x);
+		return notes(x);
 	return 0;
 }
 

@@ -38,6 +38,7 @@
  * high while its pressure is above the bytes of the region, start to
  * ceiling.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,12 +49,12 @@ void dp_nbr_collect(uint32_t u, void *arg)
 {
 	struct dp_nbr *b = arg;
 
-	if (u == b->self || b->stamp[u] == b->qid)
+	if (u == b->self || b->stamp[u] == b->qid || b->nomem)
 		return;
 	b->stamp[u] = b->qid;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 1024;
-		b->adj = dp_xrealloc(b->adj, b->cap, sizeof(*b->adj));
+	if (dp_grow(&b->adj, &b->cap, b->n + 1, sizeof(*b->adj), 1024)) {
+		b->nomem = 1;
+		return;
 	}
 	b->adj[b->n++] = u;
 }
@@ -69,13 +70,16 @@ int dp_simplify_order_info(const struct dp_item *it, size_t n,
 			   const uint32_t *adj_first, const uint32_t *adj,
 			   uint32_t *out, struct dp_simplify_info *si)
 {
-	uint64_t *p = dp_xrealloc(NULL, n ? n : 1, sizeof(*p));
+	uint64_t *p = dp_realloc_array(NULL, n ? n : 1, sizeof(*p));
 	struct dp_iheap H = { .key = p, .n = n };
 	size_t i, k, removed = 0;
 	uint8_t *high = si ? calloc(n ? n : 1, 1) : NULL;
+	int rc = -ENOMEM;
 
-	H.h = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.h));
-	H.pos = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.pos));
+	H.h = dp_realloc_array(NULL, n ? n : 1, sizeof(*H.h));
+	H.pos = dp_realloc_array(NULL, n ? n : 1, sizeof(*H.pos));
+	if (!p || !H.h || !H.pos || (si && !high))
+		goto out;
 	for (i = 0; i < n; i++) {
 		uint64_t s = it[i].size;
 
@@ -109,18 +113,18 @@ int dp_simplify_order_info(const struct dp_item *it, size_t n,
 			dp_iheap_up(&H, H.pos[u]);
 		}
 	}
+	rc = 0;
+out:
 	free(p);
 	free(H.h);
 	free(H.pos);
 	free(high);
-	return 0;
+	return rc;
 }
 
 void dp_simplify_note_start(struct dp_simplify_info *si, uint8_t *high,
 			    uint32_t v, uint64_t pressure)
 {
-	if (!high)
-		abort();
 	if (pressure > si->max_pressure)
 		si->max_pressure = pressure;
 	if (pressure > si->threshold) {
@@ -160,13 +164,15 @@ static uint64_t span(const struct dp_item *it, const struct dp_iv *iv)
 	return s;
 }
 
-static void static_order(const struct dp_item *it, size_t n,
-			 const struct dp_iv *iv, enum dp_order order,
-			 uint32_t *out)
+static int static_order(const struct dp_item *it, size_t n,
+			const struct dp_iv *iv, enum dp_order order,
+			uint32_t *out)
 {
-	struct okey *k = dp_xrealloc(NULL, n ? n : 1, sizeof(*k));
+	struct okey *k = dp_realloc_array(NULL, n ? n : 1, sizeof(*k));
 	size_t i;
 
+	if (!k)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint64_t s = span(&it[i], iv), lo0;
 
@@ -192,6 +198,7 @@ static void static_order(const struct dp_item *it, size_t n,
 	for (i = 0; i < n; i++)
 		out[i] = k[i].i;
 	free(k);
+	return 0;
 }
 
 /* ---- lower bound: most bytes live at once --------------------------- */
@@ -214,6 +221,14 @@ static int cmp_ev(const void *a, const void *b)
 uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 			const struct dp_iv *iv)
 {
+	uint64_t lb;
+
+	return dp_lower_bound_r(it, n, iv, &lb) ? DP_UNSET : lb;
+}
+
+int dp_lower_bound_r(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, uint64_t *lb)
+{
 	size_t ne = 0, i, cap = 0;
 	struct ev *e;
 	uint64_t cur = 0, best = 0;
@@ -221,7 +236,9 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 
 	for (i = 0; i < n; i++)
 		cap += 2 * it[i].iv_count;
-	e = dp_xrealloc(NULL, cap ? cap : 1, sizeof(*e));
+	e = dp_realloc_array(NULL, cap ? cap : 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + k];
@@ -240,7 +257,8 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 		}
 	}
 	free(e);
-	return best;
+	*lb = best;
+	return 0;
 }
 
 /* ---- the placer ------------------------------------------------------ */
@@ -318,6 +336,7 @@ struct pick {
 	const struct dp_item *it;
 	struct dp_range *occ;
 	size_t n, cap;
+	int nomem;
 };
 
 static void pick_placed(uint32_t u, void *arg)
@@ -327,9 +346,9 @@ static void pick_placed(uint32_t u, void *arg)
 	if (u == p->self || p->stamp[u] == p->qid || !p->placed[u])
 		return;
 	p->stamp[u] = p->qid;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->occ = dp_xrealloc(p->occ, p->cap, sizeof(*p->occ));
+	if (dp_grow(&p->occ, &p->cap, p->n + 1, sizeof(*p->occ), 64)) {
+		p->nomem = 1;
+		return;
 	}
 	p->occ[p->n].lo = p->it[u].addr;
 	p->occ[p->n].hi = p->it[u].addr + p->it[u].size;
@@ -389,17 +408,20 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 	if (n >= UINT32_MAX)
 		return -1;
-	if (dp_itree_of_items(&tree, it, n, iv))
-		return -1;
+	rc = dp_itree_of_items(&tree, it, n, iv);
+	if (rc)
+		return rc;
+	rc = -ENOMEM;
 	ni = tree.n;
 	if (log) {
 		fprintf(log, "%sNum intervals %zu  Num locations %zu\n", tag, ni, n);
 		fprintf(log, "%sIntervalTree Build Done\n", tag);
 	}
 
-	if (eng == DP_ENGINE_INCREMENTAL ||
-	    (eng == DP_ENGINE_AUTO && looks_dense(&tree, it, n, iv)))
-		dense = dp_dense_new(it, n, iv, &tree);
+	if ((eng == DP_ENGINE_INCREMENTAL ||
+	     (eng == DP_ENGINE_AUTO && looks_dense(&tree, it, n, iv))) &&
+	    dp_dense_new(it, n, iv, &tree, &dense))
+		goto out;
 	if (eng == DP_ENGINE_AUTO && dense &&
 	    (n < DENSE_MIN_ITEMS ||
 	     dp_dense_edges(dense) <= (size_t)DENSE_AVG_DEGREE / 2 * n)) {
@@ -409,10 +431,12 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	use_adj = !dense;
 
 	/* neighbours of every item, through the tree */
-	adj_first = dp_xrealloc(NULL, n + 1, sizeof(*adj_first));
+	adj_first = dp_realloc_array(NULL, n + 1, sizeof(*adj_first));
 	nb.stamp = calloc(n ? n : 1, sizeof(*nb.stamp));
-	if (!nb.stamp)
-		abort();
+	ord = dp_realloc_array(NULL, n ? n : 1, sizeof(*ord));
+	placed = calloc(n ? n : 1, 1);
+	if (!adj_first || !nb.stamp || !ord || !placed)
+		goto out;
 	for (i = 0; use_adj && i < n; i++) {
 		adj_first[i] = nb.n;
 		nb.self = i;
@@ -422,8 +446,12 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 			dp_itree_overlaps(&tree, v->lo, v->hi, dp_nbr_collect, &nb);
 		}
-		if (nb.n >= UINT32_MAX)
+		if (nb.nomem)
 			goto out;
+		if (nb.n >= UINT32_MAX) {
+			rc = -1;
+			goto out;
+		}
 	}
 	adj_first[use_adj ? n : 0] = nb.n;
 	edges = use_adj ? nb.n / 2 : dp_dense_edges(dense);
@@ -439,17 +467,15 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		sel = SEL_ADJ;
 	t1 = dp_now();
 
-	ord = dp_xrealloc(NULL, n ? n : 1, sizeof(*ord));
 	if (log)
 		fprintf(log, "%ssimplify interference graph: %zu nodes, %zu edges\n",
 			tag, n, edges);
 	si.threshold = ceiling > start ? ceiling - start : 0;
-	if (order != DP_ORDER_SIMPLIFY)
-		static_order(it, n, iv, order, ord);
-	else if (use_adj)
-		dp_simplify_order_info(it, n, adj_first, nb.adj, ord, &si);
-	else
-		dp_dense_order_info(dense, ord, &si);
+	if (order != DP_ORDER_SIMPLIFY ?
+	    static_order(it, n, iv, order, ord) : use_adj ?
+	    dp_simplify_order_info(it, n, adj_first, nb.adj, ord, &si) :
+	    dp_dense_order_info(dense, ord, &si))
+		goto out;
 	if (log && order == DP_ORDER_SIMPLIFY) {
 		fprintf(log, "%ssimplify: hi ratio = %zu/%zu = %.3f (pressure above the region's %llu bytes; highest pressure %llu)\n",
 			tag, si.hi, n, n ? (double)si.hi / n : 0.0,
@@ -459,11 +485,10 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	}
 	t2 = dp_now();
 
-	placed = calloc(n ? n : 1, 1);
-	if (!placed)
-		abort();
 	if (sel != SEL_ADJ) {
 		at = dp_atree_new(it, n, iv);
+		if (!at)
+			goto out;
 		pk.stamp = nb.stamp;	/* used only without an adjacency */
 		pk.placed = placed;
 		pk.it = it;
@@ -501,6 +526,8 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 				dp_itree_overlaps(&tree, iv[it[v].iv_first + k].lo,
 						  iv[it[v].iv_first + k].hi,
 						  pick_placed, &pk);
+			if (pk.nomem)
+				goto out;
 			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
 				      page, align, &it[v].addr);
 		} else if (r == -2) {		/* the reference's select */
@@ -509,10 +536,9 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 				if (!placed[u])
 					continue;
-				if (no == cap_occ) {
-					cap_occ = cap_occ ? cap_occ * 2 : 64;
-					occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
-				}
+				if (dp_grow(&occ, &cap_occ, no + 1,
+					    sizeof(*occ), 64))
+					goto out;
 				occ[no].lo = it[u].addr;
 				occ[no].hi = it[u].addr + it[u].size;
 				no++;
@@ -523,6 +549,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		if (r) {
 			if (failed)
 				*failed = v;
+			rc = -1;
 			goto out;
 		}
 		placed[v] = 1;

@@ -3,10 +3,12 @@
  * svg.c - a plan as an SVG chart: address (up) against time (right),
  * a panel per core.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -84,9 +86,11 @@ int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors)
 		for (k = 0; k < p->core[ci].n; k++)
 			placed += p->core[ci].t[k].placed;
 	if (max_tensors && placed > max_tensors) {
-		double *a = dp_xrealloc(NULL, placed, sizeof(*a));
+		double *a = dp_realloc_array(NULL, placed, sizeof(*a));
 		size_t i = 0;
 
+		if (!a)
+			return -ENOMEM;
 		for (ci = 0; ci < p->ncores; ci++)
 			for (k = 0; k < p->core[ci].n; k++)
 				if (p->core[ci].t[k].placed)

@@ -293,6 +293,10 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		}
 		o->kind = OUT_RENAME;
 		o->target = dp_strdup(path);
+		if (!o->target) {
+			say("%s: out of memory", path);
+			return -1;
+		}
 		o->mode = new_file_mode();
 		return 0;
 	}
@@ -332,6 +336,10 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 	if (S_ISREG(st.st_mode) && !magic_prefix(path)) {
 		o->kind = OUT_RENAME;
 		o->target = dp_strdup(path);
+		if (!o->target) {
+			say("%s: out of memory", path);
+			return -1;
+		}
 		o->mode = st.st_mode & 07777;
 		o->uid = st.st_uid;
 		o->gid = st.st_gid;
@@ -365,7 +373,11 @@ static int out_stage(struct out *o)
 
 	if (!o->path || o->kind != OUT_RENAME)
 		return 0;
-	o->tmp = dp_xrealloc(NULL, strlen(o->target) + 16, 1);
+	o->tmp = malloc(strlen(o->target) + 16);
+	if (!o->tmp) {
+		say("%s: out of memory", o->path);
+		return -1;
+	}
 	sprintf(o->tmp, "%s.tmp.XXXXXX", o->target);
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {

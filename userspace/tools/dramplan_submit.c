@@ -418,7 +418,10 @@ int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
 		a->linked == a->want_linked ? "" : "  DISAGREE");
 	if (print_read_back(&r, dp_agree_read_back(a)))
 		goto out;
-	dp_agree_compare(a);
+	if (dp_agree_compare(a)) {
+		fprintf(stderr, "dramplan: --submit: out of memory\n");
+		goto out;
+	}
 	print_table(&r);
 	if (print_totals(&r, dp_agree_totals(a)))
 		goto out;
