@@ -21,3 +21,8 @@ $(O)/tests/planner/test_strategy: | $(O)/dramplan
 # test_mm2model runs the converter of the same build
 $(O)/tests/planner/test_mm2model.o: XCFLAGS += -DDP_MM2MODEL=\"$(abspath $(O))/mm2model\"
 $(O)/tests/planner/test_mm2model: | $(O)/mm2model
+# test_nomem fails the library's allocations one by one: every malloc,
+# calloc, realloc and free of the binary (libdramplan's and yajl's too)
+# goes through its injector.
+$(O)/tests/planner/test_nomem: XLDFLAGS += \
+	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
