@@ -30,9 +30,11 @@
 #include <string.h>
 
 #include "dp_device.h"
-#include "internal.h"
 #include "libxmemsim.h"
 #include "xorshift.h"
+
+/* The bridge uses libdramplan's public API only, so its own helpers. */
+#define cmp3(a, b) (((a) > (b)) - ((a) < (b)))
 
 #define CHECK_MAX (4ULL << 20)	/* bytes compared per shared tensor */
 #define PRIV_MAX (1ULL << 20)	/* bytes compared per private tensor */
@@ -286,7 +288,7 @@ static int cmp_drange(const void *a, const void *b)
 {
 	const struct drange *x = a, *y = b;
 
-	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
+	return cmp3(x->lo, y->lo) ?: cmp3(x->hi, y->hi);
 }
 
 /* Core ci's private (want_shared 0) or shared-owner (1) device ranges,
@@ -336,8 +338,8 @@ static int cross_check(struct dp_agree *a, const struct drange *l, size_t nl,
 			mark(a, o[j].core, o[j].t, DP_AG_ALIAS_OTHER);
 			if (shown++ >= 4)
 				continue;
-			al = dp_realloc_array(a->alias, a->nalias + 1,
-					      sizeof(*a->alias));
+			al = realloc(a->alias,
+				     (a->nalias + 1) * sizeof(*a->alias));
 			if (!al)
 				return -ENOMEM;
 			a->alias = al;
@@ -535,8 +537,8 @@ static int cmp_link(const void *x, const void *y)
 {
 	const struct dp_agree_link *l = x, *m = y;
 
-	return dp_cmp(l->oc, m->oc) ?: dp_cmp(l->oi, m->oi) ?:
-	       dp_cmp(l->lc, m->lc);
+	return cmp3(l->oc, m->oc) ?: cmp3(l->oi, m->oi) ?:
+	       cmp3(l->lc, m->lc);
 }
 
 /* Every link whose owner is on the device, by owner then linking core.
@@ -557,9 +559,16 @@ static int collect_links(struct dp_agree *a)
 			    !a->core[t->remote_core].have ||
 			    (oi = find_tensor(a, t->remote_core, t->remote_name)) == NONE)
 				continue;
-			if (dp_grow(&a->link, &cap, a->nlink + 1,
-				    sizeof(*a->link), 16))
-				return -ENOMEM;
+			if (a->nlink == cap) {
+				struct dp_agree_link *l;
+
+				l = realloc(a->link, (cap ? 2 * cap : 16) *
+					    sizeof(*a->link));
+				if (!l)
+					return -ENOMEM;
+				a->link = l;
+				cap = cap ? 2 * cap : 16;
+			}
 			a->link[a->nlink++] = (struct dp_agree_link){
 				.oc = t->remote_core, .oi = oi, .lc = ci, .li = k,
 				.res = { -1, -1 } };
