@@ -236,17 +236,21 @@ static void every_allocation_fails_once(job_fn *run_job,
 }
 
 /* The example models, each with the options that reach the most code
- * for it: hazard pairs, the exact search, per-core slabs. */
+ * for it: hazard pairs, the exact search, per-core slabs, dense.c's
+ * engine (its k-d tree and address tree). */
 TEST(planning_survives_every_allocation_failure)
 {
 	static const struct {
 		const char *file;
-		int pairs, strategy, mode;
+		int pairs, strategy, mode, engine;
 	} ex[] = {
-		{ "mlp.json", 0, DP_STRATEGY_SEED, 0 },
-		{ "allreduce_2core.json", 1, DP_STRATEGY_SEED, 0 },
-		{ "transformer.json", 0, DP_STRATEGY_SEARCH, 0 },
-		{ "shared_triple_2core.json", 0, DP_STRATEGY_SEED, 1 },
+		{ "mlp.json", 0, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
+		{ "allreduce_2core.json", 1, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
+		{ "transformer.json", 0, DP_STRATEGY_SEARCH, 0, DP_ENGINE_AUTO },
+		{ "shared_triple_2core.json", 0, DP_STRATEGY_SEED, 1,
+		  DP_ENGINE_AUTO },
+		{ "transformer.json", 0, DP_STRATEGY_SEED, 0,
+		  DP_ENGINE_INCREMENTAL },
 	};
 	char path[256];
 	size_t k;
@@ -260,6 +264,7 @@ TEST(planning_survives_every_allocation_failure)
 		in.o.hazard_pairs = ex[k].pairs;
 		in.o.strategy = ex[k].strategy;
 		in.o.dram_shared_mode = ex[k].mode;
+		in.o.engine = ex[k].engine;
 		every_allocation_fails_once(model_job, &in, ex[k].file);
 	}
 }

@@ -345,7 +345,7 @@ int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 		goto nomem;
 	items_of(c, it, iv);
 	rc = dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
-		      order, st, &failed, NULL, "");
+		      order, DP_ENGINE_AUTO, st, &failed, NULL, "");
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc) {
@@ -434,7 +434,7 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 	}
 	items_of(c, it, iv);
 	rc = dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
-			     0, nodes, st);
+			     0, nodes, DP_ENGINE_AUTO, st);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(e);
 		goto out;

@@ -275,21 +275,21 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
  * On failure returns -1 and *failed = the item that did not fit, or
  * -ENOMEM when out of memory.
  */
-int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
-	     FILE *log, const char *tag);
-
 /*
  * The placement engine (place.c): the results are the same, only the cost
  * differs.  AUTO (default) picks per instance; REFERENCE is the seed's
  * adjacency + sort-per-placement select, kept for the tests and the
  * benchmark to compare against; INCREMENTAL forces dense.c's structures.
- * Process-wide; not for concurrent use.
+ * A call's choice (struct dp_opts.engine, dp_place's eng): nothing
+ * process-wide.
  */
 enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
-void dp_place_set_engine(enum dp_engine e);
-enum dp_engine dp_place_get_engine(void);
+
+int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	     uint64_t start, uint64_t ceiling, uint64_t page,
+	     enum dp_order order, enum dp_engine eng,
+	     struct dp_place_stats *st, size_t *failed, FILE *log,
+	     const char *tag);
 
 /* The simplify order without an adjacency (k-d tree, dense.c): the same
  * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX, -ENOMEM
@@ -354,7 +354,8 @@ struct dp_search_stats {
  */
 int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t start, uint64_t ceiling, uint64_t page,
-		    uint64_t nodes, struct dp_search_stats *st);
+		    uint64_t nodes, enum dp_engine eng,
+		    struct dp_search_stats *st);
 /* Why a failed dp_place_search found nothing, one phrase in buf: proven
  * none, not searched (and why), or the budget spent. */
 const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
@@ -488,6 +489,7 @@ struct dp_opts {
 	uint64_t core_mib;	/* --core-mib: slab cap (seed: MB per core); 0 auto */
 	int strategy;		/* --strategy: enum dp_strategy (0: seed) */
 	uint64_t search_nodes;	/* --search-nodes; DP_UNSET: dp_search_budget */
+	int engine;		/* enum dp_engine (0: AUTO) */
 };
 
 void dp_opts_default(struct dp_opts *o);

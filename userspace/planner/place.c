@@ -300,34 +300,6 @@ int dp_lower_bound_r(const struct dp_item *it, size_t n,
 #define DENSE_AVG_DEGREE	64
 #define FEW_NEIGHBOURS		64
 
-static enum dp_engine place_engine = DP_ENGINE_AUTO;
-static int engine_chosen;
-
-/*
- * DRAMPLAN_ENGINE=reference|incremental|auto in the environment sets the
- * engine until dp_place_set_engine is called: running the whole test suite
- * (or dramplan) under each shows that nothing depends on the choice.
- */
-enum dp_engine dp_place_get_engine(void)
-{
-	if (!engine_chosen) {
-		const char *v = getenv("DRAMPLAN_ENGINE");
-
-		engine_chosen = 1;
-		if (v && !strcmp(v, "reference"))
-			place_engine = DP_ENGINE_REFERENCE;
-		else if (v && !strcmp(v, "incremental"))
-			place_engine = DP_ENGINE_INCREMENTAL;
-	}
-	return place_engine;
-}
-
-void dp_place_set_engine(enum dp_engine e)
-{
-	engine_chosen = 1;
-	place_engine = e;
-}
-
 /* The placed neighbours of one item, through the interval tree. */
 struct pick {
 	uint32_t self, qid;
@@ -387,10 +359,10 @@ static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
 
 int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
-	     FILE *log, const char *tag)
+	     enum dp_order order, enum dp_engine eng,
+	     struct dp_place_stats *st, size_t *failed, FILE *log,
+	     const char *tag)
 {
-	enum dp_engine eng = dp_place_get_engine();
 	struct dp_itree tree = { .root = -1 };
 	struct dp_nbr nb = { 0 };
 	struct dp_dense *dense = NULL;

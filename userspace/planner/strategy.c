@@ -176,6 +176,7 @@ struct srch {
 	uint64_t *best, best_end;
 	const char *how;
 	struct dp_search_stats *st;
+	enum dp_engine eng;
 };
 
 /* The constructive passes: dp_place in each order, then (when they miss
@@ -197,7 +198,7 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 		size_t failed;
 
 		r = dp_place(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
-			     orders[k], &ps, &failed, NULL, "");
+			     orders[k], S->eng, &ps, &failed, NULL, "");
 		if (r == -ENOMEM)
 			return r;
 		if (r)
@@ -301,10 +302,11 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 
 int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t start, uint64_t ceiling, uint64_t page,
-		    uint64_t nodes, struct dp_search_stats *st)
+		    uint64_t nodes, enum dp_engine eng,
+		    struct dp_search_stats *st)
 {
 	struct srch S = { it, n, iv, start, ceiling, page, NULL, UINT64_MAX,
-			  "none", st };
+			  "none", st, eng };
 	struct dp_ovl *ol = NULL;
 	struct bnb *b = NULL;
 	size_t i;
@@ -360,9 +362,10 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 
 	if (o->strategy != DP_STRATEGY_SEARCH)
 		return dp_place(it, n, iv, start, ceiling, DP_PAGE,
-				DP_ORDER_SIMPLIFY, st, failed, log, tag);
+				DP_ORDER_SIMPLIFY, o->engine, st, failed, log,
+				tag);
 	r = dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
-			    o->search_nodes, &ss);
+			    o->search_nodes, o->engine, &ss);
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
@@ -371,7 +374,8 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		snprintf(why, len, "; --strategy search: %s",
 			 dp_search_verdict(&ss, v, sizeof(v)));
 		r = dp_place(it, n, iv, start, ceiling, DP_PAGE,
-			     DP_ORDER_SIMPLIFY, st, failed, NULL, tag);
+			     DP_ORDER_SIMPLIFY, o->engine, st, failed, NULL,
+			     tag);
 		return r == -ENOMEM ? r : -1;
 	}
 	if (st && n && ss.end > st->peak)	/* as dp_place: max(addr + size) */
