@@ -622,11 +622,12 @@ struct plan_cli {
 	int nosvg, quiet, tensors, submit, dram_set;
 };
 
-/* --submit: open the device; without --dram-size its plan window is the
+/* --submit: open the device, check that it has the model's ncores cores
+ * before anything is planned; without --dram-size its plan window is the
  * DRAM ceiling.  On failure the message is out and the caller closes. */
-static int plan_open_device(struct plan_cli *a)
+static int plan_open_device(struct plan_cli *a, uint32_t ncores)
 {
-	if (dp_submit_open(&a->sub))
+	if (dp_submit_open(&a->sub) || dp_submit_fits(&a->sub, ncores))
 		return 1;
 	if (a->dram_set)
 		return 0;
@@ -711,14 +712,16 @@ static int cmd_plan(struct plan_cli *a, const char *in)
 		fprintf(stderr, "dramplan: %s\n", e.msg);
 		return 1;
 	}
-	if (a->submit && plan_open_device(a)) {
+	if (a->submit && plan_open_device(a, m->nc)) {
 		dp_submit_close(&a->sub);
 		dp_model_free(m);
 		return 1;
 	}
 	log = open_memstream(&logbuf, &loglen);
-	if (!log)
-		abort();
+	if (!log) {
+		fprintf(stderr, "dramplan: out of memory\n");
+		goto out;
+	}
 	fprintf(log, "dramplan: model '%s' (%s), %u core%s\n", m->name, in,
 		m->nc, m->nc == 1 ? "" : "s");
 	if (a->submit)
