@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "bench-synth.h"
-#include "libdramplan.h"
+#include "internal.h"
 
 /* The naive baseline: every pair of tensors, every pair of intervals. */
 static uint64_t naive_edges(const struct dp_core *c, uint32_t n)

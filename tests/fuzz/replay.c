@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "internal.h"
 
 #ifndef DP_SRCROOT
 #define DP_SRCROOT "."

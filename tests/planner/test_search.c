@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"

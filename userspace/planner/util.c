@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libdramplan.h"
+#include "internal.h"
 
 int dp_fail(struct dp_err *e, const char *fmt, ...)
 {
