@@ -17,7 +17,7 @@
  *     (an interval that ends before a also starts before b, so the second
  *     set is inside the first).  O(log n) per item.
  *
- *  2. Simplify (the rule is in place.c) as a 2-d problem: item u is the
+ *  2. Simplify (the rule is in simplify.c) as a 2-d problem: item u is the
  *     point (lo_u, hi_u), and removing v lowers the pressure of exactly the
  *     points in the quadrant {lo <= hi_v, hi >= lo_v}.  A static k-d tree
  *     over the points with lazy "subtract d from this subtree" tags and the
@@ -528,7 +528,7 @@ static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
 }
 
 /*
- * The simplify order (place.c's rule): repeatedly remove the item with the
+ * The simplify order (simplify.c's rule): repeatedly remove the item with the
  * smallest (pressure, index) among the k-d tree's minimum (single items)
  * and the heap's top (multi items), then lower its remaining neighbours'
  * pressures by its size: single neighbours of a single item by one

@@ -82,7 +82,7 @@ struct dp_item {
 /*
  * Places every item in [start, ceiling): builds the interval tree over all
  * items' intervals, computes each item's interfering neighbours with it,
- * orders the items (simplify, see place.c for the rule) and gives each
+ * orders the items (simplify, see simplify.c for the rule) and gives each
  * one the first fit among its already placed neighbours.
  * On failure returns -1 and *failed = the item that did not fit, or
  * -ENOMEM when out of memory.
@@ -212,7 +212,7 @@ int dp_classify(struct dp_model *m, struct dp_err *e);
 size_t dp_utf8_bad(const char *s, size_t len);
 
 /*
- * place.c: an interval-tree query's callback gathering the neighbours of
+ * simplify.c: an interval-tree query's callback gathering the neighbours of
  * item self into adj[0..n), each once per query qid (stamp[] per item);
  * adj grows as needed and is the caller's to free.
  */
@@ -296,7 +296,7 @@ int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);
 
 /*
- * The seed's simplify messages (place.c): a node is "high" while its
+ * The seed's simplify messages (simplify.c): a node is "high" while its
  * pressure is above the threshold, the bytes of the region it is placed in
  * (then even disjoint neighbours might not fit beside it).  hi counts the
  * nodes high at the start ("hi ratio" = hi / nodes), new_cand those that
