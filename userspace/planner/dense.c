@@ -540,154 +540,205 @@ int dp_dense_order(const struct dp_dense *d, uint32_t *out)
 	return dp_dense_order_info(d, out, NULL);
 }
 
-/* The same, with the simplify messages' counts in si (if not NULL). */
-int dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
-			struct dp_simplify_info *si)
-{
-	size_t n = d->n, ns = d->ns, i, j, removed, s1 = ns ? ns : 1;
-	size_t m1 = d->nm ? d->nm : 1;
-	uint8_t *high = NULL;
+/* The order's state: the single items in the k-d tree, the multi items
+ * in a heap on (pressure, item). */
+struct dorder {
+	const struct dp_dense *d;
+	struct dp_simplify_info *si;
+	uint8_t *high, *gone;
 	uint64_t *lo, *hi;
-	uint32_t *pos;
-	uint8_t *gone;
-	struct dp_iheap H = { 0 };	/* the multi items on (pressure, item) */
+	uint32_t *pos;		/* item -> its position in the k-d tree */
+	struct dp_iheap H;
 	struct kd k;
-	int rc = -ENOMEM;
+};
 
-	if (!n)
-		return 0;
-	high = si ? calloc(n, 1) : NULL;
-	lo = dp_realloc_array(NULL, n, sizeof(*lo));
-	hi = dp_realloc_array(NULL, n, sizeof(*hi));
-	pos = dp_realloc_array(NULL, n, sizeof(*pos));
-	gone = calloc(n, 1);
-	memset(&k, 0, sizeof(k));
-	k.lo = lo;
-	k.hi = hi;
-	k.perm = dp_realloc_array(NULL, s1, sizeof(*k.perm));
-	k.minlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	k.maxlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	k.minhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	k.maxhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	k.val = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	k.mn = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	k.mni = dp_realloc_array(NULL, s1, sizeof(uint32_t));
-	k.lz = calloc(s1, sizeof(uint64_t));
-	H.h = dp_realloc_array(NULL, m1, sizeof(*H.h));
-	H.pos = dp_realloc_array(NULL, m1, sizeof(*H.pos));
-	H.key = dp_realloc_array(NULL, m1, sizeof(*H.key));
-	if ((si && !high) || !lo || !hi || !pos || !gone || !k.perm ||
-	    !k.minlo || !k.maxlo || !k.minhi || !k.maxhi || !k.val || !k.mn ||
-	    !k.mni || !k.lz || !H.h || !H.pos || !H.key)
-		goto out;
+static void dorder_free(struct dorder *o)
+{
+	free(o->lo);
+	free(o->hi);
+	free(o->pos);
+	free(o->gone);
+	free(o->H.h);
+	free(o->H.pos);
+	free(o->H.key);
+	free(o->k.perm);
+	free(o->k.minlo);
+	free(o->k.maxlo);
+	free(o->k.minhi);
+	free(o->k.maxhi);
+	free(o->k.val);
+	free(o->k.mn);
+	free(o->k.mni);
+	free(o->k.lz);
+	free(o->high);
+}
+
+/* 0, or -ENOMEM (then dorder_free what is there). */
+static int dorder_alloc(struct dorder *o)
+{
+	const struct dp_dense *d = o->d;
+	size_t n = d->n, s1 = d->ns ? d->ns : 1, m1 = d->nm ? d->nm : 1;
+
+	o->high = o->si ? calloc(n, 1) : NULL;
+	o->lo = dp_realloc_array(NULL, n, sizeof(*o->lo));
+	o->hi = dp_realloc_array(NULL, n, sizeof(*o->hi));
+	o->pos = dp_realloc_array(NULL, n, sizeof(*o->pos));
+	o->gone = calloc(n, 1);
+	o->k.lo = o->lo;
+	o->k.hi = o->hi;
+	o->k.perm = dp_realloc_array(NULL, s1, sizeof(*o->k.perm));
+	o->k.minlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	o->k.maxlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	o->k.minhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	o->k.maxhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	o->k.val = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	o->k.mn = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+	o->k.mni = dp_realloc_array(NULL, s1, sizeof(uint32_t));
+	o->k.lz = calloc(s1, sizeof(uint64_t));
+	o->H.h = dp_realloc_array(NULL, m1, sizeof(*o->H.h));
+	o->H.pos = dp_realloc_array(NULL, m1, sizeof(*o->H.pos));
+	o->H.key = dp_realloc_array(NULL, m1, sizeof(*o->H.key));
+	if ((o->si && !o->high) || !o->lo || !o->hi || !o->pos || !o->gone ||
+	    !o->k.perm || !o->k.minlo || !o->k.maxlo || !o->k.minhi ||
+	    !o->k.maxhi || !o->k.val || !o->k.mn || !o->k.mni || !o->k.lz ||
+	    !o->H.h || !o->H.pos || !o->H.key)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Every item's starting pressure: single items into the k-d tree, multi
+ * items into the heap. */
+static void dorder_init(struct dorder *o)
+{
+	const struct dp_dense *d = o->d;
+	size_t n = d->n, ns = d->ns, i, j;
+
 	for (i = j = 0; i < n; i++) {
 		if (!single(d, i))
 			continue;
-		lo[i] = iv1(d, i)->lo;
-		hi[i] = iv1(d, i)->hi;
-		k.perm[j++] = i;
+		o->lo[i] = iv1(d, i)->lo;
+		o->hi[i] = iv1(d, i)->hi;
+		o->k.perm[j++] = i;
 	}
-	kd_build(&k, 0, ns, 0);
+	kd_build(&o->k, 0, ns, 0);
 	for (i = 0; i < ns; i++) {
-		uint32_t v = k.perm[i];
-		uint64_t p = single_weight(d, lo[v], hi[v]);
+		uint32_t v = o->k.perm[i];
+		uint64_t p = single_weight(d, o->lo[v], o->hi[v]);
 
 		/* pressure: size(v) + sizes of its neighbours (v counts itself) */
 		for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++)
 			p += d->it[d->sm[j]].size;
-		pos[v] = i;
-		k.val[i] = p;
-		if (si)
-			dp_simplify_note_start(si, high, v, p);
+		o->pos[v] = i;
+		o->k.val[i] = p;
+		if (o->si)
+			dp_simplify_note_start(o->si, o->high, v, p);
 	}
-	kd_init_min(&k, 0, ns);
+	kd_init_min(&o->k, 0, ns);
 
-	H.tie = d->mitem;
-	H.n = d->nm;
+	o->H.tie = d->mitem;
+	o->H.n = d->nm;
 	for (i = 0; i < d->nm; i++) {
 		uint64_t p = d->it[d->mitem[i]].size;
 
 		for (j = d->madj_first[i]; j < d->madj_first[i + 1]; j++)
 			p += d->it[d->madj[j]].size;
-		H.key[i] = p;
-		H.h[i] = i;
-		H.pos[i] = i;
-		if (si)
-			dp_simplify_note_start(si, high, d->mitem[i], p);
+		o->H.key[i] = p;
+		o->H.h[i] = i;
+		o->H.pos[i] = i;
+		if (o->si)
+			dp_simplify_note_start(o->si, o->high, d->mitem[i], p);
 	}
 	for (i = d->nm / 2; i-- > 0;)
-		dp_iheap_down(&H, i);
+		dp_iheap_down(&o->H, i);
+}
 
+/* Removes the heap's top (a multi item): its neighbours' pressures drop. */
+static uint32_t remove_multi(struct dorder *o)
+{
+	const struct dp_dense *d = o->d;
+	struct dp_iheap *H = &o->H;
+	uint32_t q = H->h[0], v = d->mitem[q];
+	size_t j;
+
+	if (o->si)
+		dp_simplify_note_removed(o->si, o->high, v, H->key[q]);
+	dp_iheap_swap(H, 0, --H->n);
+	H->pos[q] = UINT32_MAX;
+	dp_iheap_down(H, 0);
+	o->gone[v] = 1;
+	for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
+		uint32_t u = d->madj[j];
+
+		if (o->gone[u])
+			continue;
+		if (single(d, u)) {
+			kd_point_sub(&o->k, 0, d->ns, o->pos[u], d->it[v].size);
+		} else {
+			H->key[d->mrank[u]] -= d->it[v].size;
+			dp_iheap_up(H, H->pos[d->mrank[u]]);
+		}
+	}
+	return v;
+}
+
+/* Removes single item v (the k-d tree's minimum, pressure kk): the
+ * single items it overlaps and its multi neighbours drop. */
+static void remove_single(struct dorder *o, uint32_t v, uint64_t kk)
+{
+	const struct dp_dense *d = o->d;
+	struct dp_iheap *H = &o->H;
+	size_t j;
+
+	if (o->si)
+		dp_simplify_note_removed(o->si, o->high, v, kk);
+	o->gone[v] = 1;
+	kd_remove(&o->k, 0, d->ns, o->pos[v]);
+	kd_update(&o->k, 0, d->ns, o->lo[v], o->hi[v], d->it[v].size);
+	for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++) {
+		uint32_t q = d->mrank[d->sm[j]];
+
+		if (H->pos[q] == UINT32_MAX)
+			continue;
+		H->key[q] -= d->it[v].size;
+		dp_iheap_up(H, H->pos[q]);
+	}
+}
+
+/* The same, with the simplify messages' counts in si (if not NULL). */
+int dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			struct dp_simplify_info *si)
+{
+	struct dorder o = { .d = d, .si = si };
+	size_t n = d->n, ns = d->ns, removed;
+	int rc = -ENOMEM;
+
+	if (!n)
+		return 0;
+	if (dorder_alloc(&o))
+		goto out;
+	dorder_init(&o);
 	for (removed = 0; removed < n; removed++) {
-		uint64_t kk = ns ? k.mn[kd_mid(0, ns)] : DEAD;
-		uint32_t ki = ns ? k.mni[kd_mid(0, ns)] : UINT32_MAX, v;
+		uint64_t kk = ns ? o.k.mn[kd_mid(0, ns)] : DEAD;
+		uint32_t ki = ns ? o.k.mni[kd_mid(0, ns)] : UINT32_MAX, v;
 		int take_multi = 0;
 
-		if (H.n) {
-			uint32_t t = H.h[0];
+		if (o.H.n) {
+			uint32_t t = o.H.h[0];
 
-			take_multi = kk == DEAD || H.key[t] < kk ||
-				     (H.key[t] == kk && d->mitem[t] < ki);
+			take_multi = kk == DEAD || o.H.key[t] < kk ||
+				     (o.H.key[t] == kk && d->mitem[t] < ki);
 		}
 		if (take_multi) {
-			uint32_t q = H.h[0];
-
-			v = d->mitem[q];
-			if (si)
-				dp_simplify_note_removed(si, high, v, H.key[q]);
-			dp_iheap_swap(&H, 0, --H.n);
-			H.pos[q] = UINT32_MAX;
-			dp_iheap_down(&H, 0);
-			gone[v] = 1;
-			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
-				uint32_t u = d->madj[j];
-
-				if (gone[u])
-					continue;
-				if (single(d, u)) {
-					kd_point_sub(&k, 0, ns, pos[u], d->it[v].size);
-				} else {
-					H.key[d->mrank[u]] -= d->it[v].size;
-					dp_iheap_up(&H, H.pos[d->mrank[u]]);
-				}
-			}
+			v = remove_multi(&o);
 		} else {
 			v = ki;
-			if (si)
-				dp_simplify_note_removed(si, high, v, kk);
-			gone[v] = 1;
-			kd_remove(&k, 0, ns, pos[v]);
-			kd_update(&k, 0, ns, lo[v], hi[v], d->it[v].size);
-			for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++) {
-				uint32_t q = d->mrank[d->sm[j]];
-
-				if (H.pos[q] == UINT32_MAX)
-					continue;
-				H.key[q] -= d->it[v].size;
-				dp_iheap_up(&H, H.pos[q]);
-			}
+			remove_single(&o, v, kk);
 		}
 		out[n - 1 - removed] = v;	/* stack: last removed placed first */
 	}
 	rc = 0;
 out:
-	free(lo);
-	free(hi);
-	free(pos);
-	free(gone);
-	free(H.h);
-	free(H.pos);
-	free(H.key);
-	free(k.perm);
-	free(k.minlo);
-	free(k.maxlo);
-	free(k.minhi);
-	free(k.maxhi);
-	free(k.val);
-	free(k.mn);
-	free(k.mni);
-	free(k.lz);
-	free(high);
+	dorder_free(&o);
 	return rc;
 }
 
