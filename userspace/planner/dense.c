@@ -169,14 +169,111 @@ static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
 	       d->whi[count_lt(d->shi, d->ns, lo)];
 }
 
+/* The endpoints of the single items, sorted.  0, or -ENOMEM. */
+static int single_ends(struct dp_dense *d)
+{
+	struct ekey *k;
+
+	d->slo = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
+	d->shi = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
+	d->wlo = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->wlo));
+	d->whi = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->whi));
+	k = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*k));
+	if (!d->slo || !d->shi || !d->wlo || !d->whi || !k) {
+		free(k);
+		return -ENOMEM;
+	}
+	sorted_ends(d, 0, k, d->slo, d->wlo);
+	sorted_ends(d, 1, k, d->shi, d->whi);
+	free(k);
+	return 0;
+}
+
+/* The multi items' neighbours, through the interval tree.  0, or
+ * -ENOMEM. */
+static int multi_neighbours(struct dp_dense *d, const struct dp_itree *tree)
+{
+	const struct dp_item *it = d->it;
+	const struct dp_iv *iv = d->iv;
+	struct dp_nbr mc = { 0 };
+	size_t j, q;
+
+	d->madj_first = dp_realloc_array(NULL, d->nm + 1, sizeof(*d->madj_first));
+	mc.stamp = calloc(d->n ? d->n : 1, sizeof(*mc.stamp));
+	if (!d->madj_first || !mc.stamp) {
+		free(mc.stamp);
+		return -ENOMEM;
+	}
+	for (q = 0; q < d->nm; q++) {
+		uint32_t m = d->mitem[q];
+
+		d->madj_first[q] = mc.n;
+		mc.self = m;
+		mc.qid = q + 1;
+		for (j = 0; j < it[m].iv_count; j++)
+			dp_itree_overlaps(tree, iv[it[m].iv_first + j].lo,
+					  iv[it[m].iv_first + j].hi,
+					  dp_nbr_collect, &mc);
+	}
+	d->madj_first[d->nm] = mc.n;
+	d->madj = mc.adj;
+	free(mc.stamp);
+	return mc.nomem ? -ENOMEM : 0;
+}
+
+/* Each single item's multi neighbours (the reverse lists).  0, or
+ * -ENOMEM. */
+static int reverse_lists(struct dp_dense *d)
+{
+	size_t n = d->n, nadj = d->madj_first[d->nm], i, j, q, *fill;
+
+	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
+	if (!d->sm_first)
+		return -ENOMEM;
+	for (q = 0; q < nadj; q++)
+		if (single(d, d->madj[q]))
+			d->sm_first[d->madj[q] + 1]++;
+	for (i = 0; i < n; i++)
+		d->sm_first[i + 1] += d->sm_first[i];
+	d->sm = dp_realloc_array(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
+				 sizeof(*d->sm));
+	fill = dp_realloc_array(NULL, n ? n : 1, sizeof(*fill));
+	if (!d->sm || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	memcpy(fill, d->sm_first, n * sizeof(*fill));
+	for (q = 0; q < d->nm; q++)
+		for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
+			if (single(d, d->madj[j]))
+				d->sm[fill[d->madj[j]]++] = d->mitem[q];
+	free(fill);
+	return 0;
+}
+
+/* Edges: single-single from the endpoints, the rest from the lists. */
+static size_t count_edges(const struct dp_dense *d)
+{
+	unsigned __int128 deg = 0, mm = 0;
+	size_t i, q;
+
+	for (i = 0; i < d->n; i++)
+		if (single(d, i))
+			deg += single_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
+	for (q = 0; q < d->madj_first[d->nm]; q++)
+		if (single(d, d->madj[q]))
+			deg += 2;	/* single-multi, once from each side */
+		else
+			mm++;		/* multi-multi, seen from both sides */
+	return (size_t)((deg + mm) / 2);
+}
+
 int dp_dense_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		 const struct dp_itree *tree, struct dp_dense **out)
 {
 	struct dp_dense *d;
-	struct ekey *k;
-	struct dp_nbr mc = { 0 };
-	unsigned __int128 total = 0, deg = 0, mm = 0;
-	size_t i, j, q, *fill = NULL;
+	unsigned __int128 total = 0;
+	size_t i;
 
 	*out = NULL;
 	for (i = 0; i < n; i++)
@@ -202,79 +299,12 @@ int dp_dense_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		}
 	}
 	d->ns = n - d->nm;
-
-	/* endpoints of the single items */
-	d->slo = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
-	d->shi = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
-	d->wlo = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->wlo));
-	d->whi = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->whi));
-	k = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*k));
-	if (!d->slo || !d->shi || !d->wlo || !d->whi || !k) {
-		free(k);
+	if (single_ends(d) || multi_neighbours(d, tree) || reverse_lists(d))
 		goto nomem;
-	}
-	sorted_ends(d, 0, k, d->slo, d->wlo);
-	sorted_ends(d, 1, k, d->shi, d->whi);
-	free(k);
-
-	/* the multi items' neighbours, through the interval tree */
-	d->madj_first = dp_realloc_array(NULL, d->nm + 1, sizeof(*d->madj_first));
-	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
-	mc.stamp = calloc(n ? n : 1, sizeof(*mc.stamp));
-	if (!d->madj_first || !d->sm_first || !mc.stamp)
-		goto nomem;
-	for (q = 0; q < d->nm; q++) {
-		uint32_t m = d->mitem[q];
-
-		d->madj_first[q] = mc.n;
-		mc.self = m;
-		mc.qid = q + 1;
-		for (j = 0; j < it[m].iv_count; j++)
-			dp_itree_overlaps(tree, iv[it[m].iv_first + j].lo,
-					  iv[it[m].iv_first + j].hi,
-					  dp_nbr_collect, &mc);
-	}
-	d->madj_first[d->nm] = mc.n;
-	d->madj = mc.adj;
-	mc.adj = NULL;
-	free(mc.stamp);
-	mc.stamp = NULL;
-	if (mc.nomem)
-		goto nomem;
-	/* each single item's multi neighbours (the reverse lists) */
-	for (q = 0; q < mc.n; q++)
-		if (single(d, d->madj[q]))
-			d->sm_first[d->madj[q] + 1]++;
-	for (i = 0; i < n; i++)
-		d->sm_first[i + 1] += d->sm_first[i];
-	d->sm = dp_realloc_array(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
-				 sizeof(*d->sm));
-	fill = dp_realloc_array(NULL, n ? n : 1, sizeof(*fill));
-	if (!d->sm || !fill)
-		goto nomem;
-	memcpy(fill, d->sm_first, n * sizeof(*fill));
-	for (q = 0; q < d->nm; q++)
-		for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
-			if (single(d, d->madj[j]))
-				d->sm[fill[d->madj[j]]++] = d->mitem[q];
-	free(fill);
-
-	/* edges: single-single from the endpoints, the rest from the lists */
-	for (i = 0; i < n; i++)
-		if (single(d, i))
-			deg += single_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
-	for (q = 0; q < mc.n; q++)
-		if (single(d, d->madj[q]))
-			deg += 2;	/* single-multi, once from each side */
-		else
-			mm++;		/* multi-multi, seen from both sides */
-	d->edges = (size_t)((deg + mm) / 2);
+	d->edges = count_edges(d);
 	*out = d;
 	return 0;
 nomem:
-	free(fill);
-	free(mc.stamp);
-	free(mc.adj);
 	dp_dense_free(d);
 	return -ENOMEM;
 }
