@@ -153,57 +153,54 @@ static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
 	return lo;
 }
 
-/* Sections, every item's section ranges, the search's state. */
-struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page,
-		       const struct dp_ovl *ol)
+/* The items' sizes and alignments; *niv: their intervals.  0, or -ENOMEM. */
+static int item_arrays(struct bnb *b, const struct dp_item *it, size_t *niv)
 {
-	struct bnb *b = calloc(1, sizeof(*b));
-	size_t niv = 0, i, k, nt = 0, nsr = 0;
-	uint64_t *sz, *al, *times;
-	uint32_t *fill;
-	struct tp *tp;
+	uint64_t *sz, *al;
+	size_t i, n = b->n;
 
-	if (!b)
-		return NULL;
-	b->n = n;
-	b->page = page;
 	sz = dp_realloc_array(NULL, n + 1, sizeof(*sz));
 	al = dp_realloc_array(NULL, n + 1, sizeof(*al));
 	b->size = sz;
 	b->align = al;
 	if (!sz || !al)
-		goto nomem;
-	for (i = 0; i < n; i++) {
+		return -ENOMEM;
+	for (i = 0, *niv = 0; i < n; i++) {
 		sz[i] = it[i].size;
 		al[i] = it[i].align ? it[i].align : 1;
-		niv += it[i].iv_count;
+		*niv += it[i].iv_count;
 	}
-	/* one section per distinct last time hi: the items live at it, a
-	 * maximal set of items live at once (MiniMalloc's sweep) */
+	return 0;
+}
+
+/* One section per distinct last time hi: the items live at it, a maximal
+ * set of items live at once (MiniMalloc's sweep); then each item's
+ * interval as its range of sections.  0, or -ENOMEM. */
+static int sections(struct bnb *b, const struct dp_item *it,
+		    const struct dp_iv *iv, size_t niv)
+{
+	size_t i, k, nt = 0, nsr = 0, n = b->n;
+	uint64_t *times;
+	struct tp *tp;
+
 	tp = dp_realloc_array(NULL, niv + 1, sizeof(*tp));
-	if (!tp)
-		goto nomem;
+	times = dp_realloc_array(NULL, niv + 1, sizeof(*times));
+	b->sr_first = dp_realloc_array(NULL, n + 1, sizeof(*b->sr_first));
+	b->sr = dp_realloc_array(NULL, niv + 1, sizeof(*b->sr));
+	if (!tp || !times || !b->sr_first || !b->sr) {
+		free(tp);
+		free(times);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++)
 			tp[nt++] = (struct tp){ iv[it[i].iv_first + k].hi, 0 };
 	qsort(tp, nt, sizeof(*tp), cmp_tp);
-	times = dp_realloc_array(NULL, nt + 1, sizeof(*times));
-	if (!times) {
-		free(tp);
-		goto nomem;
-	}
 	for (i = 0, k = 0; i < nt; i++)
 		if (!k || times[k - 1] != tp[i].t)
 			times[k++] = tp[i].t;
 	free(tp);
 	b->nsec = k;
-	b->sr_first = dp_realloc_array(NULL, n + 1, sizeof(*b->sr_first));
-	b->sr = dp_realloc_array(NULL, niv + 1, sizeof(*b->sr));
-	if (!b->sr_first || !b->sr) {
-		free(times);
-		goto nomem;
-	}
 	for (i = 0; i < n; i++) {
 		b->sr_first[i] = nsr;
 		for (k = 0; k < it[i].iv_count; k++) {
@@ -218,11 +215,20 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	}
 	b->sr_first[n] = nsr;
 	free(times);
-	b->hull = dp_realloc_array(NULL, 2 * n + 1, sizeof(*b->hull));
+	return 0;
+}
+
+/* Each item's hull [first, last) section, and the cuts: how many items
+ * cross each boundary.  0, or -ENOMEM. */
+static int hulls(struct bnb *b)
+{
+	size_t i, k;
+
+	b->hull = dp_realloc_array(NULL, 2 * b->n + 1, sizeof(*b->hull));
 	b->cut = calloc(b->nsec + 1, sizeof(*b->cut));
 	if (!b->hull || !b->cut)
-		goto nomem;
-	for (i = 0; i < n; i++) {
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++) {
 		uint32_t lo = UINT32_MAX, hi = 0;
 
 		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
@@ -238,37 +244,31 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		for (; lo + 1 < hi; lo++)
 			b->cut[lo]++;
 	}
-	/* section -> items (CSR), then overlaps through the sections */
-	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
-	b->width = ol->width;
-	b->ov_first = ol->first;
-	b->ov = ol->ov;
-	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
-	b->raised = dp_realloc_array(NULL, n + 1, sizeof(*b->raised));
-	b->rgen = calloc(n + 1, sizeof(*b->rgen));
-	b->upl = dp_realloc_array(NULL, n + 1, sizeof(*b->upl));
-	b->upt = dp_realloc_array(NULL, n + 1, sizeof(*b->upt));
-	b->rg = dp_realloc_array(NULL, niv + 1, sizeof(*b->rg));
-	b->wit = dp_realloc_array(NULL, b->nsec + 1, sizeof(*b->wit));
-	if (!b->sec_first || !b->tot || !b->rgen || !b->raised || !b->upl ||
-	    !b->upt || !b->rg || !b->wit)
-		goto nomem;
-	for (i = 0; i < n; i++)
-		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
-			uint32_t s;
+	return 0;
+}
 
-			for (s = b->sr[k][0]; s < b->sr[k][1]; s++) {
-				b->sec_first[s + 1]++;
-				b->tot[s] += sz[i];
-			}
-		}
-	for (k = 0; k < b->nsec; k++)
-		b->sec_first[k + 1] += b->sec_first[k];
+/* Section -> items (CSR), each section's total and the max tree over the
+ * totals.  0, or -ENOMEM. */
+static int section_items(struct bnb *b)
+{
+	size_t i, k;
+	uint32_t *fill, s;
+
+	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
+	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
 	for (b->tsz = 1; b->tsz < b->nsec; b->tsz *= 2)
 		;
 	b->tmx = calloc(2 * b->tsz, sizeof(*b->tmx));
-	if (!b->tmx)
-		goto nomem;
+	if (!b->sec_first || !b->tot || !b->tmx)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++)
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++)
+			for (s = b->sr[k][0]; s < b->sr[k][1]; s++) {
+				b->sec_first[s + 1]++;
+				b->tot[s] += b->size[i];
+			}
+	for (k = 0; k < b->nsec; k++)
+		b->sec_first[k + 1] += b->sec_first[k];
 	for (k = 0; k < b->nsec; k++)
 		b->tmx[b->tsz + k] = b->tot[k];
 	for (k = b->tsz - 1; k; k--)
@@ -279,29 +279,61 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	fill = calloc(b->nsec + 1, sizeof(*fill));
 	if (!b->sec_items || !fill) {
 		free(fill);
-		goto nomem;
+		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++)
-		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
-			uint32_t s;
-
+	for (i = 0; i < b->n; i++)
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++)
 			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
 				b->sec_items[b->sec_first[s] + fill[s]++] = i;
-		}
 	free(fill);
+	return 0;
+}
+
+/* The search's state and scratch.  0, or -ENOMEM. */
+static int search_state(struct bnb *b, size_t niv)
+{
+	size_t n = b->n;
+
+	b->raised = dp_realloc_array(NULL, n + 1, sizeof(*b->raised));
+	b->rgen = calloc(n + 1, sizeof(*b->rgen));
+	b->upl = dp_realloc_array(NULL, n + 1, sizeof(*b->upl));
+	b->upt = dp_realloc_array(NULL, n + 1, sizeof(*b->upt));
+	b->rg = dp_realloc_array(NULL, niv + 1, sizeof(*b->rg));
+	b->wit = dp_realloc_array(NULL, b->nsec + 1, sizeof(*b->wit));
 	b->off = dp_realloc_array(NULL, n + 1, sizeof(*b->off));
 	b->minoff = dp_realloc_array(NULL, n + 1, sizeof(*b->minoff));
 	b->sol = dp_realloc_array(NULL, n + 1, sizeof(*b->sol));
 	b->floor = dp_realloc_array(NULL, b->nsec + 1, sizeof(*b->floor));
 	b->rank = dp_realloc_array(NULL, n + 1, sizeof(*b->rank));
 	b->lists = dp_realloc_array(NULL, n * (n + 1) / 2 + 1, sizeof(*b->lists));
-	if (!b->off || !b->minoff || !b->sol || !b->floor || !b->rank ||
-	    !b->lists)
-		goto nomem;
+	if (!b->raised || !b->rgen || !b->upl || !b->upt || !b->rg ||
+	    !b->wit || !b->off || !b->minoff || !b->sol || !b->floor ||
+	    !b->rank || !b->lists)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Sections, every item's section ranges, the search's state. */
+struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
+		       const struct dp_iv *iv, uint64_t page,
+		       const struct dp_ovl *ol)
+{
+	struct bnb *b = calloc(1, sizeof(*b));
+	size_t niv;
+
+	if (!b)
+		return NULL;
+	b->n = n;
+	b->page = page;
+	b->width = ol->width;
+	b->ov_first = ol->first;
+	b->ov = ol->ov;
+	if (item_arrays(b, it, &niv) || sections(b, it, iv, niv) || hulls(b) ||
+	    section_items(b) || search_state(b, niv)) {
+		dp_bnb_free(b);
+		return NULL;
+	}
 	return b;
-nomem:
-	dp_bnb_free(b);
-	return NULL;
 }
 
 void dp_bnb_free(struct bnb *b)
