@@ -801,6 +801,68 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	return r;
 }
 
+/* dfs()'s list at this level: the parent's unplaced items, sorted by
+ * (min_offset, rank); see dfs().  Its length. */
+static size_t child_list(struct bnb *b, uint32_t *list, const uint32_t *parent,
+			 size_t np, uint32_t gen)
+{
+	uint32_t *up = b->upl;
+	size_t i, k, nl = 0, nu = 0;
+
+	b->work += np;
+	if (!gen) {
+		for (i = 0; i < np; i++)
+			if (b->off[parent[i]] == DP_UNSET)
+				list[nl++] = parent[i];
+		sort_by_key(b, list, nl);
+		return nl;
+	}
+	/* raised items aside (they moved up), the rest keep their order;
+	 * then merge from the back */
+	for (i = 0; i < np; i++) {
+		uint32_t u = parent[i];
+
+		if (b->off[u] != DP_UNSET)
+			continue;
+		if (b->rgen[u] == gen)
+			up[nu++] = u;
+		else
+			list[nl++] = u;
+	}
+	sort_by_key(b, up, nu);
+	b->work += nu;
+	for (i = nl, k = nu, nl += nu; k; ) {
+		if (i && before(b, up[k - 1], list[i - 1])) {
+			list[i + k - 1] = list[i - 1];
+			i--;
+		} else {
+			list[i + k - 1] = up[k - 1];
+			k--;
+		}
+	}
+	return nl;
+}
+
+/* The canonical children: those not before (min_off, min_rank), a suffix
+ * of the list; its first index. */
+static size_t first_child(const struct bnb *b, const uint32_t *list,
+			  size_t nl, uint64_t min_off, uint32_t min_rank)
+{
+	size_t lo = 0, hi = nl;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		uint32_t u = list[m];
+
+		if (b->minoff[u] < min_off ||
+		    (b->minoff[u] == min_off && b->rank[u] < min_rank))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
 /*
  * One node.  parent[0 .. np) is the parent's list, sorted by (min_offset,
  * rank) as they were when the parent made it; gen names the placement
@@ -813,41 +875,10 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	       uint32_t min_rank, uint32_t gen)
 {
 	uint32_t *list = b->lists + level * (2 * b->n - level + 1) / 2;
-	uint32_t *up = b->upl;
 	uint64_t min_height = UINT64_MAX, tmax;
-	size_t i, k, nl = 0, nu = 0, first;
+	size_t i, nl, first;
 
-	b->work += np;
-	if (!gen) {
-		for (i = 0; i < np; i++)
-			if (b->off[parent[i]] == DP_UNSET)
-				list[nl++] = parent[i];
-		sort_by_key(b, list, nl);
-	} else {
-		/* raised items aside (they moved up), the rest keep their
-		 * order; then merge from the back */
-		for (i = 0; i < np; i++) {
-			uint32_t u = parent[i];
-
-			if (b->off[u] != DP_UNSET)
-				continue;
-			if (b->rgen[u] == gen)
-				up[nu++] = u;
-			else
-				list[nl++] = u;
-		}
-		sort_by_key(b, up, nu);
-		b->work += nu;
-		for (i = nl, k = nu, nl += nu; k; ) {
-			if (i && before(b, up[k - 1], list[i - 1])) {
-				list[i + k - 1] = list[i - 1];
-				i--;
-			} else {
-				list[i + k - 1] = up[k - 1];
-				k--;
-			}
-		}
-	}
+	nl = child_list(b, list, parent, np, gen);
 	if (!nl)
 		return R_FOUND;
 	for (i = 0; i < nl; i++) {
@@ -856,23 +887,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 		if (h < min_height)
 			min_height = h;
 	}
-	/* the canonical children: those not before (min_off, min_rank), a
-	 * suffix of the list */
-	{
-		size_t lo = 0, hi = nl;
-
-		while (lo < hi) {
-			size_t m = lo + (hi - lo) / 2;
-			uint32_t u = list[m];
-
-			if (b->minoff[u] < min_off ||
-			    (b->minoff[u] == min_off && b->rank[u] < min_rank))
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		first = lo;
-	}
+	first = first_child(b, list, nl, min_off, min_rank);
 	/* every section of the part: the unplaced bytes above the next
 	 * offset, max(floor, o) + tot within cap.  The floors passed when they
 	 * were set (tot only fell since), and o + tot is o + the largest
