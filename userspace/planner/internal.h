@@ -4,6 +4,8 @@
  * tree, the search, the pipeline's passes, and what the library's files
  * share.  Not installed: the tests and the benchmarks in the tree use it;
  * a program outside uses libdramplan.h.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #ifndef DRAMPLAN_INTERNAL_H
 #define DRAMPLAN_INTERNAL_H

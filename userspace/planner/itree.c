@@ -18,6 +18,8 @@
  * every node whose subtree max reaches q.lo; with it a query costs
  * O(log n + k).  The tie keys make the array, and so every result, the same
  * on every run.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <stdlib.h>

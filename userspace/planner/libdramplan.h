@@ -35,6 +35,8 @@
  * or exits: out of memory is an error like the others (dp_err_code(e) is
  * then -ENOMEM; calls that take no struct dp_err return -ENOMEM), and
  * leaves nothing allocated behind.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #ifndef LIBDRAMPLAN_H
 #define LIBDRAMPLAN_H

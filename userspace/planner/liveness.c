@@ -2,17 +2,19 @@
 /*
  * liveness.c - flat numbering and liveness intervals.
  *
- * Numbering (SPEC-NOTES B erratum 1): instructions get flat times in program
- * order -- blocks in file order, instructions in block order -- so that a def
- * comes before its uses in straight-line code and no interval has lo > hi.
+ * Numbering (docs/seed-behaviour.md, B.1): instructions get flat times in
+ * program order -- blocks in file order, instructions in block order -- so
+ * that a def comes before its uses in straight-line code and no interval
+ * has lo > hi.
  *
- * Liveness (erratum 3): a standard backward dataflow over the CFG,
+ * Liveness (B.3): a standard backward dataflow over the CFG,
  *   live_in(b)  = use(b) | (live_out(b) & ~def(b))
  *   live_out(b) = OR of live_in(s) over successors s  (outputs at exits)
  * iterated to a fixpoint, so a tensor live around a loop's back edge is live
- * over the whole loop.  Only "global" tensors need the bitsets (seed STEP C:
- * a tensor accessed in one block whose first access there is a def is
- * local, its intervals come from that block alone).
+ * over the whole loop.  Only "global" tensors need the bitsets (the
+ * seed's STEP C, docs/seed-behaviour.md B: a tensor accessed in one block
+ * whose first access there is a def is local, its intervals come from that
+ * block alone).
  *
  * Intervals: each block is walked backward with the live-out set; a def at t
  * closes [t, end] (a dead def gives [t, t]), a use opens a range ending at

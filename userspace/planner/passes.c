@@ -41,6 +41,8 @@
  * (default: the even split of [private_base, ceiling), 4 KiB down).  A
  * tensor that does not fit in its slab is an error naming it: a slab never
  * spills into a neighbour's.  Mode 0 (default) keeps one map per core.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -9,6 +9,8 @@
  * passes still run: sync_shared equalizes what already has an address, and
  * check_placed turns every surviving unplaced DRAM tensor into an error
  * that names it.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <stdlib.h>
 #include <string.h>

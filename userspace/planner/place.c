@@ -19,6 +19,8 @@
  * The simplify rule and its heap over the adjacency are in simplify.c;
  * dense.c orders without an adjacency.  place.c calls both, neither calls
  * back into it.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <stdlib.h>

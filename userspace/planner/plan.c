@@ -6,6 +6,8 @@
  * Everything after build_plan works on struct dp_plan only, never on the
  * model: that is the data a device client submits (PLAN_SUBMIT), and
  * dp_sync_shared is the function a device SYNC_SHARED can later replace.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -5,9 +5,9 @@
  * interval tree, and the seed's simplify messages; dense.c shares the
  * last two for its own order, so they live here, below both.
  *
- * THE SIMPLIFY RULE (SPEC-NOTES B erratum 2).  The seed's Briggs worklist
- * removes the least-constrained node first and pushes it on a stack that
- * select pops back to front.  Constraint here is measured in bytes:
+ * THE SIMPLIFY RULE (docs/seed-behaviour.md, B.2).  The seed's Briggs
+ * worklist removes the least-constrained node first and pushes it on a
+ * stack that select pops back to front.  Constraint here is measured in bytes:
  *
  *   pressure(v) = size(v) + sum of size(u) over v's neighbours u that have
  *                 not been removed yet

@@ -20,6 +20,8 @@
  *   3. bisection between what is proven or given up on and the best found.
  * A probe that spends its budget (half of what is left) counts as a
  * failure for the bisection but proves nothing.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <stdlib.h>

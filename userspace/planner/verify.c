@@ -25,6 +25,8 @@
  *     target exists, is shared and not itself linked; no private tensor of
  *     any core overlaps the bytes of a shared tensor;
  *  7. dram_shared mode 1 only: the per-core slabs (slabs_check).
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -14,6 +14,8 @@
  * renamed into place at the very end).  Usage errors exit with 2.
  * With --submit, a device error or any disagreement between the device
  * and the planner also exits with 1 (the plan files are written before).
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <fcntl.h>
