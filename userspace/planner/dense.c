@@ -582,8 +582,26 @@ struct dorder {
 	struct kd k;
 };
 
+/* The k-d tree's six arrays of a u64 per position. */
+#define KD_U64 6
+static void kd_u64(struct kd *k, uint64_t **a[KD_U64])
+{
+	a[0] = &k->minlo;
+	a[1] = &k->maxlo;
+	a[2] = &k->minhi;
+	a[3] = &k->maxhi;
+	a[4] = &k->val;
+	a[5] = &k->mn;
+}
+
 static void dorder_free(struct dorder *o)
 {
+	uint64_t **a[KD_U64];
+	int i;
+
+	kd_u64(&o->k, a);
+	for (i = 0; i < KD_U64; i++)
+		free(*a[i]);
 	free(o->lo);
 	free(o->hi);
 	free(o->pos);
@@ -592,12 +610,6 @@ static void dorder_free(struct dorder *o)
 	free(o->H.pos);
 	free(o->H.key);
 	free(o->k.perm);
-	free(o->k.minlo);
-	free(o->k.maxlo);
-	free(o->k.minhi);
-	free(o->k.maxhi);
-	free(o->k.val);
-	free(o->k.mn);
 	free(o->k.mni);
 	free(o->k.lz);
 	free(o->high);
@@ -608,7 +620,15 @@ static int dorder_alloc(struct dorder *o)
 {
 	const struct dp_dense *d = o->d;
 	size_t n = d->n, s1 = d->ns ? d->ns : 1, m1 = d->nm ? d->nm : 1;
+	uint64_t **a[KD_U64];
+	int i;
 
+	kd_u64(&o->k, a);
+	for (i = 0; i < KD_U64; i++) {
+		*a[i] = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+		if (!*a[i])
+			return -ENOMEM;
+	}
 	o->high = o->si ? calloc(n, 1) : NULL;
 	o->lo = dp_realloc_array(NULL, n, sizeof(*o->lo));
 	o->hi = dp_realloc_array(NULL, n, sizeof(*o->hi));
@@ -617,20 +637,13 @@ static int dorder_alloc(struct dorder *o)
 	o->k.lo = o->lo;
 	o->k.hi = o->hi;
 	o->k.perm = dp_realloc_array(NULL, s1, sizeof(*o->k.perm));
-	o->k.minlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	o->k.maxlo = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	o->k.minhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	o->k.maxhi = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	o->k.val = dp_realloc_array(NULL, s1, sizeof(uint64_t));
-	o->k.mn = dp_realloc_array(NULL, s1, sizeof(uint64_t));
 	o->k.mni = dp_realloc_array(NULL, s1, sizeof(uint32_t));
 	o->k.lz = calloc(s1, sizeof(uint64_t));
 	o->H.h = dp_realloc_array(NULL, m1, sizeof(*o->H.h));
 	o->H.pos = dp_realloc_array(NULL, m1, sizeof(*o->H.pos));
 	o->H.key = dp_realloc_array(NULL, m1, sizeof(*o->H.key));
 	if ((o->si && !o->high) || !o->lo || !o->hi || !o->pos || !o->gone ||
-	    !o->k.perm || !o->k.minlo || !o->k.maxlo || !o->k.minhi ||
-	    !o->k.maxhi || !o->k.val || !o->k.mn || !o->k.mni || !o->k.lz ||
+	    !o->k.perm || !o->k.mni || !o->k.lz ||
 	    !o->H.h || !o->H.pos || !o->H.key)
 		return -ENOMEM;
 	return 0;
