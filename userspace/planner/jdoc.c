@@ -380,15 +380,24 @@ static const yajl_callbacks callbacks = {
  * them all and drops the handle instead of calling yajl_free on a parser
  * stopped half way.
  */
+struct ylink {
+	struct ylink *prev, *next;
+};
+
 struct yblock {
-	struct yblock *prev, *next;
+	struct ylink l;		/* first: a block is its link */
 	max_align_t data[];
 };
 
 struct yheap {
-	struct yblock list;	/* the blocks in use, a ring */
+	struct ylink list;	/* the blocks in use, a ring */
 	jmp_buf *out;		/* where a failed allocation goes */
 };
+
+static struct yblock *yblock_of(void *p)
+{
+	return (struct yblock *)((char *)p - offsetof(struct yblock, data));
+}
 
 static void *y_malloc(void *ctx, size_t sz)
 {
@@ -398,10 +407,10 @@ static void *y_malloc(void *ctx, size_t sz)
 
 	if (!b)
 		longjmp(*y->out, 1);
-	b->prev = &y->list;
-	b->next = y->list.next;
-	b->next->prev = b;
-	y->list.next = b;
+	b->l.prev = &y->list;
+	b->l.next = y->list.next;
+	b->l.next->prev = &b->l;
+	y->list.next = &b->l;
 	return b->data;
 }
 
@@ -412,9 +421,9 @@ static void y_free(void *ctx, void *p)
 	(void)ctx;
 	if (!p)
 		return;
-	b = (struct yblock *)((char *)p - offsetof(struct yblock, data));
-	b->prev->next = b->next;
-	b->next->prev = b->prev;
+	b = yblock_of(p);
+	b->l.prev->next = b->l.next;
+	b->l.next->prev = b->l.prev;
 	free(b);
 }
 
@@ -425,12 +434,12 @@ static void *y_realloc(void *ctx, void *p, size_t sz)
 
 	if (!p)
 		return y_malloc(ctx, sz);
-	b = (struct yblock *)((char *)p - offsetof(struct yblock, data));
+	b = yblock_of(p);
 	q = sz > SIZE_MAX - sizeof(*b) ? NULL : realloc(b, sizeof(*b) + sz);
 	if (!q)
 		longjmp(*y->out, 1);	/* b stays listed, and valid */
-	q->prev->next = q;
-	q->next->prev = q;
+	q->l.prev->next = &q->l;
+	q->l.next->prev = &q->l;
 	return q->data;
 }
 
@@ -438,7 +447,7 @@ static void *y_realloc(void *ctx, void *p, size_t sz)
 static void y_drop(struct yheap *y)
 {
 	while (y->list.next != &y->list)
-		y_free(y, y->list.next->data);
+		y_free(y, ((struct yblock *)y->list.next)->data);
 }
 
 struct feeder {
