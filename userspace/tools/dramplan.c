@@ -754,138 +754,194 @@ out:
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* The command line, as main reads it. */
+struct cli {
+	struct plan_cli a;
+	const char *order;	/* --order */
+	int json, verify;
+	uint64_t cap;		/* --capacity */
+};
+
+#define OPT_DONE (-1)	/* one_opt: --help or --version printed, exit 0 */
+
+/* The options that take a number: 0, or 2 (the message is out). */
+static int number_opt(struct cli *x, int c)
 {
-	struct plan_cli a = {
-		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .xd = { .fd = -1 } },
-		.svg_max = 20000,
-		.tensors = -1,
-	};
-	const char *order = "best";
-	int json = 1, verify = 0, c;
-	uint64_t cap = 0;
+	struct plan_cli *a = &x->a;
 	long long v;
 
-	dp_opts_default(&a.o);
+	switch (c) {
+	case O_SVGMAX:
+		if (parse_at_least("--svg-max", optarg, 0, "0: no limit", &v))
+			return 2;
+		a->svg_max = v;
+		return 0;
+	case O_CC:
+		if (parse_i64("--allreduce-buffer-size", optarg, &v))
+			return 2;
+		if (v < -1) {
+			fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
+			return 2;
+		}
+		a->o.cc_mib = v;
+		return 0;
+	case O_DRAM:
+		if (parse_i64("--dram-size", optarg, &v))
+			return 2;
+		if (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21)) {
+			fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
+			return 2;
+		}
+		a->o.dram_mib = v;
+		a->dram_set = 1;
+		return 0;
+	case O_PAGE:
+		if (parse_positive("--dram-page-size", optarg, &v))
+			return 2;
+		a->o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
+		return 0;
+	case O_CAP:
+		if (parse_positive("--capacity", optarg, &v))
+			return 2;
+		x->cap = v;
+		return 0;
+	case O_NODES:
+		if (parse_at_least("--search-nodes", optarg, 0, NULL, &v))
+			return 2;
+		a->o.search_nodes = v;
+		return 0;
+	case O_COREMIB:
+		if (parse_positive("--core-mib", optarg, &v))
+			return 2;
+		a->o.core_mib = v;
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}
+
+/* The options that take a word (a format, a strategy, a mode): 0, or 2. */
+static int word_opt(struct cli *x, int c)
+{
+	struct plan_cli *a = &x->a;
+
+	switch (c) {
+	case O_FORMAT:
+		if (!strcmp(optarg, "json")) {
+			x->json = 1;
+		} else if (!strcmp(optarg, "minimalloc") || !strcmp(optarg, "csv")) {
+			x->json = 0;
+		} else {
+			fprintf(stderr, "dramplan: --format: unknown format \"%s\" (json or minimalloc)\n", optarg);
+			return 2;
+		}
+		return 0;
+	case O_STRATEGY:
+		if (!strcmp(optarg, "seed") || !strcmp(optarg, "search")) {
+			a->o.strategy = strcmp(optarg, "seed") ?
+					DP_STRATEGY_SEARCH : DP_STRATEGY_SEED;
+			return 0;
+		}
+		fprintf(stderr, "dramplan: --strategy: unknown strategy \"%s\" (seed or search)\n", optarg);
+		return 2;
+	case O_SHMODE:	/* the seed's dram_shared mode: 0 or 1 */
+		if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
+			say("--dram-shared-mode: '%s': must be 0 or 1", optarg);
+			return 2;
+		}
+		a->o.dram_shared_mode = optarg[0] - '0';
+		return 0;
+	case O_SUBMIT:
+		a->submit = 1;
+		if (optarg && *optarg)
+			a->sub.dev = optarg;
+		return 0;
+	}
+	return number_opt(x, c);
+}
+
+/* One option: 0 (go on), 2 (usage error, message out) or OPT_DONE. */
+static int one_opt(struct cli *x, int c)
+{
+	struct plan_cli *a = &x->a;
+
+	switch (c) {
+	case 'o': a->outp = optarg; break;
+	case O_SVG: a->svgp = optarg; break;
+	case O_NOSVG: a->nosvg = 1; break;
+	case O_REPORT: a->reportp = optarg; break;
+	case O_PAIRS: a->o.hazard_pairs = 1; break;
+	case O_DISABLE: a->o.disable_dram = 1; break;
+	case O_ORDER: x->order = optarg; break;
+	case O_TENSORS: a->tensors = 1; break;
+	case O_NOTENSORS: a->tensors = 0; break;
+	case 'q': a->quiet = 1; break;
+	case O_URING: a->sub.uring = 1; break;
+	case O_CHECK: a->sub.check_shared = 1; break;
+	case 'h': usage(stdout); return OPT_DONE;
+	case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return OPT_DONE;
+	case '?': usage(stderr); return 2;
+	default: return word_opt(x, c);
+	}
+	return 0;
+}
+
+/* The options that go together: 0, or 2 with the message out. */
+static int check_cli(const struct cli *x)
+{
+	const struct plan_cli *a = &x->a;
+
+	if (a->o.core_mib && a->o.dram_shared_mode != 1) {
+		fprintf(stderr, "dramplan: --core-mib goes with --dram-shared-mode 1\n");
+		return 2;
+	}
+	if ((a->sub.uring || a->sub.check_shared) && !a->submit) {
+		fprintf(stderr, "dramplan: --uring and --check-shared go with --submit\n");
+		return 2;
+	}
+	if (a->submit && (x->verify || !x->json)) {
+		fprintf(stderr, "dramplan: --submit takes a JSON model, not %s\n",
+			x->verify ? "verify" : "a MiniMalloc CSV");
+		return 2;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli x = {
+		.a = {
+			.sub = { .dev = XMEMSIM_DEFAULT_PATH, .xd = { .fd = -1 } },
+			.svg_max = 20000,
+			.tensors = -1,
+		},
+		.order = "best",
+		.json = 1,
+	};
+	int c, rc;
+
+	dp_opts_default(&x.a.o);
 	if (argc > 1 && !strcmp(argv[1], "verify")) {
-		verify = 1;
+		x.verify = 1;
 		argv++;
 		argc--;
 	}
 	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': a.outp = optarg; break;
-		case O_SVG: a.svgp = optarg; break;
-		case O_NOSVG: a.nosvg = 1; break;
-		case O_REPORT: a.reportp = optarg; break;
-		case O_PAIRS: a.o.hazard_pairs = 1; break;
-		case O_SVGMAX:
-			if (parse_at_least("--svg-max", optarg, 0, "0: no limit", &v))
-				return 2;
-			a.svg_max = v;
-			break;
-		case O_FORMAT:
-			if (!strcmp(optarg, "json")) {
-				json = 1;
-			} else if (!strcmp(optarg, "minimalloc") || !strcmp(optarg, "csv")) {
-				json = 0;
-			} else {
-				fprintf(stderr, "dramplan: --format: unknown format \"%s\" (json or minimalloc)\n", optarg);
-				return 2;
-			}
-			break;
-		case O_CC:
-			if (parse_i64("--allreduce-buffer-size", optarg, &v))
-				return 2;
-			if (v < -1) {
-				fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
-				return 2;
-			}
-			a.o.cc_mib = v;
-			break;
-		case O_DRAM:
-			if (parse_i64("--dram-size", optarg, &v))
-				return 2;
-			if (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21)) {
-				fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
-				return 2;
-			}
-			a.o.dram_mib = v;
-			a.dram_set = 1;
-			break;
-		case O_PAGE:
-			if (parse_positive("--dram-page-size", optarg, &v))
-				return 2;
-			a.o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
-			break;
-		case O_DISABLE: a.o.disable_dram = 1; break;
-		case O_CAP:
-			if (parse_positive("--capacity", optarg, &v))
-				return 2;
-			cap = v;
-			break;
-		case O_ORDER: order = optarg; break;
-		case O_STRATEGY:
-			if (!strcmp(optarg, "seed") || !strcmp(optarg, "search")) {
-				a.o.strategy = strcmp(optarg, "seed") ?
-					       DP_STRATEGY_SEARCH : DP_STRATEGY_SEED;
-				break;
-			}
-			fprintf(stderr, "dramplan: --strategy: unknown strategy \"%s\" (seed or search)\n", optarg);
-			return 2;
-		case O_NODES:
-			if (parse_at_least("--search-nodes", optarg, 0, NULL, &v))
-				return 2;
-			a.o.search_nodes = v;
-			break;
-		case O_TENSORS: a.tensors = 1; break;
-		case O_NOTENSORS: a.tensors = 0; break;
-		case 'q': a.quiet = 1; break;
-		case O_SUBMIT:
-			a.submit = 1;
-			if (optarg && *optarg)
-				a.sub.dev = optarg;
-			break;
-		case O_URING: a.sub.uring = 1; break;
-		case O_CHECK: a.sub.check_shared = 1; break;
-		case O_SHMODE:	/* the seed's dram_shared mode: 0 or 1 */
-			if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
-				say("--dram-shared-mode: '%s': must be 0 or 1", optarg);
-				return 2;
-			}
-			a.o.dram_shared_mode = optarg[0] - '0';
-			break;
-		case O_COREMIB:
-			if (parse_positive("--core-mib", optarg, &v))
-				return 2;
-			a.o.core_mib = v;
-			break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return 0;
-		default: usage(stderr); return 2;
-		}
+		rc = one_opt(&x, c);
+		if (rc)
+			return rc == OPT_DONE ? 0 : rc;
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;
 	}
-	if (a.o.core_mib && a.o.dram_shared_mode != 1) {
-		fprintf(stderr, "dramplan: --core-mib goes with --dram-shared-mode 1\n");
-		return 2;
-	}
-	if ((a.sub.uring || a.sub.check_shared) && !a.submit) {
-		fprintf(stderr, "dramplan: --uring and --check-shared go with --submit\n");
-		return 2;
-	}
-	if (a.submit && (verify || !json)) {
-		fprintf(stderr, "dramplan: --submit takes a JSON model, not %s\n",
-			verify ? "verify" : "a MiniMalloc CSV");
-		return 2;
-	}
-	if (verify)
-		return cmd_verify(json, argv[optind]);
-	if (!json)
-		return cmd_minimalloc(argv[optind], a.outp, cap, order, &a.o,
-				      a.quiet);
-	return cmd_plan(&a, argv[optind]);
+	rc = check_cli(&x);
+	if (rc)
+		return rc;
+	if (x.verify)
+		return cmd_verify(x.json, argv[optind]);
+	if (!x.json)
+		return cmd_minimalloc(argv[optind], x.a.outp, x.cap, x.order,
+				      &x.a.o, x.a.quiet);
+	return cmd_plan(&x.a, argv[optind]);
 }
