@@ -764,60 +764,56 @@ struct cli {
 
 #define OPT_DONE (-1)	/* one_opt: --help or --version printed, exit 0 */
 
+/* "--NAME" of option c (longopts), for the messages. */
+static const char *opt_name(int c, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; longopts[i].name; i++)
+		if (longopts[i].val == c)
+			break;
+	snprintf(buf, len, "--%s", longopts[i].name ? longopts[i].name : "?");
+	return buf;
+}
+
 /* The options that take a number: 0, or 2 (the message is out). */
 static int number_opt(struct cli *x, int c)
 {
 	struct plan_cli *a = &x->a;
+	char name[32];
 	long long v;
+	int bad;
 
-	switch (c) {
-	case O_SVGMAX:
-		if (parse_at_least("--svg-max", optarg, 0, "0: no limit", &v))
-			return 2;
-		a->svg_max = v;
-		return 0;
-	case O_CC:
-		if (parse_i64("--allreduce-buffer-size", optarg, &v))
-			return 2;
-		if (v < -1) {
-			fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
-			return 2;
-		}
-		a->o.cc_mib = v;
-		return 0;
-	case O_DRAM:
-		if (parse_i64("--dram-size", optarg, &v))
-			return 2;
-		if (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21)) {
-			fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
-			return 2;
-		}
-		a->o.dram_mib = v;
-		a->dram_set = 1;
-		return 0;
-	case O_PAGE:
-		if (parse_positive("--dram-page-size", optarg, &v))
-			return 2;
-		a->o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
-		return 0;
-	case O_CAP:
-		if (parse_positive("--capacity", optarg, &v))
-			return 2;
-		x->cap = v;
-		return 0;
-	case O_NODES:
-		if (parse_at_least("--search-nodes", optarg, 0, NULL, &v))
-			return 2;
-		a->o.search_nodes = v;
-		return 0;
-	case O_COREMIB:
-		if (parse_positive("--core-mib", optarg, &v))
-			return 2;
-		a->o.core_mib = v;
-		return 0;
+	opt_name(c, name, sizeof(name));
+	if (c == O_SVGMAX || c == O_NODES)
+		bad = parse_at_least(name, optarg, 0,
+				     c == O_SVGMAX ? "0: no limit" : NULL, &v);
+	else if (c == O_CC || c == O_DRAM)
+		bad = parse_i64(name, optarg, &v);
+	else if (c == O_PAGE || c == O_CAP || c == O_COREMIB)
+		bad = parse_positive(name, optarg, &v);
+	else
+		bad = (usage(stderr), 1);
+	if (bad)
+		return 2;
+	if (c == O_CC && v < -1) {
+		fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
+		return 2;
 	}
-	usage(stderr);
-	return 2;
+	if (c == O_DRAM && (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21))) {
+		fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
+		return 2;
+	}
+	switch (c) {
+	case O_SVGMAX: a->svg_max = v; break;
+	case O_NODES: a->o.search_nodes = v; break;
+	case O_CC: a->o.cc_mib = v; break;
+	case O_DRAM: a->o.dram_mib = v; a->dram_set = 1; break;
+	case O_PAGE: a->o.dram_page_size = v; break;	/* SBUF only: DRAM stays 4096 */
+	case O_CAP: x->cap = v; break;
+	case O_COREMIB: a->o.core_mib = v; break;
+	}
+	return 0;
 }
 
 /* The options that take a word (a format, a strategy, a mode): 0, or 2. */
