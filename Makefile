@@ -40,7 +40,8 @@ WERROR ?= 0
 CFLAGS ?= -O2 -g
 # The library's own include paths; the tests add theirs to their objects.
 XCPPFLAGS := -D_GNU_SOURCE -I$(CURDIR)/userspace/include -I$(CURDIR)/uapi \
-	-I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/planner
+	-I$(CURDIR)/userspace/lib -I$(CURDIR)/userspace/planner \
+	-I$(CURDIR)/userspace/bridge
 XCFLAGS := $(XCPPFLAGS) $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra \
 	-DXMEMSIM_VERSION=\"$(VERSION)\"
 ifeq ($(WERROR),1)

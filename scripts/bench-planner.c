@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "bench-synth.h"
-#include "libdramplan.h"
+#include "internal.h"
 
 /* The naive baseline: every pair of tensors, every pair of intervals. */
 static uint64_t naive_edges(const struct dp_core *c, uint32_t n)
@@ -84,11 +84,10 @@ static int plan_once(struct dp_model *(*make)(uint32_t, uint32_t, uint64_t),
 	dp_opts_default(&o);
 	if (make != make_sparse)	/* all live: n * 2 MiB on average */
 		o.dram_mib = 1ULL << 26;
+	o.engine = eng;
 	dp_pipeline_build(&r->pl, &o);
 	dp_ctx_init(&r->x, r->m, &o, NULL, &r->e);
-	dp_place_set_engine(eng);
 	i = dp_pipeline_run(&r->pl, &r->x);
-	dp_place_set_engine(DP_ENGINE_AUTO);
 	if (i) {
 		fprintf(stderr, "bench-planner: n=%u: %s\n", n, r->e.msg);
 		dp_ctx_fini(&r->x);

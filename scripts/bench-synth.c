@@ -14,6 +14,17 @@
 #include "bench-synth.h"
 #include "xorshift.h"
 
+/* The benchmark's own allocations: out of memory ends the run. */
+static void *xrealloc(void *p, size_t n, size_t sz)
+{
+	p = realloc(p, n * sz > 0 ? n * sz : 1);
+	if (!p) {
+		fprintf(stderr, "bench: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
 /*
  * Both families' tensors t0..t(n-1), drawn in a fixed order (up to 4 MiB
  * each), and their empty blocks b0..b(nb-1).
@@ -110,7 +121,7 @@ struct dp_model *bench_synth_all_live(uint32_t n, uint64_t seed)
 		    dp_succ_add(c, b, b + 1, &e))
 			goto fail;
 	}
-	all = dp_xrealloc(NULL, n ? n : 1, sizeof(*all));
+	all = xrealloc(NULL, n ? n : 1, sizeof(*all));
 	for (i = 0; i < n; i++)
 		all[i] = i;
 	i = dp_inst_add(m, c, nb - 1, "use_all", NULL, 0, all, n, 0, "synth", &e);
@@ -148,7 +159,7 @@ struct dp_model *bench_synth_train(uint32_t n, uint32_t cores, uint64_t seed)
 		c = dp_core_add(m, name, &e);
 		if (!c || dp_block_add(m, c, "entry", "synth", &e) < 0)
 			goto fail;
-		w = dp_xrealloc(NULL, L, sizeof(*w));
+		w = xrealloc(NULL, L, sizeof(*w));
 		for (l = 0; l < L; l++) {
 			/* the same sizes on every core: the seed is per layer */
 			uint64_t r = seed * 1000003 + l;

@@ -241,6 +241,13 @@ else
 		[ "$("$LINTDIR/consumer")" = ok ] &&
 		ldd "$LINTDIR/consumer" | grep -E 'libxmemsim\.so\.1 => (/usr)?/lib/' >/dev/null
 	gate $? "a program outside the tree builds with pkg-config libxmemsim and runs"
+	# the planner alone: no device library, no liburing in its link
+	cc -o "$LINTDIR/planner_consumer" tests/install/planner_consumer.c \
+		$(pkg-config --cflags --libs --static libdramplan) >>"$RES/consumer.log" 2>&1 &&
+		[ "$("$LINTDIR/planner_consumer" examples/mlp.json)" = "ok 1" ] &&
+		! nm "$LINTDIR/planner_consumer" | grep -E ' xms_' >/dev/null &&
+		! ldd "$LINTDIR/planner_consumer" | grep -E 'libxmemsim|liburing' >/dev/null
+	gate $? "a program outside the tree plans with pkg-config libdramplan alone"
 	dkms status -m xmemsim -v "$V" -k "$KVER" | grep ": installed" >/dev/null &&
 		[ -f "/lib/modules/$KVER/updates/dkms/xmemsim.ko" ]
 	gate $? "dkms status: xmemsim/$V installed for $KVER"

@@ -105,10 +105,13 @@ static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 					  .iv_first = i, .iv_count = 1,
 					  .addr = DP_UNSET };
 	}
-	ol = dp_ovl_new(it, p->n, iv, 1000);
+	if (dp_ovl_new(it, p->n, iv, 1000, &ol))
+		fuzz_die("out of memory", NULL);
 	if (!ol)
 		fuzz_die("the overlaps of 8 buffers are too many", NULL);
 	b = dp_bnb_new(it, p->n, iv, 0, ol);
+	if (!b)
+		fuzz_die("out of memory", NULL);
 	r = dp_bnb_probe(b, 0, cap, budget);
 	sol = dp_bnb_solution(b);
 	for (i = 0; r == 1 && i < p->n; i++) {

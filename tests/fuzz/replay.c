@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "internal.h"
 
 #ifndef DP_SRCROOT
 #define DP_SRCROOT "."
@@ -41,6 +42,17 @@ static int one(int k, const char *path)
 	return 0;
 }
 
+/* The test's own allocations: out of memory ends the run. */
+static void *xrealloc(void *p, size_t n, size_t sz)
+{
+	p = realloc(p, n * sz);
+	if (!p) {
+		fprintf(stderr, "replay: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -65,8 +77,8 @@ int main(int argc, char **argv)
 	}
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.') {
-			names = dp_xrealloc(names, n + 1, sizeof(*names));
-			names[n] = dp_xrealloc(NULL, strlen(dir) + strlen(de->d_name) + 2, 1);
+			names = xrealloc(names, n + 1, sizeof(*names));
+			names[n] = xrealloc(NULL, strlen(dir) + strlen(de->d_name) + 2, 1);
 			sprintf(names[n++], "%s/%s", dir, de->d_name);
 		}
 	closedir(d);

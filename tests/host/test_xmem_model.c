@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host tests of the heap reference model against hand-computed results
- * from the seed's algorithm and SPEC-NOTES part A.
+ * from the seed's algorithm (docs/seed-behaviour.md, part A).
  */
 #include "tap.h"
 #include "xmem_model.h"

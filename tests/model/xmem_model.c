@@ -108,7 +108,7 @@ int xm_free(struct xm_heap *h, uint64_t addr)
 	h->nalloc--;
 	h->free_bytes += b.size;
 	h->allocated_bytes -= b.size;
-	h->unused_bytes -= b.aligned - b.buf;	/* SPEC-NOTES A erratum 1 */
+	h->unused_bytes -= b.aligned - b.buf;	/* docs/seed-behaviour.md, A.1 */
 	b.aligned = b.buf;
 
 	for (at = 0; at < h->nfree && h->free_b[at].buf < b.buf; at++)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A userspace reference model of the xmem heap, written from the seed's
- * pseudocode (and SPEC-NOTES part A) independently of kmod/xmem_heap.c.
+ * pseudocode (docs/seed-behaviour.md, part A) independently of
+ * kmod/xmem_heap.c.
  * Plain arrays and linear walks: slow and obviously right. The VM tests
  * replay random traces through the device and check every result against
  * this model.

@@ -9,6 +9,12 @@ $(O)/tests/planner/%.o: XCFLAGS += -DDP_SRCROOT=\"$(CURDIR)\"
 $(O)/tests/planner/%: $(O)/tests/planner/%.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
+# The bridge's tests (the device is test_agree's own xms_* functions):
+# libdramplan-device before libdramplan.
+PLANNER_BRIDGE_TESTS := $(O)/tests/planner/test_agree $(O)/tests/planner/test_triple
+$(PLANNER_BRIDGE_TESTS): %: %.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan-device.a $(O)/libdramplan.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+
 # test_cli runs the dramplan binary of the same build
 $(O)/tests/planner/test_cli.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
 $(O)/tests/planner/test_cli: | $(O)/dramplan
@@ -21,3 +27,8 @@ $(O)/tests/planner/test_strategy: | $(O)/dramplan
 # test_mm2model runs the converter of the same build
 $(O)/tests/planner/test_mm2model.o: XCFLAGS += -DDP_MM2MODEL=\"$(abspath $(O))/mm2model\"
 $(O)/tests/planner/test_mm2model: | $(O)/mm2model
+# test_nomem fails the library's allocations one by one: every malloc,
+# calloc, realloc and free of the binary (libdramplan's and yajl's too)
+# goes through its injector.
+$(O)/tests/planner/test_nomem: XLDFLAGS += \
+	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free

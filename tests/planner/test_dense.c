@@ -142,11 +142,9 @@ static void run_place(const struct inst *x, enum dp_engine eng,
 	size_t i;
 
 	memcpy(it, x->it, x->n * sizeof(*it));
-	dp_place_set_engine(eng);
 	r->failed = SIZE_MAX;
-	r->rc = dp_place(it, x->n, x->iv, x->start, ceiling, x->page, ord, &st,
-			 &r->failed, NULL, "");
-	dp_place_set_engine(DP_ENGINE_AUTO);
+	r->rc = dp_place(it, x->n, x->iv, x->start, ceiling, x->page, ord, eng,
+			 &st, &r->failed, NULL, "");
 	r->addr = malloc((x->n ? x->n : 1) * sizeof(*r->addr));
 	for (i = 0; i < x->n; i++)
 		r->addr[i] = it[i].addr;
@@ -347,10 +345,10 @@ static void plan_with(struct dp_model *m, const struct dp_opts *o,
 {
 	struct dp_err e = { "" };
 	FILE *log = open_memstream(&r->log, &r->loglen);
+	struct dp_opts oe = *o;
 
-	dp_place_set_engine(eng);
-	r->p = dp_plan_model(m, o, log, &e);
-	dp_place_set_engine(DP_ENGINE_AUTO);
+	oe.engine = eng;
+	r->p = dp_plan_model(m, &oe, log, &e);
 	fclose(log);
 	snprintf(r->err, sizeof(r->err), "%s", r->p ? "" : e.msg);
 }

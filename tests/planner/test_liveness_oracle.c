@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"

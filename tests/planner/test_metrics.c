@@ -21,9 +21,8 @@ static void run_with(struct run *r, const char *json, uint64_t dram_mib,
 
 	dp_opts_default(&o);
 	o.dram_mib = dram_mib;
-	dp_place_set_engine(eng);
+	o.engine = eng;
 	run_json(r, json, &o);
-	dp_place_set_engine(DP_ENGINE_AUTO);
 }
 
 static const enum dp_engine engines[] = { DP_ENGINE_REFERENCE,
@@ -152,9 +151,8 @@ TEST(both_engines_give_the_same_counts)
 			REQUIRE(m && f);
 			dp_opts_default(&o);
 			o.dram_mib = 1;
-			dp_place_set_engine(engines[k]);
+			o.engine = engines[k];
 			p = dp_plan_model(m, &o, f, &e);
-			dp_place_set_engine(DP_ENGINE_AUTO);
 			fclose(f);
 			txt[k] = lines_with(log, "simplify:");
 			free(log);

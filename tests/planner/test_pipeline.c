@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pipeline behaviours of SPEC-NOTES B with hand-computed placements:
+ * Pipeline behaviours of seed B (docs/seed-behaviour.md) with hand-computed
+ * placements:
  * the floor, the early exit, the --disable-dram-allocation gate, CC sizing
  * (fixed and -1 auto) and CC region placement, the ceiling, 4 KiB sizes.
  */

@@ -2,6 +2,8 @@
 /*
  * neuron_compat: the seed's custom-op allocator wrappers over libxmemsim.
  * The shapes and choices are documented in neuron_compat.h.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * neuron_compat.h: the custom-op allocator wrappers of the device seed
- * (libneuroncustomop's allocator.o and stack_switch.o), with their shapes
+ * (seed A, docs/seed-behaviour.md: libneuroncustomop's allocator.o and
+ * stack_switch.o), with their shapes
  * and quirks, over /dev/xmemsim, so memory code written against them runs
  * on the simulator unchanged.
  *
@@ -78,7 +79,9 @@ uint64_t allocate_hbm_stack(unsigned int size, unsigned int align,
 #define NEURON_DATARAM_HEAP	1
 #define NEURON_LIBC_HEAP	2
 
-/* Free bytes of a heap, in all (SPEC-NOTES: total; largest below); 0 on error. */
+/* Free bytes of a heap, in all (of the two readings the seed leaves open,
+ * docs/seed-behaviour.md A, the total; the largest block below); 0 on
+ * error. */
 uint64_t xmem_heap_get_free_space(unsigned int heap);
 
 /*

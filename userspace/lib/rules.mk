@@ -25,9 +25,10 @@ $(O)/$(LIBXMEMSIM_REAL): $(patsubst %.c,$(O)/pic/%.o,$(LIBXMEMSIM_SRCS)) $(LIBXM
 	ln -sf libxmemsim.so.$(LIBXMEMSIM_SOVER) $(O)/libxmemsim.so
 
 # libxmemsim.h at the top of INCLUDEDIR, the device's uapi header in its
-# own folder (xmemsim/xmemsim.h); libdramplan.h beside it and its device
-# half in dramplan/. libdramplan is a static library (its API is not frozen:
-# no soname to keep), with yajl, libxmemsim and liburing in its .pc file.
+# own folder (xmemsim/xmemsim.h); libdramplan.h beside it and the bridge's
+# dramplan/dp_device.h. libdramplan and libdramplan-device are static
+# libraries (their API is not frozen: no soname to keep); libdramplan's .pc
+# file names yajl, libdramplan-device's libdramplan and libxmemsim.
 .PHONY: install-lib
 install-lib: $(LIBS)
 	install -d $(DESTDIR)$(INCLUDEDIR)/xmemsim $(DESTDIR)$(INCLUDEDIR)/dramplan \
@@ -36,14 +37,16 @@ install-lib: $(LIBS)
 	install -m 644 userspace/lib/libxmemsim.h userspace/lib/neuron_compat.h \
 		userspace/planner/libdramplan.h \
 		$(DESTDIR)$(INCLUDEDIR)/
-	install -m 644 userspace/planner/dp_device.h $(DESTDIR)$(INCLUDEDIR)/dramplan/
-	install -m 644 $(O)/libxmemsim.a $(O)/libdramplan.a $(DESTDIR)$(LIBDIR)/
+	install -m 644 userspace/bridge/dp_device.h $(DESTDIR)$(INCLUDEDIR)/dramplan/
+	install -m 644 $(O)/libxmemsim.a $(O)/libdramplan.a \
+		$(O)/libdramplan-device.a $(DESTDIR)$(LIBDIR)/
 ifneq ($(STATIC),1)
 	install -m 755 $(O)/$(LIBXMEMSIM_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(LIBXMEMSIM_REAL) $(DESTDIR)$(LIBDIR)/libxmemsim.so.$(LIBXMEMSIM_SOVER)
 	ln -sf libxmemsim.so.$(LIBXMEMSIM_SOVER) $(DESTDIR)$(LIBDIR)/libxmemsim.so
 endif
-	for pc in userspace/lib/libxmemsim.pc.in userspace/planner/libdramplan.pc.in; do \
+	for pc in userspace/lib/libxmemsim.pc.in userspace/planner/libdramplan.pc.in \
+			userspace/bridge/libdramplan-device.pc.in; do \
 		sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 			-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 			$$pc > $(DESTDIR)$(LIBDIR)/pkgconfig/$$(basename $$pc .in) || exit 1; \

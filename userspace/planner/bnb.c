@@ -47,6 +47,7 @@
  * take seconds.  The children that cannot fit (o + the part's largest
  * unplaced total above cap) are cut before any is tried: one test a level.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ struct bnb {
 	uint64_t used;		/* nodes spent, every run */
 	uint64_t work;		/* items and sections visited, every run */
 	uint64_t *sol;		/* the offsets of the last solution found */
+	int nomem;		/* the trail could not grow: the run stops */
 };
 
 static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
@@ -105,11 +107,13 @@ static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
 	return o;
 }
 
+/* *p = v through the trail; out of memory, *p stays and b->nomem says so
+ * (what the trail holds is still undone exactly). */
 static void set(struct bnb *b, uint64_t *p, uint64_t v)
 {
-	if (b->ntr == b->captr) {
-		b->captr = b->captr ? 2 * b->captr : 1024;
-		b->tr = dp_xrealloc(b->tr, b->captr, sizeof(*b->tr));
+	if (dp_grow(&b->tr, &b->captr, b->ntr + 1, sizeof(*b->tr), 1024)) {
+		b->nomem = 1;
+		return;
 	}
 	b->tr[b->ntr++] = (struct trail){ p, *p };
 	*p = v;
@@ -149,44 +153,54 @@ static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
 	return lo;
 }
 
-/* Sections, every item's section ranges, the search's state. */
-struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page,
-		       const struct dp_ovl *ol)
+/* The items' sizes and alignments; *niv: their intervals.  0, or -ENOMEM. */
+static int item_arrays(struct bnb *b, const struct dp_item *it, size_t *niv)
 {
-	struct bnb *b = calloc(1, sizeof(*b));
-	size_t niv = 0, i, k, nt = 0, nsr = 0;
-	uint64_t *sz, *al, *times;
-	struct tp *tp;
+	uint64_t *sz, *al;
+	size_t i, n = b->n;
 
-	if (!b)
-		abort();
-	b->n = n;
-	b->page = page;
-	sz = dp_xrealloc(NULL, n + 1, sizeof(*sz));
-	al = dp_xrealloc(NULL, n + 1, sizeof(*al));
-	for (i = 0; i < n; i++) {
-		sz[i] = it[i].size;
-		al[i] = it[i].align ? it[i].align : 1;
-		niv += it[i].iv_count;
-	}
+	sz = dp_realloc_array(NULL, n + 1, sizeof(*sz));
+	al = dp_realloc_array(NULL, n + 1, sizeof(*al));
 	b->size = sz;
 	b->align = al;
-	/* one section per distinct last time hi: the items live at it, a
-	 * maximal set of items live at once (MiniMalloc's sweep) */
-	tp = dp_xrealloc(NULL, niv + 1, sizeof(*tp));
+	if (!sz || !al)
+		return -ENOMEM;
+	for (i = 0, *niv = 0; i < n; i++) {
+		sz[i] = it[i].size;
+		al[i] = it[i].align ? it[i].align : 1;
+		*niv += it[i].iv_count;
+	}
+	return 0;
+}
+
+/* One section per distinct last time hi: the items live at it, a maximal
+ * set of items live at once (MiniMalloc's sweep); then each item's
+ * interval as its range of sections.  0, or -ENOMEM. */
+static int sections(struct bnb *b, const struct dp_item *it,
+		    const struct dp_iv *iv, size_t niv)
+{
+	size_t i, k, nt = 0, nsr = 0, n = b->n;
+	uint64_t *times;
+	struct tp *tp;
+
+	tp = dp_realloc_array(NULL, niv + 1, sizeof(*tp));
+	times = dp_realloc_array(NULL, niv + 1, sizeof(*times));
+	b->sr_first = dp_realloc_array(NULL, n + 1, sizeof(*b->sr_first));
+	b->sr = dp_realloc_array(NULL, niv + 1, sizeof(*b->sr));
+	if (!tp || !times || !b->sr_first || !b->sr) {
+		free(tp);
+		free(times);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++)
 			tp[nt++] = (struct tp){ iv[it[i].iv_first + k].hi, 0 };
 	qsort(tp, nt, sizeof(*tp), cmp_tp);
-	times = dp_xrealloc(NULL, nt + 1, sizeof(*times));
 	for (i = 0, k = 0; i < nt; i++)
 		if (!k || times[k - 1] != tp[i].t)
 			times[k++] = tp[i].t;
 	free(tp);
 	b->nsec = k;
-	b->sr_first = dp_xrealloc(NULL, n + 1, sizeof(*b->sr_first));
-	b->sr = dp_xrealloc(NULL, niv + 1, sizeof(*b->sr));
 	for (i = 0; i < n; i++) {
 		b->sr_first[i] = nsr;
 		for (k = 0; k < it[i].iv_count; k++) {
@@ -201,11 +215,20 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	}
 	b->sr_first[n] = nsr;
 	free(times);
-	b->hull = dp_xrealloc(NULL, 2 * n + 1, sizeof(*b->hull));
+	return 0;
+}
+
+/* Each item's hull [first, last) section, and the cuts: how many items
+ * cross each boundary.  0, or -ENOMEM. */
+static int hulls(struct bnb *b)
+{
+	size_t i, k;
+
+	b->hull = dp_realloc_array(NULL, 2 * b->n + 1, sizeof(*b->hull));
 	b->cut = calloc(b->nsec + 1, sizeof(*b->cut));
-	if (!b->cut)
-		abort();
-	for (i = 0; i < n; i++) {
+	if (!b->hull || !b->cut)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++) {
 		uint32_t lo = UINT32_MAX, hi = 0;
 
 		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
@@ -221,63 +244,95 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		for (; lo + 1 < hi; lo++)
 			b->cut[lo]++;
 	}
-	/* section -> items (CSR), then overlaps through the sections */
-	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
-	b->width = ol->width;
-	b->ov_first = ol->first;
-	b->ov = ol->ov;
-	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
-	b->raised = dp_xrealloc(NULL, n + 1, sizeof(*b->raised));
-	b->rgen = calloc(n + 1, sizeof(*b->rgen));
-	b->upl = dp_xrealloc(NULL, n + 1, sizeof(*b->upl));
-	b->upt = dp_xrealloc(NULL, n + 1, sizeof(*b->upt));
-	b->rg = dp_xrealloc(NULL, niv + 1, sizeof(*b->rg));
-	b->wit = dp_xrealloc(NULL, b->nsec + 1, sizeof(*b->wit));
-	if (!b->sec_first || !b->tot || !b->rgen)
-		abort();
-	for (i = 0; i < n; i++)
-		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
-			uint32_t s;
+	return 0;
+}
 
-			for (s = b->sr[k][0]; s < b->sr[k][1]; s++) {
-				b->sec_first[s + 1]++;
-				b->tot[s] += sz[i];
-			}
-		}
-	for (k = 0; k < b->nsec; k++)
-		b->sec_first[k + 1] += b->sec_first[k];
+/* Section -> items (CSR), each section's total and the max tree over the
+ * totals.  0, or -ENOMEM. */
+static int section_items(struct bnb *b)
+{
+	size_t i, k;
+	uint32_t *fill, s;
+
+	b->sec_first = calloc(b->nsec + 2, sizeof(*b->sec_first));
+	b->tot = calloc(b->nsec + 1, sizeof(*b->tot));
 	for (b->tsz = 1; b->tsz < b->nsec; b->tsz *= 2)
 		;
 	b->tmx = calloc(2 * b->tsz, sizeof(*b->tmx));
-	if (!b->tmx)
-		abort();
+	if (!b->sec_first || !b->tot || !b->tmx)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++)
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++)
+			for (s = b->sr[k][0]; s < b->sr[k][1]; s++) {
+				b->sec_first[s + 1]++;
+				b->tot[s] += b->size[i];
+			}
+	for (k = 0; k < b->nsec; k++)
+		b->sec_first[k + 1] += b->sec_first[k];
 	for (k = 0; k < b->nsec; k++)
 		b->tmx[b->tsz + k] = b->tot[k];
 	for (k = b->tsz - 1; k; k--)
 		b->tmx[k] = b->tmx[2 * k] > b->tmx[2 * k + 1] ?
 			    b->tmx[2 * k] : b->tmx[2 * k + 1];
-	b->sec_items = dp_xrealloc(NULL, b->sec_first[b->nsec] + 1,
-				   sizeof(*b->sec_items));
-	{
-		uint32_t *fill = calloc(b->nsec + 1, sizeof(*fill));
-
-		if (!fill)
-			abort();
-		for (i = 0; i < n; i++)
-			for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++) {
-				uint32_t s;
-
-				for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
-					b->sec_items[b->sec_first[s] + fill[s]++] = i;
-			}
+	b->sec_items = dp_realloc_array(NULL, b->sec_first[b->nsec] + 1,
+					sizeof(*b->sec_items));
+	fill = calloc(b->nsec + 1, sizeof(*fill));
+	if (!b->sec_items || !fill) {
 		free(fill);
+		return -ENOMEM;
 	}
-	b->off = dp_xrealloc(NULL, n + 1, sizeof(*b->off));
-	b->minoff = dp_xrealloc(NULL, n + 1, sizeof(*b->minoff));
-	b->sol = dp_xrealloc(NULL, n + 1, sizeof(*b->sol));
-	b->floor = dp_xrealloc(NULL, b->nsec + 1, sizeof(*b->floor));
-	b->rank = dp_xrealloc(NULL, n + 1, sizeof(*b->rank));
-	b->lists = dp_xrealloc(NULL, n * (n + 1) / 2 + 1, sizeof(*b->lists));
+	for (i = 0; i < b->n; i++)
+		for (k = b->sr_first[i]; k < b->sr_first[i + 1]; k++)
+			for (s = b->sr[k][0]; s < b->sr[k][1]; s++)
+				b->sec_items[b->sec_first[s] + fill[s]++] = i;
+	free(fill);
+	return 0;
+}
+
+/* The search's state and scratch.  0, or -ENOMEM. */
+static int search_state(struct bnb *b, size_t niv)
+{
+	size_t n = b->n;
+
+	b->raised = dp_realloc_array(NULL, n + 1, sizeof(*b->raised));
+	b->rgen = calloc(n + 1, sizeof(*b->rgen));
+	b->upl = dp_realloc_array(NULL, n + 1, sizeof(*b->upl));
+	b->upt = dp_realloc_array(NULL, n + 1, sizeof(*b->upt));
+	b->rg = dp_realloc_array(NULL, niv + 1, sizeof(*b->rg));
+	b->wit = dp_realloc_array(NULL, b->nsec + 1, sizeof(*b->wit));
+	b->off = dp_realloc_array(NULL, n + 1, sizeof(*b->off));
+	b->minoff = dp_realloc_array(NULL, n + 1, sizeof(*b->minoff));
+	b->sol = dp_realloc_array(NULL, n + 1, sizeof(*b->sol));
+	b->floor = dp_realloc_array(NULL, b->nsec + 1, sizeof(*b->floor));
+	b->rank = dp_realloc_array(NULL, n + 1, sizeof(*b->rank));
+	b->lists = dp_realloc_array(NULL, n * (n + 1) / 2 + 1, sizeof(*b->lists));
+	if (!b->raised || !b->rgen || !b->upl || !b->upt || !b->rg ||
+	    !b->wit || !b->off || !b->minoff || !b->sol || !b->floor ||
+	    !b->rank || !b->lists)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Sections, every item's section ranges, the search's state. */
+struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
+		       const struct dp_iv *iv, uint64_t page,
+		       const struct dp_ovl *ol)
+{
+	struct bnb *b = calloc(1, sizeof(*b));
+	size_t niv;
+
+	if (!b)
+		return NULL;
+	b->n = n;
+	b->page = page;
+	b->width = ol->width;
+	b->ov_first = ol->first;
+	b->ov = ol->ov;
+	if (item_arrays(b, it, &niv) || sections(b, it, iv, niv) || hulls(b) ||
+	    section_items(b) || search_state(b, niv)) {
+		dp_bnb_free(b);
+		return NULL;
+	}
 	return b;
 }
 
@@ -332,23 +387,25 @@ static int cmp_ep(const void *x, const void *y)
  * O(I log I + E); an item pair met through several intervals is listed
  * once.  NULL when the entries (two per pair) would pass max_edges.
  */
-struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
-			  const struct dp_iv *iv, size_t max_edges)
+int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       size_t max_edges, struct dp_ovl **out)
 {
 	struct dp_ovl *o = calloc(1, sizeof(*o));
 	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
 	struct ep *e, *act;
-	uint32_t (*pr)[2] = NULL, *fill, *stamp;
+	uint32_t (*pr)[2] = NULL, *fill = NULL, *stamp = NULL;
+	int rc = -ENOMEM;
 
+	*out = NULL;
 	if (!o)
-		abort();
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		niv += it[i].iv_count;
-	e = dp_xrealloc(NULL, niv + 1, sizeof(*e));
-	act = dp_xrealloc(NULL, niv + 1, sizeof(*act));
+	e = dp_realloc_array(NULL, niv + 1, sizeof(*e));
+	act = dp_realloc_array(NULL, niv + 1, sizeof(*act));
 	o->width = calloc(n + 1, sizeof(*o->width));
-	if (!o->width)
-		abort();
+	if (!e || !act || !o->width)
+		goto fail;
 	for (i = 0, k = 0; i < n; i++)
 		for (j = 0; j < it[i].iv_count; j++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + j];
@@ -367,10 +424,11 @@ struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
 			if (act[j].i == e[k].i)
 				continue;
 			if (np == capp) {
-				capp = capp ? 2 * capp : 4096;
 				if (2 * np > max_edges)
 					goto too_large;
-				pr = dp_xrealloc(pr, capp, sizeof(*pr));
+				if (dp_grow(&pr, &capp, np + 1, sizeof(*pr),
+					    4096))
+					goto fail;
 			}
 			pr[np][0] = act[j].i;
 			pr[np++][1] = e[k].i;
@@ -384,9 +442,9 @@ struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
 	o->first = calloc(n + 2, sizeof(*o->first));
 	fill = calloc(n + 1, sizeof(*fill));
 	stamp = calloc(n + 1, sizeof(*stamp));
-	o->ov = dp_xrealloc(NULL, 2 * np + 1, sizeof(*o->ov));
-	if (!o->first || !fill || !stamp)
-		abort();
+	o->ov = dp_realloc_array(NULL, 2 * np + 1, sizeof(*o->ov));
+	if (!o->first || !fill || !stamp || !o->ov)
+		goto fail;
 	for (k = 0; k < np; k++) {
 		o->first[pr[k][0] + 1]++;
 		o->first[pr[k][1] + 1]++;
@@ -409,19 +467,20 @@ struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
 	}
 	o->first[n] = k;
 	o->n = n;
+	*out = o;
+	o = NULL;
+	rc = 0;
+	goto fail;
+too_large:
+	rc = 0;
+fail:
 	free(fill);
 	free(stamp);
 	free(pr);
 	free(e);
 	free(act);
-	return o;
-too_large:
-	free(pr);
-	free(e);
-	free(act);
-	free(o->width);
-	free(o);
-	return NULL;
+	dp_ovl_free(o);
+	return rc;
 }
 
 void dp_ovl_free(struct dp_ovl *o)
@@ -454,10 +513,14 @@ static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi);
 static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
-	struct dp_key3 *p = dp_xrealloc(NULL, ni + 1, sizeof(*p));
+	struct dp_key3 *p = dp_realloc_array(NULL, ni + 1, sizeof(*p));
 	size_t i;
 	int j;
 
+	if (!p) {
+		b->nomem = 1;
+		return;
+	}
 	for (i = 0; i < ni; i++) {
 		uint32_t v = items[i], k;
 		unsigned __int128 a = (unsigned __int128)b->size[v] * b->width[v];
@@ -482,7 +545,7 @@ static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 
 /* ---- the search --------------------------------------------------------- */
 
-enum { R_FOUND, R_NONE, R_ABORT };
+enum { R_FOUND, R_NONE, R_ABORT, R_NOMEM };
 
 static int before(const struct bnb *b, uint32_t u, uint32_t v)
 {
@@ -704,11 +767,13 @@ static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
 static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 		 const uint32_t *items, size_t ni)
 {
-	uint32_t *sub = dp_xrealloc(NULL, 2 * ni + 1, sizeof(*sub));
+	uint32_t *sub = dp_realloc_array(NULL, 2 * ni + 1, sizeof(*sub));
 	uint32_t a = slo, s;
 	size_t i, ns;
 	int r = R_FOUND;
 
+	if (!sub)
+		return R_NOMEM;
 	while (a < shi && r == R_FOUND) {
 		for (s = a; s + 1 < shi && b->cut[s]; s++)
 			;
@@ -725,7 +790,8 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 			for (i = 0; i < ns; i++)
 				sub[ni + i] = b->rank[sub[i]];
 			preorder(b, b->heur, sub, ns);
-			r = dfs(b, level, a, s + 1, sub, ns, 0, 0, 0);
+			r = b->nomem ? R_NOMEM :
+			    dfs(b, level, a, s + 1, sub, ns, 0, 0, 0);
 			for (i = 0; i < ns; i++)
 				b->rank[sub[i]] = sub[ni + i];
 		}
@@ -733,6 +799,68 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	}
 	free(sub);
 	return r;
+}
+
+/* dfs()'s list at this level: the parent's unplaced items, sorted by
+ * (min_offset, rank); see dfs().  Its length. */
+static size_t child_list(struct bnb *b, uint32_t *list, const uint32_t *parent,
+			 size_t np, uint32_t gen)
+{
+	uint32_t *up = b->upl;
+	size_t i, k, nl = 0, nu = 0;
+
+	b->work += np;
+	if (!gen) {
+		for (i = 0; i < np; i++)
+			if (b->off[parent[i]] == DP_UNSET)
+				list[nl++] = parent[i];
+		sort_by_key(b, list, nl);
+		return nl;
+	}
+	/* raised items aside (they moved up), the rest keep their order;
+	 * then merge from the back */
+	for (i = 0; i < np; i++) {
+		uint32_t u = parent[i];
+
+		if (b->off[u] != DP_UNSET)
+			continue;
+		if (b->rgen[u] == gen)
+			up[nu++] = u;
+		else
+			list[nl++] = u;
+	}
+	sort_by_key(b, up, nu);
+	b->work += nu;
+	for (i = nl, k = nu, nl += nu; k; ) {
+		if (i && before(b, up[k - 1], list[i - 1])) {
+			list[i + k - 1] = list[i - 1];
+			i--;
+		} else {
+			list[i + k - 1] = up[k - 1];
+			k--;
+		}
+	}
+	return nl;
+}
+
+/* The canonical children: those not before (min_off, min_rank), a suffix
+ * of the list; its first index. */
+static size_t first_child(const struct bnb *b, const uint32_t *list,
+			  size_t nl, uint64_t min_off, uint32_t min_rank)
+{
+	size_t lo = 0, hi = nl;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		uint32_t u = list[m];
+
+		if (b->minoff[u] < min_off ||
+		    (b->minoff[u] == min_off && b->rank[u] < min_rank))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
 }
 
 /*
@@ -747,41 +875,10 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 	       uint32_t min_rank, uint32_t gen)
 {
 	uint32_t *list = b->lists + level * (2 * b->n - level + 1) / 2;
-	uint32_t *up = b->upl;
 	uint64_t min_height = UINT64_MAX, tmax;
-	size_t i, k, nl = 0, nu = 0, first;
+	size_t i, nl, first;
 
-	b->work += np;
-	if (!gen) {
-		for (i = 0; i < np; i++)
-			if (b->off[parent[i]] == DP_UNSET)
-				list[nl++] = parent[i];
-		sort_by_key(b, list, nl);
-	} else {
-		/* raised items aside (they moved up), the rest keep their
-		 * order; then merge from the back */
-		for (i = 0; i < np; i++) {
-			uint32_t u = parent[i];
-
-			if (b->off[u] != DP_UNSET)
-				continue;
-			if (b->rgen[u] == gen)
-				up[nu++] = u;
-			else
-				list[nl++] = u;
-		}
-		sort_by_key(b, up, nu);
-		b->work += nu;
-		for (i = nl, k = nu, nl += nu; k; ) {
-			if (i && before(b, up[k - 1], list[i - 1])) {
-				list[i + k - 1] = list[i - 1];
-				i--;
-			} else {
-				list[i + k - 1] = up[k - 1];
-				k--;
-			}
-		}
-	}
+	nl = child_list(b, list, parent, np, gen);
 	if (!nl)
 		return R_FOUND;
 	for (i = 0; i < nl; i++) {
@@ -790,23 +887,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 		if (h < min_height)
 			min_height = h;
 	}
-	/* the canonical children: those not before (min_off, min_rank), a
-	 * suffix of the list */
-	{
-		size_t lo = 0, hi = nl;
-
-		while (lo < hi) {
-			size_t m = lo + (hi - lo) / 2;
-			uint32_t u = list[m];
-
-			if (b->minoff[u] < min_off ||
-			    (b->minoff[u] == min_off && b->rank[u] < min_rank))
-				lo = m + 1;
-			else
-				hi = m;
-		}
-		first = lo;
-	}
+	first = first_child(b, list, nl, min_off, min_rank);
 	/* every section of the part: the unplaced bytes above the next
 	 * offset, max(floor, o) + tot within cap.  The floors passed when they
 	 * were set (tot only fell since), and o + tot is o + the largest
@@ -829,7 +910,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 			return R_ABORT;
 		b->left--;
 		b->used++;
-		if (!place(b, v, o, slo, shi, &hat)) {
+		if (!place(b, v, o, slo, shi, &hat) && !b->nomem) {
 			uint32_t g = b->gen;
 
 			b->sol[v] = o;
@@ -840,6 +921,8 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 			    dfs(b, level + 1, slo, shi, list, nl, o, b->rank[v], g);
 		}
 		undo(b, mark);
+		if (b->nomem)
+			return R_NOMEM;
 		if (r != R_NONE)
 			return r;
 		if (!hat)
@@ -874,14 +957,19 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
 			return R_NONE;
 	}
 	{
-		uint32_t *all = dp_xrealloc(NULL, b->n + 1, sizeof(*all));
+		uint32_t *all = dp_realloc_array(NULL, b->n + 1, sizeof(*all));
 
+		if (!all)
+			return R_NOMEM;
 		for (i = 0; i < b->n; i++)
 			all[i] = i;
 		r = parts(b, 0, 0, b->nsec, all, b->n);
 		free(all);
 	}
 	undo(b, 0);
+	if (b->nomem)
+		r = R_NOMEM;
+	b->nomem = 0;
 	return r;
 }
 
@@ -889,7 +977,8 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
  * One probe: is there a placement in [start, cap)?  Round robin over the
  * three heuristics, the node limit doubling from 2n, until one run ends
  * (found, or proven none) or the probe's budget is spent.
- * Returns 1 found (dp_bnb_solution), 0 none exists, -1 budget spent.
+ * Returns 1 found (dp_bnb_solution), 0 none exists, -1 budget spent,
+ * -ENOMEM out of memory.
  */
 int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 		 uint64_t budget)
@@ -917,6 +1006,8 @@ int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 				return 1;
 			if (r == R_NONE)
 				return 0;
+			if (r == R_NOMEM)
+				return -ENOMEM;
 		}
 	}
 }

@@ -149,10 +149,8 @@ static int csv_row(struct dp_csv *c, size_t *cap, const struct csv_line *l,
 	uint64_t v[C_N] = { 0 };
 	struct dp_csv_buf *b;
 
-	if (c->n == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		c->b = dp_xrealloc(c->b, *cap, sizeof(*c->b));
-	}
+	if (dp_grow(&c->b, cap, c->n + 1, sizeof(*c->b), 256))
+		return dp_nomem(e);
 	b = &c->b[c->n];
 	memset(b, 0, sizeof(*b));
 	if (!l->fl[id]) {
@@ -175,7 +173,9 @@ static int csv_row(struct dp_csv *c, size_t *cap, const struct csv_line *l,
 			return -1;
 		}
 	}
-	b->id = dp_xrealloc(NULL, l->fl[id] + 1, 1);
+	b->id = malloc(l->fl[id] + 1);
+	if (!b->id)
+		return dp_nomem(e);
 	memcpy(b->id, l->f[id], l->fl[id]);
 	b->id[l->fl[id]] = 0;
 	c->n++;		/* from here dp_csv_free frees the id */
@@ -212,9 +212,12 @@ static int csv_row(struct dp_csv *c, size_t *cap, const struct csv_line *l,
 /* Duplicate ids: sort a copy and compare neighbours. */
 static int csv_unique_ids(const struct dp_csv *c, struct dp_err *e)
 {
-	struct dp_csv_buf *s = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*s));
+	struct dp_csv_buf *s = dp_realloc_array(NULL, c->n ? c->n : 1,
+						sizeof(*s));
 	size_t k;
 
+	if (!s)
+		return dp_nomem(e);
 	if (c->n)	/* c->b is NULL for a header-only file */
 		memcpy(s, c->b, c->n * sizeof(*s));
 	qsort(s, c->n, sizeof(*s), cmp_ids);
@@ -238,9 +241,15 @@ struct dp_csv *dp_csv_parse(const char *file, const char *text, size_t len,
 	int col_of[C_N], header = 0, i;
 	size_t cap = 0;
 
-	if (!c)
-		abort();
+	if (!c) {
+		dp_nomem(e);
+		return NULL;
+	}
 	c->file = dp_strdup(file);
+	if (!c->file) {
+		dp_nomem(e);
+		goto fail;
+	}
 	for (i = 0; i < C_N; i++)
 		col_of[i] = -1;
 	/* a UTF-8 byte order mark (spreadsheets write one) is not data */
@@ -312,17 +321,34 @@ static void items_of(const struct dp_csv *c, struct dp_item *it,
 	}
 }
 
+/* The items' addresses as the buffers' offsets. */
+static void take_offsets(struct dp_csv *c, const struct dp_item *it)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		c->b[i].offset = it[i].addr;
+		c->b[i].has_offset = 1;
+	}
+	c->has_offset = 1;
+}
+
 int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 		 struct dp_place_stats *st, struct dp_err *e)
 {
-	struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
-	struct dp_iv *iv = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*iv));
-	size_t i, failed = 0;
+	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
+	size_t failed = 0;
 	int rc = -1;
 
+	if (!it || !iv)
+		goto nomem;
 	items_of(c, it, iv);
-	if (dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
-		     order, st, &failed, NULL, "")) {
+	rc = dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
+		      order, DP_ENGINE_AUTO, st, &failed, NULL, "");
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc) {
 		if (capacity)
 			dp_fail(e, "%s: buffer '%s' (%llu bytes): no offset fits below the capacity %llu (--capacity)",
 				c->file, c->b[failed].id,
@@ -334,14 +360,14 @@ int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 				(unsigned long long)c->b[failed].size);
 		goto out;
 	}
-	for (i = 0; i < c->n; i++) {
-		c->b[i].offset = it[i].addr;
-		c->b[i].has_offset = 1;
-	}
-	c->has_offset = 1;
-	if (st)
-		st->lower_bound = dp_lower_bound(it, c->n, iv);
+	take_offsets(c, it);
 	rc = 0;
+	if (st && dp_lower_bound_r(it, c->n, iv, &st->lower_bound))
+		goto nomem;
+	goto out;
+nomem:
+	dp_nomem(e);
+	rc = -ENOMEM;
 out:
 	free(it);
 	free(iv);
@@ -354,16 +380,24 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 {
 	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
 		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
-	uint64_t *best = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*best));
+	uint64_t *best = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*best));
 	uint64_t best_peak = 0;
 	size_t k, i;
 	int ok = 0;	/* best[] holds a solution (its peak may be 2^64 - 1) */
+	int r;
 
+	if (!best)
+		return dp_nomem(e);
 	for (k = 0; k < sizeof(orders) / sizeof(orders[0]); k++) {
 		struct dp_place_stats s = { 0 };
 		uint64_t peak;
 
-		if (dp_csv_solve(c, capacity, orders[k], &s, NULL))
+		r = dp_csv_solve(c, capacity, orders[k], &s, NULL);
+		if (r == -ENOMEM) {
+			free(best);
+			return dp_nomem(e);
+		}
+		if (r)
 			continue;
 		peak = dp_csv_peak(c);
 		if (!ok || peak < best_peak) {
@@ -390,14 +424,22 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 			struct dp_search_stats *st, struct dp_err *e)
 {
-	struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
-	struct dp_iv *iv = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*iv));
-	size_t i;
+	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
 	int rc = -1;
 
+	if (!it || !iv) {
+		rc = dp_nomem(e);
+		goto out;
+	}
 	items_of(c, it, iv);
-	if (dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
-			    0, nodes, st)) {
+	rc = dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
+			     0, nodes, DP_ENGINE_AUTO, st);
+	if (rc == -ENOMEM) {
+		rc = dp_nomem(e);
+		goto out;
+	}
+	if (rc) {
 		char v[160];
 
 		dp_fail(e, "%s: no placement within the capacity %llu (--capacity): %s",
@@ -405,11 +447,7 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 			dp_search_verdict(st, v, sizeof(v)));
 		goto out;
 	}
-	for (i = 0; i < c->n; i++) {
-		c->b[i].offset = it[i].addr;
-		c->b[i].has_offset = 1;
-	}
-	c->has_offset = 1;
+	take_offsets(c, it);
 	rc = 0;
 out:
 	free(it);
@@ -447,12 +485,14 @@ uint64_t dp_csv_peak(const struct dp_csv *c)
 
 uint64_t dp_csv_lower_bound(const struct dp_csv *c)
 {
-	struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
-	struct dp_iv *iv = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*iv));
-	uint64_t lb;
+	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
+	uint64_t lb = DP_UNSET;
 
-	items_of(c, it, iv);
-	lb = dp_lower_bound(it, c->n, iv);
+	if (it && iv) {
+		items_of(c, it, iv);
+		lb = dp_lower_bound(it, c->n, iv);
+	}
 	free(it);
 	free(iv);
 	return lb;
@@ -477,14 +517,18 @@ static int cmp_lower(const void *a, const void *b)
 int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 {
 	size_t n = c->n ? c->n : 1, i;
-	const struct dp_csv_buf **s = dp_xrealloc(NULL, n, sizeof(*s));
-	struct dp_sweep_iv *v = dp_xrealloc(NULL, n, sizeof(*v));
-	uint64_t *addr = dp_xrealloc(NULL, n, sizeof(*addr));
-	uint64_t *size = dp_xrealloc(NULL, n, sizeof(*size));
+	const struct dp_csv_buf **s = dp_realloc_array(NULL, n, sizeof(*s));
+	struct dp_sweep_iv *v = dp_realloc_array(NULL, n, sizeof(*v));
+	uint64_t *addr = dp_realloc_array(NULL, n, sizeof(*addr));
+	uint64_t *size = dp_realloc_array(NULL, n, sizeof(*size));
 	uint32_t blame[2];
 	uint64_t when;
 	int rc = 0;
 
+	if (!s || !v || !addr || !size) {
+		rc = dp_nomem(e);
+		goto out;
+	}
 	for (i = 0; i < c->n; i++) {
 		const struct dp_csv_buf *b = &c->b[i];
 
@@ -512,7 +556,10 @@ int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 		size[i] = s[i]->size;
 		v[i] = (struct dp_sweep_iv){ s[i]->lower, s[i]->upper - 1, i };
 	}
-	if (dp_sweep_disjoint(v, c->n, addr, size, c->n, blame, &when)) {
+	rc = dp_sweep_disjoint(v, c->n, addr, size, c->n, blame, &when);
+	if (rc == -ENOMEM)
+		rc = dp_nomem(e);
+	else if (rc) {
 		const struct dp_csv_buf *x = s[blame[0]], *y = s[blame[1]];
 
 		rc = dp_fail(e, "%s: buffers '%s' and '%s' overlap: both live at time %llu, offsets [%llu, %llu) and [%llu, %llu)",

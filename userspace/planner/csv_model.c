@@ -45,13 +45,17 @@ struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 			      struct dp_err *e)
 {
 	struct dp_model *m = dp_model_new(c->file, "minimalloc");
-	struct tr *t = dp_xrealloc(NULL, 2 * c->n + 1, sizeof(*t));
-	uint32_t *ops = dp_xrealloc(NULL, c->n + 1, sizeof(*ops));
+	struct tr *t = dp_realloc_array(NULL, 2 * c->n + 1, sizeof(*t));
+	uint32_t *ops = dp_realloc_array(NULL, c->n + 1, sizeof(*ops));
 	struct dp_core *core;
 	uint64_t q = 1;
 	size_t i, j, k;
 	char name[32];
 
+	if (!m || !t || !ops) {
+		dp_nomem(e);
+		goto fail;
+	}
 	core = dp_core_add(m, "minimalloc", e);
 	if (!core || dp_block_add(m, core, "entry", "minimalloc", e) < 0)
 		goto fail;

@@ -17,7 +17,7 @@
  *     (an interval that ends before a also starts before b, so the second
  *     set is inside the first).  O(log n) per item.
  *
- *  2. Simplify (the rule is in place.c) as a 2-d problem: item u is the
+ *  2. Simplify (the rule is in simplify.c) as a 2-d problem: item u is the
  *     point (lo_u, hi_u), and removing v lowers the pressure of exactly the
  *     points in the quadrant {lo <= hi_v, hi >= lo_v}.  A static k-d tree
  *     over the points with lazy "subtract d from this subtree" tags and the
@@ -55,6 +55,7 @@
  * that item's neighbours and runs search.c's dp_search on their ranges, as
  * the reference does, just without a stored adjacency.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,54 +169,41 @@ static uint64_t single_weight(const struct dp_dense *d, uint64_t lo,
 	       d->whi[count_lt(d->shi, d->ns, lo)];
 }
 
-struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
-			      const struct dp_iv *iv,
-			      const struct dp_itree *tree)
+/* The endpoints of the single items, sorted.  0, or -ENOMEM. */
+static int single_ends(struct dp_dense *d)
 {
-	struct dp_dense *d;
 	struct ekey *k;
-	struct dp_nbr mc = { 0 };
-	unsigned __int128 total = 0, deg = 0, mm = 0;
-	size_t i, j, q;
 
-	for (i = 0; i < n; i++)
-		total += it[i].size;
-	/* the reference saturates pressures at UINT64_MAX; never get there */
-	if (total >= UINT64_MAX || n >= UINT32_MAX)
-		return NULL;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		abort();
-	d->n = n;
-	d->it = it;
-	d->iv = iv;
-	d->mrank = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mrank));
-	d->mitem = dp_xrealloc(NULL, n ? n : 1, sizeof(*d->mitem));
-	for (i = 0; i < n; i++) {
-		d->mrank[i] = UINT32_MAX;
-		if (it[i].iv_count != 1) {
-			d->mrank[i] = d->nm;
-			d->mitem[d->nm++] = i;
-		}
+	d->slo = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
+	d->shi = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
+	d->wlo = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->wlo));
+	d->whi = dp_realloc_array(NULL, d->ns + 1, sizeof(*d->whi));
+	k = dp_realloc_array(NULL, d->ns ? d->ns : 1, sizeof(*k));
+	if (!d->slo || !d->shi || !d->wlo || !d->whi || !k) {
+		free(k);
+		return -ENOMEM;
 	}
-	d->ns = n - d->nm;
-
-	/* endpoints of the single items */
-	d->slo = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->slo));
-	d->shi = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*d->shi));
-	d->wlo = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->wlo));
-	d->whi = dp_xrealloc(NULL, d->ns + 1, sizeof(*d->whi));
-	k = dp_xrealloc(NULL, d->ns ? d->ns : 1, sizeof(*k));
 	sorted_ends(d, 0, k, d->slo, d->wlo);
 	sorted_ends(d, 1, k, d->shi, d->whi);
 	free(k);
+	return 0;
+}
 
-	/* the multi items' neighbours, through the interval tree */
-	d->madj_first = dp_xrealloc(NULL, d->nm + 1, sizeof(*d->madj_first));
-	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
-	mc.stamp = calloc(n ? n : 1, sizeof(*mc.stamp));
-	if (!d->sm_first || !mc.stamp)
-		abort();
+/* The multi items' neighbours, through the interval tree.  0, or
+ * -ENOMEM. */
+static int multi_neighbours(struct dp_dense *d, const struct dp_itree *tree)
+{
+	const struct dp_item *it = d->it;
+	const struct dp_iv *iv = d->iv;
+	struct dp_nbr mc = { 0 };
+	size_t j, q;
+
+	d->madj_first = dp_realloc_array(NULL, d->nm + 1, sizeof(*d->madj_first));
+	mc.stamp = calloc(d->n ? d->n : 1, sizeof(*mc.stamp));
+	if (!d->madj_first || !mc.stamp) {
+		free(mc.stamp);
+		return -ENOMEM;
+	}
 	for (q = 0; q < d->nm; q++) {
 		uint32_t m = d->mitem[q];
 
@@ -230,36 +218,95 @@ struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
 	d->madj_first[d->nm] = mc.n;
 	d->madj = mc.adj;
 	free(mc.stamp);
-	/* each single item's multi neighbours (the reverse lists) */
-	for (q = 0; q < mc.n; q++)
+	return mc.nomem ? -ENOMEM : 0;
+}
+
+/* Each single item's multi neighbours (the reverse lists).  0, or
+ * -ENOMEM. */
+static int reverse_lists(struct dp_dense *d)
+{
+	size_t n = d->n, nadj = d->madj_first[d->nm], i, j, q, *fill;
+
+	d->sm_first = calloc(n + 1, sizeof(*d->sm_first));
+	if (!d->sm_first)
+		return -ENOMEM;
+	for (q = 0; q < nadj; q++)
 		if (single(d, d->madj[q]))
 			d->sm_first[d->madj[q] + 1]++;
 	for (i = 0; i < n; i++)
 		d->sm_first[i + 1] += d->sm_first[i];
-	d->sm = dp_xrealloc(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
-			    sizeof(*d->sm));
-	{
-		size_t *fill = dp_xrealloc(NULL, n ? n : 1, sizeof(*fill));
-
-		memcpy(fill, d->sm_first, n * sizeof(*fill));
-		for (q = 0; q < d->nm; q++)
-			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
-				if (single(d, d->madj[j]))
-					d->sm[fill[d->madj[j]]++] = d->mitem[q];
+	d->sm = dp_realloc_array(NULL, d->sm_first[n] ? d->sm_first[n] : 1,
+				 sizeof(*d->sm));
+	fill = dp_realloc_array(NULL, n ? n : 1, sizeof(*fill));
+	if (!d->sm || !fill) {
 		free(fill);
+		return -ENOMEM;
 	}
+	memcpy(fill, d->sm_first, n * sizeof(*fill));
+	for (q = 0; q < d->nm; q++)
+		for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++)
+			if (single(d, d->madj[j]))
+				d->sm[fill[d->madj[j]]++] = d->mitem[q];
+	free(fill);
+	return 0;
+}
 
-	/* edges: single-single from the endpoints, the rest from the lists */
-	for (i = 0; i < n; i++)
+/* Edges: single-single from the endpoints, the rest from the lists. */
+static size_t count_edges(const struct dp_dense *d)
+{
+	unsigned __int128 deg = 0, mm = 0;
+	size_t i, q;
+
+	for (i = 0; i < d->n; i++)
 		if (single(d, i))
 			deg += single_degree(d, iv1(d, i)->lo, iv1(d, i)->hi) - 1;
-	for (q = 0; q < mc.n; q++)
+	for (q = 0; q < d->madj_first[d->nm]; q++)
 		if (single(d, d->madj[q]))
 			deg += 2;	/* single-multi, once from each side */
 		else
 			mm++;		/* multi-multi, seen from both sides */
-	d->edges = (size_t)((deg + mm) / 2);
-	return d;
+	return (size_t)((deg + mm) / 2);
+}
+
+int dp_dense_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		 const struct dp_itree *tree, struct dp_dense **out)
+{
+	struct dp_dense *d;
+	unsigned __int128 total = 0;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; i < n; i++)
+		total += it[i].size;
+	/* the reference saturates pressures at UINT64_MAX; never get there */
+	if (total >= UINT64_MAX || n >= UINT32_MAX)
+		return 0;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->n = n;
+	d->it = it;
+	d->iv = iv;
+	d->mrank = dp_realloc_array(NULL, n ? n : 1, sizeof(*d->mrank));
+	d->mitem = dp_realloc_array(NULL, n ? n : 1, sizeof(*d->mitem));
+	if (!d->mrank || !d->mitem)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		d->mrank[i] = UINT32_MAX;
+		if (it[i].iv_count != 1) {
+			d->mrank[i] = d->nm;
+			d->mitem[d->nm++] = i;
+		}
+	}
+	d->ns = n - d->nm;
+	if (single_ends(d) || multi_neighbours(d, tree) || reverse_lists(d))
+		goto nomem;
+	d->edges = count_edges(d);
+	*out = d;
+	return 0;
+nomem:
+	dp_dense_free(d);
+	return -ENOMEM;
 }
 
 /* Neighbours of item v (for the select budget). */
@@ -511,182 +558,249 @@ static void kd_point_sub(struct kd *k, size_t l, size_t r, size_t pos,
 }
 
 /*
- * The simplify order (place.c's rule): repeatedly remove the item with the
+ * The simplify order (simplify.c's rule): repeatedly remove the item with the
  * smallest (pressure, index) among the k-d tree's minimum (single items)
  * and the heap's top (multi items), then lower its remaining neighbours'
  * pressures by its size: single neighbours of a single item by one
  * quadrant update, multi neighbours and every neighbour of a multi item
  * one by one from the lists.
  */
-void dp_dense_order(const struct dp_dense *d, uint32_t *out)
+int dp_dense_order(const struct dp_dense *d, uint32_t *out)
 {
-	dp_dense_order_info(d, out, NULL);
+	return dp_dense_order_info(d, out, NULL);
 }
 
-/* The same, with the simplify messages' counts in si (if not NULL). */
-void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
-			 struct dp_simplify_info *si)
-{
-	size_t n = d->n, ns = d->ns, i, j, removed;
-	uint8_t *high = NULL;
+/* The order's state: the single items in the k-d tree, the multi items
+ * in a heap on (pressure, item). */
+struct dorder {
+	const struct dp_dense *d;
+	struct dp_simplify_info *si;
+	uint8_t *high, *gone;
 	uint64_t *lo, *hi;
-	uint32_t *pos;
-	uint8_t *gone;
-	struct dp_iheap H = { 0 };	/* the multi items on (pressure, item) */
+	uint32_t *pos;		/* item -> its position in the k-d tree */
+	struct dp_iheap H;
 	struct kd k;
+};
 
-	if (!n)
-		return;
-	if (si) {
-		high = calloc(n, 1);
-		if (!high)
-			abort();
+/* The k-d tree's six arrays of a u64 per position. */
+#define KD_U64 6
+static void kd_u64(struct kd *k, uint64_t **a[KD_U64])
+{
+	a[0] = &k->minlo;
+	a[1] = &k->maxlo;
+	a[2] = &k->minhi;
+	a[3] = &k->maxhi;
+	a[4] = &k->val;
+	a[5] = &k->mn;
+}
+
+static void dorder_free(struct dorder *o)
+{
+	uint64_t **a[KD_U64];
+	int i;
+
+	kd_u64(&o->k, a);
+	for (i = 0; i < KD_U64; i++)
+		free(*a[i]);
+	free(o->lo);
+	free(o->hi);
+	free(o->pos);
+	free(o->gone);
+	free(o->H.h);
+	free(o->H.pos);
+	free(o->H.key);
+	free(o->k.perm);
+	free(o->k.mni);
+	free(o->k.lz);
+	free(o->high);
+}
+
+/* 0, or -ENOMEM (then dorder_free what is there). */
+static int dorder_alloc(struct dorder *o)
+{
+	const struct dp_dense *d = o->d;
+	size_t n = d->n, s1 = d->ns ? d->ns : 1, m1 = d->nm ? d->nm : 1;
+	uint64_t **a[KD_U64];
+	int i;
+
+	kd_u64(&o->k, a);
+	for (i = 0; i < KD_U64; i++) {
+		*a[i] = dp_realloc_array(NULL, s1, sizeof(uint64_t));
+		if (!*a[i])
+			return -ENOMEM;
 	}
-	lo = dp_xrealloc(NULL, n, sizeof(*lo));
-	hi = dp_xrealloc(NULL, n, sizeof(*hi));
-	pos = dp_xrealloc(NULL, n, sizeof(*pos));
-	gone = calloc(n, 1);
-	if (!gone)
-		abort();
-	memset(&k, 0, sizeof(k));
-	k.lo = lo;
-	k.hi = hi;
-	k.perm = dp_xrealloc(NULL, ns ? ns : 1, sizeof(*k.perm));
-	k.minlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.maxlo = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.minhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.maxhi = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.val = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.mn = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint64_t));
-	k.mni = dp_xrealloc(NULL, ns ? ns : 1, sizeof(uint32_t));
-	k.lz = calloc(ns ? ns : 1, sizeof(uint64_t));
-	if (!k.lz)
-		abort();
+	o->high = o->si ? calloc(n, 1) : NULL;
+	o->lo = dp_realloc_array(NULL, n, sizeof(*o->lo));
+	o->hi = dp_realloc_array(NULL, n, sizeof(*o->hi));
+	o->pos = dp_realloc_array(NULL, n, sizeof(*o->pos));
+	o->gone = calloc(n, 1);
+	o->k.lo = o->lo;
+	o->k.hi = o->hi;
+	o->k.perm = dp_realloc_array(NULL, s1, sizeof(*o->k.perm));
+	o->k.mni = dp_realloc_array(NULL, s1, sizeof(uint32_t));
+	o->k.lz = calloc(s1, sizeof(uint64_t));
+	o->H.h = dp_realloc_array(NULL, m1, sizeof(*o->H.h));
+	o->H.pos = dp_realloc_array(NULL, m1, sizeof(*o->H.pos));
+	o->H.key = dp_realloc_array(NULL, m1, sizeof(*o->H.key));
+	if ((o->si && !o->high) || !o->lo || !o->hi || !o->pos || !o->gone ||
+	    !o->k.perm || !o->k.mni || !o->k.lz ||
+	    !o->H.h || !o->H.pos || !o->H.key)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Every item's starting pressure: single items into the k-d tree, multi
+ * items into the heap. */
+static void dorder_init(struct dorder *o)
+{
+	const struct dp_dense *d = o->d;
+	size_t n = d->n, ns = d->ns, i, j;
+
 	for (i = j = 0; i < n; i++) {
 		if (!single(d, i))
 			continue;
-		lo[i] = iv1(d, i)->lo;
-		hi[i] = iv1(d, i)->hi;
-		k.perm[j++] = i;
+		o->lo[i] = iv1(d, i)->lo;
+		o->hi[i] = iv1(d, i)->hi;
+		o->k.perm[j++] = i;
 	}
-	kd_build(&k, 0, ns, 0);
+	kd_build(&o->k, 0, ns, 0);
 	for (i = 0; i < ns; i++) {
-		uint32_t v = k.perm[i];
-		uint64_t p = single_weight(d, lo[v], hi[v]);
+		uint32_t v = o->k.perm[i];
+		uint64_t p = single_weight(d, o->lo[v], o->hi[v]);
 
 		/* pressure: size(v) + sizes of its neighbours (v counts itself) */
 		for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++)
 			p += d->it[d->sm[j]].size;
-		pos[v] = i;
-		k.val[i] = p;
-		if (si)
-			dp_simplify_note_start(si, high, v, p);
+		o->pos[v] = i;
+		o->k.val[i] = p;
+		if (o->si)
+			dp_simplify_note_start(o->si, o->high, v, p);
 	}
-	kd_init_min(&k, 0, ns);
+	kd_init_min(&o->k, 0, ns);
 
-	H.h = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.h));
-	H.pos = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.pos));
-	H.key = dp_xrealloc(NULL, d->nm ? d->nm : 1, sizeof(*H.key));
-	H.tie = d->mitem;
-	H.n = d->nm;
+	o->H.tie = d->mitem;
+	o->H.n = d->nm;
 	for (i = 0; i < d->nm; i++) {
 		uint64_t p = d->it[d->mitem[i]].size;
 
 		for (j = d->madj_first[i]; j < d->madj_first[i + 1]; j++)
 			p += d->it[d->madj[j]].size;
-		H.key[i] = p;
-		H.h[i] = i;
-		H.pos[i] = i;
-		if (si)
-			dp_simplify_note_start(si, high, d->mitem[i], p);
+		o->H.key[i] = p;
+		o->H.h[i] = i;
+		o->H.pos[i] = i;
+		if (o->si)
+			dp_simplify_note_start(o->si, o->high, d->mitem[i], p);
 	}
 	for (i = d->nm / 2; i-- > 0;)
-		dp_iheap_down(&H, i);
+		dp_iheap_down(&o->H, i);
+}
 
+/* Removes the heap's top (a multi item): its neighbours' pressures drop. */
+static uint32_t remove_multi(struct dorder *o)
+{
+	const struct dp_dense *d = o->d;
+	struct dp_iheap *H = &o->H;
+	uint32_t q = H->h[0], v = d->mitem[q];
+	size_t j;
+
+	if (o->si)
+		dp_simplify_note_removed(o->si, o->high, v, H->key[q]);
+	dp_iheap_swap(H, 0, --H->n);
+	H->pos[q] = UINT32_MAX;
+	dp_iheap_down(H, 0);
+	o->gone[v] = 1;
+	for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
+		uint32_t u = d->madj[j];
+
+		if (o->gone[u])
+			continue;
+		if (single(d, u)) {
+			kd_point_sub(&o->k, 0, d->ns, o->pos[u], d->it[v].size);
+		} else {
+			H->key[d->mrank[u]] -= d->it[v].size;
+			dp_iheap_up(H, H->pos[d->mrank[u]]);
+		}
+	}
+	return v;
+}
+
+/* Removes single item v (the k-d tree's minimum, pressure kk): the
+ * single items it overlaps and its multi neighbours drop. */
+static void remove_single(struct dorder *o, uint32_t v, uint64_t kk)
+{
+	const struct dp_dense *d = o->d;
+	struct dp_iheap *H = &o->H;
+	size_t j;
+
+	if (o->si)
+		dp_simplify_note_removed(o->si, o->high, v, kk);
+	o->gone[v] = 1;
+	kd_remove(&o->k, 0, d->ns, o->pos[v]);
+	kd_update(&o->k, 0, d->ns, o->lo[v], o->hi[v], d->it[v].size);
+	for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++) {
+		uint32_t q = d->mrank[d->sm[j]];
+
+		if (H->pos[q] == UINT32_MAX)
+			continue;
+		H->key[q] -= d->it[v].size;
+		dp_iheap_up(H, H->pos[q]);
+	}
+}
+
+/* The same, with the simplify messages' counts in si (if not NULL). */
+int dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			struct dp_simplify_info *si)
+{
+	struct dorder o = { .d = d, .si = si };
+	size_t n = d->n, ns = d->ns, removed;
+	int rc = -ENOMEM;
+
+	if (!n)
+		return 0;
+	if (dorder_alloc(&o))
+		goto out;
+	dorder_init(&o);
 	for (removed = 0; removed < n; removed++) {
-		uint64_t kk = ns ? k.mn[kd_mid(0, ns)] : DEAD;
-		uint32_t ki = ns ? k.mni[kd_mid(0, ns)] : UINT32_MAX, v;
+		uint64_t kk = ns ? o.k.mn[kd_mid(0, ns)] : DEAD;
+		uint32_t ki = ns ? o.k.mni[kd_mid(0, ns)] : UINT32_MAX, v;
 		int take_multi = 0;
 
-		if (H.n) {
-			uint32_t t = H.h[0];
+		if (o.H.n) {
+			uint32_t t = o.H.h[0];
 
-			take_multi = kk == DEAD || H.key[t] < kk ||
-				     (H.key[t] == kk && d->mitem[t] < ki);
+			take_multi = kk == DEAD || o.H.key[t] < kk ||
+				     (o.H.key[t] == kk && d->mitem[t] < ki);
 		}
 		if (take_multi) {
-			uint32_t q = H.h[0];
-
-			v = d->mitem[q];
-			if (si)
-				dp_simplify_note_removed(si, high, v, H.key[q]);
-			dp_iheap_swap(&H, 0, --H.n);
-			H.pos[q] = UINT32_MAX;
-			dp_iheap_down(&H, 0);
-			gone[v] = 1;
-			for (j = d->madj_first[q]; j < d->madj_first[q + 1]; j++) {
-				uint32_t u = d->madj[j];
-
-				if (gone[u])
-					continue;
-				if (single(d, u)) {
-					kd_point_sub(&k, 0, ns, pos[u], d->it[v].size);
-				} else {
-					H.key[d->mrank[u]] -= d->it[v].size;
-					dp_iheap_up(&H, H.pos[d->mrank[u]]);
-				}
-			}
+			v = remove_multi(&o);
 		} else {
 			v = ki;
-			if (si)
-				dp_simplify_note_removed(si, high, v, kk);
-			gone[v] = 1;
-			kd_remove(&k, 0, ns, pos[v]);
-			kd_update(&k, 0, ns, lo[v], hi[v], d->it[v].size);
-			for (j = d->sm_first[v]; j < d->sm_first[v + 1]; j++) {
-				uint32_t q = d->mrank[d->sm[j]];
-
-				if (H.pos[q] == UINT32_MAX)
-					continue;
-				H.key[q] -= d->it[v].size;
-				dp_iheap_up(&H, H.pos[q]);
-			}
+			remove_single(&o, v, kk);
 		}
 		out[n - 1 - removed] = v;	/* stack: last removed placed first */
 	}
-	free(lo);
-	free(hi);
-	free(pos);
-	free(gone);
-	free(H.h);
-	free(H.pos);
-	free(H.key);
-	free(k.perm);
-	free(k.minlo);
-	free(k.maxlo);
-	free(k.minhi);
-	free(k.maxhi);
-	free(k.val);
-	free(k.mn);
-	free(k.mni);
-	free(k.lz);
-	free(high);
+	rc = 0;
+out:
+	dorder_free(&o);
+	return rc;
 }
 
 int dp_simplify_order_iv(const struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint32_t *out)
 {
 	struct dp_itree tree = { .root = -1 };
-	struct dp_dense *d;
+	struct dp_dense *d = NULL;
+	int rc;
 
-	if (dp_itree_of_items(&tree, it, n, iv))
-		return -1;
-	d = dp_dense_new(it, n, iv, &tree);
-	if (d)
-		dp_dense_order(d, out);
+	rc = dp_itree_of_items(&tree, it, n, iv);
+	if (rc)
+		return rc;
+	rc = dp_dense_new(it, n, iv, &tree, &d);
+	if (!rc)
+		rc = d ? dp_dense_order(d, out) : -1;
 	dp_dense_free(d);
 	dp_itree_free(&tree);
-	return d ? 0 : -1;
+	return rc;
 }
 
 /* ---- the address tree of placed items ----------------------------------- */
@@ -724,18 +838,24 @@ static int cmp_iv(const void *a, const void *b)
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv)
 {
-	struct dp_atree *t = dp_xrealloc(NULL, 1, sizeof(*t));
+	struct dp_atree *t = calloc(1, sizeof(*t));
 	size_t i, niv = 0;
 	uint32_t k;
 
-	t->nd = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->nd));
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	t->nd = dp_realloc_array(NULL, n ? n : 1, sizeof(*t->nd));
+	t->siv = dp_realloc_array(NULL, niv ? niv : 1, sizeof(*t->siv));
+	t->sfirst = dp_realloc_array(NULL, n ? n : 1, sizeof(*t->sfirst));
+	if (!t->nd || !t->siv || !t->sfirst) {
+		dp_atree_free(t);
+		return NULL;
+	}
 	t->it = it;
 	t->root = -1;
 	t->n = n;
-	for (i = 0; i < n; i++)
-		niv += it[i].iv_count;
-	t->siv = dp_xrealloc(NULL, niv ? niv : 1, sizeof(*t->siv));
-	t->sfirst = dp_xrealloc(NULL, n ? n : 1, sizeof(*t->sfirst));
 	niv = 0;
 	for (i = 0; i < n; i++) {
 		struct anode *a = &t->nd[i];

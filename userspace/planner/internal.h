@@ -1,11 +1,199 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * internal.h - the passes, shared between the library's files.
+ * internal.h - libdramplan's own interfaces: the placer, the interval
+ * tree, the search, the pipeline's passes, and what the library's files
+ * share.  Not installed: the tests and the benchmarks in the tree use it;
+ * a program outside uses libdramplan.h.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #ifndef DRAMPLAN_INTERNAL_H
 #define DRAMPLAN_INTERNAL_H
 
 #include "libdramplan.h"
+
+/* ==== the library's own interfaces (tests and benchmarks use them too;
+ * not installed) ==== */
+
+/* ---- search: first fit with the 4 KiB page-straddle rule ----------- */
+
+/* An occupied byte range [lo, hi) */
+struct dp_range {
+	uint64_t lo, hi;
+};
+
+/*
+ * The seed's search, a pure function.  Sorts occ by lo (in place), builds
+ * the gaps from start up to ceiling and takes the first that fits.
+ * page != 0 applies the page-straddle rule exactly as the seed: a size that
+ * stays inside one page of `page` bytes, or any size > page, goes at the raw
+ * gap start; a size <= page that would straddle a page boundary is bumped to
+ * that boundary if the rest of the gap still holds it.  page == 0 disables
+ * the rule (pure placement, MiniMalloc mode).  align > 1 rounds each gap
+ * start up to a multiple of align first (MiniMalloc's alignment column).
+ * Returns 0 with *addr set, or -1 when no gap fits.
+ */
+int dp_search(struct dp_range *occ, size_t n, uint64_t start,
+	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
+	      uint64_t *addr);
+
+/* find_start_addr: 0 if hwm == 0, else hwm + 1. */
+uint64_t dp_find_start_addr(uint64_t hwm);
+
+/* ---- interval tree --------------------------------------------------- */
+
+struct dp_itnode {
+	uint64_t lo, hi, max;
+	uint32_t payload;
+	int32_t left, right;
+};
+
+struct dp_itree {
+	struct dp_itnode *node;
+	size_t n;
+	int32_t root;
+};
+
+/* Sorts nodes by (lo, hi, payload), then makeTree + makeMax.  The
+ * dp_itree_* calls that allocate return -ENOMEM when out of memory. */
+int dp_itree_build(struct dp_itree *t, struct dp_itnode *nodes, size_t n);
+struct dp_item;
+struct dp_iv;
+/* The tree of every interval of items it[0..n) (intervals in iv), the
+ * item's index as payload; -1 (nothing kept) when it is too large. */
+int dp_itree_of_items(struct dp_itree *t, const struct dp_item *it, size_t n,
+		      const struct dp_iv *iv);
+int32_t dp_itree_make_tree(struct dp_itree *t, int64_t lo, int64_t hi);
+uint64_t dp_itree_make_max(struct dp_itree *t, int32_t idx);
+/* Calls fn(payload, arg) for each node overlapping the closed [lo, hi];
+ * returns the number of nodes visited (for tests of the pruning). */
+typedef void (*dp_overlap_fn)(uint32_t payload, void *arg);
+size_t dp_itree_overlaps(const struct dp_itree *t, uint64_t lo, uint64_t hi,
+			 dp_overlap_fn fn, void *arg);
+void dp_itree_free(struct dp_itree *t);
+
+/* ---- generic placer (tree + simplify + select/search) ------------- */
+
+struct dp_item {
+	uint64_t size;		/* bytes to reserve (aligned size) */
+	uint64_t align;		/* address alignment (1: none) */
+	uint32_t iv_first, iv_count;	/* into the iv array given to dp_place */
+	uint64_t addr;		/* out */
+};
+
+/*
+ * Places every item in [start, ceiling): builds the interval tree over all
+ * items' intervals, computes each item's interfering neighbours with it,
+ * orders the items (simplify, see simplify.c for the rule) and gives each
+ * one the first fit among its already placed neighbours.
+ * On failure returns -1 and *failed = the item that did not fit, or
+ * -ENOMEM when out of memory.
+ */
+int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	     uint64_t start, uint64_t ceiling, uint64_t page,
+	     enum dp_order order, enum dp_engine eng,
+	     struct dp_place_stats *st, size_t *failed, FILE *log,
+	     const char *tag);
+
+/* The simplify order without an adjacency (k-d tree, dense.c): the same
+ * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX, -ENOMEM
+ * when out of memory. */
+int dp_simplify_order_iv(const struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, uint32_t *out);
+
+/* The simplify order alone (for tests): out[] gets the select order.
+ * 0, or -ENOMEM. */
+int dp_simplify_order(const struct dp_item *it, size_t n,
+		      const uint32_t *adj_first, const uint32_t *adj,
+		      uint32_t *out);
+
+/* Most bytes live at one time over the items' intervals; DP_UNSET when
+ * out of memory (dp_lower_bound_r: 0, or -ENOMEM). */
+uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
+			const struct dp_iv *iv);
+int dp_lower_bound_r(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, uint64_t *lb);
+
+/* ---- --strategy search (strategy.c, bnb.c) ------------------------- */
+
+/* The default node budget of one dp_place_search (nodes = DP_UNSET):
+ * DP_SEARCH_WORK / (n + 1 + 4 x the mean overlaps of an item) search
+ * nodes, at least 1000.  A node is one item placed tentatively; it costs
+ * about its level's list (n) plus its neighbours and sections (a few times
+ * its overlaps), so the default is seconds up to DP_SEARCH_MAX_ITEMS.
+ * overlaps: the overlap entries (two per overlapping pair). */
+#define DP_SEARCH_WORK	(1ULL << 30)
+uint64_t dp_search_budget(size_t n, uint64_t overlaps);
+
+/*
+ * Places every item in [start, ceiling) like dp_place, but with the lowest
+ * end it can find: the portfolio of constructive passes, then the exact
+ * search with a budget of `nodes` search nodes (0: portfolio only;
+ * DP_UNSET: dp_search_budget's default for these items).  Never
+ * ends above dp_place's simplify order when that fits.  Deterministic.
+ * Returns 0 (it[].addr set), or -1 when nothing was found within the
+ * ceiling: st->proven then says no placement exists.
+ */
+int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		    uint64_t start, uint64_t ceiling, uint64_t page,
+		    uint64_t nodes, enum dp_engine eng,
+		    struct dp_search_stats *st);
+
+/* ---- pipeline -------------------------------------------------------- */
+
+struct dp_ctx;
+typedef int (*dp_pass_fn)(struct dp_ctx *);
+
+struct dp_pass {
+	const char *name;
+	dp_pass_fn run;
+	int dram_group;		/* left out by --disable-dram-allocation */
+};
+
+#define DP_MAX_PASSES 16
+struct dp_pipeline {
+	struct dp_pass pass[DP_MAX_PASSES];
+	int n;
+	double sec[DP_MAX_PASSES];
+};
+
+struct dp_shobj;
+
+struct dp_ctx {
+	struct dp_model *m;
+	struct dp_opts o;
+	struct dp_err *err;
+	FILE *log;		/* report lines; NULL: none */
+	uint64_t hwm, floor, cc_limit, cc_base, cc_real;
+	uint64_t shared_base, shared_end, private_base, ceiling;
+	uint64_t core_cap;	/* dram_shared mode 1: the slab size */
+	int tree_built;		/* an interval tree was built */
+	int early_exit;		/* "No candidate" taken */
+	struct dp_place_stats st;	/* summed over every placement */
+	struct dp_plan *plan;
+	struct dp_shobj *obj;
+	size_t nobj;
+};
+
+/* Builds the pass list from the options (the gate lives here). */
+void dp_pipeline_build(struct dp_pipeline *pl, const struct dp_opts *o);
+int dp_pipeline_has(const struct dp_pipeline *pl, const char *name);
+int dp_pipeline_run(struct dp_pipeline *pl, struct dp_ctx *ctx);
+void dp_ctx_init(struct dp_ctx *ctx, struct dp_model *m,
+		 const struct dp_opts *o, FILE *log, struct dp_err *e);
+void dp_ctx_fini(struct dp_ctx *ctx);
+/* Liveness pieces (exported for tests). */
+int dp_number(struct dp_model *m, struct dp_err *e);
+int dp_liveness(struct dp_model *m, struct dp_err *e);
+
+/* ---- small helpers ---------------------------------------------------- */
+
+void dp_json_str(FILE *f, const char *s);	/* JSON string literal */
+void dp_xml_str(FILE *f, const char *s);	/* XML-escaped text */
+int dp_read_file(const char *path, char **text, size_t *len,
+		 struct dp_err *e);
+
+/* ==== shared between the library's files ==== */
 
 /* -1, 0 or 1 as a < b, a == b, a > b: qsort comparators chain it with ?: */
 #define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
@@ -13,6 +201,12 @@
 #define DP_STR_(x) #x
 #define DP_STR(x) DP_STR_(x)
 
+/* util.c: realloc of n elements of sz bytes; NULL (p untouched) on
+ * overflow or out of memory. */
+void *dp_realloc_array(void *p, size_t n, size_t sz);
+/* util.c: *(T **)pp grown to hold need elements of sz bytes, its capacity
+ * *cap doubled from first; 0, or -ENOMEM with *pp and *cap untouched. */
+int dp_grow(void *pp, size_t *cap, size_t need, size_t sz, size_t first);
 int dp_classify(struct dp_model *m, struct dp_err *e);
 
 /* util.c: where the first invalid RFC 3629 UTF-8 sequence of s starts
@@ -20,7 +214,7 @@ int dp_classify(struct dp_model *m, struct dp_err *e);
 size_t dp_utf8_bad(const char *s, size_t len);
 
 /*
- * place.c: an interval-tree query's callback gathering the neighbours of
+ * simplify.c: an interval-tree query's callback gathering the neighbours of
  * item self into adj[0..n), each once per query qid (stamp[] per item);
  * adj grows as needed and is the caller's to free.
  */
@@ -29,6 +223,7 @@ struct dp_nbr {
 	uint32_t *stamp;
 	uint32_t *adj;
 	size_t n, cap;
+	int nomem;	/* adj could not grow: the list is cut short */
 };
 void dp_nbr_collect(uint32_t u, void *arg);
 
@@ -56,15 +251,18 @@ struct dp_name_ref {
 	const char *name;
 	uint32_t i;
 };
+/* NULL when out of memory */
 struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c);
 const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 					       const struct dp_name_ref *ix,
 					       const char *name);
-/* plan.c: the per-core index slots dp_plan_remote fills */
+/* plan.c: the per-core index slots dp_plan_remote fills (NULL: out of
+ * memory) */
 struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p);
 void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix);
 /* plan.c: the owner of core ci's linked tensor t (ix: a name index per
- * core, NULL until needed); NULL and "FILE: ... missing remote target". */
+ * core, NULL until needed); NULL and "FILE: ... missing remote target",
+ * or NULL with e->code -ENOMEM. */
 const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
 					    uint32_t ci,
 					    const struct dp_plan_tensor *t,
@@ -86,6 +284,7 @@ struct dp_sweep_iv {
 	uint64_t lo, hi;
 	uint32_t t;
 };
+/* -ENOMEM when out of memory */
 int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
 		      uint64_t *when);
@@ -99,7 +298,7 @@ int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);
 
 /*
- * The seed's simplify messages (place.c): a node is "high" while its
+ * The seed's simplify messages (simplify.c): a node is "high" while its
  * pressure is above the threshold, the bytes of the region it is placed in
  * (then even disjoint neighbours might not fit beside it).  hi counts the
  * nodes high at the start ("hi ratio" = hi / nodes), new_cand those that
@@ -138,20 +337,22 @@ void dp_iheap_up(struct dp_iheap *H, size_t i);
 void dp_iheap_down(struct dp_iheap *H, size_t i);
 
 struct dp_dense;
-/* NULL unless the sizes sum to less than UINT64_MAX (then no pressure
- * saturates).  tree: the interval tree over the items' intervals, for the
- * neighbours of items that do not have exactly one interval. */
-struct dp_dense *dp_dense_new(const struct dp_item *it, size_t n,
-			      const struct dp_iv *iv,
-			      const struct dp_itree *tree);
+/* 0 with *out NULL unless the sizes sum to less than UINT64_MAX (then no
+ * pressure saturates), or -ENOMEM.  tree: the interval tree over the
+ * items' intervals, for the neighbours of items that do not have exactly
+ * one interval. */
+int dp_dense_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		 const struct dp_itree *tree, struct dp_dense **out);
 size_t dp_dense_edges(const struct dp_dense *d);
 size_t dp_dense_degree(const struct dp_dense *d, uint32_t v);
-void dp_dense_order(const struct dp_dense *d, uint32_t *out);
-void dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
-			 struct dp_simplify_info *si);
+/* 0, or -ENOMEM */
+int dp_dense_order(const struct dp_dense *d, uint32_t *out);
+int dp_dense_order_info(const struct dp_dense *d, uint32_t *out,
+			struct dp_simplify_info *si);
 void dp_dense_free(struct dp_dense *d);
 
 struct dp_atree;
+/* NULL when out of memory */
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv);
 /* First fit for item v among the placed items whose intervals overlap
@@ -180,23 +381,24 @@ struct dp_key3 {
 };
 int dp_cmp_key3(const void *x, const void *y);
 /* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
- * and each item's live time; what best fit and the search share.  NULL
- * when there would be more than max_edges entries (two per pair). */
+ * and each item's live time; what best fit and the search share.  0 with
+ * *out NULL when there would be more than max_edges entries (two per
+ * pair), or -ENOMEM. */
 struct dp_ovl {
 	uint32_t *first, *ov;
 	uint64_t *width;
 	size_t n;
 };
-struct dp_ovl *dp_ovl_new(const struct dp_item *it, size_t n,
-			  const struct dp_iv *iv, size_t max_edges);
+int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       size_t max_edges, struct dp_ovl **out);
 void dp_ovl_free(struct dp_ovl *o);
-/* the search over the items; ol must outlive it */
+/* the search over the items (NULL: out of memory); ol must outlive it */
 struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 		       const struct dp_iv *iv, uint64_t page,
 		       const struct dp_ovl *ol);
 void dp_bnb_free(struct bnb *b);
 /* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
- * -1: the budget (search nodes) ran out first */
+ * -1: the budget (search nodes) ran out first; -ENOMEM */
 int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 		 uint64_t budget);
 const uint64_t *dp_bnb_solution(const struct bnb *b);

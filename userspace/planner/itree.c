@@ -18,7 +18,10 @@
  * every node whose subtree max reaches q.lo; with it a query costs
  * O(log n + k).  The tie keys make the array, and so every result, the same
  * on every run.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +99,9 @@ int dp_itree_of_items(struct dp_itree *t, const struct dp_item *it, size_t n,
 
 	for (i = 0; i < n; i++)
 		ni += it[i].iv_count;
-	nodes = dp_xrealloc(NULL, ni ? ni : 1, sizeof(*nodes));
+	nodes = dp_realloc_array(NULL, ni ? ni : 1, sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
 	ni = 0;
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++) {

@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ struct build {
 	struct frame *fr;
 	size_t nfr, cfr;
 	char why[160];	/* a rule broken inside a callback */
+	int nomem;	/* the callback that cancelled ran out of memory */
 	yajl_handle h;
 	/* short texts already in the arena: open addressing, offset + 1 */
 	uint32_t *ht;
@@ -62,6 +65,8 @@ struct build {
 
 static void *grow(void *p, size_t *cap, size_t need, size_t sz);
 
+/* The array p grown to hold need elements of sz bytes (*cap updated), or
+ * NULL, p and *cap untouched, when out of memory. */
 static void *vgrow(void *p, size_t *cap, size_t need, size_t sz)
 {
 #ifdef JDOC_MALLOC
@@ -76,14 +81,12 @@ static void *vgrow(void *p, size_t *cap, size_t need, size_t sz)
 	while (c < need)
 		c *= 2;
 	if (c > SIZE_MAX / sz)
-		abort();
+		return NULL;
 	q = p ? mremap(p, old, c * sz, MREMAP_MAYMOVE)
 	      : mmap(NULL, c * sz, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED) {
-		fprintf(stderr, "dramplan: out of memory (%zu bytes)\n", c * sz);
-		abort();
-	}
+	if (q == MAP_FAILED)
+		return NULL;
 #ifdef MADV_HUGEPAGE
 	madvise(q, c * sz, MADV_HUGEPAGE);	/* a hint; failure is fine */
 #endif
@@ -105,14 +108,9 @@ static void vfree(void *p, size_t cap, size_t sz)
 
 static void *grow(void *p, size_t *cap, size_t need, size_t sz)
 {
-	size_t c = *cap ? *cap : 1024;
-
-	if (need <= *cap)
-		return p;
-	while (c < need)
-		c *= 2;
-	*cap = c;
-	return dp_xrealloc(p, c, sz);
+	if (dp_grow(&p, cap, need, sz, 1024))
+		return NULL;
+	return p;
 }
 
 static int fail(struct build *b, const char *why)
@@ -121,9 +119,29 @@ static int fail(struct build *b, const char *why)
 	return 0;	/* yajl: cancel */
 }
 
+static int nomem(struct build *b)
+{
+	b->nomem = 1;
+	return fail(b, "out of memory");
+}
+
+/* *pp grown (grow, or vgrow when v) to need elements: 1, or 0 (cancel) */
+static int grow_to(struct build *b, void *pp, size_t *cap, size_t need,
+		   size_t sz, int v)
+{
+	void **p = pp, *q = v ? vgrow(*p, cap, need, sz)
+			      : grow(*p, cap, need, sz);
+
+	if (!q)
+		return nomem(b);
+	*p = q;
+	return 1;
+}
+
 static int push_child(struct build *b, uint32_t v)
 {
-	b->stk = grow(b->stk, &b->cstk, b->nstk + 1, sizeof(*b->stk));
+	if (!grow_to(b, &b->stk, &b->cstk, b->nstk + 1, sizeof(*b->stk), 0))
+		return 0;
 	b->stk[b->nstk++] = v;
 	return 1;
 }
@@ -135,7 +153,8 @@ static int new_node(struct build *b, uint32_t type, uint32_t n, uint64_t a,
 
 	if (d->nn >= JV_SCALAR - 1)
 		return fail(b, "too many values");
-	d->node = vgrow(d->node, &d->cn, d->nn + 1, sizeof(*d->node));
+	if (!grow_to(b, &d->node, &d->cn, d->nn + 1, sizeof(*d->node), 1))
+		return 0;
 	d->node[d->nn] = (struct jnode){ type, n, a };
 	*out = d->nn++;
 	return 1;
@@ -179,15 +198,16 @@ static uint32_t *slot_of(struct build *b, const char *s, size_t len,
 	}
 }
 
-static void rehash(struct build *b)
+static int rehash(struct build *b)
 {
-	uint32_t *old = b->ht;
+	uint32_t *old = b->ht, *ht;
 	size_t n = b->hcap, i;
 
+	ht = calloc(n ? 2 * n : 1024, sizeof(*b->ht));
+	if (!ht)
+		return nomem(b);
+	b->ht = ht;
 	b->hcap = n ? 2 * n : 1024;
-	b->ht = calloc(b->hcap, sizeof(*b->ht));
-	if (!b->ht)
-		abort();
 	for (i = 0; i < n; i++)
 		if (old[i]) {
 			const char *t = b->d->str + old[i] - 1;
@@ -196,6 +216,7 @@ static void rehash(struct build *b)
 			*slot_of(b, t, l, hash_text(t, l)) = old[i];
 		}
 	free(old);
+	return 1;
 }
 
 /* A string or number text into the arena (a short one seen before is
@@ -210,8 +231,9 @@ static int add_str(struct build *b, const char *s, size_t len, uint32_t *off)
 	if (memchr(s, 0, len))
 		return fail(b, "\\u0000 in a string (NUL is not allowed in names)");
 	if (len <= INTERN_MAX_LEN) {
-		if (2 * (b->hn + 1) > b->hcap && b->hn < INTERN_MAX)
-			rehash(b);
+		if (2 * (b->hn + 1) > b->hcap && b->hn < INTERN_MAX &&
+		    !rehash(b))
+			return 0;
 		h = hash_text(s, len);
 		e = slot_of(b, s, len, h);
 		if (*e) {
@@ -221,7 +243,8 @@ static int add_str(struct build *b, const char *s, size_t len, uint32_t *off)
 	}
 	if (d->ns + len + 1 > JV_ARENA_MAX)
 		return fail(b, "document too large (strings past 1 GiB)");
-	d->str = vgrow(d->str, &d->cs, d->ns + len + 1, 1);
+	if (!grow_to(b, &d->str, &d->cs, d->ns + len + 1, 1, 1))
+		return 0;
 	memcpy(d->str + d->ns, s, len);
 	d->str[d->ns + len] = 0;
 	*off = d->ns;
@@ -271,7 +294,8 @@ static int open_c(struct build *b, int obj)
 		return fail(b, "nested deeper than 64 levels");
 	if (!new_node(b, obj ? J_OBJ : J_ARR, 0, 0, &v))
 		return 0;
-	b->fr = grow(b->fr, &b->cfr, b->nfr + 1, sizeof(*b->fr));
+	if (!grow_to(b, &b->fr, &b->cfr, b->nfr + 1, sizeof(*b->fr), 0))
+		return 0;
 	b->fr[b->nfr++] = (struct frame){ v, b->nstk, obj };
 	return 1;
 }
@@ -283,7 +307,8 @@ static int close_c(struct build *b)
 	size_t n = b->nstk - f.base;
 
 	if (n) {	/* an empty container: kids may still be NULL */
-		d->kids = vgrow(d->kids, &d->ck, d->nk + n, sizeof(*d->kids));
+		if (!grow_to(b, &d->kids, &d->ck, d->nk + n, sizeof(*d->kids), 1))
+			return 0;
 		memcpy(d->kids + d->nk, b->stk + f.base, n * sizeof(*d->kids));
 	}
 	d->node[f.node].a = d->nk;
@@ -347,12 +372,93 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = cb_end,
 };
 
+/*
+ * yajl's own memory.  yajl does not check its allocations (yajl_alloc
+ * writes through the handle it just allocated, the lexer asserts), so out
+ * of memory must not return into it: every block it takes is listed here,
+ * and a failed allocation jumps back to feed() (or start()), which frees
+ * them all and drops the handle instead of calling yajl_free on a parser
+ * stopped half way.
+ */
+struct ylink {
+	struct ylink *prev, *next;
+};
+
+struct yblock {
+	struct ylink l;		/* first: a block is its link */
+	max_align_t data[];
+};
+
+struct yheap {
+	struct ylink list;	/* the blocks in use, a ring */
+	jmp_buf *out;		/* where a failed allocation goes */
+};
+
+static struct yblock *yblock_of(void *p)
+{
+	return (struct yblock *)((char *)p - offsetof(struct yblock, data));
+}
+
+static void *y_malloc(void *ctx, size_t sz)
+{
+	struct yheap *y = ctx;
+	struct yblock *b = sz > SIZE_MAX - sizeof(*b) ? NULL :
+			   malloc(sizeof(*b) + sz);
+
+	if (!b)
+		longjmp(*y->out, 1);
+	b->l.prev = &y->list;
+	b->l.next = y->list.next;
+	b->l.next->prev = &b->l;
+	y->list.next = &b->l;
+	return b->data;
+}
+
+static void y_free(void *ctx, void *p)
+{
+	struct yblock *b;
+
+	(void)ctx;
+	if (!p)
+		return;
+	b = yblock_of(p);
+	b->l.prev->next = b->l.next;
+	b->l.next->prev = b->l.prev;
+	free(b);
+}
+
+static void *y_realloc(void *ctx, void *p, size_t sz)
+{
+	struct yheap *y = ctx;
+	struct yblock *b, *q;
+
+	if (!p)
+		return y_malloc(ctx, sz);
+	b = yblock_of(p);
+	q = sz > SIZE_MAX - sizeof(*b) ? NULL : realloc(b, sizeof(*b) + sz);
+	if (!q)
+		longjmp(*y->out, 1);	/* b stays listed, and valid */
+	q->l.prev->next = &q->l;
+	q->l.next->prev = &q->l;
+	return q->data;
+}
+
+/* Every block yajl still holds: after a jump, in place of yajl_free. */
+static void y_drop(struct yheap *y)
+{
+	while (y->list.next != &y->list)
+		y_free(y, ((struct yblock *)y->list.next)->data);
+}
+
 struct feeder {
 	struct build b;
 	const char *file;
 	struct dp_err *e;
 	unsigned long line, col;	/* of the first byte not yet fed */
 	size_t fed;
+	struct yheap y;
+	yajl_alloc_funcs af;
+	jmp_buf out;
 };
 
 static void advance(struct feeder *f, const char *s, size_t n)
@@ -393,6 +499,8 @@ static void yajl_why(struct feeder *f, const char *chunk, size_t at, size_t n,
 	const char *m = (const char *)msg, *c;
 	size_t l;
 
+	if (!m)
+		m = "";
 	if ((c = strstr(m, "error: ")))
 		m = c + 7;
 	l = strcspn(m, "\n");
@@ -422,6 +530,11 @@ static int feed(struct feeder *f, const char *s, size_t n, int last)
 	size_t at;
 	char why[200];
 
+	if (setjmp(f->out)) {	/* yajl ran out of memory */
+		y_drop(&f->y);
+		f->b.h = NULL;
+		return dp_nomem(f->e);
+	}
 	st = last ? yajl_complete_parse(f->b.h)
 		  : yajl_parse(f->b.h, (const unsigned char *)s, n);
 	if (st == yajl_status_ok) {
@@ -441,6 +554,8 @@ static int feed(struct feeder *f, const char *s, size_t n, int last)
 		 * last byte), except a comment it refuses at its first byte */
 		if (at > 0 && !(st == yajl_status_error && at < n && s[at] == '/'))
 			at--;
+		if (st == yajl_status_client_canceled && f->b.nomem)
+			return dp_nomem(f->e);
 		if (st == yajl_status_client_canceled)
 			snprintf(why, sizeof(why), "%s", f->b.why);
 		else
@@ -452,8 +567,8 @@ static int feed(struct feeder *f, const char *s, size_t n, int last)
 	return -1;
 }
 
-static void start(struct feeder *f, struct jdoc *d, const char *file,
-		  struct dp_err *e)
+static int start(struct feeder *f, struct jdoc *d, const char *file,
+		 struct dp_err *e)
 {
 	memset(d, 0, sizeof(*d));
 	memset(f, 0, sizeof(*f));
@@ -462,14 +577,23 @@ static void start(struct feeder *f, struct jdoc *d, const char *file,
 	f->file = file;
 	f->e = e;
 	f->line = f->col = 1;
-	f->b.h = yajl_alloc(&callbacks, NULL, &f->b);
+	f->y.list.prev = f->y.list.next = &f->y.list;
+	f->y.out = &f->out;
+	f->af = (yajl_alloc_funcs){ y_malloc, y_realloc, y_free, &f->y };
+	if (setjmp(f->out)) {
+		y_drop(&f->y);
+		return dp_nomem(e);
+	}
+	f->b.h = yajl_alloc(&callbacks, &f->af, &f->b);
 	if (!f->b.h)
-		abort();
+		return dp_nomem(e);
+	return 0;
 }
 
 static int finish(struct feeder *f, struct jdoc *d, int rc)
 {
-	yajl_free(f->b.h);
+	if (f->b.h)
+		yajl_free(f->b.h);
 	free(f->b.stk);
 	free(f->b.fr);
 	free(f->b.ht);
@@ -488,7 +612,8 @@ int jdoc_parse(struct jdoc *d, const char *file, const char *text, size_t len,
 	struct feeder f;
 	int rc;
 
-	start(&f, d, file, e);
+	if (start(&f, d, file, e))
+		return -1;
 	rc = feed(&f, text, len, 0);
 	if (!rc)
 		rc = feed(&f, NULL, 0, 1);
@@ -506,8 +631,12 @@ int jdoc_load(struct jdoc *d, const char *path, struct dp_err *e)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return dp_fail(e, "%s: cannot open: %s", path, strerror(errno));
-	buf = dp_xrealloc(NULL, chunk, 1);
-	start(&f, d, path, e);
+	buf = malloc(chunk);
+	if (!buf || start(&f, d, path, e)) {
+		free(buf);
+		close(fd);
+		return dp_nomem(e);
+	}
 	while (!rc && (r = read(fd, buf, chunk)) != 0) {
 		if (r < 0) {
 			if (errno == EINTR)

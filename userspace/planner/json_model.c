@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 /* snprintf for JSON paths: a long path is cut, never an error. */
 static void pathf(char *buf, size_t n, const char *fmt, ...)
@@ -223,7 +224,9 @@ static int name_list(struct jp *p, struct dp_core *c, uint32_t o,
 	if (need_type(p, o, J_ARR, where, "an array of tensor names"))
 		return -1;
 	len = jdoc_len(p->r.d, o);
-	*out = dp_xrealloc(NULL, len, sizeof(**out));
+	*out = dp_realloc_array(NULL, len, sizeof(**out));
+	if (!*out)
+		return dp_nomem(p->r.e);
 	*n = len;
 	for (i = 0; i < len; i++) {
 		uint32_t v = jdoc_at(p->r.d, o, i);
@@ -272,16 +275,113 @@ out:
 	return rc;
 }
 
+/* Core c's "tensors", an array. */
+static int parse_tensors(struct jp *p, struct dp_core *c, uint32_t o,
+			 const char *where)
+{
+	uint32_t tensors;
+	size_t i;
+
+	if ((tensors = jdoc_get(p->r.d, o, "tensors")) == JNONE)
+		return dp_fail(p->r.e, "%s: %s: missing \"tensors\"", p->r.file, where);
+	if (need_type(p, tensors, J_ARR, where, "\"tensors\" must be an array"))
+		return -1;
+	for (i = 0; i < jdoc_len(p->r.d, tensors); i++) {
+		char w[256];
+
+		pathf(w, sizeof(w), "%s.tensors[%zu]", where, i);
+		if (parse_tensor(p, c, jdoc_at(p->r.d, tensors, i), w))
+			return -1;
+	}
+	return 0;
+}
+
+/* Pass 1 over the blocks: their names, so successors can point forward. */
+static int block_names(struct jp *p, struct dp_core *c, uint32_t blocks,
+		       const char *where)
+{
+	static const char *const bkeys[] = { "name", "succ", "insts", NULL };
+	size_t i, nb = jdoc_len(p->r.d, blocks);
+	uint32_t v;
+
+	for (i = 0; i < nb; i++) {
+		uint32_t b = jdoc_at(p->r.d, blocks, i);
+		const char *name;
+		char w[256];
+
+		pathf(w, sizeof(w), "%s.blocks[%zu]", where, i);
+		if (need_type(p, b, J_OBJ, w, "an object") ||
+		    check_keys(p, b, w, bkeys))
+			return -1;
+		if (!GET(b, "name"))
+			return dp_fail(p->r.e, "%s: %s: missing \"name\"", p->r.file, w);
+		if (get_str(p, v, w, &name) || dp_block_add(p->m, c, name, w, p->r.e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Block i's successors ("succ"), by name. */
+static int block_succ(struct jp *p, struct dp_core *c, size_t i,
+		      uint32_t succ, const char *w)
+{
+	size_t j;
+
+	if (need_type(p, succ, J_ARR, w, "\"succ\" must be an array of block names"))
+		return -1;
+	for (j = 0; j < jdoc_len(p->r.d, succ); j++) {
+		uint32_t s = jdoc_at(p->r.d, succ, j);
+		const char *sn;
+		char sw[300];
+		int64_t si;
+
+		pathf(sw, sizeof(sw), "%s.succ[%zu]", w, j);
+		if (get_str(p, s, sw, &sn))
+			return -1;
+		si = dp_block_find(c, sn);
+		if (si < 0)
+			return dp_fail(p->r.e, "%s: %s: unknown block '%s' (successors must name a block of the same function)",
+				       p->r.file, sw, sn);
+		if (dp_succ_add(c, i, si, p->r.e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Pass 2 for block i (JSON b): its instructions, then its successors. */
+static int block_body(struct jp *p, struct dp_core *c, size_t i, uint32_t b,
+		      const char *where)
+{
+	uint32_t insts, succ;
+	char w[256];
+	size_t j;
+
+	pathf(w, sizeof(w), "%s.blocks[%zu] '%s'", where, i, c->b[i].name);
+	if ((insts = jdoc_get(p->r.d, b, "insts")) != JNONE) {
+		if (need_type(p, insts, J_ARR, w, "\"insts\" must be an array"))
+			return -1;
+		for (j = 0; j < jdoc_len(p->r.d, insts); j++) {
+			char iw[300];
+
+			pathf(iw, sizeof(iw), "%s.insts[%zu]", w, j);
+			if (parse_inst(p, c, i, jdoc_at(p->r.d, insts, j), iw))
+				return -1;
+		}
+	}
+	if ((succ = jdoc_get(p->r.d, b, "succ")) != JNONE)
+		return block_succ(p, c, i, succ, w);
+	return 0;
+}
+
 static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 {
 	static const char *const keys[] = { "core", "function", "tensors",
 					    "blocks", NULL };
-	static const char *const bkeys[] = { "name", "succ", "insts", NULL };
-	uint32_t v, tensors, blocks;
+	uint32_t v, blocks;
 	struct dp_core *c;
 	const char *fn = "main";
 	char where[256];
-	size_t i, j, nb;
+	size_t i, nb;
 
 	pathf(where, sizeof(where), "cores[%u]", ci);
 	if (need_type(p, o, J_OBJ, where, "an object") ||
@@ -299,19 +399,8 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 	if (GET(o, "function") && get_str(p, v, where, &fn))
 		return -1;
 	c = dp_core_add(p->m, fn, p->r.e);
-	if (!c)
+	if (!c || parse_tensors(p, c, o, where))
 		return -1;
-	if ((tensors = jdoc_get(p->r.d, o, "tensors")) == JNONE)
-		return dp_fail(p->r.e, "%s: %s: missing \"tensors\"", p->r.file, where);
-	if (need_type(p, tensors, J_ARR, where, "\"tensors\" must be an array"))
-		return -1;
-	for (i = 0; i < jdoc_len(p->r.d, tensors); i++) {
-		char w[256];
-
-		pathf(w, sizeof(w), "%s.tensors[%zu]", where, i);
-		if (parse_tensor(p, c, jdoc_at(p->r.d, tensors, i), w))
-			return -1;
-	}
 	if ((blocks = jdoc_get(p->r.d, o, "blocks")) == JNONE)
 		return dp_fail(p->r.e, "%s: %s: missing \"blocks\"", p->r.file, where);
 	if (need_type(p, blocks, J_ARR, where, "\"blocks\" must be an array"))
@@ -320,59 +409,11 @@ static int parse_core(struct jp *p, uint32_t o, uint32_t ci)
 	if (!nb)
 		return dp_fail(p->r.e, "%s: %s: no blocks (a function needs an entry block)",
 			       p->r.file, where);
-	/* pass 1: block names, so successors can point forward */
-	for (i = 0; i < nb; i++) {
-		uint32_t b = jdoc_at(p->r.d, blocks, i);
-		const char *name;
-		char w[256];
-
-		pathf(w, sizeof(w), "%s.blocks[%zu]", where, i);
-		if (need_type(p, b, J_OBJ, w, "an object") ||
-		    check_keys(p, b, w, bkeys))
+	if (block_names(p, c, blocks, where))
+		return -1;
+	for (i = 0; i < nb; i++)
+		if (block_body(p, c, i, jdoc_at(p->r.d, blocks, i), where))
 			return -1;
-		if (!GET(b, "name"))
-			return dp_fail(p->r.e, "%s: %s: missing \"name\"", p->r.file, w);
-		if (get_str(p, v, w, &name) || dp_block_add(p->m, c, name, w, p->r.e) < 0)
-			return -1;
-	}
-	/* pass 2: instructions, then successors, block by block */
-	for (i = 0; i < nb; i++) {
-		uint32_t b = jdoc_at(p->r.d, blocks, i), insts, succ;
-		char w[256];
-
-		pathf(w, sizeof(w), "%s.blocks[%zu] '%s'", where, i, c->b[i].name);
-		if ((insts = jdoc_get(p->r.d, b, "insts")) != JNONE) {
-			if (need_type(p, insts, J_ARR, w, "\"insts\" must be an array"))
-				return -1;
-			for (j = 0; j < jdoc_len(p->r.d, insts); j++) {
-				char iw[300];
-
-				pathf(iw, sizeof(iw), "%s.insts[%zu]", w, j);
-				if (parse_inst(p, c, i, jdoc_at(p->r.d, insts, j), iw))
-					return -1;
-			}
-		}
-		if ((succ = jdoc_get(p->r.d, b, "succ")) != JNONE) {
-			if (need_type(p, succ, J_ARR, w, "\"succ\" must be an array of block names"))
-				return -1;
-			for (j = 0; j < jdoc_len(p->r.d, succ); j++) {
-				uint32_t s = jdoc_at(p->r.d, succ, j);
-				const char *sn;
-				char sw[300];
-				int64_t si;
-
-				pathf(sw, sizeof(sw), "%s.succ[%zu]", w, j);
-				if (get_str(p, s, sw, &sn))
-					return -1;
-				si = dp_block_find(c, sn);
-				if (si < 0)
-					return dp_fail(p->r.e, "%s: %s: unknown block '%s' (successors must name a block of the same function)",
-						       p->r.file, sw, sn);
-				if (dp_succ_add(c, i, si, p->r.e))
-					return -1;
-			}
-		}
-	}
 	return 0;
 }
 
@@ -410,6 +451,10 @@ static void *model_from(const struct jdoc *d, const char *file,
 		return NULL;
 	}
 	p.m = dp_model_new(file, name);
+	if (!p.m) {
+		dp_nomem(e);
+		return NULL;
+	}
 	for (i = 0; i < jdoc_len(d, cores); i++)
 		if (parse_core(&p, jdoc_at(d, cores, i), i))
 			goto fail;

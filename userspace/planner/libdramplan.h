@@ -1,28 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * libdramplan.h - libdramplan, the userspace DRAM planner (the dramplan
- * tool is userspace/tools/dramplan.c).
+ * libdramplan.h - libdramplan, the userspace DRAM planner: what a program
+ * that plans calls (the dramplan tool is userspace/tools/dramplan.c).
+ *
+ *   - load or build a model (dp_model_load_json, dp_model_new and the
+ *     builder), write it back (dp_model_write_json);
+ *   - plan it with options (dp_opts_default, dp_plan_model);
+ *   - verify a plan (dp_verify), write it, read it back, chart it, report
+ *     it (dp_plan_write_json, dp_plan_load_json, dp_plan_write_svg,
+ *     dp_plan_write_report);
+ *   - the same for a MiniMalloc CSV instance (dp_csv_*).
  *
  * A model (N cores, one function per core, tensors, basic blocks with
- * instructions) goes through a pipeline of passes that is assembled when it
- * is built (dp_pipeline_build):
+ * instructions) goes through a pipeline of passes (pipeline.c):
  *
  *   number -> liveness -> find_start_addr -> cc_buffer_size
  *     -> coloring_allocator_dram -> build_plan -> sync_shared -> check_placed
  *     -> post_shared_hazards -> totals
  *
- * find_start_addr, cc_buffer_size, coloring_allocator_dram and
- * post_shared_hazards form the DRAM group: --disable-dram-allocation leaves
- * the whole group out of the pipeline at construction time.
- *
- * The result is a dp_plan: per core a plain array of placements (tensor id,
+ * --disable-dram-allocation leaves the DRAM group (find_start_addr,
+ * cc_buffer_size, coloring_allocator_dram, post_shared_hazards) out.  The
+ * result is a dp_plan: per core a plain array of placements (tensor id,
  * name, address, aligned size, liveness intervals, shared flag, remote
- * target {core, name}) that a device client can send as it is. sync_shared
- * works on that plain data only, so it can later be swapped for the device.
+ * target {core, name}) that a device client can send as it is
+ * (libdramplan-device, <dramplan/dp_device.h>).  libdramplan knows no
+ * device.
  *
- * Every function that can fail returns 0 or -1 and fills a struct dp_err
- * with one message that names the file, the JSON path/line/column or the
- * tensor, and the rule broken.
+ * The library's own interfaces (the passes, the placer, the interval tree,
+ * the search) are in internal.h, which is not installed.
+ *
+ * Every function that can fail returns a negative value (or NULL) and
+ * fills a struct dp_err with one message that names the file, the JSON
+ * path/line/column or the tensor, and the rule broken.  No function aborts
+ * or exits: out of memory is an error like the others (dp_err_code(e) is
+ * then -ENOMEM; calls that take no struct dp_err return -ENOMEM), and
+ * leaves nothing allocated behind.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #ifndef LIBDRAMPLAN_H
 #define LIBDRAMPLAN_H
@@ -44,6 +58,12 @@ struct dp_err {
 /* Sets e->msg (if e) and returns -1. */
 int dp_fail(struct dp_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Sets e->msg to DP_NOMEM_MSG (if e) and returns -ENOMEM. */
+#define DP_NOMEM_MSG	"out of memory"
+int dp_nomem(struct dp_err *e);
+/* What a failed call's e holds: -ENOMEM when it ran out of memory,
+ * -EINVAL for every other failure. */
+int dp_err_code(const struct dp_err *e);
 
 /* ---- model ---------------------------------------------------------- */
 
@@ -182,70 +202,7 @@ const char *dp_mem_name(int mem);
 const char *dp_usage_name(int usage);
 const char *dp_region_name(int region);
 
-/* ---- search: first fit with the 4 KiB page-straddle rule ----------- */
-
-/* An occupied byte range [lo, hi) */
-struct dp_range {
-	uint64_t lo, hi;
-};
-
-/*
- * The seed's search, a pure function.  Sorts occ by lo (in place), builds
- * the gaps from start up to ceiling and takes the first that fits.
- * page != 0 applies the page-straddle rule exactly as the seed: a size that
- * stays inside one page of `page` bytes, or any size > page, goes at the raw
- * gap start; a size <= page that would straddle a page boundary is bumped to
- * that boundary if the rest of the gap still holds it.  page == 0 disables
- * the rule (pure placement, MiniMalloc mode).  align > 1 rounds each gap
- * start up to a multiple of align first (MiniMalloc's alignment column).
- * Returns 0 with *addr set, or -1 when no gap fits.
- */
-int dp_search(struct dp_range *occ, size_t n, uint64_t start,
-	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
-	      uint64_t *addr);
-
-/* find_start_addr: 0 if hwm == 0, else hwm + 1. */
-uint64_t dp_find_start_addr(uint64_t hwm);
-
-/* ---- interval tree --------------------------------------------------- */
-
-struct dp_itnode {
-	uint64_t lo, hi, max;
-	uint32_t payload;
-	int32_t left, right;
-};
-
-struct dp_itree {
-	struct dp_itnode *node;
-	size_t n;
-	int32_t root;
-};
-
-/* Sorts nodes by (lo, hi, payload), then makeTree + makeMax. */
-int dp_itree_build(struct dp_itree *t, struct dp_itnode *nodes, size_t n);
-struct dp_item;
-struct dp_iv;
-/* The tree of every interval of items it[0..n) (intervals in iv), the
- * item's index as payload; -1 (nothing kept) when it is too large. */
-int dp_itree_of_items(struct dp_itree *t, const struct dp_item *it, size_t n,
-		      const struct dp_iv *iv);
-int32_t dp_itree_make_tree(struct dp_itree *t, int64_t lo, int64_t hi);
-uint64_t dp_itree_make_max(struct dp_itree *t, int32_t idx);
-/* Calls fn(payload, arg) for each node overlapping the closed [lo, hi];
- * returns the number of nodes visited (for tests of the pruning). */
-typedef void (*dp_overlap_fn)(uint32_t payload, void *arg);
-size_t dp_itree_overlaps(const struct dp_itree *t, uint64_t lo, uint64_t hi,
-			 dp_overlap_fn fn, void *arg);
-void dp_itree_free(struct dp_itree *t);
-
-/* ---- generic placer (tree + simplify + select/search) ------------- */
-
-struct dp_item {
-	uint64_t size;		/* bytes to reserve (aligned size) */
-	uint64_t align;		/* address alignment (1: none) */
-	uint32_t iv_first, iv_count;	/* into the iv array given to dp_place */
-	uint64_t addr;		/* out */
-};
+/* ---- placement: orders, engines, statistics --------------------------- */
 
 struct dp_place_stats {
 	size_t intervals, edges;
@@ -258,58 +215,23 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
 		DP_ORDER_START };
 
 /*
- * Places every item in [start, ceiling): builds the interval tree over all
- * items' intervals, computes each item's interfering neighbours with it,
- * orders the items (simplify, see place.c for the rule) and gives each
- * one the first fit among its already placed neighbours.
- * On failure returns -1 and *failed = the item that did not fit.
- */
-int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
-	     FILE *log, const char *tag);
-
-/*
  * The placement engine (place.c): the results are the same, only the cost
  * differs.  AUTO (default) picks per instance; REFERENCE is the seed's
  * adjacency + sort-per-placement select, kept for the tests and the
  * benchmark to compare against; INCREMENTAL forces dense.c's structures.
- * Process-wide; not for concurrent use.
+ * A call's choice (struct dp_opts.engine, dp_place's eng): nothing
+ * process-wide.
  */
 enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
-void dp_place_set_engine(enum dp_engine e);
-enum dp_engine dp_place_get_engine(void);
-
-/* The simplify order without an adjacency (k-d tree, dense.c): the same
- * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX. */
-int dp_simplify_order_iv(const struct dp_item *it, size_t n,
-			 const struct dp_iv *iv, uint32_t *out);
-
-/* The simplify order alone (for tests): out[] gets the select order. */
-int dp_simplify_order(const struct dp_item *it, size_t n,
-		      const uint32_t *adj_first, const uint32_t *adj,
-		      uint32_t *out);
-
-/* Most bytes live at one time over the items' intervals. */
-uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
-			const struct dp_iv *iv);
 
 /* ---- --strategy search (strategy.c, bnb.c) ------------------------- */
 
-enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
-
-/* The default node budget of one dp_place_search (nodes = DP_UNSET):
- * DP_SEARCH_WORK / (n + 1 + 4 x the mean overlaps of an item) search
- * nodes, at least 1000.  A node is one item placed tentatively; it costs
- * about its level's list (n) plus its neighbours and sections (a few times
- * its overlaps), so the default is seconds up to DP_SEARCH_MAX_ITEMS.
- * overlaps: the overlap entries (two per overlapping pair). */
-#define DP_SEARCH_WORK	(1ULL << 30)
 /* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
- * placement gets the portfolio alone. */
+ * placement gets the constructive passes alone. */
 #define DP_SEARCH_MAX_ITEMS	3000
 #define DP_SEARCH_MAX_EDGES	8388608
-uint64_t dp_search_budget(size_t n, uint64_t overlaps);
+
+enum dp_strategy { DP_STRATEGY_SEED, DP_STRATEGY_SEARCH };
 
 struct dp_search_stats {
 	uint64_t lower_bound;	/* start + most bytes live at once */
@@ -327,18 +249,6 @@ struct dp_search_stats {
 	const char *how;	/* the pass that gave the result */
 };
 
-/*
- * Places every item in [start, ceiling) like dp_place, but with the lowest
- * end it can find: the portfolio of constructive passes, then the exact
- * search with a budget of `nodes` search nodes (0: portfolio only;
- * DP_UNSET: dp_search_budget's default for these items).  Never
- * ends above dp_place's simplify order when that fits.  Deterministic.
- * Returns 0 (it[].addr set), or -1 when nothing was found within the
- * ceiling: st->proven then says no placement exists.
- */
-int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		    uint64_t start, uint64_t ceiling, uint64_t page,
-		    uint64_t nodes, struct dp_search_stats *st);
 /* Why a failed dp_place_search found nothing, one phrase in buf: proven
  * none, not searched (and why), or the budget spent. */
 const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
@@ -442,7 +352,8 @@ void dp_plan_free(struct dp_plan *p);
 int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e);
 /* Hazard groups (always) and, with pairs, the pair list too. */
 int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e);
-void dp_plan_totals(struct dp_plan *p);
+/* 0, or -ENOMEM */
+int dp_plan_totals(struct dp_plan *p);
 
 /* Independent re-check of a plan (time sweep, not the interval tree). */
 int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);
@@ -471,58 +382,14 @@ struct dp_opts {
 	uint64_t core_mib;	/* --core-mib: slab cap (seed: MB per core); 0 auto */
 	int strategy;		/* --strategy: enum dp_strategy (0: seed) */
 	uint64_t search_nodes;	/* --search-nodes; DP_UNSET: dp_search_budget */
+	int engine;		/* enum dp_engine (0: AUTO) */
 };
 
 void dp_opts_default(struct dp_opts *o);
 
-struct dp_ctx;
-typedef int (*dp_pass_fn)(struct dp_ctx *);
-
-struct dp_pass {
-	const char *name;
-	dp_pass_fn run;
-	int dram_group;		/* left out by --disable-dram-allocation */
-};
-
-#define DP_MAX_PASSES 16
-struct dp_pipeline {
-	struct dp_pass pass[DP_MAX_PASSES];
-	int n;
-	double sec[DP_MAX_PASSES];
-};
-
-struct dp_shobj;
-
-struct dp_ctx {
-	struct dp_model *m;
-	struct dp_opts o;
-	struct dp_err *err;
-	FILE *log;		/* report lines; NULL: none */
-	uint64_t hwm, floor, cc_limit, cc_base, cc_real;
-	uint64_t shared_base, shared_end, private_base, ceiling;
-	uint64_t core_cap;	/* dram_shared mode 1: the slab size */
-	int tree_built;		/* an interval tree was built */
-	int early_exit;		/* "No candidate" taken */
-	struct dp_place_stats st;	/* summed over every placement */
-	struct dp_plan *plan;
-	struct dp_shobj *obj;
-	size_t nobj;
-};
-
-/* Builds the pass list from the options (the gate lives here). */
-void dp_pipeline_build(struct dp_pipeline *pl, const struct dp_opts *o);
-int dp_pipeline_has(const struct dp_pipeline *pl, const char *name);
-int dp_pipeline_run(struct dp_pipeline *pl, struct dp_ctx *ctx);
-void dp_ctx_init(struct dp_ctx *ctx, struct dp_model *m,
-		 const struct dp_opts *o, FILE *log, struct dp_err *e);
-void dp_ctx_fini(struct dp_ctx *ctx);
 /* The whole thing: build, run, hand back the plan (caller frees). */
 struct dp_plan *dp_plan_model(struct dp_model *m, const struct dp_opts *o,
 			      FILE *log, struct dp_err *e);
-
-/* Liveness pieces (exported for tests). */
-int dp_number(struct dp_model *m, struct dp_err *e);
-int dp_liveness(struct dp_model *m, struct dp_err *e);
 
 /* ---- MiniMalloc CSV ------------------------------------------------- */
 
@@ -569,11 +436,6 @@ uint64_t dp_csv_peak(const struct dp_csv *c);
 /* ---- small helpers ---------------------------------------------------- */
 
 double dp_now(void);
-char *dp_strdup(const char *s);
-void *dp_xrealloc(void *p, size_t n, size_t sz);	/* aborts on OOM */
-void dp_json_str(FILE *f, const char *s);	/* JSON string literal */
-void dp_xml_str(FILE *f, const char *s);	/* XML-escaped text */
-int dp_read_file(const char *path, char **text, size_t *len,
-		 struct dp_err *e);
+char *dp_strdup(const char *s);	/* NULL when out of memory */
 
 #endif /* LIBDRAMPLAN_H */

@@ -2,17 +2,19 @@
 /*
  * liveness.c - flat numbering and liveness intervals.
  *
- * Numbering (SPEC-NOTES B erratum 1): instructions get flat times in program
- * order -- blocks in file order, instructions in block order -- so that a def
- * comes before its uses in straight-line code and no interval has lo > hi.
+ * Numbering (docs/seed-behaviour.md, B.1): instructions get flat times in
+ * program order -- blocks in file order, instructions in block order -- so
+ * that a def comes before its uses in straight-line code and no interval
+ * has lo > hi.
  *
- * Liveness (erratum 3): a standard backward dataflow over the CFG,
+ * Liveness (B.3): a standard backward dataflow over the CFG,
  *   live_in(b)  = use(b) | (live_out(b) & ~def(b))
  *   live_out(b) = OR of live_in(s) over successors s  (outputs at exits)
  * iterated to a fixpoint, so a tensor live around a loop's back edge is live
- * over the whole loop.  Only "global" tensors need the bitsets (seed STEP C:
- * a tensor accessed in one block whose first access there is a def is
- * local, its intervals come from that block alone).
+ * over the whole loop.  Only "global" tensors need the bitsets (the
+ * seed's STEP C, docs/seed-behaviour.md B: a tensor accessed in one block
+ * whose first access there is a def is local, its intervals come from that
+ * block alone).
  *
  * Intervals: each block is walked backward with the live-out set; a def at t
  * closes [t, end] (a dead def gives [t, t]), a use opens a range ending at
@@ -26,6 +28,7 @@
  * without successors).  Any other tensor live into the entry block is a use
  * with no reaching def, an error naming the first such use.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +82,7 @@ struct lv {
 	uint64_t *pass;		/* globals live through the current run */
 	uint64_t *run_lo;	/* tensor -> start of its run */
 	uint64_t prev_last;	/* last time of the previous block */
+	int nomem;		/* an emit found no memory: the core fails */
 };
 
 #define SET(s, b, i)	((s)[(size_t)(b) * L->W + ((i) >> 6)] |= 1ULL << ((i) & 63))
@@ -102,11 +106,11 @@ static void emit(struct lv *L, uint32_t t, uint64_t lo, uint64_t hi)
 			L->em[k].hi = hi;
 		return;
 	}
-	L->last[t] = L->nem;
-	if (L->nem == L->cap) {
-		L->cap = L->cap ? L->cap * 2 : 1024;
-		L->em = dp_xrealloc(L->em, L->cap, sizeof(*L->em));
+	if (dp_grow(&L->em, &L->cap, L->nem + 1, sizeof(*L->em), 1024)) {
+		L->nomem = 1;
+		return;
 	}
+	L->last[t] = L->nem;
 	L->em[L->nem].tensor = t;
 	L->em[L->nem].lo = lo;
 	L->em[L->nem].hi = hi;
@@ -128,7 +132,9 @@ int dp_cfg_walk(const struct dp_core *c, uint8_t *seen,
 
 	if (!c->nb)
 		return 0;
-	queue = dp_xrealloc(NULL, c->nb, sizeof(*queue));
+	queue = dp_realloc_array(NULL, c->nb, sizeof(*queue));
+	if (!queue)
+		return -ENOMEM;
 	queue[qt++] = 0;
 	seen[0] = 1;
 	while (qh < qt) {
@@ -191,9 +197,11 @@ static int no_reaching_def(struct dp_model *m, struct lv *L, uint32_t ti,
 	int rc;
 
 	if (!seen)
-		abort();
+		return dp_nomem(e);
 	rc = dp_cfg_walk(c, seen, use_before_def, &w);
 	free(seen);
+	if (rc == -ENOMEM)
+		return dp_nomem(e);
 	if (rc < 0)
 		return -1;
 	return dp_fail(e, "%s: core %u (%s): tensor '%s' (usage output) reaches a function exit with no def on some path (use with no reaching def)",
@@ -212,16 +220,19 @@ static int cmp_emit(const void *a, const void *b)
  * access is a def; the others (and outputs) are the globals the dataflow
  * tracks, numbered in L->gidx / L->gten.
  */
-static void classify(struct lv *L)
+static int classify(struct lv *L)
 {
 	struct dp_core *c = L->c;
-	uint32_t *first_block = dp_xrealloc(NULL, c->nt, sizeof(*first_block));
+	uint32_t *first_block = dp_realloc_array(NULL, c->nt, sizeof(*first_block));
 	uint8_t *first_use = calloc(c->nt ? c->nt : 1, 1);
 	uint8_t *multi = calloc(c->nt ? c->nt : 1, 1);
 	uint32_t bi, k, j, i;
+	int rc = -ENOMEM;
 
-	if (!first_use || !multi)
-		abort();
+	L->gidx = dp_realloc_array(NULL, c->nt, sizeof(*L->gidx));
+	L->gten = dp_realloc_array(NULL, c->nt, sizeof(*L->gten));
+	if (!first_block || !first_use || !multi || !L->gidx || !L->gten)
+		goto out;
 	for (i = 0; i < c->nt; i++)
 		first_block[i] = UINT32_MAX;
 	for (bi = 0; bi < c->nb; bi++) {
@@ -251,8 +262,6 @@ static void classify(struct lv *L)
 			}
 		}
 	}
-	L->gidx = dp_xrealloc(NULL, c->nt, sizeof(*L->gidx));
-	L->gten = dp_xrealloc(NULL, c->nt, sizeof(*L->gten));
 	for (i = 0; i < c->nt; i++) {
 		int global = multi[i] || first_use[i] ||
 			     c->t[i].usage == DP_USE_OUTPUT;
@@ -263,13 +272,16 @@ static void classify(struct lv *L)
 			L->gten[L->G++] = i;
 		}
 	}
+	rc = 0;
+out:
 	free(first_block);
 	free(first_use);
 	free(multi);
+	return rc;
 }
 
 /* The sets, and use/def per block, globals only. */
-static void use_def(struct lv *L)
+static int use_def(struct lv *L)
 {
 	struct dp_core *c = L->c;
 	uint32_t bi, k, j, i;
@@ -283,7 +295,7 @@ static void use_def(struct lv *L)
 	L->out = calloc(n ? n : 1, 8);
 	L->outputs = calloc(L->W ? L->W : 1, 8);
 	if (!L->use || !L->def || !L->in || !L->out || !L->outputs)
-		abort();
+		return -ENOMEM;
 	for (i = 0; i < c->nt; i++)
 		if (c->t[i].usage == DP_USE_OUTPUT)
 			L->outputs[L->gidx[i] >> 6] |= 1ULL << (L->gidx[i] & 63);
@@ -309,6 +321,7 @@ static void use_def(struct lv *L)
 			}
 		}
 	}
+	return 0;
 }
 
 /* Backward dataflow to a fixpoint (reverse block order converges fast). */
@@ -433,17 +446,20 @@ static void block_insts(struct lv *L, uint32_t bi)
 }
 
 /* Emission, block by block, walking backward through each. */
-static void emit_all(struct lv *L)
+static int emit_all(struct lv *L)
 {
 	struct dp_core *c = L->c;
-	uint32_t bi, i;
+	uint32_t bi, i, nt = c->nt ? c->nt : 1;
 
-	L->open = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->open));
-	L->touched = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->touched));
-	L->stamp = calloc(c->nt ? c->nt : 1, sizeof(*L->stamp));
-	if (!L->stamp)
-		abort();
-	L->last = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->last));
+	L->open = dp_realloc_array(NULL, nt, sizeof(*L->open));
+	L->touched = dp_realloc_array(NULL, nt, sizeof(*L->touched));
+	L->stamp = calloc(nt, sizeof(*L->stamp));
+	L->last = dp_realloc_array(NULL, nt, sizeof(*L->last));
+	L->pass = calloc(L->W ? L->W : 1, 8);
+	L->run_lo = dp_realloc_array(NULL, nt, sizeof(*L->run_lo));
+	if (!L->open || !L->touched || !L->stamp || !L->last || !L->pass ||
+	    !L->run_lo)
+		return -ENOMEM;
 	for (i = 0; i < c->nt; i++) {
 		L->open[i] = DP_UNSET;
 		L->last[i] = SIZE_MAX;
@@ -457,10 +473,6 @@ static void emit_all(struct lv *L)
 	 * run, a bit that disappears ends it -- and emitted as one interval.
 	 * The merge below would have joined the per-block pieces anyway.
 	 */
-	L->pass = calloc(L->W ? L->W : 1, 8);
-	L->run_lo = dp_xrealloc(NULL, c->nt ? c->nt : 1, sizeof(*L->run_lo));
-	if (!L->pass)
-		abort();
 	for (bi = 0; bi < c->nb; bi++) {
 		if (!c->b[bi].ninst)
 			continue;
@@ -476,33 +488,41 @@ static void emit_all(struct lv *L)
 			L->pass[bi] &= L->pass[bi] - 1;
 			emit(L, x, L->run_lo[x], L->prev_last);
 		}
+	return L->nomem ? -ENOMEM : 0;
 }
 
 /* Group by tensor (counting sort), sort and merge each tensor's list into
  * c->iv. */
-static void collect(struct lv *L)
+static int collect(struct lv *L)
 {
 	struct dp_core *c = L->c;
 	uint32_t *count = calloc((size_t)c->nt + 1, sizeof(*count));
-	uint32_t *pos = dp_xrealloc(NULL, (size_t)c->nt + 1, sizeof(*pos));
-	struct emit *sorted;
+	uint32_t *pos = dp_realloc_array(NULL, (size_t)c->nt + 1, sizeof(*pos));
+	struct emit *sorted = dp_realloc_array(NULL, L->nem ? L->nem : 1,
+					       sizeof(*sorted));
+	struct dp_iv *iv = dp_realloc_array(NULL, L->nem ? L->nem : 1,
+					    sizeof(*c->iv));
 	uint32_t i;
 	size_t n;
 
-	if (!count)
-		abort();
+	if (!count || !pos || !sorted || !iv) {
+		free(count);
+		free(pos);
+		free(sorted);
+		free(iv);
+		return -ENOMEM;
+	}
 	for (n = 0; n < L->nem; n++)
 		count[L->em[n].tensor + 1]++;
 	for (i = 0; i < c->nt; i++)
 		count[i + 1] += count[i];
 	memcpy(pos, count, ((size_t)c->nt + 1) * sizeof(*pos));
-	sorted = dp_xrealloc(NULL, L->nem ? L->nem : 1, sizeof(*sorted));
 	for (n = 0; n < L->nem; n++)
 		sorted[pos[L->em[n].tensor]++] = L->em[n];
 	free(L->em);
 	L->em = sorted;
 	free(c->iv);
-	c->iv = dp_xrealloc(NULL, L->nem ? L->nem : 1, sizeof(*c->iv));
+	c->iv = iv;
 	c->niv = 0;
 	for (i = 0; i < c->nt; i++) {
 		struct emit *a = &L->em[count[i]];
@@ -528,6 +548,7 @@ static void collect(struct lv *L)
 	}
 	free(count);
 	free(pos);
+	return 0;
 }
 
 static void lv_free(struct lv *L)
@@ -557,17 +578,17 @@ static int core_liveness(struct dp_model *m, struct dp_core *c,
 	uint32_t j;
 	int rc = 0;
 
-	classify(L);
-	use_def(L);
+	if (classify(L) || use_def(L)) {
+		lv_free(L);
+		return dp_nomem(e);
+	}
 	dataflow(L);
 	/* live into the entry: only inputs, weights and shared tensors may be */
 	for (j = 0; j < L->G && !rc; j++)
 		if (TST(L->in, 0, j) && !is_entry_defined(&c->t[L->gten[j]]))
 			rc = no_reaching_def(m, L, L->gten[j], e);
-	if (!rc) {
-		emit_all(L);
-		collect(L);
-	}
+	if (!rc && (emit_all(L) || collect(L)))
+		rc = dp_nomem(e);
 	lv_free(L);
 	return rc;
 }

@@ -6,6 +6,7 @@
  * so every rule on a tensor (positive sizes, no overflow, aligned
  * pre-placed address, unique names, ...) is checked in one place.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +22,32 @@ static uint32_t hash_str(const char *s)
 	return h;
 }
 
+/* NULL when out of memory. */
 struct dp_model *dp_model_new(const char *file, const char *name)
 {
-	struct dp_model *m = dp_xrealloc(NULL, 1, sizeof(*m));
+	struct dp_model *m = calloc(1, sizeof(*m));
 
-	memset(m, 0, sizeof(*m));
+	if (!m)
+		return NULL;
 	m->file = dp_strdup(file ? file : "<builder>");
 	m->name = dp_strdup(name ? name : "model");
+	if (!m->file || !m->name) {
+		dp_model_free(m);
+		return NULL;
+	}
 	return m;
+}
+
+/* A uint32_t-counted array grown to need elements: 0 or -ENOMEM. */
+static int grow32(void *pp, uint32_t *cap, uint32_t need, size_t sz,
+		  size_t first)
+{
+	size_t c = *cap;
+
+	if (dp_grow(pp, &c, need, sz, first))
+		return -ENOMEM;
+	*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+	return 0;
 }
 
 void dp_model_free(struct dp_model *m)
@@ -76,11 +95,20 @@ struct dp_core *dp_core_add(struct dp_model *m, const char *function,
 			m->file, m->nc, DP_NAME_MAX);
 		return NULL;
 	}
-	m->c = dp_xrealloc(m->c, m->nc + 1, sizeof(*m->c));
+	c = dp_realloc_array(m->c, m->nc + 1, sizeof(*m->c));
+	if (!c) {
+		dp_nomem(e);
+		return NULL;
+	}
+	m->c = c;
 	c = &m->c[m->nc];
 	memset(c, 0, sizeof(*c));
-	c->index = m->nc++;
 	c->function = dp_strdup(function);
+	if (!c->function) {
+		dp_nomem(e);
+		return NULL;
+	}
+	c->index = m->nc++;
 	return c;
 }
 
@@ -102,18 +130,20 @@ static int check_name(struct dp_model *m, const char *where, const char *what,
 	return 0;
 }
 
-/* Open-addressing name index; slots hold index + 1, 0 = empty. */
-static void index_grow(uint32_t **tab, uint32_t *cap, uint32_t count,
-		       char *(*name_of)(void *, uint32_t), void *base)
+/* Open-addressing name index; slots hold index + 1, 0 = empty.
+ * 0, or -ENOMEM with the index as it was. */
+static int index_grow(uint32_t **tab, uint32_t *cap, uint32_t count,
+		      char *(*name_of)(void *, uint32_t), void *base)
 {
 	uint32_t ncap, i, h;
 	uint32_t *nt;
 
 	if ((uint64_t)(count + 1) * 2 <= *cap)
-		return;
+		return 0;
 	ncap = *cap ? *cap * 2 : 64;
-	nt = dp_xrealloc(NULL, ncap, sizeof(*nt));
-	memset(nt, 0, (size_t)ncap * sizeof(*nt));
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
 	for (i = 0; i < count; i++) {
 		h = hash_str(name_of(base, i)) & (ncap - 1);
 		while (nt[h])
@@ -123,6 +153,7 @@ static void index_grow(uint32_t **tab, uint32_t *cap, uint32_t count,
 	free(*tab);
 	*tab = nt;
 	*cap = ncap;
+	return 0;
 }
 
 static char *tensor_name_of(void *base, uint32_t i)
@@ -225,13 +256,18 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 	if (c->nt == UINT32_MAX - 1)
 		return dp_fail(e, "%s: %s: too many tensors", f, where);
 
-	if (c->nt == c->cap_t) {
-		c->cap_t = c->cap_t ? c->cap_t * 2 : 16;
-		c->t = dp_xrealloc(c->t, c->cap_t, sizeof(*c->t));
-	}
+	if (grow32(&c->t, &c->cap_t, c->nt + 1, sizeof(*c->t), 16) ||
+	    index_grow(&c->hash, &c->hcap, c->nt, tensor_name_of, c))
+		return dp_nomem(e);
 	t = &c->t[c->nt];
 	memset(t, 0, sizeof(*t));
 	t->name = dp_strdup(s->name);
+	t->remote_name = s->has_remote ? dp_strdup(s->remote_name) : NULL;
+	if (!t->name || (s->has_remote && !t->remote_name)) {
+		free(t->name);
+		free(t->remote_name);
+		return dp_nomem(e);
+	}
 	t->elems = s->elems;
 	t->elem_size = s->elem_size;
 	t->bytes = bytes;
@@ -243,12 +279,10 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 	t->shared = !!s->shared;
 	t->has_remote = !!s->has_remote;
 	t->remote_core = s->remote_core;
-	t->remote_name = s->has_remote ? dp_strdup(s->remote_name) : NULL;
 	t->remote_idx = -1;
 	t->obj = -1;
 	t->partition = s->partition;
 	t->bank = s->bank;
-	index_grow(&c->hash, &c->hcap, c->nt, tensor_name_of, c);
 	index_put(c->hash, c->hcap, t->name, c->nt);
 	return c->nt++;
 }
@@ -263,16 +297,16 @@ int64_t dp_block_add(struct dp_model *m, struct dp_core *c, const char *name,
 	if (dp_block_find(c, name) >= 0)
 		return dp_fail(e, "%s: %s: duplicate block name '%s' in core %u (block names must be unique within a function)",
 			       m->file, where, name, c->index);
-	if (c->nb == c->cap_b) {
-		c->cap_b = c->cap_b ? c->cap_b * 2 : 8;
-		c->b = dp_xrealloc(c->b, c->cap_b, sizeof(*c->b));
-	}
+	if (grow32(&c->b, &c->cap_b, c->nb + 1, sizeof(*c->b), 8) ||
+	    index_grow(&c->bhash, &c->bhcap, c->nb, block_name_of, c))
+		return dp_nomem(e);
 	b = &c->b[c->nb];
 	memset(b, 0, sizeof(*b));
 	b->name = dp_strdup(name);
+	if (!b->name)
+		return dp_nomem(e);
 	b->inst_first = c->ni;
 	b->succ_first = c->nsucc;
-	index_grow(&c->bhash, &c->bhcap, c->nb, block_name_of, c);
 	index_put(c->bhash, c->bhcap, b->name, c->nb);
 	return c->nb++;
 }
@@ -315,17 +349,16 @@ int dp_inst_add(struct dp_model *m, struct dp_core *c, uint32_t block,
 	if (c->b[block].nsucc)
 		return dp_fail(e, "%s: %s: instructions must come before the block's successors",
 			       m->file, where);
-	if (c->ni == c->cap_i) {
-		c->cap_i = c->cap_i ? c->cap_i * 2 : 16;
-		c->in = dp_xrealloc(c->in, c->cap_i, sizeof(*c->in));
-	}
-	while (c->nops + ndefs + nuses > c->cap_ops) {
-		c->cap_ops = c->cap_ops ? c->cap_ops * 2 : 64;
-		c->ops = dp_xrealloc(c->ops, c->cap_ops, sizeof(*c->ops));
-	}
-	in = &c->in[c->ni++];
+	if (grow32(&c->in, &c->cap_i, c->ni + 1, sizeof(*c->in), 16) ||
+	    dp_grow(&c->ops, &c->cap_ops, c->nops + ndefs + nuses,
+		    sizeof(*c->ops), 64))
+		return dp_nomem(e);
+	in = &c->in[c->ni];
 	memset(in, 0, sizeof(*in));
 	in->name = dp_strdup(name ? name : "");
+	if (!in->name)
+		return dp_nomem(e);
+	c->ni++;
 	in->op_first = c->nops;
 	in->ndefs = ndefs;
 	in->nuses = nuses;
@@ -349,10 +382,9 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 		return dp_fail(e, "core %u: successors must be added block by block",
 			       c->index);
 	fill_to(c, block);
-	if (c->nsucc == c->cap_succ) {
-		c->cap_succ = c->cap_succ ? c->cap_succ * 2 : 16;
-		c->succ = dp_xrealloc(c->succ, c->cap_succ, sizeof(*c->succ));
-	}
+	if (dp_grow(&c->succ, &c->cap_succ, c->nsucc + 1, sizeof(*c->succ),
+		    16))
+		return dp_nomem(e);
 	c->succ[c->nsucc++] = succ;
 	c->b[block].nsucc++;
 	return 0;
@@ -390,7 +422,9 @@ static int one_link_per_owner(struct dp_model *m, struct dp_core *c,
 		n += c->t[i].has_remote;
 	if (n < 2)
 		return 0;
-	l = dp_xrealloc(NULL, n, sizeof(*l));
+	l = dp_realloc_array(NULL, n, sizeof(*l));
+	if (!l)
+		return dp_nomem(e);
 	n = 0;
 	for (i = 0; i < c->nt; i++)
 		if (c->t[i].has_remote)

@@ -4,7 +4,7 @@
  * dp_model_load_json reads: the benchmark writes its synthetic models with
  * it, and the fuzz harness checks that a model it read reads back the same.
  */
-#include "libdramplan.h"
+#include "internal.h"
 
 static void names(FILE *f, const struct dp_core *c, const uint32_t *ops,
 		  uint32_t n)

@@ -41,7 +41,10 @@
  * (default: the even split of [private_base, ceiling), 4 KiB down).  A
  * tensor that does not fit in its slab is an error naming it: a slab never
  * spills into a neighbour's.  Mode 0 (default) keeps one map per core.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,8 +215,12 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 			n++;
 	if (!n)
 		return 0;
-	it = dp_xrealloc(NULL, n, sizeof(*it));
-	map = dp_xrealloc(NULL, n, sizeof(*map));
+	it = dp_realloc_array(NULL, n, sizeof(*it));
+	map = dp_realloc_array(NULL, n, sizeof(*map));
+	if (!it || !map) {
+		rc = dp_nomem(x->err);
+		goto out;
+	}
 	n = 0;
 	for (i = 0; i < c->nt; i++) {
 		struct dp_tensor *t = &c->t[i];
@@ -230,8 +237,13 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
-	if (dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
-			  &failed, x->log, tag, why, sizeof(why))) {
+	rc = dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
+			   &failed, x->log, tag, why, sizeof(why));
+	if (rc == -ENOMEM) {
+		rc = dp_nomem(x->err);
+		goto out;
+	}
+	if (rc) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
 		if (region == DP_REG_CC)
@@ -285,11 +297,13 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 			n++;
 	if (!n)
 		return 0;
-	off = dp_xrealloc(NULL, m->nc, sizeof(*off));
+	off = dp_realloc_array(NULL, m->nc, sizeof(*off));
+	it = dp_realloc_array(NULL, n, sizeof(*it));
+	map = dp_realloc_array(NULL, n, sizeof(*map));
+	if (!off || !it || !map)
+		goto nomem;
 	for (ci = 0; ci < m->nc; ci++)	/* disjoint time ranges per core */
 		off[ci] = ci ? off[ci - 1] + m->c[ci - 1].ni + 1 : 0;
-	it = dp_xrealloc(NULL, n, sizeof(*it));
-	map = dp_xrealloc(NULL, n, sizeof(*map));
 	n = 0;
 	for (i = 0; i < x->nobj; i++) {
 		struct dp_shobj *o = &x->obj[i];
@@ -308,10 +322,8 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 			struct dp_tensor *u = &m->c[lc].t[lt];
 
 			for (k = 0; k < u->iv_count; k++) {
-				if (niv == cap) {
-					cap = cap ? cap * 2 : 64;
-					iv = dp_xrealloc(iv, cap, sizeof(*iv));
-				}
+				if (dp_grow(&iv, &cap, niv + 1, sizeof(*iv), 64))
+					goto nomem;
 				iv[niv].lo = m->c[lc].iv[u->iv_first + k].lo + off[lc];
 				iv[niv].hi = m->c[lc].iv[u->iv_first + k].hi + off[lc];
 				niv++;
@@ -321,9 +333,12 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		map[n++] = i;
 	}
 	x->tree_built = 1;
-	if (dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
-			  x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
-			  why, sizeof(why))) {
+	rc = dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
+			   x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
+			   why, sizeof(why));
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc) {
 		struct dp_shobj *o = &x->obj[map[failed]];
 
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
@@ -347,6 +362,9 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 				o->core, t->name, (unsigned long long)t->addr,
 				o->nlinks, o->nlinks == 1 ? "" : "s");
 	}
+	goto out;
+nomem:
+	rc = dp_nomem(x->err);
 out:
 	free(off);
 	free(it);
@@ -408,49 +426,26 @@ static int32_t link_object(const struct dp_model *m, const struct dp_tensor *t)
 	return t->has_remote ? m->c[t->remote_core].t[t->remote_idx].obj : -1;
 }
 
-/*
- * coloring_allocator_dram.  Seed: allocate(func) for every core, with the
- * dram_shared placement of the owners' shared tensors first in each region.
- */
-int dp_pass_dram(struct dp_ctx *x)
+/* FIRST SCAN: is there anything to place? */
+static int anything_to_place(const struct dp_model *m)
 {
-	struct dp_model *m = x->m;
-	struct link *links = NULL;
-	uint32_t ci, i, nlinks = 0, *fill = NULL;
-	uint64_t F = x->floor, cc_ceil, sh_cc_end, cc_end, end;
-	int any = 0, rc = -1, pass;
+	uint32_t ci, i;
 
-	if (!x->o.dram_mib || x->o.dram_mib > (UINT64_MAX >> 21))
-		return dp_fail(x->err, "--dram-size %llu MiB is out of range",
-			       (unsigned long long)x->o.dram_mib);
-	x->ceiling = x->o.dram_mib << 20;
-	x->cc_base = F;
-	x->cc_real = 0;
-	x->core_cap = 0;
-	x->shared_base = x->shared_end = x->private_base = F;
-
-	/* FIRST SCAN: is there anything to place? */
-	for (ci = 0; ci < m->nc && !any; ci++)
+	for (ci = 0; ci < m->nc; ci++)
 		for (i = 0; i < m->c[ci].nt; i++)
 			if (m->c[ci].t[i].region >= DP_REG_CC &&
-			    m->c[ci].t[i].addr == DP_UNSET) {
-				any = 1;
-				break;
-			}
-	if (!any) {
-		x->early_exit = 1;
-		if (x->log)
-			fprintf(x->log, "No candidate, DRAM allocation successful\n");
-		return 0;
-	}
-	if (F >= x->ceiling)
-		return dp_fail(x->err, "%s: the floor 0x%llx (pre-placed tensors) is above the DRAM ceiling 0x%llx (--dram-size %llu MiB)",
-			       m->file, (unsigned long long)F,
-			       (unsigned long long)x->ceiling,
-			       (unsigned long long)x->o.dram_mib);
-	cc_ceil = x->cc_limit > x->ceiling - F ? x->ceiling : F + x->cc_limit;
+			    m->c[ci].t[i].addr == DP_UNSET)
+				return 1;
+	return 0;
+}
 
-	/* shared objects: owners, with their links */
+/* The shared objects (owners, x->obj) and each one's links in core and
+ * tensor order (*links): counted, then placed.  0, or -ENOMEM. */
+static int shared_objects(struct dp_ctx *x, struct link **links)
+{
+	struct dp_model *m = x->m;
+	uint32_t ci, i, nlinks = 0, *fill;
+
 	free(x->obj);
 	x->obj = NULL;
 	x->nobj = 0;
@@ -461,51 +456,69 @@ int dp_pass_dram(struct dp_ctx *x)
 			if (t->has_remote) {
 				nlinks++;
 			} else if (t->shared && t->region != DP_REG_PRE) {
+				struct dp_shobj *ob = dp_realloc_array(x->obj,
+					x->nobj + 1, sizeof(*x->obj));
+
+				if (!ob)
+					return -ENOMEM;
+				x->obj = ob;
 				t->obj = x->nobj;
-				x->obj = dp_xrealloc(x->obj, x->nobj + 1, sizeof(*x->obj));
 				x->obj[x->nobj++] = (struct dp_shobj){ ci, i, 0, 0 };
 			}
 		}
-	/* each object's links in core and tensor order: counted, then placed */
-	for (pass = 0; pass < 2; pass++) {
-		for (ci = 0; ci < m->nc; ci++)
-			for (i = 0; i < m->c[ci].nt; i++) {
-				int32_t ob = link_object(m, &m->c[ci].t[i]);
+	for (ci = 0; ci < m->nc; ci++)		/* count */
+		for (i = 0; i < m->c[ci].nt; i++) {
+			int32_t ob = link_object(m, &m->c[ci].t[i]);
 
-				if (ob < 0)
-					continue;
-				if (pass)
-					links[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
-				else
-					x->obj[ob].nlinks++;
-			}
-		if (pass)
-			break;
-		for (i = 0; i < x->nobj; i++)
-			x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
-		links = dp_xrealloc(NULL, nlinks ? nlinks : 1, sizeof(*links));
-		fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
-		if (!fill)
-			abort();
-	}
-	free(fill);
-
-	if (x->log)
-		for (ci = 0; ci < m->nc; ci++) {
-			fprintf(x->log, "[core %u %s] allocating spills in DRAM pre_link mode for address space dram\n",
-				ci, m->c[ci].function);
-			for (i = 0; i < m->c[ci].nt; i++)
-				if (m->c[ci].t[i].has_remote)
-					break;
-			if (i < m->c[ci].nt)
-				fprintf(x->log, "[core %u] Skipping shared tensor allocations on core %u, marking as remoteLocalTarget instead\n",
-					ci, ci);
+			if (ob >= 0)
+				x->obj[ob].nlinks++;
 		}
+	for (i = 0; i < x->nobj; i++)
+		x->obj[i].link_first = i ? x->obj[i - 1].link_first + x->obj[i - 1].nlinks : 0;
+	*links = dp_realloc_array(NULL, nlinks ? nlinks : 1, sizeof(**links));
+	fill = calloc(x->nobj ? x->nobj : 1, sizeof(*fill));
+	if (!*links || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (ci = 0; ci < m->nc; ci++)		/* place */
+		for (i = 0; i < m->c[ci].nt; i++) {
+			int32_t ob = link_object(m, &m->c[ci].t[i]);
 
-	/* CC region: shared collective operands, then each core's own */
-	sh_cc_end = F;
+			if (ob >= 0)
+				(*links)[x->obj[ob].link_first + fill[ob]++] = (struct link){ ci, i };
+		}
+	free(fill);
+	return 0;
+}
+
+static void log_cores(const struct dp_ctx *x)
+{
+	const struct dp_model *m = x->m;
+	uint32_t ci, i;
+
+	for (ci = 0; ci < m->nc; ci++) {
+		fprintf(x->log, "[core %u %s] allocating spills in DRAM pre_link mode for address space dram\n",
+			ci, m->c[ci].function);
+		for (i = 0; i < m->c[ci].nt; i++)
+			if (m->c[ci].t[i].has_remote)
+				break;
+		if (i < m->c[ci].nt)
+			fprintf(x->log, "[core %u] Skipping shared tensor allocations on core %u, marking as remoteLocalTarget instead\n",
+				ci, ci);
+	}
+}
+
+/* CC region [F, cc_ceil): shared collective operands, then each core's
+ * own; x->cc_real its rounded size. */
+static int place_cc(struct dp_ctx *x, struct link *links, uint64_t cc_ceil)
+{
+	struct dp_model *m = x->m;
+	uint64_t F = x->floor, sh_cc_end = F, cc_end, end;
+	uint32_t ci;
+
 	if (place_shared(x, DP_REG_CC, links, F, cc_ceil, &sh_cc_end))
-		goto out;
+		return -1;
 	cc_end = sh_cc_end;
 	for (ci = 0; ci < m->nc; ci++) {
 		/* mode 1 (one map): each core's above the one before */
@@ -513,7 +526,7 @@ int dp_pass_dram(struct dp_ctx *x)
 
 		end = from;
 		if (place_private(x, &m->c[ci], DP_REG_CC, from, cc_ceil, &end))
-			goto out;
+			return -1;
 		if (end > cc_end)
 			cc_end = end;
 	}
@@ -524,17 +537,26 @@ int dp_pass_dram(struct dp_ctx *x)
 		fprintf(x->log, "Real CC buffer size %llu\n",
 			(unsigned long long)x->cc_real);
 	}
+	return 0;
+}
 
-	/* shared region, then each core's private tensors above it */
-	x->shared_base = F + x->cc_real;
+/* The shared region above the CC region, then each core's private
+ * tensors above it (mode 1: in its slab). */
+static int place_general(struct dp_ctx *x, struct link *links)
+{
+	struct dp_model *m = x->m;
+	uint64_t end;
+	uint32_t ci;
+
+	x->shared_base = x->floor + x->cc_real;
 	x->shared_end = x->shared_base;
 	if (place_shared(x, DP_REG_SHARED, links, x->shared_base, x->ceiling,
 			 &x->shared_end))
-		goto out;
+		return -1;
 	x->shared_end = round_page(x->shared_end);
 	x->private_base = x->shared_end;
 	if (x->o.dram_shared_mode == 1 && slab_cap(x))
-		goto out;
+		return -1;
 	for (ci = 0; ci < m->nc; ci++) {
 		struct dp_core *c = &m->c[ci];
 		uint64_t lo = x->private_base, hi = x->ceiling;
@@ -548,7 +570,7 @@ int dp_pass_dram(struct dp_ctx *x)
 		}
 		end = 0;
 		if (place_private(x, c, DP_REG_GENERAL, lo, hi, &end))
-			goto out;
+			return -1;
 		if (x->log) {
 			if (!core_has(c, DP_REG_CC, 0) && !core_has(c, DP_REG_GENERAL, 0))
 				fprintf(x->log, "[core %u] No candidate, DRAM allocation successful\n", ci);
@@ -556,8 +578,47 @@ int dp_pass_dram(struct dp_ctx *x)
 				fprintf(x->log, "[core %u] DRAM allocation successful\n", ci);
 		}
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+/*
+ * coloring_allocator_dram.  Seed: allocate(func) for every core, with the
+ * dram_shared placement of the owners' shared tensors first in each region.
+ */
+int dp_pass_dram(struct dp_ctx *x)
+{
+	struct dp_model *m = x->m;
+	struct link *links = NULL;
+	uint64_t F = x->floor, cc_ceil;
+	int rc;
+
+	if (!x->o.dram_mib || x->o.dram_mib > (UINT64_MAX >> 21))
+		return dp_fail(x->err, "--dram-size %llu MiB is out of range",
+			       (unsigned long long)x->o.dram_mib);
+	x->ceiling = x->o.dram_mib << 20;
+	x->cc_base = F;
+	x->cc_real = 0;
+	x->core_cap = 0;
+	x->shared_base = x->shared_end = x->private_base = F;
+	if (!anything_to_place(m)) {
+		x->early_exit = 1;
+		if (x->log)
+			fprintf(x->log, "No candidate, DRAM allocation successful\n");
+		return 0;
+	}
+	if (F >= x->ceiling)
+		return dp_fail(x->err, "%s: the floor 0x%llx (pre-placed tensors) is above the DRAM ceiling 0x%llx (--dram-size %llu MiB)",
+			       m->file, (unsigned long long)F,
+			       (unsigned long long)x->ceiling,
+			       (unsigned long long)x->o.dram_mib);
+	cc_ceil = x->cc_limit > x->ceiling - F ? x->ceiling : F + x->cc_limit;
+	if (shared_objects(x, &links)) {
+		free(links);
+		return dp_nomem(x->err);
+	}
+	if (x->log)
+		log_cores(x);
+	rc = place_cc(x, links, cc_ceil) || place_general(x, links) ? -1 : 0;
 	free(links);
 	return rc;
 }

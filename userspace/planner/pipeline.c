@@ -9,6 +9,8 @@
  * passes still run: sync_shared equalizes what already has an address, and
  * check_placed turns every surviving unplaced DRAM tensor into an error
  * that names it.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@ static int pass_number(struct dp_ctx *x)
  *    reaching def.  Its accesses still give live ranges, so the plan stays
  *    safe if the block is made reachable later.
  */
-static void notes(struct dp_ctx *x)
+static int notes(struct dp_ctx *x)
 {
 	struct dp_model *m = x->m;
 	uint32_t ci, i;
@@ -69,9 +71,10 @@ static void notes(struct dp_ctx *x)
 		if (!c->nb)
 			continue;
 		seen = calloc(c->nb, 1);
-		if (!seen)
-			abort();
-		dp_cfg_walk(c, seen, NULL, NULL);
+		if (!seen || dp_cfg_walk(c, seen, NULL, NULL)) {
+			free(seen);
+			return dp_nomem(x->err);
+		}
 		for (n = 0, i = 0; i < c->nb; i++) {
 			if (seen[i])
 				continue;
@@ -84,6 +87,7 @@ static void notes(struct dp_ctx *x)
 			fprintf(x->log, "%s on core %u\n", n > 8 ? ", ..." : "", ci);
 		free(seen);
 	}
+	return 0;
 }
 
 static int pass_liveness(struct dp_ctx *x)
@@ -91,7 +95,7 @@ static int pass_liveness(struct dp_ctx *x)
 	if (dp_liveness(x->m, x->err))
 		return -1;
 	if (x->log)
-		notes(x);
+		return notes(x);
 	return 0;
 }
 

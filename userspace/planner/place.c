@@ -16,125 +16,18 @@
  * 4. select: pop the order, collect the already placed neighbours' byte
  *    ranges, first fit with dp_search.
  *
- * THE SIMPLIFY RULE (SPEC-NOTES B erratum 2).  The seed's Briggs worklist
- * removes the least-constrained node first and pushes it on a stack that
- * select pops back to front.  Constraint here is measured in bytes:
+ * The simplify rule and its heap over the adjacency are in simplify.c;
+ * dense.c orders without an adjacency.  place.c calls both, neither calls
+ * back into it.
  *
- *   pressure(v) = size(v) + sum of size(u) over v's neighbours u that have
- *                 not been removed yet
- *
- * Repeat until every node is removed: remove the node with the smallest
- * (pressure, item index) -- the item index is the stable tie key (program
- * order of the tensors, CSV row order) -- push it, and lower each remaining
- * neighbour's pressure by size(v) ("re-scanning its interval-tree
- * neighbours").  select pops the stack from the top, so the most
- * constrained node, the one removed last, is placed first and the least
- * constrained ones fill the gaps last: Briggs' optimistic order.  There is
- * no threshold and no spill (DRAM is the bottom of the hierarchy), so the
- * "simplify threshold" of the seed reduces to this ordering.  The rule is a
- * pure function of sizes, intervals and item order: plans are the same on
- * every run.  The threshold lives on only in the seed's two messages
- * ("hi ratio", "new candidates = N"; struct dp_simplify_info): a node is
- * high while its pressure is above the bytes of the region, start to
- * ceiling.
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libdramplan.h"
 #include "internal.h"
-
-void dp_nbr_collect(uint32_t u, void *arg)
-{
-	struct dp_nbr *b = arg;
-
-	if (u == b->self || b->stamp[u] == b->qid)
-		return;
-	b->stamp[u] = b->qid;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 1024;
-		b->adj = dp_xrealloc(b->adj, b->cap, sizeof(*b->adj));
-	}
-	b->adj[b->n++] = u;
-}
-
-int dp_simplify_order(const struct dp_item *it, size_t n,
-		      const uint32_t *adj_first, const uint32_t *adj,
-		      uint32_t *out)
-{
-	return dp_simplify_order_info(it, n, adj_first, adj, out, NULL);
-}
-
-int dp_simplify_order_info(const struct dp_item *it, size_t n,
-			   const uint32_t *adj_first, const uint32_t *adj,
-			   uint32_t *out, struct dp_simplify_info *si)
-{
-	uint64_t *p = dp_xrealloc(NULL, n ? n : 1, sizeof(*p));
-	struct dp_iheap H = { .key = p, .n = n };
-	size_t i, k, removed = 0;
-	uint8_t *high = si ? calloc(n ? n : 1, 1) : NULL;
-
-	H.h = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.h));
-	H.pos = dp_xrealloc(NULL, n ? n : 1, sizeof(*H.pos));
-	for (i = 0; i < n; i++) {
-		uint64_t s = it[i].size;
-
-		for (k = adj_first[i]; k < adj_first[i + 1]; k++)
-			if (__builtin_add_overflow(s, it[adj[k]].size, &s))
-				s = UINT64_MAX;
-		p[i] = s;
-		H.h[i] = i;
-		H.pos[i] = i;
-		if (si)
-			dp_simplify_note_start(si, high, i, s);
-	}
-	for (i = n / 2; i-- > 0;)
-		dp_iheap_down(&H, i);
-	while (H.n) {
-		uint32_t v = H.h[0];
-
-		dp_iheap_swap(&H, 0, --H.n);
-		H.pos[v] = UINT32_MAX;
-		dp_iheap_down(&H, 0);
-		if (si)
-			dp_simplify_note_removed(si, high, v, p[v]);
-		out[n - 1 - removed++] = v;	/* stack: last removed placed first */
-		for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
-			uint32_t u = adj[k];
-
-			if (H.pos[u] == UINT32_MAX)
-				continue;
-			if (p[u] != UINT64_MAX)
-				p[u] -= it[v].size;
-			dp_iheap_up(&H, H.pos[u]);
-		}
-	}
-	free(p);
-	free(H.h);
-	free(H.pos);
-	free(high);
-	return 0;
-}
-
-void dp_simplify_note_start(struct dp_simplify_info *si, uint8_t *high,
-			    uint32_t v, uint64_t pressure)
-{
-	if (!high)
-		abort();
-	if (pressure > si->max_pressure)
-		si->max_pressure = pressure;
-	if (pressure > si->threshold) {
-		high[v] = 1;
-		si->hi++;
-	}
-}
-
-void dp_simplify_note_removed(struct dp_simplify_info *si, const uint8_t *high,
-			      uint32_t v, uint64_t pressure)
-{
-	if (high[v] && pressure <= si->threshold)
-		si->new_cand++;
-}
 
 /* ---- the other orders (MiniMalloc mode tries them too) -------------- */
 
@@ -160,13 +53,15 @@ static uint64_t span(const struct dp_item *it, const struct dp_iv *iv)
 	return s;
 }
 
-static void static_order(const struct dp_item *it, size_t n,
-			 const struct dp_iv *iv, enum dp_order order,
-			 uint32_t *out)
+static int static_order(const struct dp_item *it, size_t n,
+			const struct dp_iv *iv, enum dp_order order,
+			uint32_t *out)
 {
-	struct okey *k = dp_xrealloc(NULL, n ? n : 1, sizeof(*k));
+	struct okey *k = dp_realloc_array(NULL, n ? n : 1, sizeof(*k));
 	size_t i;
 
+	if (!k)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint64_t s = span(&it[i], iv), lo0;
 
@@ -192,6 +87,7 @@ static void static_order(const struct dp_item *it, size_t n,
 	for (i = 0; i < n; i++)
 		out[i] = k[i].i;
 	free(k);
+	return 0;
 }
 
 /* ---- lower bound: most bytes live at once --------------------------- */
@@ -214,6 +110,14 @@ static int cmp_ev(const void *a, const void *b)
 uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 			const struct dp_iv *iv)
 {
+	uint64_t lb;
+
+	return dp_lower_bound_r(it, n, iv, &lb) ? DP_UNSET : lb;
+}
+
+int dp_lower_bound_r(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, uint64_t *lb)
+{
 	size_t ne = 0, i, cap = 0;
 	struct ev *e;
 	uint64_t cur = 0, best = 0;
@@ -221,7 +125,9 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 
 	for (i = 0; i < n; i++)
 		cap += 2 * it[i].iv_count;
-	e = dp_xrealloc(NULL, cap ? cap : 1, sizeof(*e));
+	e = dp_realloc_array(NULL, cap ? cap : 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + k];
@@ -240,7 +146,8 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 		}
 	}
 	free(e);
-	return best;
+	*lb = best;
+	return 0;
 }
 
 /* ---- the placer ------------------------------------------------------ */
@@ -282,34 +189,6 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 #define DENSE_AVG_DEGREE	64
 #define FEW_NEIGHBOURS		64
 
-static enum dp_engine place_engine = DP_ENGINE_AUTO;
-static int engine_chosen;
-
-/*
- * DRAMPLAN_ENGINE=reference|incremental|auto in the environment sets the
- * engine until dp_place_set_engine is called: running the whole test suite
- * (or dramplan) under each shows that nothing depends on the choice.
- */
-enum dp_engine dp_place_get_engine(void)
-{
-	if (!engine_chosen) {
-		const char *v = getenv("DRAMPLAN_ENGINE");
-
-		engine_chosen = 1;
-		if (v && !strcmp(v, "reference"))
-			place_engine = DP_ENGINE_REFERENCE;
-		else if (v && !strcmp(v, "incremental"))
-			place_engine = DP_ENGINE_INCREMENTAL;
-	}
-	return place_engine;
-}
-
-void dp_place_set_engine(enum dp_engine e)
-{
-	engine_chosen = 1;
-	place_engine = e;
-}
-
 /* The placed neighbours of one item, through the interval tree. */
 struct pick {
 	uint32_t self, qid;
@@ -318,6 +197,7 @@ struct pick {
 	const struct dp_item *it;
 	struct dp_range *occ;
 	size_t n, cap;
+	int nomem;
 };
 
 static void pick_placed(uint32_t u, void *arg)
@@ -327,9 +207,9 @@ static void pick_placed(uint32_t u, void *arg)
 	if (u == p->self || p->stamp[u] == p->qid || !p->placed[u])
 		return;
 	p->stamp[u] = p->qid;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->occ = dp_xrealloc(p->occ, p->cap, sizeof(*p->occ));
+	if (dp_grow(&p->occ, &p->cap, p->n + 1, sizeof(*p->occ), 64)) {
+		p->nomem = 1;
+		return;
 	}
 	p->occ[p->n].lo = p->it[u].addr;
 	p->occ[p->n].hi = p->it[u].addr + p->it[u].size;
@@ -366,90 +246,100 @@ static int looks_dense(const struct dp_itree *tree, const struct dp_item *it,
 	return deg > (size_t)DENSE_SAMPLES * (1 + DENSE_AVG_DEGREE / 2);
 }
 
-int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, struct dp_place_stats *st, size_t *failed,
-	     FILE *log, const char *tag)
-{
-	enum dp_engine eng = dp_place_get_engine();
-	struct dp_itree tree = { .root = -1 };
-	struct dp_nbr nb = { 0 };
-	struct dp_dense *dense = NULL;
-	struct dp_atree *at = NULL;
-	struct pick pk = { 0 };
-	uint32_t *adj_first = NULL, *ord = NULL;
-	uint8_t *placed = NULL;
-	struct dp_range *occ = NULL;
-	size_t ni, i, k, cap_occ = 0, edges, skip = 0, backoff = 0;
-	double t0 = dp_now(), t1, t2;
-	uint64_t peak = 0;
-	struct dp_simplify_info si = { 0 };
-	int rc = -1, use_adj = 1;
+/* One placement's state, shared by its phases. */
+struct placer {
+	struct dp_item *it;
+	size_t n;
+	const struct dp_iv *iv;
+	uint64_t start, ceiling, page;
+	enum dp_engine eng;
+	struct dp_itree tree;
+	struct dp_nbr nb;		/* the adjacency (reference paths) */
+	uint32_t *adj_first, *ord;
+	struct dp_dense *dense;	/* no adjacency (dense.c) */
+	struct dp_atree *at;		/* the address tree of placed items */
+	struct pick pk;
+	uint8_t *placed;
+	struct dp_range *occ;
+	size_t cap_occ, edges, skip, backoff;
 	enum { SEL_ADJ, SEL_TREE, SEL_TRY_ITREE, SEL_TRY_ADJ } sel;
+};
 
-	if (n >= UINT32_MAX)
-		return -1;
-	if (dp_itree_of_items(&tree, it, n, iv))
-		return -1;
-	ni = tree.n;
-	if (log) {
-		fprintf(log, "%sNum intervals %zu  Num locations %zu\n", tag, ni, n);
-		fprintf(log, "%sIntervalTree Build Done\n", tag);
-	}
+/* Dense or not: dense.c's structures (AUTO: only when the sample says so
+ * and the edges confirm it), else an adjacency.  0, or -ENOMEM. */
+static int pick_engine(struct placer *P)
+{
+	enum dp_engine eng = P->eng;
+	size_t n = P->n;
 
-	if (eng == DP_ENGINE_INCREMENTAL ||
-	    (eng == DP_ENGINE_AUTO && looks_dense(&tree, it, n, iv)))
-		dense = dp_dense_new(it, n, iv, &tree);
-	if (eng == DP_ENGINE_AUTO && dense &&
+	if ((eng == DP_ENGINE_INCREMENTAL ||
+	     (eng == DP_ENGINE_AUTO && looks_dense(&P->tree, P->it, n, P->iv))) &&
+	    dp_dense_new(P->it, n, P->iv, &P->tree, &P->dense))
+		return -ENOMEM;
+	if (eng == DP_ENGINE_AUTO && P->dense &&
 	    (n < DENSE_MIN_ITEMS ||
-	     dp_dense_edges(dense) <= (size_t)DENSE_AVG_DEGREE / 2 * n)) {
-		dp_dense_free(dense);	/* sparse: the reference is fastest */
-		dense = NULL;
+	     dp_dense_edges(P->dense) <= (size_t)DENSE_AVG_DEGREE / 2 * n)) {
+		dp_dense_free(P->dense);	/* sparse: the reference is fastest */
+		P->dense = NULL;
 	}
-	use_adj = !dense;
+	return 0;
+}
 
-	/* neighbours of every item, through the tree */
-	adj_first = dp_xrealloc(NULL, n + 1, sizeof(*adj_first));
-	nb.stamp = calloc(n ? n : 1, sizeof(*nb.stamp));
-	if (!nb.stamp)
-		abort();
+/* The neighbours of every item, through the tree (without dense.c), and
+ * the select the placements take.  0, -1 (too many edges) or -ENOMEM. */
+static int neighbours(struct placer *P)
+{
+	int use_adj = !P->dense;
+	size_t i, k, n = P->n;
+
 	for (i = 0; use_adj && i < n; i++) {
-		adj_first[i] = nb.n;
-		nb.self = i;
-		nb.qid = i + 1;
-		for (k = 0; k < it[i].iv_count; k++) {
-			const struct dp_iv *v = &iv[it[i].iv_first + k];
+		P->adj_first[i] = P->nb.n;
+		P->nb.self = i;
+		P->nb.qid = i + 1;
+		for (k = 0; k < P->it[i].iv_count; k++) {
+			const struct dp_iv *v = &P->iv[P->it[i].iv_first + k];
 
-			dp_itree_overlaps(&tree, v->lo, v->hi, dp_nbr_collect, &nb);
+			dp_itree_overlaps(&P->tree, v->lo, v->hi, dp_nbr_collect,
+					  &P->nb);
 		}
-		if (nb.n >= UINT32_MAX)
-			goto out;
+		if (P->nb.nomem)
+			return -ENOMEM;
+		if (P->nb.n >= UINT32_MAX)
+			return -1;
 	}
-	adj_first[use_adj ? n : 0] = nb.n;
-	edges = use_adj ? nb.n / 2 : dp_dense_edges(dense);
-	if (eng == DP_ENGINE_REFERENCE)
-		sel = SEL_ADJ;
-	else if (eng == DP_ENGINE_INCREMENTAL)
-		sel = SEL_TREE;
-	else if (dense)
-		sel = SEL_TRY_ITREE;
-	else if (n >= DENSE_MIN_ITEMS && edges > (size_t)DENSE_AVG_DEGREE / 2 * n)
-		sel = SEL_TRY_ADJ;	/* dense, but some item has 2+ intervals */
+	P->adj_first[use_adj ? n : 0] = P->nb.n;
+	P->edges = use_adj ? P->nb.n / 2 : dp_dense_edges(P->dense);
+	if (P->eng == DP_ENGINE_REFERENCE)
+		P->sel = SEL_ADJ;
+	else if (P->eng == DP_ENGINE_INCREMENTAL)
+		P->sel = SEL_TREE;
+	else if (P->dense)
+		P->sel = SEL_TRY_ITREE;
+	else if (n >= DENSE_MIN_ITEMS && P->edges > (size_t)DENSE_AVG_DEGREE / 2 * n)
+		P->sel = SEL_TRY_ADJ;	/* dense, but some item has 2+ intervals */
 	else
-		sel = SEL_ADJ;
-	t1 = dp_now();
+		P->sel = SEL_ADJ;
+	return 0;
+}
 
-	ord = dp_xrealloc(NULL, n ? n : 1, sizeof(*ord));
+/* The order items are placed in (simplify: with the seed's messages).
+ * 0, or -ENOMEM. */
+static int order_items(struct placer *P, enum dp_order order, FILE *log,
+		       const char *tag)
+{
+	struct dp_simplify_info si = { 0 };
+	size_t n = P->n;
+
 	if (log)
 		fprintf(log, "%ssimplify interference graph: %zu nodes, %zu edges\n",
-			tag, n, edges);
-	si.threshold = ceiling > start ? ceiling - start : 0;
-	if (order != DP_ORDER_SIMPLIFY)
-		static_order(it, n, iv, order, ord);
-	else if (use_adj)
-		dp_simplify_order_info(it, n, adj_first, nb.adj, ord, &si);
-	else
-		dp_dense_order_info(dense, ord, &si);
+			tag, n, P->edges);
+	si.threshold = P->ceiling > P->start ? P->ceiling - P->start : 0;
+	if (order != DP_ORDER_SIMPLIFY ?
+	    static_order(P->it, n, P->iv, order, P->ord) : !P->dense ?
+	    dp_simplify_order_info(P->it, n, P->adj_first, P->nb.adj, P->ord,
+				   &si) :
+	    dp_dense_order_info(P->dense, P->ord, &si))
+		return -ENOMEM;
 	if (log && order == DP_ORDER_SIMPLIFY) {
 		fprintf(log, "%ssimplify: hi ratio = %zu/%zu = %.3f (pressure above the region's %llu bytes; highest pressure %llu)\n",
 			tag, si.hi, n, n ? (double)si.hi / n : 0.0,
@@ -457,100 +347,184 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			(unsigned long long)si.max_pressure);
 		fprintf(log, "%ssimplify: new candidates = %zu\n", tag, si.new_cand);
 	}
-	t2 = dp_now();
+	return 0;
+}
 
-	placed = calloc(n ? n : 1, 1);
-	if (!placed)
-		abort();
-	if (sel != SEL_ADJ) {
-		at = dp_atree_new(it, n, iv);
-		pk.stamp = nb.stamp;	/* used only without an adjacency */
-		pk.placed = placed;
-		pk.it = it;
+/* The reference's select: v's placed neighbours from the adjacency, first
+ * fit among them.  dp_search's answer, or -ENOMEM. */
+static int select_adj(struct placer *P, uint32_t v, uint64_t align)
+{
+	struct dp_item *it = P->it;
+	size_t k, no = 0;
+
+	for (k = P->adj_first[v]; k < P->adj_first[v + 1]; k++) {
+		uint32_t u = P->nb.adj[k];
+
+		if (!P->placed[u])
+			continue;
+		if (dp_grow(&P->occ, &P->cap_occ, no + 1, sizeof(*P->occ), 64))
+			return -ENOMEM;
+		P->occ[no].lo = it[u].addr;
+		P->occ[no].hi = it[u].addr + it[u].size;
+		no++;
 	}
-	for (i = 0; i < n; i++) {
-		uint32_t v = ord[i];
-		uint64_t align = it[v].align ? it[v].align : 1;
-		size_t no = 0;
-		int r;
+	return dp_search(P->occ, no, P->start, P->ceiling, it[v].size, P->page,
+			 align, &it[v].addr);
+}
 
-		r = -2;
-		if (sel == SEL_TREE) {
-			r = dp_atree_search(at, v, start, ceiling, page, align,
-					    &it[v].addr, 0);
-		} else if (sel != SEL_ADJ) {
-			size_t deg = sel == SEL_TRY_ADJ ?
-				     adj_first[v + 1] - adj_first[v] :
-				     dp_dense_degree(dense, v);
+/* The placed neighbours of v through the interval tree (no adjacency),
+ * first fit among them; i: the placement's number.  dp_search's answer,
+ * or -ENOMEM. */
+static int select_itree(struct placer *P, uint32_t v, size_t i,
+			uint64_t align)
+{
+	const struct dp_iv *iv = P->iv;
+	struct dp_item *it = P->it;
+	size_t k;
 
-			if (deg > FEW_NEIGHBOURS && !skip) {
-				r = dp_atree_search(at, v, start, ceiling, page,
-						    align, &it[v].addr,
-						    2 * deg + 64);
-				backoff = r == -2 ? (backoff * 2 + 1) & 1023 : 0;
-				skip = backoff;
-			} else if (skip) {
-				skip--;
-			}
+	P->pk.self = v;
+	P->pk.qid = i + 1;		/* per placement; no adjacency here */
+	P->pk.n = 0;
+	for (k = 0; k < it[v].iv_count; k++)
+		dp_itree_overlaps(&P->tree, iv[it[v].iv_first + k].lo,
+				  iv[it[v].iv_first + k].hi, pick_placed, &P->pk);
+	if (P->pk.nomem)
+		return -ENOMEM;
+	return dp_search(P->pk.occ, P->pk.n, P->start, P->ceiling, it[v].size,
+			 P->page, align, &it[v].addr);
+}
+
+/* Placement i (item v): the address tree where it pays (with a budget and
+ * a back-off, see above), else the tree's or the adjacency's neighbours.
+ * 0, -1 (no fit) or -ENOMEM. */
+static int select_one(struct placer *P, uint32_t v, size_t i)
+{
+	struct dp_item *it = P->it;
+	uint64_t align = it[v].align ? it[v].align : 1;
+	int r = -2;
+
+	if (P->sel == SEL_TREE) {
+		r = dp_atree_search(P->at, v, P->start, P->ceiling, P->page,
+				    align, &it[v].addr, 0);
+	} else if (P->sel != SEL_ADJ) {
+		size_t deg = P->sel == SEL_TRY_ADJ ?
+			     P->adj_first[v + 1] - P->adj_first[v] :
+			     dp_dense_degree(P->dense, v);
+
+		if (deg > FEW_NEIGHBOURS && !P->skip) {
+			r = dp_atree_search(P->at, v, P->start, P->ceiling,
+					    P->page, align, &it[v].addr,
+					    2 * deg + 64);
+			P->backoff = r == -2 ? (P->backoff * 2 + 1) & 1023 : 0;
+			P->skip = P->backoff;
+		} else if (P->skip) {
+			P->skip--;
 		}
-		if (r == -2 && sel == SEL_TRY_ITREE) {
-			pk.self = v;
-			pk.qid = i + 1;		/* per placement; no adjacency here */
-			pk.n = 0;
-			for (k = 0; k < it[v].iv_count; k++)
-				dp_itree_overlaps(&tree, iv[it[v].iv_first + k].lo,
-						  iv[it[v].iv_first + k].hi,
-						  pick_placed, &pk);
-			r = dp_search(pk.occ, pk.n, start, ceiling, it[v].size,
-				      page, align, &it[v].addr);
-		} else if (r == -2) {		/* the reference's select */
-			for (k = adj_first[v]; k < adj_first[v + 1]; k++) {
-				uint32_t u = nb.adj[k];
+	}
+	if (r == -2 && P->sel == SEL_TRY_ITREE)
+		r = select_itree(P, v, i, align);
+	else if (r == -2)
+		r = select_adj(P, v, align);
+	return r;
+}
 
-				if (!placed[u])
-					continue;
-				if (no == cap_occ) {
-					cap_occ = cap_occ ? cap_occ * 2 : 64;
-					occ = dp_xrealloc(occ, cap_occ, sizeof(*occ));
-				}
-				occ[no].lo = it[u].addr;
-				occ[no].hi = it[u].addr + it[u].size;
-				no++;
-			}
-			r = dp_search(occ, no, start, ceiling, it[v].size, page,
-				      align, &it[v].addr);
-		}
+/* Every item in order; *failed the one that does not fit.  0, -1 or
+ * -ENOMEM; *peak: max(addr + size). */
+static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
+{
+	struct dp_item *it = P->it;
+	size_t i;
+	int r;
+
+	if (P->sel != SEL_ADJ) {
+		P->at = dp_atree_new(it, P->n, P->iv);
+		if (!P->at)
+			return -ENOMEM;
+		P->pk.stamp = P->nb.stamp;	/* used only without an adjacency */
+		P->pk.placed = P->placed;
+		P->pk.it = it;
+	}
+	for (i = 0; i < P->n; i++) {
+		uint32_t v = P->ord[i];
+
+		r = select_one(P, v, i);
+		if (r == -ENOMEM)
+			return r;
 		if (r) {
 			if (failed)
 				*failed = v;
-			goto out;
+			return -1;
 		}
-		placed[v] = 1;
-		if (at)
-			dp_atree_insert(at, v, it[v].addr);
-		if (it[v].addr + it[v].size > peak)
-			peak = it[v].addr + it[v].size;
+		P->placed[v] = 1;
+		if (P->at)
+			dp_atree_insert(P->at, v, it[v].addr);
+		if (it[v].addr + it[v].size > *peak)
+			*peak = it[v].addr + it[v].size;
 	}
+	return 0;
+}
+
+int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	     uint64_t start, uint64_t ceiling, uint64_t page,
+	     enum dp_order order, enum dp_engine eng,
+	     struct dp_place_stats *st, size_t *failed, FILE *log,
+	     const char *tag)
+{
+	struct placer P = { .it = it, .n = n, .iv = iv, .start = start,
+			    .ceiling = ceiling, .page = page, .eng = eng,
+			    .tree = { .root = -1 } };
+	double t0 = dp_now(), t1, t2;
+	uint64_t peak = 0;
+	int rc;
+
+	if (n >= UINT32_MAX)
+		return -1;
+	rc = dp_itree_of_items(&P.tree, it, n, iv);
+	if (rc)
+		return rc;
+	if (log) {
+		fprintf(log, "%sNum intervals %zu  Num locations %zu\n", tag,
+			P.tree.n, n);
+		fprintf(log, "%sIntervalTree Build Done\n", tag);
+	}
+	rc = -ENOMEM;
+	P.adj_first = dp_realloc_array(NULL, n + 1, sizeof(*P.adj_first));
+	P.nb.stamp = calloc(n ? n : 1, sizeof(*P.nb.stamp));
+	P.ord = dp_realloc_array(NULL, n ? n : 1, sizeof(*P.ord));
+	P.placed = calloc(n ? n : 1, 1);
+	if (pick_engine(&P) || !P.adj_first || !P.nb.stamp || !P.ord ||
+	    !P.placed)
+		goto out;
+	rc = neighbours(&P);
+	if (rc)
+		goto out;
+	t1 = dp_now();
+	rc = order_items(&P, order, log, tag);
+	if (rc)
+		goto out;
+	t2 = dp_now();
+	rc = select_all(&P, failed, &peak);
+	if (rc)
+		goto out;
 	if (st) {
-		st->intervals += ni;
-		st->edges += edges;
+		st->intervals += P.tree.n;
+		st->edges += P.edges;
 		st->t_tree += t1 - t0;
 		st->t_simplify += t2 - t1;
 		st->t_select += dp_now() - t2;
 		if (peak > st->peak)
 			st->peak = peak;
 	}
-	rc = 0;
 out:
-	free(placed);
-	free(ord);
-	free(occ);
-	free(pk.occ);
-	free(nb.stamp);
-	free(nb.adj);
-	free(adj_first);
-	dp_atree_free(at);
-	dp_dense_free(dense);
-	dp_itree_free(&tree);
+	free(P.placed);
+	free(P.ord);
+	free(P.occ);
+	free(P.pk.occ);
+	free(P.nb.stamp);
+	free(P.nb.adj);
+	free(P.adj_first);
+	dp_atree_free(P.at);
+	dp_dense_free(P.dense);
+	dp_itree_free(&P.tree);
 	return rc;
 }

@@ -6,7 +6,10 @@
  * Everything after build_plan works on struct dp_plan only, never on the
  * model: that is the data a device client submits (PLAN_SUBMIT), and
  * dp_sync_shared is the function a device SYNC_SHARED can later replace.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,14 +42,72 @@ void dp_plan_free(struct dp_plan *p)
 	free(p);
 }
 
+/* Core ci's plan: its DRAM tensors and their intervals.  0, or -ENOMEM
+ * (what it allocated is in cp, for dp_plan_free). */
+static int core_plan(const struct dp_plan *p, const struct dp_core *c,
+		     uint32_t ci, struct dp_core_plan *cp)
+{
+	uint32_t n = 0, i, k;
+	size_t niv = 0;
+
+	cp->core = ci;
+	cp->function = dp_strdup(c->function);
+	if (p->dram_shared_mode == 1) {	/* per-core slabs */
+		cp->slab_base = p->private_base + ci * p->core_cap;
+		cp->slab_end = cp->slab_base + p->core_cap;
+	}
+	for (i = 0; i < c->nt; i++)
+		if (c->t[i].mem == DP_MEM_DRAM) {
+			n++;
+			niv += c->t[i].iv_count;
+		}
+	cp->t = calloc(n ? n : 1, sizeof(*cp->t));
+	cp->iv = dp_realloc_array(NULL, niv ? niv : 1, sizeof(*cp->iv));
+	if (!cp->function || !cp->t || !cp->iv)
+		return -ENOMEM;
+	for (i = 0; i < c->nt; i++) {
+		const struct dp_tensor *t = &c->t[i];
+		struct dp_plan_tensor *e;
+
+		if (t->mem != DP_MEM_DRAM)
+			continue;
+		e = &cp->t[cp->n++];
+		e->id = i;
+		e->name = dp_strdup(t->name);
+		e->remote_name = t->has_remote ? dp_strdup(t->remote_name) : NULL;
+		if (!e->name || (t->has_remote && !e->remote_name))
+			return -ENOMEM;
+		/* links get their address from sync_shared, never here */
+		e->addr = t->has_remote ? DP_UNSET : t->addr;
+		e->placed = e->addr != DP_UNSET;
+		e->size = t->size;
+		e->bytes = t->bytes;
+		e->region = t->region;
+		e->shared = t->shared;
+		e->collective = t->collective;
+		e->reads = t->nuses > 0;
+		e->writes = t->ndefs > 0;
+		e->has_remote = t->has_remote;
+		e->remote_core = t->remote_core;
+		/* links: 0 until sync_shared, as the device takes them */
+		e->partition = t->has_remote ? 0 : t->partition;
+		e->bank = t->has_remote ? 0 : t->bank;
+		e->iv_first = cp->niv;
+		e->iv_count = t->iv_count;
+		for (k = 0; k < t->iv_count; k++)
+			cp->iv[cp->niv++] = c->iv[t->iv_first + k];
+	}
+	return 0;
+}
+
 int dp_pass_build_plan(struct dp_ctx *x)
 {
 	struct dp_model *m = x->m;
 	struct dp_plan *p = calloc(1, sizeof(*p));
-	uint32_t ci, i, k;
+	uint32_t ci, i;
 
 	if (!p)
-		abort();
+		return dp_nomem(x->err);
 	if (x->o.disable_dram) {
 		/* find_start_addr is not in the pipeline: the plan still records
 		 * the floor its pre-placed tensors imply, and empty regions there */
@@ -78,65 +139,19 @@ int dp_pass_build_plan(struct dp_ctx *x)
 	p->ceiling = x->ceiling;
 	p->dram_shared_mode = x->o.dram_shared_mode;
 	p->core_cap = x->core_cap;
-	p->ncores = m->nc;
 	p->core = calloc(m->nc, sizeof(*p->core));
-	if (!p->core)
-		abort();
-	for (ci = 0; ci < m->nc; ci++) {
-		struct dp_core *c = &m->c[ci];
-		struct dp_core_plan *cp = &p->core[ci];
-		uint32_t n = 0;
-		size_t niv = 0;
-
-		cp->core = ci;
-		cp->function = dp_strdup(c->function);
-		if (p->dram_shared_mode == 1) {	/* per-core slabs */
-			cp->slab_base = p->private_base + ci * p->core_cap;
-			cp->slab_end = cp->slab_base + p->core_cap;
-		}
-		for (i = 0; i < c->nt; i++)
-			if (c->t[i].mem == DP_MEM_DRAM) {
-				n++;
-				niv += c->t[i].iv_count;
-			}
-		cp->t = calloc(n ? n : 1, sizeof(*cp->t));
-		cp->iv = dp_xrealloc(NULL, niv ? niv : 1, sizeof(*cp->iv));
-		if (!cp->t)
-			abort();
-		for (i = 0; i < c->nt; i++) {
-			struct dp_tensor *t = &c->t[i];
-			struct dp_plan_tensor *e;
-
-			if (t->mem != DP_MEM_DRAM)
-				continue;
-			e = &cp->t[cp->n++];
-			e->id = i;
-			e->name = dp_strdup(t->name);
-			/* links get their address from sync_shared, never here */
-			e->addr = t->has_remote ? DP_UNSET : t->addr;
-			e->placed = e->addr != DP_UNSET;
-			e->size = t->size;
-			e->bytes = t->bytes;
-			e->region = t->region;
-			e->shared = t->shared;
-			e->collective = t->collective;
-			e->reads = t->nuses > 0;
-			e->writes = t->ndefs > 0;
-			e->has_remote = t->has_remote;
-			e->remote_core = t->remote_core;
-			e->remote_name = t->has_remote ? dp_strdup(t->remote_name) : NULL;
-			/* links: 0 until sync_shared, as the device takes them */
-			e->partition = t->has_remote ? 0 : t->partition;
-			e->bank = t->has_remote ? 0 : t->bank;
-			e->iv_first = cp->niv;
-			e->iv_count = t->iv_count;
-			for (k = 0; k < t->iv_count; k++)
-				cp->iv[cp->niv++] = c->iv[t->iv_first + k];
-		}
-	}
+	if (!p->model || !p->source || !p->core)
+		goto nomem;
+	p->ncores = m->nc;
+	for (ci = 0; ci < m->nc; ci++)
+		if (core_plan(p, &m->c[ci], ci, &p->core[ci]))
+			goto nomem;
 	dp_plan_free(x->plan);
 	x->plan = p;
 	return 0;
+nomem:
+	dp_plan_free(p);
+	return dp_nomem(x->err);
 }
 
 /* ---- the plan's name index ------------------------------------------ */
@@ -162,9 +177,12 @@ static int cmp_name_ref(const void *a, const void *b)
  */
 struct dp_name_ref *dp_plan_name_index(const struct dp_core_plan *c)
 {
-	struct dp_name_ref *ix = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*ix));
+	struct dp_name_ref *ix = dp_realloc_array(NULL, c->n ? c->n : 1,
+						  sizeof(*ix));
 	uint32_t i;
 
+	if (!ix)
+		return NULL;
 	for (i = 0; i < c->n; i++)
 		ix[i] = (struct dp_name_ref){ c->t[i].name, i };
 	qsort(ix, c->n, sizeof(*ix), cmp_name_ref);
@@ -193,11 +211,7 @@ const struct dp_plan_tensor *dp_plan_find_name(const struct dp_core_plan *c,
 /* One slot per core for dp_plan_remote's name indexes, all NULL. */
 struct dp_name_ref **dp_plan_names_new(const struct dp_plan *p)
 {
-	struct dp_name_ref **ix = calloc(p->ncores ? p->ncores : 1, sizeof(*ix));
-
-	if (!ix)
-		abort();
-	return ix;
+	return calloc(p->ncores ? p->ncores : 1, sizeof(struct dp_name_ref *));
 }
 
 void dp_plan_names_free(const struct dp_plan *p, struct dp_name_ref **ix)
@@ -227,6 +241,10 @@ const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
 	if (rc < p->ncores && rc != ci) {
 		if (!ix[rc])
 			ix[rc] = dp_plan_name_index(&p->core[rc]);
+		if (!ix[rc]) {
+			dp_nomem(e);
+			return NULL;
+		}
 		r = dp_plan_find_name(&p->core[rc], ix[rc], t->remote_name);
 	}
 	if (!r)
@@ -246,6 +264,8 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e)
 	if (p->ncores <= 1)
 		return 0;	/* the seed's trivial single-core path */
 	ix = dp_plan_names_new(p);
+	if (!ix)
+		return dp_nomem(e);
 	for (ci = 0; ci < p->ncores; ci++) {
 		struct dp_core_plan *c = &p->core[ci];
 
@@ -417,16 +437,18 @@ static int group_has_hazard(struct sacc *a, size_t n, struct sacc **ends,
 	return hit;
 }
 
-static void hazard_groups(struct dp_plan *p, struct sacc *a, size_t n)
+/* 0, or -ENOMEM */
+static int hazard_groups(struct dp_plan *p, struct sacc *a, size_t n)
 {
-	struct sacc **ends = dp_xrealloc(NULL, n, sizeof(*ends));
+	struct sacc **ends = dp_realloc_array(NULL, n, sizeof(*ends));
 	uint32_t *open_all = calloc(p->ncores, sizeof(uint32_t));
 	uint32_t *open_w = calloc(p->ncores, sizeof(uint32_t));
 	uint8_t *seen = calloc(p->ncores, 1);
 	size_t i = 0, j, gcap = 0, acap = 0;
+	int rc = -ENOMEM;
 
-	if (!open_all || !open_w || !seen)
-		abort();
+	if (!ends || !open_all || !open_w || !seen)
+		goto out;
 	while (i < n) {
 		uint64_t hi = a[i].hi;
 		struct dp_hazard_group *g;
@@ -443,14 +465,10 @@ static void hazard_groups(struct dp_plan *p, struct sacc *a, size_t n)
 		for (size_t k = i; k < j; k++)
 			seen[a[k].core] = 0;
 		if (ncores > 1 && group_has_hazard(a + i, j - i, ends, open_all, open_w)) {
-			if (p->nhg == gcap) {
-				gcap = gcap ? gcap * 2 : 16;
-				p->hg = dp_xrealloc(p->hg, gcap, sizeof(*p->hg));
-			}
-			if (p->nha + (j - i) > acap) {
-				acap = (p->nha + (j - i)) * 2;
-				p->ha = dp_xrealloc(p->ha, acap, sizeof(*p->ha));
-			}
+			if (dp_grow(&p->hg, &gcap, p->nhg + 1, sizeof(*p->hg), 16) ||
+			    dp_grow(&p->ha, &acap, p->nha + (j - i),
+				    sizeof(*p->ha), 2 * (p->nha + (j - i))))
+				goto out;
 			g = &p->hg[p->nhg++];
 			*g = (struct dp_hazard_group){ a[i].lo, hi, p->nha, j - i, ncores };
 			for (size_t k = i; k < j; k++)
@@ -459,10 +477,13 @@ static void hazard_groups(struct dp_plan *p, struct sacc *a, size_t n)
 		}
 		i = j;
 	}
+	rc = 0;
+out:
 	free(ends);
 	free(open_all);
 	free(open_w);
 	free(seen);
+	return rc;
 }
 
 int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
@@ -470,8 +491,8 @@ int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 	struct sacc *a = NULL, **act = NULL;
 	size_t n = 0, i, j, nact = 0, cap = 0;
 	uint32_t ci, k;
+	int rc = -1;
 
-	(void)e;
 	free(p->hz);
 	free(p->hg);
 	free(p->ha);
@@ -487,8 +508,10 @@ int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 				n++;
 	if (!n)
 		return 0;
-	a = dp_xrealloc(NULL, n, sizeof(*a));
-	act = dp_xrealloc(NULL, n, sizeof(*act));
+	a = dp_realloc_array(NULL, n, sizeof(*a));
+	act = dp_realloc_array(NULL, n, sizeof(*act));
+	if (!a || !act)
+		goto out;
 	n = 0;
 	for (ci = 0; ci < p->ncores; ci++)
 		for (k = 0; k < p->core[ci].n; k++) {
@@ -502,7 +525,8 @@ int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 						t->writes, t->reads };
 		}
 	qsort(a, n, sizeof(*a), cmp_sacc);
-	hazard_groups(p, a, n);
+	if (hazard_groups(p, a, n))
+		goto out;
 	for (i = 0; i < n && pairs; i++) {
 		size_t w = 0;
 
@@ -516,10 +540,8 @@ int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 
 			if (b->core == a[i].core || !(b->w || a[i].w))
 				continue;
-			if (p->nhz == cap) {
-				cap = cap ? cap * 2 : 16;
-				p->hz = dp_xrealloc(p->hz, cap, sizeof(*p->hz));
-			}
+			if (dp_grow(&p->hz, &cap, p->nhz + 1, sizeof(*p->hz), 16))
+				goto out;
 			h = &p->hz[p->nhz++];
 			h->core_a = b->core;
 			h->ta = b->t;
@@ -532,9 +554,11 @@ int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 		}
 		act[nact++] = &a[i];
 	}
+	rc = 0;
+out:
 	free(a);
 	free(act);
-	return 0;
+	return rc ? dp_nomem(e) : 0;
 }
 
 int dp_pass_hazards(struct dp_ctx *x)
@@ -580,8 +604,9 @@ static int cmp_range(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* Bytes under at least one placed shared owner: the union of their ranges. */
-static uint64_t shared_union(const struct dp_plan *p)
+/* Bytes under at least one placed shared owner: the union of their ranges
+ * into *sum; 0, or -ENOMEM. */
+static int shared_union(const struct dp_plan *p, uint64_t *out)
 {
 	struct dp_range *r;
 	uint64_t sum = 0, lo = 0, hi = 0;
@@ -590,7 +615,9 @@ static uint64_t shared_union(const struct dp_plan *p)
 
 	for (ci = 0; ci < p->ncores; ci++)
 		n += p->core[ci].n;
-	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
+	r = dp_realloc_array(NULL, n ? n : 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
 	n = 0;
 	for (ci = 0; ci < p->ncores; ci++)
 		for (i = 0; i < p->core[ci].n; i++) {
@@ -612,21 +639,26 @@ static uint64_t shared_union(const struct dp_plan *p)
 		hi = r[k].hi;
 	}
 	free(r);
-	return sum + (hi - lo);
+	*out = sum + (hi - lo);
+	return 0;
 }
 
-void dp_plan_totals(struct dp_plan *p)
+int dp_plan_totals(struct dp_plan *p)
 {
 	uint32_t ci, i;
 
 	p->total_private = p->total_shared = 0;
-	p->shared_footprint = shared_union(p);
+	if (shared_union(p, &p->shared_footprint))
+		return -ENOMEM;
 	for (ci = 0; ci < p->ncores; ci++) {
 		struct dp_core_plan *c = &p->core[ci];
-		struct dp_item *it = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*it));
+		struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1,
+						      sizeof(*it));
 		size_t n = 0;
 		uint64_t top = 0;
 
+		if (!it)
+			return -ENOMEM;
 		c->private_bytes = c->shared_bytes = c->footprint = 0;
 		c->spill = c->aligned_spill = c->dram = 0;
 		for (i = 0; i < c->n; i++) {
@@ -659,11 +691,14 @@ void dp_plan_totals(struct dp_plan *p)
 			n++;
 		}
 		c->peak = top > p->floor ? top - p->floor : 0;
-		c->lower_bound = dp_lower_bound(it, n, c->iv);
+		i = dp_lower_bound_r(it, n, c->iv, &c->lower_bound);
 		p->total_private += c->private_bytes;
 		free(it);
+		if (i)
+			return -ENOMEM;
 	}
 	p->total_bytes = p->total_private + p->total_shared;
+	return 0;
 }
 
 int dp_pass_totals(struct dp_ctx *x)
@@ -671,7 +706,8 @@ int dp_pass_totals(struct dp_ctx *x)
 	struct dp_plan *p = x->plan;
 	uint32_t ci;
 
-	dp_plan_totals(p);
+	if (dp_plan_totals(p))
+		return dp_nomem(x->err);
 	if (x->log) {
 		for (ci = 0; ci < p->ncores; ci++) {
 			struct dp_core_plan *c = &p->core[ci];

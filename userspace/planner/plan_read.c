@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -86,6 +87,8 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 	if (get(r, o, "name", J_STR, where, &v))
 		return -1;
 	t->name = dp_strdup(jdoc_str(r->d, v));
+	if (!t->name)
+		return dp_nomem(r->e);
 	c->n++;		/* owned from here on, freed with the plan */
 	if (get_u(r, o, "id", where, &x))
 		return -1;
@@ -130,6 +133,8 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 		t->has_remote = 1;
 		t->remote_core = core;
 		t->remote_name = dp_strdup(jdoc_str(r->d, rn));
+		if (!t->remote_name)
+			return dp_nomem(r->e);
 	}
 	if (get(r, o, "intervals", J_ARR, where, &ivs))
 		return -1;
@@ -146,10 +151,8 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 		if (num_u(r, jdoc_at(r->d, pair, 0), w, NULL, &lo) ||
 		    num_u(r, jdoc_at(r->d, pair, 1), w, NULL, &hi))
 			return -1;
-		if (c->niv == *cap) {
-			*cap = *cap ? *cap * 2 : 64;
-			c->iv = dp_xrealloc(c->iv, *cap, sizeof(*c->iv));
-		}
+		if (dp_grow(&c->iv, cap, c->niv + 1, sizeof(*c->iv), 64))
+			return dp_nomem(r->e);
 		c->iv[c->niv].lo = lo;
 		c->iv[c->niv].hi = hi;
 		c->niv++;
@@ -160,112 +163,138 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 	return 0;
 }
 
-/* A jdoc_from_fn: the plan, or NULL. */
-static void *plan_from(const struct jdoc *d, const char *path,
-		       struct dp_err *e)
+/* The plan's top level, up to its cores (*cores). */
+static int plan_header(struct jrd *r, struct dp_plan *p, uint32_t *cores)
 {
-	struct jrd r = { .d = d, .file = path, .e = e };
-	uint32_t root = d->root, v, cores;
-	struct dp_plan *p;
-	size_t ci;
+	const struct jdoc *d = r->d;
+	const char *path = r->file;
+	uint32_t root = d->root, v;
+	struct dp_err *e = r->e;
 
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		abort();
-	if (jdoc_type(d, root) != J_OBJ) {
-		dp_fail(e, "%s: top level: must be an object", path);
-		goto fail;
-	}
-	if (get(&r, root, "format", J_STR, "top level", &v))
-		goto fail;
-	if (strcmp(jdoc_str(d, v), "dramplan-plan/1")) {
-		dp_fail(e, "%s: format: \"%s\" is not \"dramplan-plan/1\"", path,
-			jdoc_str(d, v));
-		goto fail;
-	}
+	if (jdoc_type(d, root) != J_OBJ)
+		return dp_fail(e, "%s: top level: must be an object", path);
+	if (get(r, root, "format", J_STR, "top level", &v))
+		return -1;
+	if (strcmp(jdoc_str(d, v), "dramplan-plan/1"))
+		return dp_fail(e, "%s: format: \"%s\" is not \"dramplan-plan/1\"",
+			       path, jdoc_str(d, v));
 	v = jdoc_get(d, root, "model");
 	p->model = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
 			     jdoc_str(d, v) : "model");
 	v = jdoc_get(d, root, "source");
 	p->source = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
 			      jdoc_str(d, v) : path);
-	if (get_u(&r, root, "page_size", "top level", &p->page) ||
-	    get_u(&r, root, "hwm", "top level", &p->hwm) ||
-	    get_u(&r, root, "floor", "top level", &p->floor) ||
-	    get(&r, root, "cc", J_OBJ, "top level", &v) ||
-	    get_u(&r, v, "base", "cc", &p->cc_base) ||
-	    get_u(&r, v, "limit", "cc", &p->cc_limit) ||
-	    get_u(&r, v, "size", "cc", &p->cc_size) ||
-	    get_u(&r, root, "ceiling", "top level", &p->ceiling) ||
-	    get(&r, root, "cores", J_ARR, "top level", &cores))
-		goto fail;
+	if (!p->model || !p->source)
+		return dp_nomem(e);
+	if (get_u(r, root, "page_size", "top level", &p->page) ||
+	    get_u(r, root, "hwm", "top level", &p->hwm) ||
+	    get_u(r, root, "floor", "top level", &p->floor) ||
+	    get(r, root, "cc", J_OBJ, "top level", &v) ||
+	    get_u(r, v, "base", "cc", &p->cc_base) ||
+	    get_u(r, v, "limit", "cc", &p->cc_limit) ||
+	    get_u(r, v, "size", "cc", &p->cc_size) ||
+	    get_u(r, root, "ceiling", "top level", &p->ceiling) ||
+	    get(r, root, "cores", J_ARR, "top level", cores))
+		return -1;
 	if ((v = jdoc_get(d, root, "private_base")) != JNONE &&
-	    num_u(&r, v, "top level", "private_base", &p->private_base))
-		goto fail;
+	    num_u(r, v, "top level", "private_base", &p->private_base))
+		return -1;
 	if ((v = jdoc_get(d, root, "shared_region")) != JNONE &&
 	    (jdoc_type(d, v) != J_OBJ ||
-	     get_u(&r, v, "base", "shared_region", &p->shared_base) ||
-	     get_u(&r, v, "end", "shared_region", &p->shared_end))) {
+	     get_u(r, v, "base", "shared_region", &p->shared_base) ||
+	     get_u(r, v, "end", "shared_region", &p->shared_end))) {
 		if (jdoc_type(d, v) != J_OBJ)
 			dp_fail(e, "%s: shared_region: must be an object", path);
-		goto fail;
+		return -1;
 	}
 	if ((v = jdoc_get(d, root, "dram_shared_mode")) != JNONE) {
 		uint64_t mode;
 
-		if (num_u(&r, v, "top level", "dram_shared_mode", &mode) ||
-		    get_u(&r, root, "core_cap", "top level", &p->core_cap))
-			goto fail;
-		if (mode > 1) {
-			dp_fail(e, "%s: dram_shared_mode: %llu is not 0 or 1", path,
-				U(mode));
-			goto fail;
-		}
+		if (num_u(r, v, "top level", "dram_shared_mode", &mode) ||
+		    get_u(r, root, "core_cap", "top level", &p->core_cap))
+			return -1;
+		if (mode > 1)
+			return dp_fail(e, "%s: dram_shared_mode: %llu is not 0 or 1",
+				       path, U(mode));
 		p->dram_shared_mode = mode;
 	}
-	p->ncores = jdoc_len(d, cores);
-	p->core = calloc(p->ncores ? p->ncores : 1, sizeof(*p->core));
-	if (!p->core)
-		abort();
-	for (ci = 0; ci < p->ncores; ci++) {
-		uint32_t co = jdoc_at(d, cores, ci), ts;
-		struct dp_core_plan *c = &p->core[ci];
-		char where[64];
-		size_t k, cap = 0;
+	return 0;
+}
 
-		c->core = ci;
-		snprintf(where, sizeof(where), "cores[%zu]", ci);
-		if (jdoc_type(d, co) != J_OBJ) {
-			dp_fail(e, "%s: %s: must be an object", path, where);
-			goto fail;
-		}
-		v = jdoc_get(d, co, "function");
-		c->function = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
-					jdoc_str(d, v) : "main");
-		if ((v = jdoc_get(d, co, "slab")) != JNONE &&
-		    (jdoc_type(d, v) != J_OBJ ||
-		     get_u(&r, v, "base", where, &c->slab_base) ||
-		     get_u(&r, v, "end", where, &c->slab_end))) {
-			if (jdoc_type(d, v) != J_OBJ)
-				dp_fail(e, "%s: %s.slab: must be an object", path, where);
-			goto fail;
-		}
-		if (get(&r, co, "tensors", J_ARR, where, &ts))
-			goto fail;
-		c->t = calloc(jdoc_len(d, ts) + 1, sizeof(*c->t));
-		if (!c->t)
-			abort();
-		for (k = 0; k < jdoc_len(d, ts); k++) {
-			char tw[96];
+/* Core ci of the plan, from its JSON object co. */
+static int read_core(struct jrd *r, uint32_t co, size_t ci,
+		     struct dp_core_plan *c)
+{
+	const struct jdoc *d = r->d;
+	const char *path = r->file;
+	char where[64];
+	size_t k, cap = 0;
+	uint32_t v, ts;
 
-			snprintf(tw, sizeof(tw), "%s.tensors[%zu]", where, k);
-			if (read_tensor(&r, c, jdoc_at(d, ts, k), tw, &cap))
-				goto fail;
-		}
+	c->core = ci;
+	snprintf(where, sizeof(where), "cores[%zu]", ci);
+	if (jdoc_type(d, co) != J_OBJ)
+		return dp_fail(r->e, "%s: %s: must be an object", path, where);
+	v = jdoc_get(d, co, "function");
+	c->function = dp_strdup(v != JNONE && jdoc_type(d, v) == J_STR ?
+				jdoc_str(d, v) : "main");
+	if (!c->function)
+		return dp_nomem(r->e);
+	if ((v = jdoc_get(d, co, "slab")) != JNONE &&
+	    (jdoc_type(d, v) != J_OBJ ||
+	     get_u(r, v, "base", where, &c->slab_base) ||
+	     get_u(r, v, "end", where, &c->slab_end))) {
+		if (jdoc_type(d, v) != J_OBJ)
+			dp_fail(r->e, "%s: %s.slab: must be an object", path, where);
+		return -1;
 	}
-	dp_plan_totals(p);
+	if (get(r, co, "tensors", J_ARR, where, &ts))
+		return -1;
+	c->t = calloc(jdoc_len(d, ts) + 1, sizeof(*c->t));
+	if (!c->t)
+		return dp_nomem(r->e);
+	for (k = 0; k < jdoc_len(d, ts); k++) {
+		char tw[96];
+
+		snprintf(tw, sizeof(tw), "%s.tensors[%zu]", where, k);
+		if (read_tensor(r, c, jdoc_at(d, ts, k), tw, &cap))
+			return -1;
+	}
+	return 0;
+}
+
+/* A jdoc_from_fn: the plan, or NULL. */
+static void *plan_from(const struct jdoc *d, const char *path,
+		       struct dp_err *e)
+{
+	struct jrd r = { .d = d, .file = path, .e = e };
+	struct dp_plan *p;
+	uint32_t cores;
+	size_t ci, n;
+
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		dp_nomem(e);
+		return NULL;
+	}
+	if (plan_header(&r, p, &cores))
+		goto fail;
+	n = jdoc_len(d, cores);
+	p->core = calloc(n ? n : 1, sizeof(*p->core));
+	if (!p->core) {
+		dp_nomem(e);
+		goto fail;
+	}
+	p->ncores = n;
+	for (ci = 0; ci < p->ncores; ci++)
+		if (read_core(&r, jdoc_at(d, cores, ci), ci, &p->core[ci]))
+			goto fail;
+	if (dp_plan_totals(p)) {
+		dp_nomem(e);
+		goto fail;
+	}
 	/* the pair list when the plan has one (--hazard-pairs) */
-	if (dp_plan_hazards(p, jdoc_get(d, root, "hazards") != JNONE, e))
+	if (dp_plan_hazards(p, jdoc_get(d, d->root, "hazards") != JNONE, e))
 		goto fail;
 	return p;
 fail:

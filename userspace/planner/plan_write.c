@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
 

@@ -10,24 +10,28 @@ DRAMPLAN_LDLIBS := -lyajl_s
 LIBS += $(O)/libdramplan.a
 TOOLS += $(O)/dramplan
 
-$(O)/libdramplan.a: $(DRAMPLAN_OBJS)
+# (rebuilt when this file changes: an object moved out must leave it)
+$(O)/libdramplan.a: $(DRAMPLAN_OBJS) userspace/planner/rules.mk
 	@mkdir -p $(dir $@)
-	rm -f $@ && $(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
-# dramplan --submit talks to the device: libxmemsim and liburing too.
+# dramplan --submit talks to the device: the bridge (libdramplan-device,
+# userspace/bridge/), then libdramplan, libxmemsim and liburing.
 DRAMPLAN_TOOL_OBJS := $(O)/userspace/tools/dramplan.o \
 	$(O)/userspace/tools/dramplan_submit.o
 
-$(O)/dramplan: $(DRAMPLAN_TOOL_OBJS) $(O)/libdramplan.a $(O)/libxmemsim.a
+$(O)/dramplan: $(DRAMPLAN_TOOL_OBJS) $(O)/libdramplan-device.a \
+		$(O)/libdramplan.a $(O)/libxmemsim.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -luring
 
 # tests/vm/test_plan plans seeded models in-process and submits them: it
-# links the planner tests' helpers (random_model()) and libdramplan (after
-# libxmemsim in its pattern rule), and yajl too.  libdramplan's dp_agree.o
-# calls libxmemsim: the one object of libxmemsim.a is already in by then
-# (test_plan.o uses it).  PLANNER_TEST_HELPERS comes from
+# links the planner tests' helpers (random_model()), the bridge and
+# libdramplan (after libxmemsim in its pattern rule), and yajl too.  The
+# bridge calls libxmemsim: the one object of libxmemsim.a is already in by
+# then (test_plan.o uses it).  PLANNER_TEST_HELPERS comes from
 # tests/planner/rules.mk, included before this file.
-$(O)/tests/vm/test_plan: $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
+$(O)/tests/vm/test_plan: $(PLANNER_TEST_HELPERS) $(O)/libdramplan-device.a \
+	$(O)/libdramplan.a
 $(O)/tests/vm/test_plan: XLDFLAGS += $(DRAMPLAN_LDLIBS)
 
 # scripts/bench-planner.sh drives this; built with userspace so it never rots.

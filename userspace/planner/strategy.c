@@ -20,7 +20,10 @@
  *   3. bisection between what is proven or given up on and the best found.
  * A probe that spends its budget (half of what is left) counts as a
  * failure for the bisection but proves nothing.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,11 +52,13 @@ static int cmp_rng(const void *x, const void *y)
 static int best_fit(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 		    uint64_t start, uint64_t ceiling, uint64_t page, int area)
 {
-	struct dp_key3 *k = dp_xrealloc(NULL, n + 1, sizeof(*k));
+	struct dp_key3 *k = dp_realloc_array(NULL, n + 1, sizeof(*k));
 	struct dp_range *occ = NULL;
 	size_t i, j, cap = 0;
 	int rc = 0;
 
+	if (!k)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		unsigned __int128 a;
 
@@ -72,8 +77,15 @@ static int best_fit(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 		uint64_t prev = start, best = DP_UNSET, bgap = UINT64_MAX, a;
 
 		if (nov > cap) {
+			struct dp_range *q = dp_realloc_array(occ, nov,
+							      sizeof(*occ));
+
+			if (!q) {
+				rc = -ENOMEM;
+				break;
+			}
+			occ = q;
 			cap = nov;
-			occ = dp_xrealloc(occ, cap, sizeof(*occ));
 		}
 		for (j = 0; j < nov; j++)
 			if (it[ov[j]].addr != DP_UNSET)
@@ -157,85 +169,120 @@ uint64_t dp_search_budget(size_t n, uint64_t overlaps)
 	return w < 1000 ? 1000 : w;
 }
 
-int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		    uint64_t start, uint64_t ceiling, uint64_t page,
-		    uint64_t nodes, struct dp_search_stats *st)
+/* The search's state, shared by its phases. */
+struct srch {
+	struct dp_item *it;
+	size_t n;
+	const struct dp_iv *iv;
+	uint64_t start, ceiling, page;
+	uint64_t *best, best_end;
+	const char *how;
+	struct dp_search_stats *st;
+	enum dp_engine eng;
+};
+
+/* The constructive passes: dp_place in each order, then (when they miss
+ * the lower bound) best fit by size and by area over the overlaps *ol
+ * (NULL: too many for the search's limits).  0, or -ENOMEM. */
+static int portfolio(struct srch *S, struct dp_ovl **ol)
 {
 	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
 		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
 	static const char *const names[] = { "simplify", "size", "area",
 					     "start" };
-	uint64_t *best = dp_xrealloc(NULL, n + 1, sizeof(*best));
-	uint64_t best_end = UINT64_MAX, lo, rem;
-	struct dp_ovl *ol = NULL;
-	struct bnb *b = NULL;
-	const char *how = "none";
-	size_t i, k;
-	int proof = 1, ran = 0, r;
+	struct dp_search_stats *st = S->st;
+	uint64_t lb;
+	size_t k;
+	int r;
 
-	memset(st, 0, sizeof(*st));
-	st->seed_end = UINT64_MAX;
 	for (k = 0; k < 4; k++) {
 		struct dp_place_stats ps = { 0 };
 		size_t failed;
 
-		if (dp_place(it, n, iv, start, ceiling, page, orders[k], &ps,
-			     &failed, NULL, ""))
+		r = dp_place(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
+			     orders[k], S->eng, &ps, &failed, NULL, "");
+		if (r == -ENOMEM)
+			return r;
+		if (r)
 			continue;
 		if (!k)
-			st->seed_end = end_of(it, n, start);
-		keep(it, n, best, &best_end, start, &how, names[k]);
+			st->seed_end = end_of(S->it, S->n, S->start);
+		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
+		     names[k]);
 	}
-	st->lower_bound = start + dp_lower_bound(it, n, iv);
+	if (dp_lower_bound_r(S->it, S->n, S->iv, &lb))
+		return -ENOMEM;
+	st->lower_bound = S->start + lb;
 	/* nothing more is built once a pass meets the lower bound: the
 	 * overlaps for best fit, the search's sections only with a budget */
-	if (best_end > st->lower_bound) {
-		if (n > DP_SEARCH_MAX_ITEMS)
-			st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
-		else if (!(ol = dp_ovl_new(it, n, iv, DP_SEARCH_MAX_EDGES)))
-			st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_EDGES) " overlap entries";
+	if (S->best_end <= st->lower_bound)
+		return 0;
+	if (S->n > DP_SEARCH_MAX_ITEMS) {
+		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
+		return 0;
 	}
-	if (ol) {
-		if (!best_fit(it, n, ol, start, ceiling, page, 0))
-			keep(it, n, best, &best_end, start, &how, "best-fit size");
-		if (!best_fit(it, n, ol, start, ceiling, page, 1))
-			keep(it, n, best, &best_end, start, &how, "best-fit area");
-		if (nodes == DP_UNSET)
-			nodes = dp_search_budget(n, ol->first[n]);
-		if (best_end > st->lower_bound && !nodes)
-			st->skipped = "--search-nodes 0";
-		else if (best_end > st->lower_bound)
-			b = dp_bnb_new(it, n, iv, page, ol);
+	if (dp_ovl_new(S->it, S->n, S->iv, DP_SEARCH_MAX_EDGES, ol))
+		return -ENOMEM;
+	if (!*ol) {
+		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_EDGES) " overlap entries";
+		return 0;
 	}
-	st->portfolio_end = best_end;
-	st->budget = b ? nodes : 0;
-	rem = nodes;
-	lo = st->lower_bound;
-	if (b && best_end == UINT64_MAX && rem) {
+	for (k = 0; k < 2; k++) {
+		r = best_fit(S->it, S->n, *ol, S->start, S->ceiling, S->page, k);
+		if (r == -ENOMEM)
+			return r;
+		if (!r)
+			keep(S->it, S->n, S->best, &S->best_end, S->start,
+			     &S->how, k ? "best-fit area" : "best-fit size");
+	}
+	return 0;
+}
+
+/* One probe of [start, cap) with the budget left: its solution adopted
+ * when found, *rem what is left after it.  dp_bnb_probe's answer. */
+static int probe(struct srch *S, struct bnb *b, uint64_t cap,
+		 uint64_t budget, uint64_t nodes, uint64_t *rem)
+{
+	int r = dp_bnb_probe(b, S->start, cap, budget);
+
+	if (r == -ENOMEM)
+		return r;
+	*rem = nodes - dp_bnb_nodes(b);
+	if (r == 1)
+		adopt(b, S->it, S->n, S->best, &S->best_end, S->start, &S->how);
+	return r;
+}
+
+/* The exact search with b: any placement when the passes found none, then
+ * bisection between the lower bound and the best end, within the node
+ * budget.  0, or -ENOMEM. */
+static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
+{
+	struct dp_search_stats *st = S->st;
+	uint64_t lo = st->lower_bound, rem = nodes, mid;
+	int proof = 1, ran = 0, r;
+
+	if (b && S->best_end == UINT64_MAX && rem) {
 		st->searched = 1;
-		r = dp_bnb_probe(b, start, ceiling, rem);
-		rem = nodes - dp_bnb_nodes(b);
-		if (r == 1)
-			adopt(b, it, n, best, &best_end, start, &how);
-		else
+		r = probe(S, b, S->ceiling, rem, nodes, &rem);
+		if (r == -ENOMEM)
+			return r;
+		if (r != 1)
 			proof = !r;
 	}
-	if (b && best_end != UINT64_MAX && lo < best_end && rem) {
+	if (b && S->best_end != UINT64_MAX && lo < S->best_end && rem) {
 		st->searched = ran = 1;
-		r = dp_bnb_probe(b, start, lo, rem > 1 ? rem / 2 : 1);
-		rem = nodes - dp_bnb_nodes(b);
-		if (r == 1)
-			adopt(b, it, n, best, &best_end, start, &how);
+		r = probe(S, b, lo, rem > 1 ? rem / 2 : 1, nodes, &rem);
+		if (r == -ENOMEM)
+			return r;
 		proof = r != -1;
 		lo++;
-		while (lo < best_end && rem) {
-			uint64_t mid = lo + (best_end - 1 - lo) / 2;
-
-			r = dp_bnb_probe(b, start, mid, rem > 1 ? rem / 2 : 1);
-			rem = nodes - dp_bnb_nodes(b);
-			if (r == 1) {
-				adopt(b, it, n, best, &best_end, start, &how);
-			} else {
+		while (lo < S->best_end && rem) {
+			mid = lo + (S->best_end - 1 - lo) / 2;
+			r = probe(S, b, mid, rem > 1 ? rem / 2 : 1, nodes, &rem);
+			if (r == -ENOMEM)
+				return r;
+			if (r != 1) {
 				proof &= !r;
 				lo = mid + 1;
 			}
@@ -244,24 +291,58 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	st->nodes = b ? dp_bnb_nodes(b) : 0;
 	st->work = b ? dp_bnb_work(b) : 0;
 	st->built = !!b;
-	st->end = best_end;
-	st->how = how;
-	if (best_end != UINT64_MAX)	/* optimal: at the bound, or all below failed */
-		st->proven = best_end <= st->lower_bound ||
-			     (ran && proof && lo >= best_end);
+	st->end = S->best_end;
+	st->how = S->how;
+	if (S->best_end != UINT64_MAX)	/* optimal: at the bound, or all below failed */
+		st->proven = S->best_end <= st->lower_bound ||
+			     (ran && proof && lo >= S->best_end);
 	else				/* none exists: the search said so */
 		st->proven = (st->searched && proof) ||
-			     st->lower_bound > ceiling;
+			     st->lower_bound > S->ceiling;
+	return 0;
+}
+
+int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		    uint64_t start, uint64_t ceiling, uint64_t page,
+		    uint64_t nodes, enum dp_engine eng,
+		    struct dp_search_stats *st)
+{
+	struct srch S = { it, n, iv, start, ceiling, page, NULL, UINT64_MAX,
+			  "none", st, eng };
+	struct dp_ovl *ol = NULL;
+	struct bnb *b = NULL;
+	size_t i;
+	int rc = -ENOMEM;
+
+	memset(st, 0, sizeof(*st));
+	st->seed_end = UINT64_MAX;
+	S.best = dp_realloc_array(NULL, n + 1, sizeof(*S.best));
+	if (!S.best || portfolio(&S, &ol))
+		goto out;
+	if (ol) {
+		if (nodes == DP_UNSET)
+			nodes = dp_search_budget(n, ol->first[n]);
+		if (S.best_end > st->lower_bound && !nodes)
+			st->skipped = "--search-nodes 0";
+		else if (S.best_end > st->lower_bound &&
+			 !(b = dp_bnb_new(it, n, iv, page, ol)))
+			goto out;
+	}
+	st->portfolio_end = S.best_end;
+	st->budget = b ? nodes : 0;
+	if (exact(&S, b, nodes))
+		goto out;
+	rc = -1;
+	if (S.best_end == UINT64_MAX)
+		goto out;
+	for (i = 0; i < n; i++)
+		it[i].addr = S.best[i];
+	rc = 0;
+out:
 	dp_bnb_free(b);
 	dp_ovl_free(ol);
-	if (best_end == UINT64_MAX) {
-		free(best);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		it[i].addr = best[i];
-	free(best);
-	return 0;
+	free(S.best);
+	return rc;
 }
 
 /*
@@ -279,19 +360,25 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 {
 	struct dp_search_stats ss;
 	double t0 = dp_now();
+	int r;
 
 	if (o->strategy != DP_STRATEGY_SEARCH)
 		return dp_place(it, n, iv, start, ceiling, DP_PAGE,
-				DP_ORDER_SIMPLIFY, st, failed, log, tag);
-	if (dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
-			    o->search_nodes, &ss)) {
+				DP_ORDER_SIMPLIFY, o->engine, st, failed, log,
+				tag);
+	r = dp_place_search(it, n, iv, start, ceiling, DP_PAGE,
+			    o->search_nodes, o->engine, &ss);
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
 		char v[160];
 
 		snprintf(why, len, "; --strategy search: %s",
 			 dp_search_verdict(&ss, v, sizeof(v)));
-		dp_place(it, n, iv, start, ceiling, DP_PAGE, DP_ORDER_SIMPLIFY,
-			 st, failed, NULL, tag);
-		return -1;
+		r = dp_place(it, n, iv, start, ceiling, DP_PAGE,
+			     DP_ORDER_SIMPLIFY, o->engine, st, failed, NULL,
+			     tag);
+		return r == -ENOMEM ? r : -1;
 	}
 	if (st && n && ss.end > st->peak)	/* as dp_place: max(addr + size) */
 		st->peak = ss.end;

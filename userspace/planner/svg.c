@@ -3,10 +3,12 @@
  * svg.c - a plan as an SVG chart: address (up) against time (right),
  * a panel per core.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jdoc.h"
+#include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -72,144 +74,199 @@ int dp_plan_write_svg(const struct dp_plan *p, FILE *f)
  * only the max_tensors largest by size x lifetime are drawn (ties in plan
  * order), and the chart says so.
  */
-int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors)
-{
-	const double W = 960, H = 420, L = 110, T = 70, GAP = 70;
-	const size_t max_rects = 200000;
-	size_t rects = 0, placed = 0, drawn = 0, above = 0, ties = 0;
-	uint32_t ci, k, q;
-	double total_h = T + p->ncores * (H + GAP) + 20, thr = -1;
+/* The chart's geometry and what is drawn of it. */
+struct chart {
+	const struct dp_plan *p;
+	FILE *f;
+	double W, H, L, T, GAP, total_h;
+	size_t max_rects, rects, placed, drawn, ties;
+	double thr;		/* size x lifetime drawn from (-1: all) */
+};
 
+/* Downsampling: the size x lifetime of the max_tensors-th largest, and
+ * how many of that value are drawn.  0, or -ENOMEM. */
+static int threshold(struct chart *ch, size_t max_tensors)
+{
+	const struct dp_plan *p = ch->p;
+	size_t i = 0, above = 0;
+	uint32_t ci, k;
+	double *a;
+
+	if (!max_tensors || ch->placed <= max_tensors)
+		return 0;
+	a = dp_realloc_array(NULL, ch->placed, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
 	for (ci = 0; ci < p->ncores; ci++)
 		for (k = 0; k < p->core[ci].n; k++)
-			placed += p->core[ci].t[k].placed;
-	if (max_tensors && placed > max_tensors) {
-		double *a = dp_xrealloc(NULL, placed, sizeof(*a));
-		size_t i = 0;
+			if (p->core[ci].t[k].placed)
+				a[i++] = area(&p->core[ci], &p->core[ci].t[k]);
+	qsort(a, ch->placed, sizeof(*a), cmp_desc);
+	ch->thr = a[max_tensors - 1];
+	for (i = 0; i < ch->placed && a[i] > ch->thr; i++)
+		above++;
+	ch->ties = max_tensors - above;
+	free(a);
+	return 0;
+}
 
-		for (ci = 0; ci < p->ncores; ci++)
-			for (k = 0; k < p->core[ci].n; k++)
-				if (p->core[ci].t[k].placed)
-					a[i++] = area(&p->core[ci], &p->core[ci].t[k]);
-		qsort(a, placed, sizeof(*a), cmp_desc);
-		thr = a[max_tensors - 1];
-		for (i = 0; i < placed && a[i] > thr; i++)
-			above++;
-		ties = max_tensors - above;
-		free(a);
-	}
+static void chart_head(const struct chart *ch)
+{
+	FILE *f = ch->f;
+	double L = ch->L, W = ch->W;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" font-size=\"11\">\n",
-		L + W + 30, total_h, L + W + 30, total_h);
+		L + W + 30, ch->total_h, L + W + 30, ch->total_h);
 	fprintf(f, "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#000\" stroke-width=\"1.5\" stroke-opacity=\"0.45\"/></pattern></defs>\n");
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">dramplan: ", L);
-	dp_xml_str(f, p->model);
+	dp_xml_str(f, ch->p->model);
 	fprintf(f, " -- DRAM address (up) against instruction time (right)</text>\n");
 	fprintf(f, "<text x=\"%.0f\" y=\"38\">one rectangle per tensor interval; red outline + hatching = shared, grey = pre-placed (below the floor, axis compressed), yellow band = CC region</text>\n", L);
-	for (ci = 0; ci < p->ncores; ci++) {
-		const struct dp_core_plan *c = &p->core[ci];
-		double y0 = T + ci * (H + GAP);
-		uint64_t tmax = 1, amax = 1;
-		struct yaxis ax;
-		double sx;
+}
 
-		for (k = 0; k < c->n; k++) {
-			const struct dp_plan_tensor *t = &c->t[k];
+/* One interval of tensor t: its rectangle, its name when it fits, the
+ * hatching when shared. */
+static void draw_interval(const struct chart *ch, const struct dp_plan_tensor *t,
+			  const struct dp_iv *iv, double sx, double y, double h)
+{
+	FILE *f = ch->f;
+	double x = ch->L + iv->lo * sx, w = (iv->hi - iv->lo + 1) * sx;
+	char fill[32];
 
-			if (t->placed && t->addr + t->size > amax)
-				amax = t->addr + t->size;
-			for (q = 0; q < t->iv_count; q++)
-				if (c->iv[t->iv_first + q].hi + 1 > tmax)
-					tmax = c->iv[t->iv_first + q].hi + 1;
-		}
-		if (p->cc_size && p->cc_base + p->cc_size > amax)
-			amax = p->cc_base + p->cc_size;
-		if (amax <= p->floor)
-			amax = p->floor + DP_PAGE;
-		sx = W / (double)tmax;
-		ax = (struct yaxis){ y0, H, p->floor, amax };
-		fprintf(f, "<g id=\"core%u\">\n<text x=\"%.0f\" y=\"%.1f\" font-size=\"13\">core %u: ",
-			ci, L, y0 - 6, ci);
-		dp_xml_str(f, c->function);
-		fprintf(f, " (footprint 0x%llx, peak %llu, lower bound %llu)</text>\n",
-			U(c->footprint), U(c->peak), U(c->lower_bound));
-		fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" stroke=\"#888\"/>\n",
-			L, y0, W, H);
-		if (p->cc_size)
-			fprintf(f, "<rect class=\"cc\" x=\"%.0f\" y=\"%.2f\" width=\"%.0f\" height=\"%.2f\" fill=\"#fff3b0\"><title>CC region [0x%llx, 0x%llx)</title></rect><text x=\"4\" y=\"%.2f\" fill=\"#996\">CC end 0x%llx</text>\n",
-				L, ymap(&ax, p->cc_base + p->cc_size), W,
-				ymap(&ax, p->cc_base) - ymap(&ax, p->cc_base + p->cc_size),
-				U(p->cc_base), U(p->cc_base + p->cc_size),
-				ymap(&ax, p->cc_base + p->cc_size) + 4,
-				U(p->cc_base + p->cc_size));
-		if (p->floor)
-			fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/><text x=\"4\" y=\"%.2f\" fill=\"#c00\">floor 0x%llx</text>\n",
-				L, L + W, ymap(&ax, p->floor), ymap(&ax, p->floor),
-				ymap(&ax, p->floor) + 4, U(p->floor));
-		fprintf(f, "<text x=\"4\" y=\"%.1f\">0x%llx</text><text x=\"4\" y=\"%.1f\">0</text>\n",
-			y0 + 10, U(amax), y0 + H);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">t=0</text><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">t=%llu</text>\n",
-			L, y0 + H + 14, L + W, y0 + H + 14, U(tmax));
-		for (k = 0; k < c->n && rects < max_rects; k++) {
-			const struct dp_plan_tensor *t = &c->t[k];
-			double y, h;
-
-			if (!t->placed)
-				continue;
-			if (thr >= 0) {
-				double ar = area(c, t);
-
-				if (ar < thr || (ar == thr && !ties))
-					continue;
-				if (ar == thr)
-					ties--;
-			}
-			drawn++;
-			y = ymap(&ax, t->addr + t->size);
-			h = ymap(&ax, t->addr) - y;
-			if (h < 0.5)
-				h = 0.5;
-			for (q = 0; q < t->iv_count && rects < max_rects; q++, rects++) {
-				const struct dp_iv *iv = &c->iv[t->iv_first + q];
-				double x = L + iv->lo * sx, w = (iv->hi - iv->lo + 1) * sx;
-
-				char fill[32];
-
-				if (t->region == DP_REG_PRE)
-					snprintf(fill, sizeof(fill), "#bbb");
-				else
-					snprintf(fill, sizeof(fill), "hsl(%u,60%%,72%%)", hue(t->name));
-				fprintf(f, "<rect class=\"%s%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"><title>",
-					dp_region_name(t->region), t->shared ? " shared" : "",
-					x, y, w < 0.5 ? 0.5 : w, h, fill,
-					t->shared ? "#b00" : "#333",
-					t->shared ? "1.5" : "0.4");
-				dp_xml_str(f, t->name);
-				fprintf(f, " [0x%llx, 0x%llx) size %llu t=[%llu, %llu] %s%s</title></rect>\n",
-					U(t->addr), U(t->addr + t->size), U(t->size),
-					U(iv->lo), U(iv->hi), dp_region_name(t->region),
-					t->shared ? " shared" : "");
-				if (w > 7.0 * (strlen(t->name) + 1) && h > 13) {
-					fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" pointer-events=\"none\">",
-						x + 3, y + 12);
-					dp_xml_str(f, t->name);
-					fprintf(f, "</text>\n");
-				}
-				if (t->shared)
-					fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"url(#hatch)\" pointer-events=\"none\"/>\n",
-						x, y, w < 0.5 ? 0.5 : w, h);
-			}
-		}
-		fprintf(f, "</g>\n");
+	if (t->region == DP_REG_PRE)
+		snprintf(fill, sizeof(fill), "#bbb");
+	else
+		snprintf(fill, sizeof(fill), "hsl(%u,60%%,72%%)", hue(t->name));
+	fprintf(f, "<rect class=\"%s%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"><title>",
+		dp_region_name(t->region), t->shared ? " shared" : "",
+		x, y, w < 0.5 ? 0.5 : w, h, fill,
+		t->shared ? "#b00" : "#333",
+		t->shared ? "1.5" : "0.4");
+	dp_xml_str(f, t->name);
+	fprintf(f, " [0x%llx, 0x%llx) size %llu t=[%llu, %llu] %s%s</title></rect>\n",
+		U(t->addr), U(t->addr + t->size), U(t->size),
+		U(iv->lo), U(iv->hi), dp_region_name(t->region),
+		t->shared ? " shared" : "");
+	if (w > 7.0 * (strlen(t->name) + 1) && h > 13) {
+		fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" pointer-events=\"none\">",
+			x + 3, y + 12);
+		dp_xml_str(f, t->name);
+		fprintf(f, "</text>\n");
 	}
-	if (thr >= 0)
+	if (t->shared)
+		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"url(#hatch)\" pointer-events=\"none\"/>\n",
+			x, y, w < 0.5 ? 0.5 : w, h);
+}
+
+/* Core ci's frame: its title, the CC band, the floor, the axes' ends. */
+static void core_frame(const struct chart *ch, uint32_t ci,
+		       const struct yaxis *ax, uint64_t amax, uint64_t tmax)
+{
+	const struct dp_plan *p = ch->p;
+	const struct dp_core_plan *c = &p->core[ci];
+	FILE *f = ch->f;
+	double L = ch->L, W = ch->W, H = ch->H, y0 = ax->y0;
+
+	fprintf(f, "<g id=\"core%u\">\n<text x=\"%.0f\" y=\"%.1f\" font-size=\"13\">core %u: ",
+		ci, L, y0 - 6, ci);
+	dp_xml_str(f, c->function);
+	fprintf(f, " (footprint 0x%llx, peak %llu, lower bound %llu)</text>\n",
+		U(c->footprint), U(c->peak), U(c->lower_bound));
+	fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" stroke=\"#888\"/>\n",
+		L, y0, W, H);
+	if (p->cc_size)
+		fprintf(f, "<rect class=\"cc\" x=\"%.0f\" y=\"%.2f\" width=\"%.0f\" height=\"%.2f\" fill=\"#fff3b0\"><title>CC region [0x%llx, 0x%llx)</title></rect><text x=\"4\" y=\"%.2f\" fill=\"#996\">CC end 0x%llx</text>\n",
+			L, ymap(ax, p->cc_base + p->cc_size), W,
+			ymap(ax, p->cc_base) - ymap(ax, p->cc_base + p->cc_size),
+			U(p->cc_base), U(p->cc_base + p->cc_size),
+			ymap(ax, p->cc_base + p->cc_size) + 4,
+			U(p->cc_base + p->cc_size));
+	if (p->floor)
+		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/><text x=\"4\" y=\"%.2f\" fill=\"#c00\">floor 0x%llx</text>\n",
+			L, L + W, ymap(ax, p->floor), ymap(ax, p->floor),
+			ymap(ax, p->floor) + 4, U(p->floor));
+	fprintf(f, "<text x=\"4\" y=\"%.1f\">0x%llx</text><text x=\"4\" y=\"%.1f\">0</text>\n",
+		y0 + 10, U(amax), y0 + H);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">t=0</text><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">t=%llu</text>\n",
+		L, y0 + H + 14, L + W, y0 + H + 14, U(tmax));
+}
+
+/* Core ci: its frame, then a rectangle per interval of each tensor drawn. */
+static void draw_core(struct chart *ch, uint32_t ci)
+{
+	const struct dp_plan *p = ch->p;
+	const struct dp_core_plan *c = &p->core[ci];
+	double y0 = ch->T + ci * (ch->H + ch->GAP), sx;
+	uint64_t tmax = 1, amax = 1;
+	struct yaxis ax;
+	uint32_t k, q;
+
+	for (k = 0; k < c->n; k++) {
+		const struct dp_plan_tensor *t = &c->t[k];
+
+		if (t->placed && t->addr + t->size > amax)
+			amax = t->addr + t->size;
+		for (q = 0; q < t->iv_count; q++)
+			if (c->iv[t->iv_first + q].hi + 1 > tmax)
+				tmax = c->iv[t->iv_first + q].hi + 1;
+	}
+	if (p->cc_size && p->cc_base + p->cc_size > amax)
+		amax = p->cc_base + p->cc_size;
+	if (amax <= p->floor)
+		amax = p->floor + DP_PAGE;
+	sx = ch->W / (double)tmax;
+	ax = (struct yaxis){ y0, ch->H, p->floor, amax };
+	core_frame(ch, ci, &ax, amax, tmax);
+	for (k = 0; k < c->n && ch->rects < ch->max_rects; k++) {
+		const struct dp_plan_tensor *t = &c->t[k];
+		double y, h;
+
+		if (!t->placed)
+			continue;
+		if (ch->thr >= 0) {
+			double ar = area(c, t);
+
+			if (ar < ch->thr || (ar == ch->thr && !ch->ties))
+				continue;
+			if (ar == ch->thr)
+				ch->ties--;
+		}
+		ch->drawn++;
+		y = ymap(&ax, t->addr + t->size);
+		h = ymap(&ax, t->addr) - y;
+		if (h < 0.5)
+			h = 0.5;
+		for (q = 0; q < t->iv_count && ch->rects < ch->max_rects;
+		     q++, ch->rects++)
+			draw_interval(ch, t, &c->iv[t->iv_first + q], sx, y, h);
+	}
+	fprintf(ch->f, "</g>\n");
+}
+
+int dp_plan_write_svg_max(const struct dp_plan *p, FILE *f, size_t max_tensors)
+{
+	struct chart ch = { .p = p, .f = f, .W = 960, .H = 420, .L = 110,
+			    .T = 70, .GAP = 70, .max_rects = 200000,
+			    .thr = -1 };
+	uint32_t ci, k;
+
+	ch.total_h = ch.T + p->ncores * (ch.H + ch.GAP) + 20;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++)
+			ch.placed += p->core[ci].t[k].placed;
+	if (threshold(&ch, max_tensors))
+		return -ENOMEM;
+	chart_head(&ch);
+	for (ci = 0; ci < p->ncores; ci++)
+		draw_core(&ch, ci);
+	if (ch.thr >= 0)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#c00\">(downsampled: %zu of %zu tensors drawn, the largest by size x lifetime)</text>\n",
-			L, 54.0, drawn, placed);
-	if (rects >= max_rects)
+			ch.L, 54.0, ch.drawn, ch.placed);
+	if (ch.rects >= ch.max_rects)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#c00\">(chart truncated at %zu rectangles)</text>\n",
-			L, total_h - 6, max_rects);
+			ch.L, ch.total_h - 6, ch.max_rects);
 	fprintf(f, "</svg>\n");
 	return ferror(f) ? -1 : 0;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libdramplan.h"
+#include "internal.h"
 
 int dp_fail(struct dp_err *e, const char *fmt, ...)
 {
@@ -93,28 +93,52 @@ double dp_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void *dp_xrealloc(void *p, size_t n, size_t sz)
+int dp_nomem(struct dp_err *e)
 {
-	void *q;
+	if (e)
+		snprintf(e->msg, sizeof(e->msg), "%s", DP_NOMEM_MSG);
+	return -ENOMEM;
+}
 
-	if (sz && n > SIZE_MAX / sz) {
-		fprintf(stderr, "dramplan: allocation size overflow\n");
-		abort();
+int dp_err_code(const struct dp_err *e)
+{
+	return strcmp(e->msg, DP_NOMEM_MSG) ? -EINVAL : -ENOMEM;
+}
+
+void *dp_realloc_array(void *p, size_t n, size_t sz)
+{
+	if (sz && n > SIZE_MAX / sz)
+		return NULL;
+	return realloc(p, n * sz > 0 ? n * sz : 1);
+}
+
+int dp_grow(void *pp, size_t *cap, size_t need, size_t sz, size_t first)
+{
+	void **p = pp, *q;
+	size_t c = *cap ? *cap : first;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
+		c *= 2;
 	}
-	q = realloc(p, n * sz > 0 ? n * sz : 1);
-	if (!q) {
-		fprintf(stderr, "dramplan: out of memory (%zu bytes)\n", n * sz);
-		abort();
-	}
-	return q;
+	q = dp_realloc_array(*p, c, sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
 }
 
 char *dp_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
-	char *d = dp_xrealloc(NULL, n, 1);
+	char *d = malloc(n);
 
-	memcpy(d, s, n);
+	if (d)
+		memcpy(d, s, n);
 	return d;
 }
 
@@ -160,12 +184,17 @@ int dp_read_file(const char *path, char **text, size_t *len, struct dp_err *e)
 
 	if (!f)
 		return dp_fail(e, "%s: cannot open: %s", path, strerror(errno));
-	buf = dp_xrealloc(NULL, cap, 1);
+	buf = malloc(cap);
+	if (!buf) {
+		fclose(f);
+		return dp_nomem(e);
+	}
 	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += r;
-		if (cap - n - 1 == 0) {
-			cap *= 2;
-			buf = dp_xrealloc(buf, cap, 1);
+		if (cap - n - 1 == 0 && dp_grow(&buf, &cap, cap + 1, 1, cap)) {
+			fclose(f);
+			free(buf);
+			return dp_nomem(e);
 		}
 	}
 	if (ferror(f)) {

@@ -25,7 +25,10 @@
  *     target exists, is shared and not itself linked; no private tensor of
  *     any core overlaps the bytes of a shared tensor;
  *  7. dram_shared mode 1 only: the per-core slabs (slabs_check).
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,17 +115,19 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
 		      uint64_t *when)
 {
-	struct dp_sweep_iv *byhi = dp_xrealloc(NULL, n ? n : 1, sizeof(*byhi));
-	struct arank *byaddr = dp_xrealloc(NULL, nt ? nt : 1, sizeof(*byaddr));
-	uint32_t *rank = dp_xrealloc(NULL, nt ? nt : 1, sizeof(*rank));
+	struct dp_sweep_iv *byhi = dp_realloc_array(NULL, n ? n : 1, sizeof(*byhi));
+	struct arank *byaddr = dp_realloc_array(NULL, nt ? nt : 1, sizeof(*byaddr));
+	uint32_t *rank = dp_realloc_array(NULL, nt ? nt : 1, sizeof(*rank));
 	uint32_t *open = calloc(nt ? nt : 1, sizeof(*open));
 	struct fen F = { calloc((size_t)nt + 1, sizeof(uint32_t)), nt, 1 };
 	size_t i, j, x = 0;
 	uint32_t k;
 	int rc = 0;
 
-	if (!open || !F.f)
-		abort();
+	if (!byhi || !byaddr || !rank || !open || !F.f) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	while (F.top * 2 <= F.n)
 		F.top *= 2;
 	for (k = 0; k < nt; k++)
@@ -183,6 +188,7 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		if (!open[a]++)
 			fen_add(&F, rank[a], 1);
 	}
+out:
 	free(byhi);
 	free(byaddr);
 	free(rank);
@@ -194,14 +200,17 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 		    struct dp_err *e)
 {
-	struct dp_sweep_iv *v = dp_xrealloc(NULL, c->niv ? c->niv : 1, sizeof(*v));
-	uint64_t *addr = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*addr));
-	uint64_t *size = dp_xrealloc(NULL, c->n ? c->n : 1, sizeof(*size));
+	struct dp_sweep_iv *v = dp_realloc_array(NULL, c->niv ? c->niv : 1,
+						 sizeof(*v));
+	uint64_t *addr = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*addr));
+	uint64_t *size = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*size));
 	uint32_t k, q, blame[2];
 	uint64_t when;
 	size_t n = 0;
-	int rc;
+	int rc = -ENOMEM;
 
+	if (!v || !addr || !size)
+		goto out;
 	for (k = 0; k < c->n; k++) {
 		addr[k] = c->t[k].addr;
 		size[k] = c->t[k].size;
@@ -212,7 +221,7 @@ int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 		}
 	}
 	rc = dp_sweep_disjoint(v, n, addr, size, c->n, blame, &when);
-	if (rc) {
+	if (rc && rc != -ENOMEM) {
 		const struct dp_plan_tensor *b = &c->t[blame[0]], *a = &c->t[blame[1]];
 
 		dp_fail(e, "%s: core %u: tensors '%s' [0x%llx, 0x%llx) and '%s' [0x%llx, 0x%llx) overlap in DRAM while both live at time %llu (interfering tensors must be disjoint)",
@@ -222,6 +231,9 @@ int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 			(unsigned long long)(a->addr + a->size),
 			(unsigned long long)when);
 	}
+out:
+	if (rc == -ENOMEM)
+		rc = dp_nomem(e);
 	free(v);
 	free(addr);
 	free(size);
@@ -253,8 +265,13 @@ static int shared_vs_private(const struct dp_plan *p, const char *file,
 
 	for (ci = 0; ci < p->ncores; ci++)
 		n += p->core[ci].n;
-	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
-	sh = dp_xrealloc(NULL, n ? n : 1, sizeof(*sh));
+	r = dp_realloc_array(NULL, n ? n : 1, sizeof(*r));
+	sh = dp_realloc_array(NULL, n ? n : 1, sizeof(*sh));
+	if (!r || !sh) {
+		free(r);
+		free(sh);
+		return dp_nomem(e);
+	}
 	n = 0;
 	for (ci = 0; ci < p->ncores; ci++)
 		for (k = 0; k < p->core[ci].n; k++) {
@@ -313,6 +330,8 @@ int dp_verify_links(const struct dp_plan *p, const char *file,
 	uint32_t ci, k;
 	int rc = -1;
 
+	if (!ix)
+		return dp_nomem(e);
 	for (ci = 0; ci < p->ncores; ci++) {
 		const struct dp_core_plan *c = &p->core[ci];
 
@@ -401,7 +420,9 @@ static int slabs_check(const struct dp_plan *p, const char *file,
 				n++;
 		}
 	}
-	r = dp_xrealloc(NULL, n ? n : 1, sizeof(*r));
+	r = dp_realloc_array(NULL, n ? n : 1, sizeof(*r));
+	if (!r)
+		return dp_nomem(e);
 	n = 0;
 	for (ci = 0; ci < p->ncores; ci++)
 		for (k = 0; k < p->core[ci].n; k++) {

@@ -14,6 +14,8 @@
  * renamed into place at the very end).  Usage errors exit with 2.
  * With --submit, a device error or any disagreement between the device
  * and the planner also exits with 1 (the plan files are written before).
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -293,6 +295,10 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		}
 		o->kind = OUT_RENAME;
 		o->target = dp_strdup(path);
+		if (!o->target) {
+			say("%s: out of memory", path);
+			return -1;
+		}
 		o->mode = new_file_mode();
 		return 0;
 	}
@@ -332,6 +338,10 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 	if (S_ISREG(st.st_mode) && !magic_prefix(path)) {
 		o->kind = OUT_RENAME;
 		o->target = dp_strdup(path);
+		if (!o->target) {
+			say("%s: out of memory", path);
+			return -1;
+		}
 		o->mode = st.st_mode & 07777;
 		o->uid = st.st_uid;
 		o->gid = st.st_gid;
@@ -365,7 +375,11 @@ static int out_stage(struct out *o)
 
 	if (!o->path || o->kind != OUT_RENAME)
 		return 0;
-	o->tmp = dp_xrealloc(NULL, strlen(o->target) + 16, 1);
+	o->tmp = malloc(strlen(o->target) + 16);
+	if (!o->tmp) {
+		say("%s: out of memory", o->path);
+		return -1;
+	}
 	sprintf(o->tmp, "%s.tmp.XXXXXX", o->target);
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
@@ -610,11 +624,12 @@ struct plan_cli {
 	int nosvg, quiet, tensors, submit, dram_set;
 };
 
-/* --submit: open the device; without --dram-size its plan window is the
+/* --submit: open the device, check that it has the model's ncores cores
+ * before anything is planned; without --dram-size its plan window is the
  * DRAM ceiling.  On failure the message is out and the caller closes. */
-static int plan_open_device(struct plan_cli *a)
+static int plan_open_device(struct plan_cli *a, uint32_t ncores)
 {
-	if (dp_submit_open(&a->sub))
+	if (dp_submit_open(&a->sub) || dp_submit_fits(&a->sub, ncores))
 		return 1;
 	if (a->dram_set)
 		return 0;
@@ -699,14 +714,16 @@ static int cmd_plan(struct plan_cli *a, const char *in)
 		fprintf(stderr, "dramplan: %s\n", e.msg);
 		return 1;
 	}
-	if (a->submit && plan_open_device(a)) {
+	if (a->submit && plan_open_device(a, m->nc)) {
 		dp_submit_close(&a->sub);
 		dp_model_free(m);
 		return 1;
 	}
 	log = open_memstream(&logbuf, &loglen);
-	if (!log)
-		abort();
+	if (!log) {
+		fprintf(stderr, "dramplan: out of memory\n");
+		goto out;
+	}
 	fprintf(log, "dramplan: model '%s' (%s), %u core%s\n", m->name, in,
 		m->nc, m->nc == 1 ? "" : "s");
 	if (a->submit)
@@ -737,138 +754,190 @@ out:
 	return rc;
 }
 
+/* The command line, as main reads it. */
+struct cli {
+	struct plan_cli a;
+	const char *order;	/* --order */
+	int json, verify;
+	uint64_t cap;		/* --capacity */
+};
+
+#define OPT_DONE (-1)	/* one_opt: --help or --version printed, exit 0 */
+
+/* "--NAME" of option c (longopts), for the messages. */
+static const char *opt_name(int c, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; longopts[i].name; i++)
+		if (longopts[i].val == c)
+			break;
+	snprintf(buf, len, "--%s", longopts[i].name ? longopts[i].name : "?");
+	return buf;
+}
+
+/* The options that take a number: 0, or 2 (the message is out). */
+static int number_opt(struct cli *x, int c)
+{
+	struct plan_cli *a = &x->a;
+	char name[32];
+	long long v;
+	int bad;
+
+	opt_name(c, name, sizeof(name));
+	if (c == O_SVGMAX || c == O_NODES)
+		bad = parse_at_least(name, optarg, 0,
+				     c == O_SVGMAX ? "0: no limit" : NULL, &v);
+	else if (c == O_CC || c == O_DRAM)
+		bad = parse_i64(name, optarg, &v);
+	else if (c == O_PAGE || c == O_CAP || c == O_COREMIB)
+		bad = parse_positive(name, optarg, &v);
+	else
+		bad = (usage(stderr), 1);
+	if (bad)
+		return 2;
+	if (c == O_CC && v < -1) {
+		fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
+		return 2;
+	}
+	if (c == O_DRAM && (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21))) {
+		fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
+		return 2;
+	}
+	switch (c) {
+	case O_SVGMAX: a->svg_max = v; break;
+	case O_NODES: a->o.search_nodes = v; break;
+	case O_CC: a->o.cc_mib = v; break;
+	case O_DRAM: a->o.dram_mib = v; a->dram_set = 1; break;
+	case O_PAGE: a->o.dram_page_size = v; break;	/* SBUF only: DRAM stays 4096 */
+	case O_CAP: x->cap = v; break;
+	case O_COREMIB: a->o.core_mib = v; break;
+	}
+	return 0;
+}
+
+/* The options that take a word (a format, a strategy, a mode): 0, or 2. */
+static int word_opt(struct cli *x, int c)
+{
+	struct plan_cli *a = &x->a;
+
+	switch (c) {
+	case O_FORMAT:
+		if (!strcmp(optarg, "json")) {
+			x->json = 1;
+		} else if (!strcmp(optarg, "minimalloc") || !strcmp(optarg, "csv")) {
+			x->json = 0;
+		} else {
+			fprintf(stderr, "dramplan: --format: unknown format \"%s\" (json or minimalloc)\n", optarg);
+			return 2;
+		}
+		return 0;
+	case O_STRATEGY:
+		if (!strcmp(optarg, "seed") || !strcmp(optarg, "search")) {
+			a->o.strategy = strcmp(optarg, "seed") ?
+					DP_STRATEGY_SEARCH : DP_STRATEGY_SEED;
+			return 0;
+		}
+		fprintf(stderr, "dramplan: --strategy: unknown strategy \"%s\" (seed or search)\n", optarg);
+		return 2;
+	case O_SHMODE:	/* the seed's dram_shared mode: 0 or 1 */
+		if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
+			say("--dram-shared-mode: '%s': must be 0 or 1", optarg);
+			return 2;
+		}
+		a->o.dram_shared_mode = optarg[0] - '0';
+		return 0;
+	case O_SUBMIT:
+		a->submit = 1;
+		if (optarg && *optarg)
+			a->sub.dev = optarg;
+		return 0;
+	}
+	return number_opt(x, c);
+}
+
+/* One option: 0 (go on), 2 (usage error, message out) or OPT_DONE. */
+static int one_opt(struct cli *x, int c)
+{
+	struct plan_cli *a = &x->a;
+
+	switch (c) {
+	case 'o': a->outp = optarg; break;
+	case O_SVG: a->svgp = optarg; break;
+	case O_NOSVG: a->nosvg = 1; break;
+	case O_REPORT: a->reportp = optarg; break;
+	case O_PAIRS: a->o.hazard_pairs = 1; break;
+	case O_DISABLE: a->o.disable_dram = 1; break;
+	case O_ORDER: x->order = optarg; break;
+	case O_TENSORS: a->tensors = 1; break;
+	case O_NOTENSORS: a->tensors = 0; break;
+	case 'q': a->quiet = 1; break;
+	case O_URING: a->sub.uring = 1; break;
+	case O_CHECK: a->sub.check_shared = 1; break;
+	case 'h': usage(stdout); return OPT_DONE;
+	case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return OPT_DONE;
+	case '?': usage(stderr); return 2;
+	default: return word_opt(x, c);
+	}
+	return 0;
+}
+
+/* The options that go together: 0, or 2 with the message out. */
+static int check_cli(const struct cli *x)
+{
+	const struct plan_cli *a = &x->a;
+
+	if (a->o.core_mib && a->o.dram_shared_mode != 1) {
+		fprintf(stderr, "dramplan: --core-mib goes with --dram-shared-mode 1\n");
+		return 2;
+	}
+	if ((a->sub.uring || a->sub.check_shared) && !a->submit) {
+		fprintf(stderr, "dramplan: --uring and --check-shared go with --submit\n");
+		return 2;
+	}
+	if (a->submit && (x->verify || !x->json)) {
+		fprintf(stderr, "dramplan: --submit takes a JSON model, not %s\n",
+			x->verify ? "verify" : "a MiniMalloc CSV");
+		return 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct plan_cli a = {
-		.sub = { .dev = XMEMSIM_DEFAULT_PATH, .xd = { .fd = -1 } },
-		.svg_max = 20000,
-		.tensors = -1,
+	struct cli x = {
+		.a = {
+			.sub = { .dev = XMEMSIM_DEFAULT_PATH, .xd = { .fd = -1 } },
+			.svg_max = 20000,
+			.tensors = -1,
+		},
+		.order = "best",
+		.json = 1,
 	};
-	const char *order = "best";
-	int json = 1, verify = 0, c;
-	uint64_t cap = 0;
-	long long v;
+	int c, rc;
 
-	dp_opts_default(&a.o);
+	dp_opts_default(&x.a.o);
 	if (argc > 1 && !strcmp(argv[1], "verify")) {
-		verify = 1;
+		x.verify = 1;
 		argv++;
 		argc--;
 	}
 	while ((c = getopt_long(argc, argv, "o:qhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': a.outp = optarg; break;
-		case O_SVG: a.svgp = optarg; break;
-		case O_NOSVG: a.nosvg = 1; break;
-		case O_REPORT: a.reportp = optarg; break;
-		case O_PAIRS: a.o.hazard_pairs = 1; break;
-		case O_SVGMAX:
-			if (parse_at_least("--svg-max", optarg, 0, "0: no limit", &v))
-				return 2;
-			a.svg_max = v;
-			break;
-		case O_FORMAT:
-			if (!strcmp(optarg, "json")) {
-				json = 1;
-			} else if (!strcmp(optarg, "minimalloc") || !strcmp(optarg, "csv")) {
-				json = 0;
-			} else {
-				fprintf(stderr, "dramplan: --format: unknown format \"%s\" (json or minimalloc)\n", optarg);
-				return 2;
-			}
-			break;
-		case O_CC:
-			if (parse_i64("--allreduce-buffer-size", optarg, &v))
-				return 2;
-			if (v < -1) {
-				fprintf(stderr, "dramplan: --allreduce-buffer-size: %lld: must be >= 0 MiB, or -1 for auto\n", v);
-				return 2;
-			}
-			a.o.cc_mib = v;
-			break;
-		case O_DRAM:
-			if (parse_i64("--dram-size", optarg, &v))
-				return 2;
-			if (v <= 0 || (unsigned long long)v > (UINT64_MAX >> 21)) {
-				fprintf(stderr, "dramplan: --dram-size: %lld MiB is out of range\n", v);
-				return 2;
-			}
-			a.o.dram_mib = v;
-			a.dram_set = 1;
-			break;
-		case O_PAGE:
-			if (parse_positive("--dram-page-size", optarg, &v))
-				return 2;
-			a.o.dram_page_size = v;	/* SBUF only: DRAM stays 4096 */
-			break;
-		case O_DISABLE: a.o.disable_dram = 1; break;
-		case O_CAP:
-			if (parse_positive("--capacity", optarg, &v))
-				return 2;
-			cap = v;
-			break;
-		case O_ORDER: order = optarg; break;
-		case O_STRATEGY:
-			if (!strcmp(optarg, "seed") || !strcmp(optarg, "search")) {
-				a.o.strategy = strcmp(optarg, "seed") ?
-					       DP_STRATEGY_SEARCH : DP_STRATEGY_SEED;
-				break;
-			}
-			fprintf(stderr, "dramplan: --strategy: unknown strategy \"%s\" (seed or search)\n", optarg);
-			return 2;
-		case O_NODES:
-			if (parse_at_least("--search-nodes", optarg, 0, NULL, &v))
-				return 2;
-			a.o.search_nodes = v;
-			break;
-		case O_TENSORS: a.tensors = 1; break;
-		case O_NOTENSORS: a.tensors = 0; break;
-		case 'q': a.quiet = 1; break;
-		case O_SUBMIT:
-			a.submit = 1;
-			if (optarg && *optarg)
-				a.sub.dev = optarg;
-			break;
-		case O_URING: a.sub.uring = 1; break;
-		case O_CHECK: a.sub.check_shared = 1; break;
-		case O_SHMODE:	/* the seed's dram_shared mode: 0 or 1 */
-			if (strcmp(optarg, "0") && strcmp(optarg, "1")) {
-				say("--dram-shared-mode: '%s': must be 0 or 1", optarg);
-				return 2;
-			}
-			a.o.dram_shared_mode = optarg[0] - '0';
-			break;
-		case O_COREMIB:
-			if (parse_positive("--core-mib", optarg, &v))
-				return 2;
-			a.o.core_mib = v;
-			break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("dramplan %s\n", XMEMSIM_VERSION); return 0;
-		default: usage(stderr); return 2;
-		}
+		rc = one_opt(&x, c);
+		if (rc)
+			return rc == OPT_DONE ? 0 : rc;
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
 		return 2;
 	}
-	if (a.o.core_mib && a.o.dram_shared_mode != 1) {
-		fprintf(stderr, "dramplan: --core-mib goes with --dram-shared-mode 1\n");
-		return 2;
-	}
-	if ((a.sub.uring || a.sub.check_shared) && !a.submit) {
-		fprintf(stderr, "dramplan: --uring and --check-shared go with --submit\n");
-		return 2;
-	}
-	if (a.submit && (verify || !json)) {
-		fprintf(stderr, "dramplan: --submit takes a JSON model, not %s\n",
-			verify ? "verify" : "a MiniMalloc CSV");
-		return 2;
-	}
-	if (verify)
-		return cmd_verify(json, argv[optind]);
-	if (!json)
-		return cmd_minimalloc(argv[optind], a.outp, cap, order, &a.o,
-				      a.quiet);
-	return cmd_plan(&a, argv[optind]);
+	rc = check_cli(&x);
+	if (rc)
+		return rc;
+	if (x.verify)
+		return cmd_verify(x.json, argv[optind]);
+	if (!x.json)
+		return cmd_minimalloc(argv[optind], x.a.outp, x.cap, x.order,
+				      &x.a.o, x.a.quiet);
+	return cmd_plan(&x.a, argv[optind]);
 }

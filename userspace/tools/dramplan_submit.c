@@ -381,6 +381,15 @@ static int print_check_private(struct run *r, int ret)
 
 /* ---- the run ------------------------------------------------------------- */
 
+int dp_submit_fits(const struct dp_submit *s, uint32_t ncores)
+{
+	if (ncores <= s->info.cores)
+		return 0;
+	fprintf(stderr, "dramplan: --submit: the model has %u cores, %s has %u\n",
+		ncores, s->dev, s->info.cores);
+	return 1;
+}
+
 int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
 {
 	struct run r = { .s = s, .p = p, .out = out };
@@ -388,11 +397,8 @@ int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
 	struct dp_err e = { "" };
 	int rc = 1, ret;
 
-	if (p->ncores > s->info.cores) {
-		fprintf(stderr, "dramplan: --submit: the model has %u cores, %s has %u\n",
-			p->ncores, s->dev, s->info.cores);
+	if (dp_submit_fits(s, p->ncores))
 		return 1;
-	}
 	if (dp_agree_init(a, &s->xd, p, s->model, &e)) {
 		fprintf(stderr, "dramplan: --submit: %s\n", e.msg);
 		dp_agree_free(a);
@@ -418,7 +424,10 @@ int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
 		a->linked == a->want_linked ? "" : "  DISAGREE");
 	if (print_read_back(&r, dp_agree_read_back(a)))
 		goto out;
-	dp_agree_compare(a);
+	if (dp_agree_compare(a)) {
+		fprintf(stderr, "dramplan: --submit: out of memory\n");
+		goto out;
+	}
 	print_table(&r);
 	if (print_totals(&r, dp_agree_totals(a)))
 		goto out;

@@ -24,6 +24,10 @@ struct dp_submit {
 /* Opens the device (and the ring), reads GET_INFO. 0, or 1 with a message
  * on stderr. */
 int dp_submit_open(struct dp_submit *s);
+/* 0 when the device has ncores cores or more, else 1 with a message on
+ * stderr: checked before planning, so a model the device cannot take is
+ * refused at once. */
+int dp_submit_fits(const struct dp_submit *s, uint32_t ncores);
 /*
  * Submits every core's plan, syncs, reads the placements back and prints
  * the agreement table, the totals beside the planner's, the hazard report

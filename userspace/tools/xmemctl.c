@@ -5,6 +5,8 @@
  * Each invocation is one open file of the device, and the device frees
  * what a file allocated when it closes: use `xmemctl replay` to run a
  * sequence of commands on one file.
+ *
+ * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -30,9 +30,11 @@
 #include <string.h>
 
 #include "dp_device.h"
-#include "internal.h"
 #include "libxmemsim.h"
 #include "xorshift.h"
+
+/* The bridge uses libdramplan's public API only, so its own helpers. */
+#define cmp3(a, b) (((a) > (b)) - ((a) < (b)))
 
 #define CHECK_MAX (4ULL << 20)	/* bytes compared per shared tensor */
 #define PRIV_MAX (1ULL << 20)	/* bytes compared per private tensor */
@@ -126,8 +128,11 @@ int dp_agree_init(struct dp_agree *a, struct xms_dev *dev, const struct dp_plan 
 		return -EINVAL;
 	a->ncores = p->ncores;
 	a->core = calloc(p->ncores ? p->ncores : 1, sizeof(*a->core));
-	if (!a->core)
-		abort();
+	if (!a->core) {
+		dp_dev_plan_free(&a->d);
+		dp_nomem(e);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -226,7 +231,7 @@ int dp_agree_read_back(struct dp_agree *a)
 		v->got = calloc(dc->n, sizeof(*v->got));
 		v->why = calloc(dc->n, sizeof(*v->why));
 		if (!v->got || !v->why)
-			abort();
+			return -ENOMEM;
 		ret = xms_plan_get(a->dev, ci, v->got, dc->n, &v->count, &v->synced);
 		if (ret) {
 			set_fail(a, DP_AG_STEP_GET, ret, ci);
@@ -283,7 +288,7 @@ static int cmp_drange(const void *a, const void *b)
 {
 	const struct drange *x = a, *y = b;
 
-	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->hi, y->hi);
+	return cmp3(x->lo, y->lo) ?: cmp3(x->hi, y->hi);
 }
 
 /* Core ci's private (want_shared 0) or shared-owner (1) device ranges,
@@ -295,9 +300,9 @@ static struct drange *dev_ranges(const struct dp_agree *a, uint32_t ci,
 	struct drange *r = malloc((dc->n ? dc->n : 1) * sizeof(*r));
 	uint32_t i;
 
-	if (!r)
-		abort();
 	*n = 0;
+	if (!r)
+		return NULL;
 	for (i = 0; i < dc->n && a->core[ci].have; i++) {
 		const struct xmemsim_plan_tensor *g = &a->core[ci].got[i];
 		uint32_t f = dc->t[i].flags;
@@ -313,12 +318,13 @@ static struct drange *dev_ranges(const struct dp_agree *a, uint32_t ci,
 }
 
 /* Every pair (x in l, y in o) whose bytes meet: both marked; the first 4
- * pairs of each call kept. Sweep over two sorted lists. */
-static void cross_check(struct dp_agree *a, const struct drange *l, size_t nl,
+ * pairs of each call kept. Sweep over two sorted lists.  0, or -ENOMEM. */
+static int cross_check(struct dp_agree *a, const struct drange *l, size_t nl,
 			const struct drange *o, size_t no)
 {
 	size_t i, j, start = 0;
 	unsigned int shown = 0;
+	struct dp_agree_alias *al;
 
 	for (i = 0; i < nl; i++) {
 		/* l is sorted by lo too: a range of o that ends before l[i]
@@ -332,48 +338,53 @@ static void cross_check(struct dp_agree *a, const struct drange *l, size_t nl,
 			mark(a, o[j].core, o[j].t, DP_AG_ALIAS_OTHER);
 			if (shown++ >= 4)
 				continue;
-			a->alias = dp_xrealloc(a->alias, a->nalias + 1, sizeof(*a->alias));
+			al = realloc(a->alias,
+				     (a->nalias + 1) * sizeof(*a->alias));
+			if (!al)
+				return -ENOMEM;
+			a->alias = al;
 			a->alias[a->nalias++] = (struct dp_agree_alias){
 				l[i].core, l[i].t, o[j].core, o[j].t,
 				l[i].lo, l[i].hi, o[j].lo, o[j].hi };
 		}
 	}
+	return 0;
 }
 
-/* Private tensors of one core against every byte another core may use. */
-static void check_aliasing(struct dp_agree *a)
+/* Private tensors of one core against every byte another core may use.
+ * r[x] and n[x] are core x's private ranges, r[nc + x], n[nc + x] its
+ * shared ones.  0, or -ENOMEM. */
+static int check_aliasing(struct dp_agree *a)
 {
 	uint32_t nc = a->ncores, x, y;
-	struct drange **priv = calloc(nc ? nc : 1, sizeof(*priv));
-	struct drange **sh = calloc(nc ? nc : 1, sizeof(*sh));
-	size_t *np = calloc(nc ? nc : 1, sizeof(*np));
-	size_t *ns = calloc(nc ? nc : 1, sizeof(*ns));
+	struct drange **r = calloc(2 * (size_t)nc + 1, sizeof(*r));
+	size_t *n = calloc(2 * (size_t)nc + 1, sizeof(*n));
+	int ret = r && n ? 0 : -ENOMEM;
 
-	if (!priv || !sh || !np || !ns)
-		abort();
-	for (x = 0; x < nc; x++) {
-		priv[x] = dev_ranges(a, x, 0, &np[x]);
-		sh[x] = dev_ranges(a, x, 1, &ns[x]);
+	for (x = 0; x < nc && !ret; x++) {
+		r[x] = dev_ranges(a, x, 0, &n[x]);
+		r[nc + x] = dev_ranges(a, x, 1, &n[nc + x]);
+		if (!r[x] || !r[nc + x])
+			ret = -ENOMEM;
 	}
-	for (x = 0; x < nc; x++)
-		for (y = 0; y < nc; y++) {
+	for (x = 0; x < nc && !ret; x++)
+		for (y = 0; y < nc && !ret; y++) {
 			if (x == y)
 				continue;
 			if (x < y)
-				cross_check(a, priv[x], np[x], priv[y], np[y]);
-			cross_check(a, priv[x], np[x], sh[y], ns[y]);
+				ret = cross_check(a, r[x], n[x], r[y], n[y]);
+			if (!ret)
+				ret = cross_check(a, r[x], n[x], r[nc + y],
+						  n[nc + y]);
 		}
-	for (x = 0; x < nc; x++) {
-		free(priv[x]);
-		free(sh[x]);
-	}
-	free(priv);
-	free(sh);
-	free(np);
-	free(ns);
+	for (x = 0; r && x < 2 * nc; x++)
+		free(r[x]);
+	free(r);
+	free(n);
+	return ret;
 }
 
-void dp_agree_compare(struct dp_agree *a)
+int dp_agree_compare(struct dp_agree *a)
 {
 	const struct dp_plan *p = a->p;
 	uint32_t ci, i;
@@ -413,7 +424,7 @@ void dp_agree_compare(struct dp_agree *a)
 				mark(a, ci, i, DP_AG_OWNER_TRIPLE);
 		}
 	}
-	check_aliasing(a);
+	return check_aliasing(a);
 }
 
 /* ---- totals ---------------------------------------------------------------- */
@@ -526,12 +537,13 @@ static int cmp_link(const void *x, const void *y)
 {
 	const struct dp_agree_link *l = x, *m = y;
 
-	return dp_cmp(l->oc, m->oc) ?: dp_cmp(l->oi, m->oi) ?:
-	       dp_cmp(l->lc, m->lc);
+	return cmp3(l->oc, m->oc) ?: cmp3(l->oi, m->oi) ?:
+	       cmp3(l->lc, m->lc);
 }
 
-/* Every link whose owner is on the device, by owner then linking core. */
-static void collect_links(struct dp_agree *a)
+/* Every link whose owner is on the device, by owner then linking core.
+ * 0, or -ENOMEM. */
+static int collect_links(struct dp_agree *a)
 {
 	const struct dp_plan *p = a->p;
 	size_t cap = 0;
@@ -548,8 +560,14 @@ static void collect_links(struct dp_agree *a)
 			    (oi = find_tensor(a, t->remote_core, t->remote_name)) == NONE)
 				continue;
 			if (a->nlink == cap) {
+				struct dp_agree_link *l;
+
+				l = realloc(a->link, (cap ? 2 * cap : 16) *
+					    sizeof(*a->link));
+				if (!l)
+					return -ENOMEM;
+				a->link = l;
 				cap = cap ? 2 * cap : 16;
-				a->link = dp_xrealloc(a->link, cap, sizeof(*a->link));
 			}
 			a->link[a->nlink++] = (struct dp_agree_link){
 				.oc = t->remote_core, .oi = oi, .lc = ci, .li = k,
@@ -557,6 +575,7 @@ static void collect_links(struct dp_agree *a)
 		}
 	if (a->nlink)
 		qsort(a->link, a->nlink, sizeof(*a->link), cmp_link);
+	return 0;
 }
 
 int dp_agree_check_shared(struct dp_agree *a)
@@ -571,7 +590,11 @@ int dp_agree_check_shared(struct dp_agree *a)
 		free(rd);
 		return -ENOMEM;
 	}
-	collect_links(a);
+	if (collect_links(a)) {
+		free(w);
+		free(rd);
+		return -ENOMEM;
+	}
 	for (j = 0; j < a->nlink; j++) {
 		struct dp_agree_link *l = &a->link[j];
 		const struct dp_plan_tensor *o = &p->core[l->oc].t[l->oi];
@@ -652,7 +675,7 @@ int dp_agree_check_private(struct dp_agree *a)
 	a->priv_pick = calloc(nc, sizeof(*a->priv_pick));
 	a->priv_bad = malloc(nc * sizeof(*a->priv_bad));
 	if (!a->priv_pick || !a->priv_bad)
-		abort();
+		return -ENOMEM;
 	for (ci = 0; ci < nc; ci++)
 		a->priv_bad[ci] = -1;
 	if (!common_private(a))
@@ -708,10 +731,10 @@ int dp_agree_run(struct dp_agree *a, uint32_t first, int bytes)
 		ret = dp_agree_sync(a);
 	if (!ret && a->submitted)
 		ret = dp_agree_read_back(a);
-	if (!ret && a->submitted) {
-		dp_agree_compare(a);
+	if (!ret && a->submitted)
+		ret = dp_agree_compare(a);
+	if (!ret && a->submitted)
 		ret = dp_agree_totals(a);
-	}
 	if (!ret && a->submitted && bytes)
 		ret = dp_agree_check_shared(a);
 	if (!ret && a->submitted && bytes)

@@ -10,9 +10,14 @@
  * access in dp_device.c.
  *
  * Then the agreement (dp_agree.c): the plan through the device and back,
- * compared with the planner. The one part of libdramplan that talks to
- * /dev/xmemsim: it calls libxmemsim, so a program that uses it links
- * libxmemsim too.
+ * compared with the planner.
+ *
+ * The bridge between the planner and the device, its own library
+ * (libdramplan-device, userspace/bridge/): the flow is one way, model ->
+ * libdramplan -> plan -> this bridge -> libxmemsim -> /dev/xmemsim.
+ * libdramplan knows no device; a program that uses this header links
+ * libdramplan-device, libdramplan and libxmemsim (pkg-config
+ * libdramplan-device).
  */
 #ifndef DP_DEVICE_H
 #define DP_DEVICE_H
@@ -179,7 +184,7 @@ void dp_agree_free(struct dp_agree *a);
 int dp_agree_submit(struct dp_agree *a, uint32_t first);
 int dp_agree_sync(struct dp_agree *a);
 int dp_agree_read_back(struct dp_agree *a);
-void dp_agree_compare(struct dp_agree *a);	/* no device commands */
+int dp_agree_compare(struct dp_agree *a);	/* no device commands; -ENOMEM */
 int dp_agree_totals(struct dp_agree *a);
 /* Byte read-backs, with up to 4 MiB per shared and 1 MiB per private
  * tensor; -ENOMEM if the buffers cannot be had. */

@@ -47,7 +47,7 @@ static int build_core(const struct dp_plan *p, uint32_t ci,
 	dc->t = calloc(c->n ? c->n : 1, sizeof(*dc->t));
 	dc->iv = calloc(c->niv ? c->niv : 1, sizeof(*dc->iv));
 	if (!dc->t || !dc->iv)
-		abort();
+		return dp_nomem(e);
 	for (i = 0; i < c->n; i++) {
 		const struct dp_plan_tensor *t = &c->t[i];
 		struct xmemsim_plan_tensor *d = &dc->t[i];
@@ -102,7 +102,7 @@ int dp_dev_plan_build(const struct dp_plan *p, struct dp_dev_plan *d,
 	memset(d, 0, sizeof(*d));
 	d->core = calloc(p->ncores ? p->ncores : 1, sizeof(*d->core));
 	if (!d->core)
-		abort();
+		return dp_nomem(e);
 	d->ncores = p->ncores;
 	for (ci = 0; ci < p->ncores; ci++)
 		if (build_core(p, ci, &d->core[ci], e)) {

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Out of memory is an error, not an abort (issue 22).  A compiler that
+ * embeds libdramplan must get the failure back and keep running.
+ *
+ * The binary is linked with -Wl,--wrap=malloc,calloc,realloc,free (see
+ * tests/planner/rules.mk), so every allocation the library makes (and
+ * yajl's, linked statically) goes through the injector below.  A run of
+ * the whole job -- load a model, plan it, verify, write the plan, read it
+ * back, report -- counts its allocations (K); then for every N in 1..K the
+ * job runs again with the Nth allocation failing.  Each such run must stop
+ * with an error whose code is -ENOMEM, and leave no allocation behind (the
+ * injector counts the live ones; under ASan LeakSanitizer checks too).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_util.h"
+#include "tap.h"
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t sz);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+
+static int armed;		/* counting (only around the job) */
+static long nalloc;		/* allocations seen while armed */
+static long fail_at;		/* 1-based; 0: never */
+static long live;		/* allocations not yet freed */
+
+static int fail_now(void)
+{
+	if (!armed)
+		return 0;
+	return ++nalloc == fail_at;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	void *p;
+
+	if (fail_now())
+		return NULL;
+	p = __real_malloc(n);
+	if (p && armed)
+		live++;
+	return p;
+}
+
+void *__wrap_calloc(size_t n, size_t sz)
+{
+	void *p;
+
+	if (fail_now())
+		return NULL;
+	p = __real_calloc(n, sz);
+	if (p && armed)
+		live++;
+	return p;
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	void *q;
+
+	if (fail_now())
+		return NULL;
+	q = __real_realloc(p, n);
+	if (q && !p && armed)
+		live++;
+	return q;
+}
+
+void __wrap_free(void *p)
+{
+	if (p && armed)
+		live--;
+	__real_free(p);
+}
+
+/* What a job leaves: its return code (0 or -errno) and its outputs. */
+struct job {
+	int rc;
+	char plan[1 << 16];
+	size_t plan_len;
+	int searched;		/* the exact search ran (CSV job) */
+};
+
+struct job_in {
+	const char *model;	/* a model file, or CSV text */
+	struct dp_opts o;
+};
+
+/* Writes through a FILE on a fixed buffer: no allocation of ours. */
+static FILE *buf_file(char *buf, size_t n)
+{
+	return fmemopen(buf, n, "w");
+}
+
+static int err_code(int rc, const struct dp_err *e)
+{
+	if (rc == -ENOMEM)	/* the writers take no struct dp_err */
+		return rc;
+	return rc ? dp_err_code(e) : 0;
+}
+
+/* Load, plan, verify, write, read back, report: the library end to end. */
+static void model_job(const struct job_in *in, struct job *j)
+{
+	const struct dp_opts *o = &in->o;
+	const char *model = in->model;
+	static char report[1 << 16], again[1 << 16];
+	struct dp_model *m;
+	struct dp_plan *p, *q = NULL;
+	struct dp_err e = { "" };
+	FILE *f;
+	int rc = -1;
+
+	memset(j->plan, 0, sizeof(j->plan));
+	m = dp_model_load_json(model, &e);
+	if (!m)
+		goto out;
+	p = dp_plan_model(m, o, NULL, &e);
+	if (!p)
+		goto free_model;
+	if (dp_verify(p, "plan", &e))
+		goto free_plan;
+	f = buf_file(j->plan, sizeof(j->plan));
+	rc = dp_plan_write_json(p, f);
+	fclose(f);
+	if (rc)
+		goto free_plan;
+	rc = -1;
+	j->plan_len = strlen(j->plan);
+	q = dp_plan_parse_json("plan", j->plan, j->plan_len, &e);
+	if (!q)
+		goto free_plan;
+	if (dp_verify(q, "plan", &e))
+		goto free_plan;
+	f = buf_file(report, sizeof(report));
+	dp_plan_write_report(q, f, 1);
+	fclose(f);
+	f = buf_file(again, sizeof(again));
+	rc = dp_plan_write_json(q, f);
+	fclose(f);
+	if (!rc && strcmp(again, j->plan))
+		rc = dp_fail(&e, "the plan read back differs");
+free_plan:
+	dp_plan_free(q);
+	dp_plan_free(p);
+free_model:
+	dp_model_free(m);
+out:
+	j->rc = err_code(rc, &e);
+	if (j->rc && j->rc != -ENOMEM)
+		printf("# %s\n", e.msg);
+}
+
+/*
+ * A MiniMalloc instance: parse, the exact search (the staircase below
+ * defeats the constructive passes, so it runs), verify, the best of the
+ * orders, verify, the instance as a model: written out as CSV.
+ */
+static void csv_job(const struct job_in *in, struct job *j)
+{
+	struct dp_search_stats st;
+	struct dp_model *m = NULL;
+	struct dp_csv *c;
+	struct dp_err e = { "" };
+	FILE *f;
+	int rc = -1;
+
+	memset(j->plan, 0, sizeof(j->plan));
+	c = dp_csv_parse("stair.csv", in->model, strlen(in->model), &e);
+	if (!c)
+		goto out;
+	if (dp_csv_solve_search(c, 0, 300, &st, &e) || dp_csv_verify(c, &e))
+		goto free_csv;
+	j->searched = st.built && st.searched;
+	if (dp_csv_solve_best(c, 0, NULL, NULL, &e) || dp_csv_verify(c, &e))
+		goto free_csv;
+	m = dp_csv_model(c, 1, &e);
+	if (!m)
+		goto free_csv;
+	f = buf_file(j->plan, sizeof(j->plan));
+	rc = dp_csv_write(c, f);
+	fclose(f);
+	j->plan_len = strlen(j->plan);
+free_csv:
+	dp_model_free(m);
+	dp_csv_free(c);
+out:
+	j->rc = err_code(rc, &e);
+	if (j->rc && j->rc != -ENOMEM)
+		printf("# %s\n", e.msg);
+}
+
+typedef void job_fn(const struct job_in *in, struct job *j);
+
+/* The job once clean, then once per allocation with that one failing. */
+static void every_allocation_fails_once(job_fn *run_job,
+					const struct job_in *in,
+					const char *name)
+{
+	static struct job clean, j;
+	long k, n, bad_rc = 0, leaked = 0;
+
+	armed = 1, nalloc = 0, fail_at = 0, live = 0;
+	run_job(in, &clean);
+	armed = 0;
+	k = nalloc;
+	REQUIRE(clean.rc == 0);
+	REQUIRE(live == 0);
+	REQUIRE(k > 0);
+	printf("# %s: %ld allocations\n", name, k);
+	for (n = 1; n <= k; n++) {
+		armed = 1, nalloc = 0, fail_at = n, live = 0;
+		run_job(in, &j);
+		armed = 0;
+		if (j.rc != -ENOMEM && bad_rc++ < 5)
+			printf("# allocation %ld failing: rc %d\n", n, j.rc);
+		if (live && leaked++ < 5)
+			printf("# allocation %ld failing: %ld left behind\n",
+			       n, live);
+	}
+	CHECK(bad_rc == 0);
+	CHECK(leaked == 0);
+	/* and the library still works after all that */
+	armed = 1, nalloc = 0, fail_at = 0, live = 0;
+	run_job(in, &j);
+	armed = 0;
+	CHECK(j.rc == 0 && live == 0);
+	CHECK(j.plan_len == clean.plan_len && !strcmp(j.plan, clean.plan));
+}
+
+/* The example models, each with the options that reach the most code
+ * for it: hazard pairs, the exact search, per-core slabs, dense.c's
+ * engine (its k-d tree and address tree). */
+TEST(planning_survives_every_allocation_failure)
+{
+	static const struct {
+		const char *file;
+		int pairs, strategy, mode, engine;
+	} ex[] = {
+		{ "mlp.json", 0, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
+		{ "allreduce_2core.json", 1, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
+		{ "transformer.json", 0, DP_STRATEGY_SEARCH, 0, DP_ENGINE_AUTO },
+		{ "shared_triple_2core.json", 0, DP_STRATEGY_SEED, 1,
+		  DP_ENGINE_AUTO },
+		{ "transformer.json", 0, DP_STRATEGY_SEED, 0,
+		  DP_ENGINE_INCREMENTAL },
+	};
+	char path[256];
+	size_t k;
+
+	for (k = 0; k < sizeof(ex) / sizeof(ex[0]); k++) {
+		struct job_in in = { .model = path };
+
+		snprintf(path, sizeof(path), "%s/examples/%s", DP_SRCROOT,
+			 ex[k].file);
+		dp_opts_default(&in.o);
+		in.o.hazard_pairs = ex[k].pairs;
+		in.o.strategy = ex[k].strategy;
+		in.o.dram_shared_mode = ex[k].mode;
+		in.o.engine = ex[k].engine;
+		every_allocation_fails_once(model_job, &in, ex[k].file);
+	}
+}
+
+/* A staircase, buffer i live [i, i + 5), sizes in a fixed pattern: the
+ * portfolio misses the lower bound, so the exact search is built and run. */
+TEST(minimalloc_search_survives_every_allocation_failure)
+{
+	static char text[2048];
+	struct job_in in = { .model = text };
+	static struct job j;
+	size_t len, i;
+
+	len = sprintf(text, "id,lower,upper,size\n");
+	for (i = 0; i < 24; i++)
+		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, i, i + 5,
+			       (i * 7919) % 97 + 1);
+	csv_job(&in, &j);
+	REQUIRE(j.rc == 0);
+	CHECK(j.searched);
+	every_allocation_fails_once(csv_job, &in, "staircase.csv");
+}
+
+int main(void)
+{
+	return tap_run();
+}
