@@ -2,7 +2,8 @@
 /*
  * xmem heap: the Tensilica xmem first-fit heap on u64 device addresses,
  * with an O(log n) production path that returns exactly what the seed's
- * list walk returns.
+ * list walk returns. "The seed" is seed A, written down with its errata in
+ * docs/seed-behaviour.md, part A.
  */
 
 /**
@@ -35,7 +36,7 @@
  * **Free.** Matches the aligned address of a live block (a raw block start
  * that differs from it, an interior address or a double free is
  * XMEM_ERR_PTR_OUT_OF_BOUNDS; 0 is a valid address if the pool holds it).
- * unused_bytes loses the block's slack (SPEC-NOTES A, erratum 1: the seed's
+ * unused_bytes loses the block's slack (docs/seed-behaviour.md, A.1: the seed's
  * ``buffer - aligned_buffer`` would add it). The block then merges with both
  * physical neighbours at once: if the left one is free it absorbs the
  * freed block, if the right one is free the survivor absorbs it, and the
@@ -733,7 +734,7 @@ int xmem_heap_free(struct xmem_heap *h, u64 addr)
 	h->alloc_count--;
 	h->free_bytes += b->size;
 	h->allocated_bytes -= b->size;
-	/* SPEC-NOTES A erratum 1: aligned - start, not start - aligned. */
+	/* docs/seed-behaviour.md A.1: aligned - start, not start - aligned. */
 	h->unused_bytes -= b->aligned - b->start;
 	b->aligned = b->start;
 	b->allocated = false;

@@ -961,7 +961,7 @@ static void coalesce_none(struct kunit *test)
 	check_heap(test, h);
 }
 
-/* SPEC-NOTES A erratum 1: freeing gives back the slack, not twice it. */
+/* docs/seed-behaviour.md A.1: freeing gives back the slack, not twice it. */
 static void unused_bytes_erratum(struct kunit *test)
 {
 	struct xmem_heap *h = new_heap(test, B_ODD, P, 0, param_mode(test));
