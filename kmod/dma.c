@@ -397,14 +397,19 @@ static void dma_work(struct work_struct *work)
 	u32 e;
 
 	mutex_lock(&dma->lock);
+	/*
+	 * A scaled clock keeps pace with the wall while every engine is
+	 * idle; while one runs, modeled time only moves from end to end (the
+	 * host's time to move the bytes is not the device's).
+	 */
+	for (e = 0; e < dma->engines && !dma->eng[e].cur; e++)
+		;
+	if (dma->time_scale && e == dma->engines)
+		dma->now = max(dma->now,
+			       div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
+					 dma->time_scale));
 	for (;;) {
 		bool running = false;
-
-		/* a scaled clock keeps pace with the wall while idle */
-		if (dma->time_scale)
-			dma->now = max(dma->now,
-				       div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
-						 dma->time_scale));
 
 		for (e = 0; e < dma->engines; e++) {
 			struct xmemsim_dma_engine *eng = &dma->eng[e];

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_dma: the queued-DMA model's figures, in the test VM
+ * (scripts/bench-dma.sh loads the module with time_scale=1). One line per
+ * figure, each a ratio measured side by side in this run:
+ *
+ *   - engines N: N transfers on N engines against the same N on one
+ *     engine, in modeled time (the model says N x);
+ *   - time_scale=1 (a second load): modeled against observed wall time of
+ *     transfers of about 1 ms of modeled time (a 1 ms latency), from
+ *     submit to DMA_WAIT's return; the host's copy of the bytes at the end
+ *     is in the observed time and grows with the length;
+ *   - io_uring: DMA_SUBMIT of one small descriptor per command, 64
+ *     commands a batch, against GET_INFO (the floor: a command that does
+ *     nothing) the same way, in ns per command.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libxmemsim.h"
+
+#define HBM XMEMSIM_HEAP_HBM
+
+static uint64_t wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static struct xmemsim_dma_desc desc(uint64_t src, uint64_t dst, uint64_t len,
+				    uint32_t engine)
+{
+	struct xmemsim_dma_desc d = {
+		.src = src, .dst = dst, .len = len, .engine = engine,
+		.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+	};
+
+	return d;
+}
+
+/* Modeled makespan of n transfers of len, on n engines or all on engine 0. */
+static uint64_t makespan(struct xms_dev *xd, const uint64_t *buf, uint32_t n,
+			 uint64_t len, int spread)
+{
+	struct xmemsim_dma_desc d[8] = {};
+	struct xmemsim_dma_wait w;
+	uint64_t t, lo = UINT64_MAX, hi = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] = desc(buf[2 * i], buf[2 * i + 1], len, spread ? i : 0);
+	if (xms_dma_submit(xd, d, n, &t))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (xms_dma_wait(xd, t + i, -1, &w))
+			return 0;
+		lo = w.start_ns < lo ? w.start_ns : lo;
+		hi = w.end_ns > hi ? w.end_ns : hi;
+	}
+	return hi - lo;
+}
+
+int main(int argc, char **argv)
+{
+	struct xmemsim_dma_info info;
+	struct xms_dev xd;
+	struct xms_ring r;
+	uint64_t buf[16], len;
+	uint32_t n, i;
+	int reps = argc > 1 ? atoi(argv[1]) : 20;
+
+	if (xms_open(&xd, NULL) || xms_dma_info(&xd, &info)) {
+		fprintf(stderr, "bench_dma: no device or no DMA_INFO\n");
+		return 1;
+	}
+	for (i = 0; i < 16; i++)
+		if (xms_alloc(&xd, HBM, 16 << 20, 4096, 0, &buf[i], NULL)) {
+			fprintf(stderr, "bench_dma: 256 MiB of HBM needed (hbm_size)\n");
+			return 1;
+		}
+	printf("# %u engines, latency %" PRIu64 " ns, HBM-HBM %" PRIu64 " B/s, time_scale %" PRIu64 "\n",
+	       info.engines, (uint64_t)info.latency_ns, (uint64_t)info.bw[HBM][HBM],
+	       (uint64_t)info.time_scale);
+
+	/* engines in parallel, modeled time */
+	for (n = 2; n <= info.engines && n <= 8; n *= 2) {
+		uint64_t one = makespan(&xd, buf, n, 1 << 20, 0);
+		uint64_t par = makespan(&xd, buf, n, 1 << 20, 1);
+
+		printf("engines %u: %.2fx one engine (%u x 1 MiB: %" PRIu64 " ns on one, %" PRIu64 " ns on %u)\n",
+		       n, par ? (double)one / par : 0, n, one, par, n);
+	}
+
+	/* modeled against wall time (meaningful with time_scale=1) */
+	for (len = 4096; len <= 1 << 20 && info.time_scale; len *= 16) {
+		struct xmemsim_dma_desc d = desc(buf[0], buf[1], len, 0);
+		struct xmemsim_dma_wait w;
+		uint64_t t, t0, wall;
+		double err;
+
+		/* 8 transfers of len back to back, one at a time */
+		t0 = wall_ns();
+		for (i = 0; i < 8; i++)
+			if (xms_dma_submit(&xd, &d, 1, &t) || xms_dma_wait(&xd, t, -1, &w))
+				return 1;
+		wall = wall_ns() - t0;
+		err = ((double)wall - 8.0 * (double)(w.end_ns - w.start_ns)) /
+		      (8.0 * (double)(w.end_ns - w.start_ns));
+		printf("time_scale %" PRIu64 ": %.3f ms modeled per transfer, observed %+.1f%% (8 in a row, %.3f ms of wall)\n",
+		       (uint64_t)info.time_scale, (double)(w.end_ns - w.start_ns) / 1e6,
+		       100 * err, (double)wall / 1e6);
+	}
+
+	/* io_uring: DMA_SUBMIT against the GET_INFO floor, 64 a batch */
+	if (!info.time_scale && !xms_ring_init(&r, &xd, 64)) {
+		static struct xmemsim_dma_desc dd[64];
+		static struct xmemsim_dma_submit s[64];
+		static struct xmemsim_info gi[64];
+		struct xms_result res[64];
+		uint64_t ns[2] = { 0, 0 };
+		int k, rep;
+
+		for (k = 0; k < 2; k++) {
+			uint64_t t0 = wall_ns();
+
+			for (rep = 0; rep < reps; rep++) {
+				for (i = 0; i < 64; i++) {
+					if (k) {
+						dd[i] = desc(buf[0], buf[1], 64, i % info.engines);
+						s[i] = (struct xmemsim_dma_submit){
+							.descs = (uintptr_t)&dd[i], .count = 1 };
+						xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s[i], i);
+					} else {
+						xms_ring_queue(&r, XMEMSIM_IOC_GET_INFO, &gi[i], i);
+					}
+				}
+				xms_ring_submit(&r);
+				xms_ring_reap(&r, res, 64, 64);
+				/* reap the transfers so the depth never fills */
+				for (i = 0; k && i < 64; i++)
+					xms_dma_wait(&xd, s[i].ticket, -1, NULL);
+			}
+			ns[k] = (wall_ns() - t0) / ((uint64_t)reps * 64);
+		}
+		printf("io_uring batch 64: DMA_SUBMIT %" PRIu64 " ns/op, GET_INFO floor %" PRIu64 " ns/op, %.2fx the floor (reaping included)\n",
+		       ns[1], ns[0], ns[0] ? (double)ns[1] / ns[0] : 0);
+		xms_ring_exit(&r);
+	}
+	xms_close(&xd);
+	return 0;
+}
