@@ -19,12 +19,16 @@ Exit status: 0 success, 1 an error (one line on stderr, nothing written),
 each graph value becomes a tensor.
 """
 import argparse
+import contextlib
+import copy
+import io
 import json
 import os
 import stat
 import sys
 import tempfile
 import traceback
+import warnings
 
 PROG = "dramplan-import"
 PAGE = 4096
@@ -96,6 +100,11 @@ def parse_args(argv):
                    help="the model's name in the JSON (default: derived)")
     p.add_argument("--seed", type=int, default=0,
                    help="random seed of the weights and input (default 0)")
+    p.add_argument("--device", default="auto",
+                   choices=["auto", "meta", "cpu"],
+                   help="where the network runs: meta tensors (shapes only, "
+                   "no arithmetic) or the CPU; auto (default): meta, then "
+                   "the CPU if an op has no meta kernel")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="torch CPU threads (default 1)")
     p.add_argument("--list", action="store_true",
@@ -342,8 +351,15 @@ class Program:
 
 
 def storage_of(t):
-    s = t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
-    return s.data_ptr(), s.nbytes()
+    """(identity, bytes) of a tensor's storage.  The identity is the
+    StorageImpl's address, which meta tensors (no data) have too."""
+    if hasattr(t, "untyped_storage"):
+        s = t.untyped_storage()
+    else:
+        s = t.storage()
+        s = s.untyped() if hasattr(s, "untyped") else s
+    key = getattr(s, "_cdata", None) or s.data_ptr()
+    return key, s.nbytes()
 
 
 def flat(torch, v):
@@ -405,6 +421,9 @@ def recorder_class(torch):
                         defs.append(tid)
                 elif ptr in prog.weights:
                     tid = prog.weights[ptr]
+                elif n.op == "get_attr":
+                    tid = prog.new_tensor(n.name, t, "weight")
+                    prog.weights[ptr] = tid
                 elif ptr in self.live_map:
                     tid = self.live_map[ptr]
                 elif n.op == "placeholder" and self.on_input:
@@ -429,6 +448,12 @@ def recorder_class(torch):
                             uses.append(prog.weights[ptr])
                 prog.inst(n.name, defs, uses)
             return res
+
+        def propagate(self, *args):
+            # ShapeProp prints a traceback of a failing node on stderr;
+            # the one line raised from run_node says it all
+            with contextlib.redirect_stderr(io.StringIO()):
+                return super().propagate(*args)
 
         def tids(self, n):
             return [tid for _, tid in self.ids.get(n, [])]
@@ -459,13 +484,23 @@ def writes_in_place(n, module):
 # inference
 
 def trace_inference(torch, model, inputs, prog, label):
+    """torch.fx.symbolic_trace; where Python code needs concrete shapes
+    (x.shape unpacked, as torchvision's ViT does), make_fx's aten graph.
+    Both run on the inputs' device: meta tensors cost no arithmetic."""
     import torch.fx as fx
     model.eval()
     try:
         gm = fx.symbolic_trace(model)
     except Exception as e:
-        raise Fail("%s: cannot trace (torch.fx.symbolic_trace): %s"
-                   % (label, where_failed(e)))
+        first = where_failed(e)
+        try:
+            from torch.fx.experimental.proxy_tensor import make_fx
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                gm = make_fx(model)(*inputs)
+        except Exception:
+            raise Fail("%s: cannot trace (torch.fx.symbolic_trace): %s"
+                       % (label, first))
     prog.add_weights(model)
     Recorder = recorder_class(torch)
     rec = Recorder(gm, prog)
@@ -484,6 +519,38 @@ def trace_inference(torch, model, inputs, prog, label):
 # ---------------------------------------------------------------------------
 # training: AOT autograd's forward and backward graphs of one step
 
+_META_DONE = []
+
+
+def meta_conv_backward(torch):
+    """PyTorch 1.13 has no meta kernel for convolution_backward: give it
+    one (the gradients have the shapes of the input, the weight and the
+    bias), so a training step traces on meta tensors without arithmetic."""
+    if _META_DONE:
+        return
+    _META_DONE.append(True)
+    try:
+        x = torch.empty(1, 1, 3, 3, device="meta")
+        w = torch.empty(1, 1, 1, 1, device="meta")
+        torch.ops.aten.convolution_backward(x, x, w, [1], [1, 1], [0, 0],
+                                            [1, 1], False, [0, 0], 1,
+                                            [True, True, True])
+        return			# this PyTorch has one
+    except Exception:
+        pass
+
+    def conv_bw(grad_out, inp, weight, bias_sizes, stride, padding,
+                dilation, transposed, output_padding, groups, mask):
+        gi = torch.empty_like(inp) if mask[0] else None
+        gw = torch.empty_like(weight) if mask[1] else None
+        gb = torch.empty(bias_sizes, dtype=grad_out.dtype, device="meta") \
+            if mask[2] and bias_sizes is not None else None
+        return gi, gw, gb
+    lib = torch.library.Library("aten", "IMPL", "Meta")
+    lib.impl("convolution_backward", conv_bw)
+    _META_DONE.append(lib)	# keep the registration alive
+
+
 def trace_training(torch, model, inputs, prog, label):
     try:
         from functorch.compile import aot_module, make_boxed_func
@@ -491,6 +558,8 @@ def trace_training(torch, model, inputs, prog, label):
         raise Fail("--train needs functorch.compile (PyTorch 1.13 or "
                    "later): %s" % e)
     model.train()
+    if inputs[0].device.type == "meta":
+        meta_conv_backward(torch)
     prog.add_weights(model)
     Recorder = recorder_class(torch)
     state = {"fw": None, "bw": None, "fw_outs": [], "primals": [],
@@ -537,7 +606,6 @@ def trace_training(torch, model, inputs, prog, label):
             return res
         return make_boxed_func(run)
 
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -795,17 +863,30 @@ def run(a):
     if not shapes:
         raise Fail("%s: no input shape: give --input-shape C,H,W (or set "
                    "input_shape in the file)" % a.model)
-    inputs = [torch.randn([a.batch] + list(s)) for s in shapes]
     name = a.name or "%s_%s_b%d%s" % (
         base, "train" if a.train else "infer", a.batch,
         "_%dcore" % a.cores if a.cores > 1 else "")
-    prog = Program(torch, a.dtype)
-    if a.train:
-        grads, _ = trace_training(torch, model, inputs, prog, a.model)
-    else:
-        with torch.no_grad():
-            trace_inference(torch, model, inputs, prog, a.model)
-        grads = None
+    # The network runs on meta tensors (shapes, no arithmetic), and on the
+    # CPU when an op has no meta kernel.
+    devices = [a.device] if a.device != "auto" else ["meta", "cpu"]
+    for i, dev in enumerate(devices):
+        prog = Program(torch, a.dtype)
+        torch.manual_seed(a.seed)
+        net = model.to(dev) if dev == "cpu" else \
+            copy.deepcopy(model).to(dev)
+        inputs = [torch.randn([a.batch] + list(s), device=dev)
+                  for s in shapes]
+        try:
+            if a.train:
+                grads, _ = trace_training(torch, net, inputs, prog, a.model)
+            else:
+                with torch.no_grad():
+                    trace_inference(torch, net, inputs, prog, a.model)
+                grads = None
+            break
+        except Fail:
+            if i + 1 == len(devices):
+                raise
     if not prog.insts:
         raise Fail("%s: the traced graph has no operation" % a.model)
     doc = emit(prog, name, a.cores, grads or ([] if a.train else None),
