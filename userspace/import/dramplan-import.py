@@ -15,8 +15,8 @@ functorch.compile.aot_module, joined on one core; --cores N repeats the
 step on N cores and all-reduces the gradients through shared tensors.
 
 Exit status: 0 success, 1 an error (one line on stderr, nothing written),
-2 a usage error.  docs/dramplan.md, "Importing PyTorch networks", says how
-each graph value becomes a tensor.
+2 a usage error.  docs/dramplan-import.md says how each graph value becomes
+a tensor.
 """
 import argparse
 import contextlib
