@@ -291,6 +291,22 @@ def where_failed(e):
 # ---------------------------------------------------------------------------
 # the program: tensors and instructions of one core
 
+NAME_MAX = 63	# the device's tensor names (uapi XMEMSIM_NAME_LEN, NUL included)
+
+
+def short(name):
+    """A tensor name the device takes: one longer than NAME_MAX bytes keeps
+    its head and gets a hash of the whole
+    (allreduce.encoder.layers.encoder_layer_11.self_attention.out_proj.weight
+    -> allreduce.encoder.layers.encoder_layer_11.self_atten~1b2c3d4e)."""
+    if len(name.encode()) <= NAME_MAX:
+        return name
+    import hashlib
+    h = hashlib.sha1(name.encode()).hexdigest()[:8]
+    head = name.encode()[:NAME_MAX - 9].decode("utf-8", "ignore")
+    return head + "~" + h
+
+
 def align(n):
     return (n + PAGE - 1) // PAGE * PAGE
 
@@ -310,7 +326,7 @@ class Program:
     def unique(self, name, taken):
         n, k = name, 2
         while n in taken:
-            n = "%s#%d" % (name, k)
+            n = short("%s#%d" % (name, k))
             k += 1
         taken.add(n)
         return n
@@ -319,7 +335,7 @@ class Program:
         ptr, nbytes = storage_of(t)
         esize = self.fsize if t.is_floating_point() else t.element_size()
         elems = max(1, nbytes // t.element_size())
-        self.tensors.append({"name": self.unique(name, self.names),
+        self.tensors.append({"name": self.unique(short(name), self.names),
                              "elems": elems, "elem_size": esize,
                              "usage": usage})
         return len(self.tensors) - 1
@@ -687,7 +703,7 @@ def emit(prog, name, cores, grads, sgd):
             shared = []
             for p, g in grads:
                 gt = prog.tensors[g]
-                sname = "allreduce." + prog.param_of[p]
+                sname = short("allreduce." + prog.param_of[p])
                 d = {"name": sname, "elems": gt["elems"],
                      "elem_size": gt["elem_size"], "shared": True}
                 if c > 0:
@@ -698,7 +714,8 @@ def emit(prog, name, cores, grads, sgd):
                               "defs": [sname], "uses": [gt["name"]]})
             insts.append({"name": "all_reduce", "defs": shared,
                           "uses": shared, "collective": True})
-            src = {g: "allreduce." + prog.param_of[p] for p, g in grads}
+            src = {g: short("allreduce." + prog.param_of[p])
+                   for p, g in grads}
         else:
             src = {g: prog.tensors[g]["name"] for p, g in grads}
         if sgd:
