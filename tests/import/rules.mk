@@ -1,0 +1,10 @@
+# dramplan-import's host tests (issue 23): a shell script run like the
+# other host tests (TAP into $(O)/results/), with this build's dramplan and
+# importer; they skip without PyTorch.
+HOST_TESTS += $(O)/tests/import/test_import
+
+$(O)/tests/import/test_import: tests/import/test_import.sh | $(O)/dramplan $(O)/dramplan-import
+	@mkdir -p $(dir $@)
+	sed -e 's|@DRAMPLAN@|$(abspath $(O))/dramplan|' \
+		-e 's|@IMPORT@|$(abspath $(O))/dramplan-import|' \
+		-e 's|@SRC@|$(CURDIR)|' $< > $@.tmp && chmod 755 $@.tmp && mv $@.tmp $@
