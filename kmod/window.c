@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xmemsim data plane: device addresses to window bytes, read/write at
- * device addresses and mmap of an allocation. Which file owns which bytes
- * is kmod/owner.c's.
+ * xmemsim data plane: read/write at device addresses and mmap of an
+ * allocation (device addresses to window bytes: xmemsim_kaddr()). Which
+ * file owns which bytes is kmod/owner.c's.
  *
  * The file offset of read()/write() is a device address. An access must
  * lie inside one allocation of the calling file, [addr, addr + size);
@@ -22,14 +22,6 @@
 #include <linux/vmalloc.h>
 
 #include "xmemsim.h"
-
-/* Kernel address of a device address inside window heap (checked by caller). */
-void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr)
-{
-	struct xmemsim_window *w = &d->win[heap];
-
-	return w->vaddr + (addr - w->base);
-}
 
 static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
 {

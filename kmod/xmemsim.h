@@ -323,8 +323,19 @@ void xmemsim_file_release_plans(struct xmemsim_file *xf);
 struct io_uring_cmd;
 int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
+/*
+ * Kernel address of a device address inside a heap's window (the caller
+ * has checked it). Here, not in window.c, so that owner.c, copy.c and
+ * dma.c reach the bytes without depending on the data plane's file.
+ */
+static inline void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr)
+{
+	struct xmemsim_window *w = &d->win[heap];
+
+	return w->vaddr + (addr - w->base);
+}
+
 /* window.c: the data plane */
-void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr);
 ssize_t xmemsim_read_iter(struct kiocb *iocb, struct iov_iter *to);
 ssize_t xmemsim_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int xmemsim_mmap(struct file *file, struct vm_area_struct *vma);
