@@ -177,16 +177,30 @@ export XFUZZ_LOG=1
 run_c xfuzz --seed "${XFUZZ_SEED:-$(date +%s)}" --ops "${XFUZZ_OPS:-3000}" \
 	--procs 3 --fds 3 --kills 4
 
-# --- reloads: 100 insmod/rmmod cycles with files opened and closed between ---------
+# --- xmemctl dma and sem ------------------------------------------------------------
+printf 'alloc hbm 65536 4096\nalloc hbm 65536 4096\ndma 0x400001000 0x400011000 65536 1 2\nsem set 3 7\nsem get 3\ndma 0x400001000 0x400011000 4096 0 0 3\nsem get 99\n' |
+	xmemctl replay > /tmp/d.txt
+[ "$(sed -n 3p /tmp/d.txt | cut -d' ' -f1-2)" = "ok 0" ] &&
+	[ "$(sed -n 3p /tmp/d.txt | awk '{print $4 - $3}')" = 6096 ] &&
+	[ "$(sed -n 4,7p /tmp/d.txt | tr '\n' '|')" = "ok|ok 7|ok 1 queued|err EINVAL -|" ]
+tap $? "xmemctl replay: dma (waited for, and held on a semaphore) and sem ($(tr '\n' '|' < /tmp/d.txt))"
+
+# --- reloads: 100 insmod/rmmod cycles with files opened and closed between, -------
+# --- every other one on a slow clock with a transfer running and one held ---------
 ok=0
 i=0
 while [ $i -lt 100 ]; do
-	rmmod xmemsim && insmod /lib/modules/xmemsim.ko hbm_size=0x100000 || break
-	printf 'alloc hbm 4096 0\nalloc dataram 100 0\n' | xmemctl replay > /dev/null || break
+	ts=$(( (i % 2) * 1000000 ))
+	rmmod xmemsim && insmod /lib/modules/xmemsim.ko hbm_size=0x100000 time_scale=$ts || break
+	printf 'alloc hbm 4096 4096\nalloc hbm 4096 4096\nalloc dataram 100 0\ndma 0x400001000 0x400002000 4096 0 0 5\n' |
+		xmemctl replay > /tmp/rl.txt || break
+	[ $ts = 0 ] || printf 'alloc hbm 4096 4096\nalloc hbm 4096 4096\ndma 0x400001000 0x400002000 4096 0 0 5\nsem set 5 1\n' |
+		xmemctl replay > /tmp/rl.txt || break
+	grep -q 'queued' /tmp/rl.txt || break
 	i=$((i + 1))
 done
 [ $i -eq 100 ]
-tap $? "100 insmod/rmmod cycles with files opened and closed ($i done)"
+tap $? "100 insmod/rmmod cycles with files closed on queued and running transfers ($i done)"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 

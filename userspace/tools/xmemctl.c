@@ -52,6 +52,11 @@ static void usage(FILE *f)
 		"  write ADDR HEX | --file=F ADDR   bytes to ADDR\n"
 		"  copy SRC DST LEN METHOD       METHOD: c_memcpy, vec_memcpy or dma\n"
 		"  memset ADDR VALUE LEN         set LEN bytes at ADDR to VALUE (0..255)\n"
+		"  dma SRC DST LEN [ENGINE [QUEUE [WAITSEM]]]  one queued DMA transfer,\n"
+		"                                waited for: its ticket and modeled start\n"
+		"                                and end; WAITSEM: held until that\n"
+		"                                semaphore is 1, not waited for\n"
+		"  sem get N | sem set N VALUE   one of this open file's semaphores\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"HEAP is hbm or dataram (any case), or 0 or 1; numbers are decimal or\n"
@@ -560,6 +565,70 @@ static int cmd_copy(struct call *k)
 	return 0;
 }
 
+/*
+ * One queued DMA transfer. Waited for, "ok TICKET START_NS END_NS"; with
+ * WAITSEM, held until that semaphore is at least 1 and not waited for,
+ * "ok TICKET queued".
+ */
+static int cmd_dma(struct call *k)
+{
+	struct xmemsim_dma_desc d = {
+		.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+		.wait_value = 1,
+	};
+	struct xmemsim_dma_wait w;
+	uint64_t src, dst, len, engine = 0, queue = 0, sem = 0, t;
+	int ret;
+
+	if (parse_u64(k->argv[1], &src) || parse_u64(k->argv[2], &dst) ||
+	    parse_u64(k->argv[3], &len) ||
+	    (k->argc > 4 && parse_u64(k->argv[4], &engine)) ||
+	    (k->argc > 5 && parse_u64(k->argv[5], &queue)) ||
+	    (k->argc > 6 && parse_u64(k->argv[6], &sem)) ||
+	    engine > UINT32_MAX || queue > UINT32_MAX || sem >= UINT32_MAX)
+		return 2;
+	d.src = src;
+	d.dst = dst;
+	d.len = len;
+	d.engine = (uint32_t)engine;
+	d.queue = (uint32_t)queue;
+	if (k->argc > 6)
+		d.wait_sem = (uint32_t)sem;
+	ret = xms_dma_submit(k->dev, &d, 1, &t);
+	if (!ret && k->argc > 6) {
+		fprintf(k->out, "ok %" PRIu64 " queued\n", t);
+		return 0;
+	}
+	if (!ret)
+		ret = xms_dma_wait(k->dev, t, -1, &w);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t,
+		(uint64_t)w.start_ns, (uint64_t)w.end_ns);
+	return 0;
+}
+
+/* "sem get N" ("ok VALUE") or "sem set N VALUE" ("ok"): the file's own. */
+static int cmd_sem(struct call *k)
+{
+	uint64_t sem, v = 0;
+	int set = !strcmp(k->argv[1], "set"), ret;
+
+	if ((!set && strcmp(k->argv[1], "get")) || k->argc != 3 + set ||
+	    parse_u64(k->argv[2], &sem) || sem > UINT32_MAX ||
+	    (set && parse_u64(k->argv[3], &v)))
+		return 2;
+	ret = set ? xms_sem_set(k->dev, (uint32_t)sem, v) :
+		    xms_sem_get(k->dev, (uint32_t)sem, &v);
+	if (ret)
+		return failed(k, ret);
+	if (set)
+		fprintf(k->out, "ok\n");
+	else
+		fprintf(k->out, "ok %" PRIu64 "\n", v);
+	return 0;
+}
+
 static int cmd_size(struct call *k)
 {
 	uint64_t addr, size, usable;
@@ -612,6 +681,8 @@ static const struct xmemctl_cmd {
 	{ "write", 2, 4, 0, cmd_write },
 	{ "copy",  5, 5, 0, cmd_copy },
 	{ "memset", 4, 4, 0, cmd_memset },
+	{ "dma",   4, 7, 0, cmd_dma },
+	{ "sem",   3, 4, 0, cmd_sem },
 };
 
 /* The command argv names with a fitting word count and heap, or NULL. */
