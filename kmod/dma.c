@@ -55,6 +55,10 @@
  */
 #include <kunit/visibility.h>
 #include <linux/hrtimer.h>
+#ifdef XMEMSIM_URING_DEFERRED
+#include <linux/io_uring.h>
+#include <linux/io_uring_types.h>
+#endif
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -70,9 +74,22 @@
 #include "xmemsim.h"
 #include "trace.h"
 
+/*
+ * The transfers of one DMA_SUBMIT issued through io_uring: its CQE comes
+ * when the last is done, or -ECANCELED when the issuing task exits or the
+ * ring is closed first (the monitor's check).
+ */
+struct xmemsim_dma_batch {
+	struct list_head node;		/* in df->batches */
+	struct io_uring_cmd *cmd;
+	u32 left;			/* transfers not yet done */
+	int err;
+};
+
 struct xmemsim_xfer {
 	struct rcu_head rcu;		/* waiters look it up without the lock */
 	struct list_head node;		/* in its queue while queued */
+	struct xmemsim_dma_batch *batch;	/* io_uring's, reaped by its CQE */
 	struct xmemsim_dma_file *df;
 	struct xmemsim_alloc_rec *srec, *drec;	/* pinned */
 	struct xmemsim_dma_desc d;
@@ -89,6 +106,7 @@ struct xmemsim_dma_file {
 	struct list_head *q;		/* [engine * queues + queue] */
 	u64 *sem;
 	struct xarray xfers;		/* ticket -> transfer, until reaped */
+	struct list_head batches;	/* io_uring submits not yet completed */
 	u64 next_ticket;
 	u32 inflight;			/* queued, running or unreaped */
 };
@@ -375,6 +393,111 @@ static struct xmemsim_xfer *xfer_start(struct xmemsim_dma *dma,
 	return x;
 }
 
+#ifdef XMEMSIM_URING_DEFERRED
+/* In the issuing task (or io_uring's fallback): the CQE. */
+static void batch_cqe(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct xmemsim_dma_batch *b = *(struct xmemsim_dma_batch **)cmd->pdu;
+	int err = b->err;
+
+	kfree(b);
+	io_uring_cmd_done(cmd, err, 0, issue_flags);
+}
+
+static void batch_finish(struct xmemsim_dma_batch *b)
+{
+	list_del(&b->node);
+	io_uring_cmd_complete_in_task(b->cmd, batch_cqe);
+}
+
+/* Is the task that issued b exiting, or its ring closing? */
+static bool batch_orphaned(const struct xmemsim_dma_batch *b)
+{
+	const struct io_kiocb *req = cmd_to_io_kiocb(b->cmd);
+
+	return (req->task->flags & PF_EXITING) ||
+	       percpu_ref_is_dying(&req->ctx->refs);
+}
+#else
+static void batch_finish(struct xmemsim_dma_batch *b)
+{
+	WARN_ON_ONCE(1);	/* no batch is ever made */
+}
+
+static bool batch_orphaned(const struct xmemsim_dma_batch *b)
+{
+	return false;
+}
+#endif
+
+/*
+ * A transfer of a batch is done (bytes moved) or dropped: it is reaped
+ * here, and the batch's CQE goes with its last one. dma->lock held.
+ */
+static void batch_xfer_gone(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	struct xmemsim_dma_batch *b = x->batch;
+
+	lockdep_assert_held(&dma->lock);
+	xa_erase(&x->df->xfers, x->ticket);
+	x->df->inflight--;
+	if (!x->done) {
+		xmemsim_unpin(x->df->xf->dev, x->srec);
+		xmemsim_unpin(x->df->xf->dev, x->drec);
+	}
+	kfree_rcu(x, rcu);
+	if (!--b->left)
+		batch_finish(b);
+}
+
+/* Drop what is left of batch b: queued transfers and a running one. */
+static void batch_cancel(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			 struct xmemsim_dma_batch *b)
+{
+	struct xmemsim_xfer *x;
+	unsigned long ticket;
+	u32 e;
+
+	lockdep_assert_held(&dma->lock);
+	b->err = -ECANCELED;
+	xa_for_each(&df->xfers, ticket, x) {
+		if (x->batch != b)
+			continue;
+		for (e = 0; e < dma->engines; e++)
+			if (dma->eng[e].cur == x)
+				dma->eng[e].cur = NULL;
+		list_del_init(&x->node);
+		batch_xfer_gone(dma, x);	/* the last one completes b */
+	}
+}
+
+/*
+ * Every 20 ms while batches wait: end those whose task or ring is going
+ * away, since io_uring waits for them and 6.1 cannot cancel a uring_cmd.
+ */
+static void dma_monitor(struct work_struct *work)
+{
+	struct xmemsim_dma *dma = container_of(to_delayed_work(work),
+					       struct xmemsim_dma, monitor);
+	struct xmemsim_dma_batch *b, *tmp;
+	struct xmemsim_dma_file *df;
+	bool more = false;
+
+	mutex_lock(&dma->lock);
+	list_for_each_entry(df, &dma->files, node) {
+		list_for_each_entry_safe(b, tmp, &df->batches, node) {
+			if (batch_orphaned(b))
+				batch_cancel(dma, df, b);
+			else
+				more = true;
+		}
+	}
+	if (more)
+		schedule_delayed_work(&dma->monitor, msecs_to_jiffies(20));
+	mutex_unlock(&dma->lock);
+	dma_kick(dma);		/* engines may be free */
+}
+
 /* The wall time at which modeled time t arrives (time_scale > 0). */
 static ktime_t dma_wall(const struct xmemsim_dma *dma, u64 t)
 {
@@ -443,6 +566,8 @@ static void dma_work(struct work_struct *work)
 			eng->completed++;
 			eng->bytes += x->d.len;
 			eng->busy_ns += x->end_ns - x->start_ns;
+			if (x->batch)
+				batch_xfer_gone(dma, x);
 		}
 		wake_up_all(&dma->wq);
 		cond_resched();
@@ -480,6 +605,7 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	for (i = 0; i < nq; i++)
 		INIT_LIST_HEAD(&df->q[i]);
 	xa_init(&df->xfers);
+	INIT_LIST_HEAD(&df->batches);
 	df->xf = xf;
 	mutex_lock(&dma->lock);
 	if (xf->dma) {			/* another thread of the file won */
@@ -529,20 +655,12 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	return ret;
 }
 
-/**
- * xmemsim_dma_submit() - DMA_SUBMIT: queue count transfers, all or none
- * @xf: the caller
- * @s: the command, copied in
- *
- * Return: 0 (s->ticket set), -EINVAL (a bad descriptor: engine, queue or
- * semaphore out of range, len 0, a range that wraps, overlapping ranges,
- * reserved bits), -EACCES (a range the caller does not own), -E2BIG (more
- * than file_dma_depth), -EAGAIN (the file's depth is full: reap first),
- * -EFAULT or -ENOMEM.
- */
-int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
+/* DMA_SUBMIT; with cmd (io_uring), the transfers form a batch for its CQE */
+static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
+		      struct io_uring_cmd *cmd)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_batch *b = NULL;
 	struct xmemsim_dma_desc *ud;
 	struct xmemsim_xfer **x;
 	struct xmemsim_dma_file *df;
@@ -558,7 +676,9 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 		return -ENOMEM;
 	ud = kvmalloc_array(s->count, sizeof(*ud), GFP_KERNEL_ACCOUNT);
 	x = kvcalloc(s->count, sizeof(*x), GFP_KERNEL_ACCOUNT);
-	if (!ud || !x) {
+	if (cmd)
+		b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
+	if (!ud || !x || (cmd && !b)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -601,6 +721,16 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 				xa_erase(&df->xfers, x[i - 1]->ticket);
 		}
 	}
+	if (!ret && b) {
+		b->cmd = cmd;
+		b->left = s->count;
+		for (i = 0; i < s->count; i++)
+			x[i]->batch = b;
+		list_add_tail(&b->node, &df->batches);
+		memcpy(cmd->pdu, &b, sizeof(b));
+		b = NULL;
+		schedule_delayed_work(&dma->monitor, msecs_to_jiffies(20));
+	}
 	if (!ret) {
 		s->ticket = df->next_ticket;
 		df->next_ticket += s->count;
@@ -622,10 +752,62 @@ unwind:
 	while (n--)
 		xfer_free(xf->dev, x[n]);
 out:
+	kfree(b);
 	kvfree(x);
 	kvfree(ud);
 	return ret;
 }
+
+/**
+ * xmemsim_dma_submit() - DMA_SUBMIT: queue count transfers, all or none
+ * @xf: the caller
+ * @s: the command, copied in
+ *
+ * Return: 0 (s->ticket set), -EINVAL (a bad descriptor: engine, queue or
+ * semaphore out of range, len 0, a range that wraps, overlapping ranges,
+ * reserved bits), -EACCES (a range the caller does not own), -E2BIG (more
+ * than file_dma_depth), -EAGAIN (the file's depth is full: reap first),
+ * -EFAULT or -ENOMEM.
+ */
+int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
+{
+	return dma_submit(xf, s, NULL);
+}
+
+#ifdef XMEMSIM_URING_DEFERRED
+/**
+ * xmemsim_dma_submit_uring() - DMA_SUBMIT through io_uring
+ * @xf: the caller
+ * @cmd: the command, whose CQE comes when its transfers are done
+ * @uarg: the caller's struct xmemsim_dma_submit
+ * @nonblock: io_uring issues it inline and it may not block
+ *
+ * The argument is copied and checked as xmemsim_dispatch() does (its own
+ * bytes written back first, the ticket after). Issued without blocking,
+ * it asks io_uring for a worker.
+ *
+ * Return: -EIOCBQUEUED (the CQE follows: 0, or -ECANCELED if the task or
+ * ring went first), or DMA_SUBMIT's errors at once.
+ */
+int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
+			     void __user *uarg, bool nonblock)
+{
+	struct xmemsim_dma_submit s;
+	int ret;
+
+	if (nonblock)
+		return -EAGAIN;
+	if (copy_from_user(&s, uarg, sizeof(s)) || copy_to_user(uarg, &s, sizeof(s)))
+		return -EFAULT;
+	ret = dma_submit(xf, &s, cmd);
+	if (ret)
+		return ret;
+	/* queued: the CQE says how they ended; a lost ticket is the caller's */
+	if (copy_to_user(uarg, &s, sizeof(s)))
+		pr_debug("dma submit: ticket not written back\n");
+	return -EIOCBQUEUED;
+}
+#endif
 
 static long timeout_jiffies(s64 ns)
 {
@@ -789,6 +971,7 @@ void xmemsim_dma_release(struct xmemsim_file *xf)
 			eng->rr_df = NULL;
 	}
 	list_del(&df->node);
+	WARN_ON_ONCE(!list_empty(&df->batches));	/* CQEs hold the file */
 	xa_for_each(&df->xfers, ticket, x)
 		xfer_free(xf->dev, x);
 	mutex_unlock(&dma->lock);
@@ -838,6 +1021,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	init_waitqueue_head(&dma->wq);
 	INIT_LIST_HEAD(&dma->files);
 	INIT_WORK(&dma->work, dma_work);
+	INIT_DELAYED_WORK(&dma->monitor, dma_monitor);
 	hrtimer_init(&dma->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	dma->timer.function = dma_timer_fn;
 	dma->engines = p->engines_per_core * d->geo.cores;
@@ -858,6 +1042,7 @@ void xmemsim_dma_fini(struct xmemsim_dev *d)
 {
 	struct xmemsim_dma *dma = &d->dma;
 
+	cancel_delayed_work_sync(&dma->monitor);
 	hrtimer_cancel(&dma->timer);
 	cancel_work_sync(&dma->work);
 	WARN_ON_ONCE(!list_empty(&dma->files));

@@ -25,9 +25,9 @@
 #include "xmemsim.h"
 
 /*
- * Where the command area is. Every command completes inline (we never
- * return -EIOCBQUEUED), so io_uring_cmd_done(), whose signature changed
- * across versions, is never needed.
+ * Where the command area is. Every command but DMA_SUBMIT completes
+ * inline; DMA_SUBMIT completes later where the kernel's API allows it
+ * (XMEMSIM_URING_DEFERRED, probed by kmod/Kbuild).
  */
 static const void *xmemsim_sqe_cmd(struct io_uring_cmd *ioucmd)
 {
@@ -49,6 +49,12 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	c.reserved = READ_ONCE(sqe_cmd->reserved);
 	if (c.reserved)
 		return -EINVAL;
+#ifdef XMEMSIM_URING_DEFERRED
+	/* completes when its transfers do (kmod/dma.c) */
+	if (ioucmd->cmd_op == XMEMSIM_IOC_DMA_SUBMIT)
+		return xmemsim_dma_submit_uring(xf, ioucmd, u64_to_user_ptr(c.arg),
+						issue_flags & IO_URING_F_NONBLOCK);
+#endif
 	return xmemsim_dispatch(xf, ioucmd->cmd_op, u64_to_user_ptr(c.arg),
 				issue_flags & IO_URING_F_NONBLOCK);
 }

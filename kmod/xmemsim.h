@@ -118,6 +118,7 @@ struct xmemsim_dma {
 	struct xmemsim_dma_engine *eng;
 	struct list_head files;		/* files with DMA state */
 	struct work_struct work;	/* the scheduler */
+	struct delayed_work monitor;	/* io_uring batches left behind */
 	struct hrtimer timer;		/* wakes it at a wall deadline */
 	wait_queue_head_t wq;		/* completions, semaphore changes */
 };
@@ -305,6 +306,9 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
+struct io_uring_cmd;
+int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
+			     void __user *uarg, bool nonblock);
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			   bool write, const char *what, bool nowait);
 

@@ -678,13 +678,23 @@ static int scratch_ready(struct xfile *f)
 static void op_ring_abandon(struct xfile *f)
 {
 	static struct xmemsim_copy c[8];
+	static struct xmemsim_dma_desc hd;
+	static struct xmemsim_dma_submit hs = { .count = 1 };
 	struct xms_ring r;
 	int n = 0;
 
 	if (no_rings || scratch_ready(f))
 		return;
-	if (xms_ring_init(&r, &f->xd, 8))
+	if (xms_ring_init(&r, &f->xd, 16))
 		return;
+	/* and a DMA submit held on a semaphore: its CQE is the monitor's */
+	hd = (struct xmemsim_dma_desc){ .src = f->scratch[0], .dst = f->scratch[1],
+		.len = 1 + rnd(65536), .engine = rnd(4), .queue = rnd(4),
+		.wait_sem = 15, .wait_value = UINT64_MAX,
+		.signal_sem = XMEMSIM_SEM_NONE };
+	hs.descs = (uintptr_t)&hd;
+	if (rnd(2))
+		n += !xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &hs, 99);
 	for (int i = 0; i < 8; i++) {
 		int k = rnd(2);
 
@@ -720,6 +730,8 @@ static void op_dma(struct xfile *f)
 
 	if (scratch_ready(f))
 		return;
+	int held = 0;
+
 	switch (rnd(4)) {
 	case 0:
 	case 1:
@@ -736,8 +748,15 @@ static void op_dma(struct xfile *f)
 			};
 			if (!rnd(8))	/* not the caller's: nothing queued */
 				d[i].src = xorshift64(&rs);
+			held |= i < (int)s.count && d[i].wait_sem != XMEMSIM_SEM_NONE;
 		}
-		if (!cmd(f, XMEMSIM_IOC_DMA_SUBMIT, &s))
+		/*
+		 * Through a ring the command ends when its transfers do, and
+		 * cmd() waits for that: what may wait for ever goes by ioctl()
+		 * (op_ring_abandon leaves such ones on a ring it closes).
+		 */
+		if (!(held ? ioctl(f->xd.fd, XMEMSIM_IOC_DMA_SUBMIT, &s) < 0 :
+			     cmd(f, XMEMSIM_IOC_DMA_SUBMIT, &s)))
 			f->dma_next = s.ticket + s.count;
 		break;
 	case 2:
