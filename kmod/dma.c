@@ -983,21 +983,33 @@ void xmemsim_dma_release(struct xmemsim_file *xf)
 	dma_kick(dma);		/* its engines may be free now */
 }
 
-/* debugfs "dma": the clock and each engine's counters */
+/*
+ * debugfs "dma": the clock, then per engine what is queued on it (all
+ * files), whether it runs, and its totals: transfers, bytes, busy modeled
+ * time and the bandwidth achieved over it.
+ */
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 {
 	struct xmemsim_dma *dma = &d->dma;
-	u32 e;
+	struct xmemsim_dma_file *df;
+	struct xmemsim_xfer *x;
+	u32 e, q;
 
 	mutex_lock(&dma->lock);
 	seq_printf(m, "now_ns %llu time_scale %llu check %u\n", dma->now,
 		   dma->time_scale, dma->check);
 	for (e = 0; e < dma->engines; e++) {
 		const struct xmemsim_dma_engine *eng = &dma->eng[e];
+		u64 queued = 0;
 
-		seq_printf(m, "engine %u %s completed %llu bytes %llu busy_ns %llu\n",
-			   e, eng->cur ? "running" : "idle", eng->completed,
-			   eng->bytes, eng->busy_ns);
+		list_for_each_entry(df, &dma->files, node)
+			for (q = 0; q < dma->queues; q++)
+				list_for_each_entry(x, &df->q[e * dma->queues + q], node)
+					queued++;
+		seq_printf(m, "engine %u %s queued %llu completed %llu bytes %llu busy_ns %llu bw_mbps %llu\n",
+			   e, eng->cur ? "running" : "idle", queued,
+			   eng->completed, eng->bytes, eng->busy_ns,
+			   eng->busy_ns ? div64_u64(eng->bytes * 1000, eng->busy_ns) : 0);
 	}
 	mutex_unlock(&dma->lock);
 }

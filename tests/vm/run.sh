@@ -243,5 +243,8 @@ sh /work/scripts/dma-timeline.sh --svg $tr/trace > /tmp/tl.svg
 [ "$(grep -o '"ph":"X"' /tmp/tl.json | wc -l)" = 16 ] &&
 	grep -q '"tid":1}' /tmp/tl.json && [ "$(grep -c '<rect' /tmp/tl.svg)" = 16 ]
 tap $? "dma-timeline.sh: the pipeline's 16 transfers as trace events and an SVG"
+grep -Eq '^engine 1 idle queued 0 completed [1-9][0-9]* bytes [1-9][0-9]* busy_ns [1-9][0-9]* bw_mbps [1-9]' $dbg/dma &&
+	[ "$(grep -c '^engine ' $dbg/dma)" = 4 ]
+tap $? "debugfs dma: each engine's queue, totals and achieved bandwidth"
 # every result is a TAP line above: the run itself succeeded
 exit 0
