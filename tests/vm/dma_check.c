@@ -20,21 +20,6 @@
 #define HBM XMEMSIM_HEAP_HBM
 #define NONE XMEMSIM_SEM_NONE
 
-static unsigned long long param(const char *name)
-{
-	char path[128];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/xmemsim/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
 
 /* sysfs dma_check_reports: host, free, race */
 static void reports(long long r[3])
@@ -89,7 +74,7 @@ TEST(refuse_mode_refuses_each_hazard)
 	uint64_t t;
 
 	REQUIRE(e);
-	if (param("dma_check") != 2)
+	if (test_param("dma_check") != 2)
 		SKIP("dma_check is not 2");
 	REQUIRE(env_open(e) == 0);
 	reports(r0);
@@ -142,7 +127,7 @@ TEST(a_correct_pipeline_reports_nothing)
 	int i;
 
 	REQUIRE(e);
-	if (!param("dma_check"))
+	if (!test_param("dma_check"))
 		SKIP("dma_check is off");
 	REQUIRE(env_open(e) == 0);
 	reports(r0);
@@ -175,7 +160,7 @@ TEST(report_mode_shows_poison_mid_flight)
 	uint64_t t;
 
 	REQUIRE(e);
-	if (param("dma_check") != 1 || !param("time_scale"))
+	if (test_param("dma_check") != 1 || !test_param("time_scale"))
 		SKIP("not dma_check=1 with time_scale");
 	REQUIRE(env_open(e) == 0);
 	memset(e->buf, 0x42, 4096);
@@ -192,7 +177,7 @@ TEST(report_mode_shows_poison_mid_flight)
 	CHECK(xms_read(&e->xd, e->b[1], e->buf, 4096) == 0);
 	CHECK(e->buf[0] == 0x42 && e->buf[4095] == 0x42);
 	printf("# modeled %llu ns at time_scale %llu\n",
-	       (unsigned long long)(w.end_ns - w.start_ns), param("time_scale"));
+	       (unsigned long long)(w.end_ns - w.start_ns), test_param("time_scale"));
 	xms_close(&e->xd);
 	free(e);
 }

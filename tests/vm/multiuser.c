@@ -40,21 +40,6 @@
 
 static gid_t node_gid;
 
-static uint64_t param(const char *name)
-{
-	char path[128];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/xmemsim/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
 
 /* A page shared between parent and children, zeroed. */
 static void *shared(size_t len)
@@ -191,7 +176,7 @@ static void victim_alloc(unsigned int heap, uint64_t size, const char *what)
 TEST(descriptors_one_user_cannot_exhaust_a_heap)
 {
 	struct desc_res *r = shared(sizeof(*r));
-	uint64_t limit = param("user_allocs");
+	uint64_t limit = test_param("user_allocs");
 	pid_t pid;
 
 	REQUIRE(r);
@@ -261,8 +246,8 @@ static int nobody_opens_many(void *arg)
 TEST(limits_follow_the_user_across_opens)
 {
 	struct files_res *r = shared(sizeof(*r));
-	uint64_t lim[3] = { param("user_hbm_bytes"), param("user_dataram_bytes"),
-			    param("user_libc_bytes") };
+	uint64_t lim[3] = { test_param("user_hbm_bytes"), test_param("user_dataram_bytes"),
+			    test_param("user_libc_bytes") };
 	unsigned int h;
 	pid_t pid;
 
@@ -282,7 +267,7 @@ TEST(limits_follow_the_user_across_opens)
 	}
 	CHECK_EQ_U64(r->us.uid, NOBODY);
 	CHECK_EQ_U64(r->us.files, NFILES);
-	CHECK_EQ_U64(r->us.limit_allocs, param("user_allocs"));
+	CHECK_EQ_U64(r->us.limit_allocs, test_param("user_allocs"));
 	CHECK_EQ_U64(r->us.quota_refused, 3 * (NFILES + 1));
 	/* HEAP_STATS: file 0 holds part, its user all of it */
 	CHECK_EQ_U64(r->hs.user_owned_bytes, r->us.owned_bytes[HBM]);
@@ -308,7 +293,7 @@ TEST(user_stats_sum_the_callers_files)
 	CHECK_EQ_U64(us.allocs, 2);
 	CHECK(us.owned_bytes[HBM] >= 8192 && us.owned_bytes[LIBC] >= 100);
 	CHECK_EQ_U64(us.owned_bytes[DRAM], 0);
-	CHECK_EQ_U64(us.limit_plan_mem, param("plan_user_mb") << 20);
+	CHECK_EQ_U64(us.limit_plan_mem, test_param("plan_user_mb") << 20);
 	xms_close(&b);
 	CHECK(xms_user_stats(&a, &us) == 0);
 	CHECK_EQ_U64(us.files, 1);
@@ -484,7 +469,7 @@ TEST(plan_budget_one_user_cannot_fill_it)
 	       (unsigned long long)r->us.limit_plan_mem);
 	CHECK(r->plans > 0);
 	CHECK_EQ_U64(r->err, EDQUOT);
-	CHECK_EQ_U64(r->us.limit_plan_mem, param("plan_user_mb") << 20);
+	CHECK_EQ_U64(r->us.limit_plan_mem, test_param("plan_user_mb") << 20);
 	CHECK(r->us.plan_mem > 0 && r->us.plan_mem <= r->us.limit_plan_mem);
 	REQUIRE(xms_open(&xd, NULL) == 0);
 	for (c = 0; c < 2; c++) {
@@ -551,7 +536,7 @@ TEST(alignment_slack_counts_against_the_limit)
 	       r->n, strerror(r->err), (unsigned long long)r->us.owned_bytes[DRAM]);
 	CHECK_EQ_U64(r->err, EDQUOT);
 	CHECK(r->us.owned_bytes[DRAM] > 64ULL * r->n);	/* slack counted */
-	CHECK(r->us.owned_bytes[DRAM] <= param("user_dataram_bytes"));
+	CHECK(r->us.owned_bytes[DRAM] <= test_param("user_dataram_bytes"));
 	victim_alloc(DRAM, 4096, "allocation");
 	finish(pid);
 }
