@@ -544,7 +544,7 @@ TEST(alignment_slack_counts_against_the_limit)
 /* --- 6: two CPUs: pins, HEAP_FREE and scrub against another user ---------- */
 
 #define RACE_LEN (16 << 10)
-#define RACE_ROUNDS 400
+#define RACE_ROUNDS 250
 
 struct race {
 	atomic_int turn;	/* 0: the owner holds X; 1: the reader may take it */
@@ -680,7 +680,7 @@ TEST(two_cpus_free_against_pins_leaks_nothing)
  * attempts did map pages before they failed.
  */
 #define MF_LEN (8 * 4096)
-#define MF_ROUNDS 150
+#define MF_ROUNDS 80
 
 struct mf {
 	atomic_int state;	/* MF_* */
