@@ -9,18 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"
-
-static int cmp_lower(const void *a, const void *b)
-{
-	const struct dp_csv_buf *const *x = a, *const *y = b;
-
-	if ((*x)->lower != (*y)->lower)
-		return (*x)->lower < (*y)->lower ? -1 : 1;
-	return strcmp((*x)->id, (*y)->id);
-}
 
 /* The previous verifier: the open list scanned for every buffer. */
 static int oracle(const struct dp_csv *c, struct dp_err *e)
@@ -30,28 +22,9 @@ static int oracle(const struct dp_csv *c, struct dp_err *e)
 	size_t i, j, nact = 0;
 	int rc = 0;
 
-	for (i = 0; i < c->n; i++) {
-		const struct dp_csv_buf *b = &c->b[i];
-
-		if (!b->has_offset) {
-			rc = dp_fail(e, "%s: buffer '%s': no offset", c->file, b->id);
-			goto out;
-		}
-		if (b->offset > UINT64_MAX - b->size) {
-			rc = dp_fail(e, "%s: buffer '%s': offset %llu + size %llu overflows 64 bits",
-				     c->file, b->id, (unsigned long long)b->offset,
-				     (unsigned long long)b->size);
-			goto out;
-		}
-		if (b->offset % b->align) {
-			rc = dp_fail(e, "%s: buffer '%s': offset %llu is not a multiple of its alignment %llu",
-				     c->file, b->id, (unsigned long long)b->offset,
-				     (unsigned long long)b->align);
-			goto out;
-		}
-		s[i] = b;
-	}
-	qsort(s, c->n, sizeof(*s), cmp_lower);
+	rc = dp_csv_sorted(c, s, e);	/* the per-buffer rules are shared */
+	if (rc)
+		goto out;
 	for (i = 0; i < c->n; i++) {
 		size_t w = 0;
 

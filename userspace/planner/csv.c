@@ -507,7 +507,34 @@ static int cmp_lower(const void *a, const void *b)
 	return strcmp((*x)->id, (*y)->id);
 }
 
-/* Sweep by lower bound; compare with every buffer still live. */
+/*
+ * The per-buffer rules of a solution (an offset, no 64-bit overflow, the
+ * alignment), and s[] = the buffers in (lower, id) order: 0 or dp_fail().
+ */
+int dp_csv_sorted(const struct dp_csv *c, const struct dp_csv_buf **s,
+		  struct dp_err *e)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct dp_csv_buf *b = &c->b[i];
+
+		if (!b->has_offset)
+			return dp_fail(e, "%s: buffer '%s': no offset", c->file, b->id);
+		if (b->offset > UINT64_MAX - b->size)
+			return dp_fail(e, "%s: buffer '%s': offset %llu + size %llu overflows 64 bits",
+				       c->file, b->id, (unsigned long long)b->offset,
+				       (unsigned long long)b->size);
+		if (b->offset % b->align)
+			return dp_fail(e, "%s: buffer '%s': offset %llu is not a multiple of its alignment %llu",
+				       c->file, b->id, (unsigned long long)b->offset,
+				       (unsigned long long)b->align);
+		s[i] = b;
+	}
+	qsort(s, c->n, sizeof(*s), cmp_lower);
+	return 0;
+}
+
 /*
  * The rules of a solution, then the overlap sweep the plan verifier uses
  * (dp_sweep_disjoint: O(n log n), where a scan of the open buffers was
@@ -529,28 +556,9 @@ int dp_csv_verify(const struct dp_csv *c, struct dp_err *e)
 		rc = dp_nomem(e);
 		goto out;
 	}
-	for (i = 0; i < c->n; i++) {
-		const struct dp_csv_buf *b = &c->b[i];
-
-		if (!b->has_offset) {
-			rc = dp_fail(e, "%s: buffer '%s': no offset", c->file, b->id);
-			goto out;
-		}
-		if (b->offset > UINT64_MAX - b->size) {
-			rc = dp_fail(e, "%s: buffer '%s': offset %llu + size %llu overflows 64 bits",
-				     c->file, b->id, (unsigned long long)b->offset,
-				     (unsigned long long)b->size);
-			goto out;
-		}
-		if (b->offset % b->align) {
-			rc = dp_fail(e, "%s: buffer '%s': offset %llu is not a multiple of its alignment %llu",
-				     c->file, b->id, (unsigned long long)b->offset,
-				     (unsigned long long)b->align);
-			goto out;
-		}
-		s[i] = b;
-	}
-	qsort(s, c->n, sizeof(*s), cmp_lower);
+	rc = dp_csv_sorted(c, s, e);
+	if (rc)
+		goto out;
 	for (i = 0; i < c->n; i++) {	/* live [lower, upper): closed [lower, upper - 1] */
 		addr[i] = s[i]->offset;
 		size[i] = s[i]->size;

@@ -289,6 +289,10 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
 		      uint64_t *when);
 
+/* csv.c: a solution's per-buffer rules, and its buffers in (lower, id) order */
+int dp_csv_sorted(const struct dp_csv *c, const struct dp_csv_buf **s,
+		  struct dp_err *e);
+
 /* verify.c: rule 5 (interfering tensors byte-disjoint) for one core */
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 		    struct dp_err *e);
