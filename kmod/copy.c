@@ -29,15 +29,8 @@ static void vec_memcpy(void *dst, const void *src, size_t len)
 	memcpy(dst, src, len);
 }
 
-/* A DMA bounce buffer: a block of the dataram heap in the staging range. */
-struct bounce {
-	u64 addr;
-	u64 end;
-	u64 cost;		/* the whole block, as the heap gave it */
-};
-
 /* Take a bounce buffer from the heap: 0 or -EBUSY. dev->lock held. */
-static int bounce_alloc_locked(struct xmemsim_dev *d, struct bounce *b)
+static int bounce_alloc_locked(struct xmemsim_dev *d, struct xmemsim_bounce *b)
 {
 	int st;
 
@@ -66,17 +59,12 @@ static int bounce_alloc_locked(struct xmemsim_dev *d, struct bounce *b)
  */
 int xmemsim_bounce_reserve(struct xmemsim_dev *d)
 {
-	struct bounce b;
 	int ret;
 
 	mutex_lock(&d->lock);
-	ret = bounce_alloc_locked(d, &b);
+	ret = bounce_alloc_locked(d, &d->reserve);
+	d->bounce_reserved = !ret;
 	mutex_unlock(&d->lock);
-	if (!ret) {
-		d->bounce_reserved = b.addr;
-		d->bounce_reserved_end = b.end;
-		d->bounce_reserved_cost = b.cost;
-	}
 	return ret;
 }
 
@@ -86,7 +74,7 @@ int xmemsim_bounce_reserve(struct xmemsim_dev *d)
  * the reserved one or one from the heap. Charged to the caller's user
  * while in use. Return: 0, -EINTR or -EBUSY (the heap has none).
  */
-static int bounce_get(struct xmemsim_file *xf, struct bounce *b)
+static int bounce_get(struct xmemsim_file *xf, struct xmemsim_bounce *b)
 {
 	struct xmemsim_dev *d = xf->dev;
 	int ret = 0;
@@ -95,9 +83,7 @@ static int bounce_get(struct xmemsim_file *xf, struct bounce *b)
 		return -EINTR;
 	mutex_lock(&d->lock);
 	if (d->bounce_reserved) {
-		b->addr = d->bounce_reserved;
-		b->end = d->bounce_reserved_end;
-		b->cost = d->bounce_reserved_cost;
+		*b = d->reserve;
 	} else {
 		ret = bounce_alloc_locked(d, b);
 	}
@@ -112,7 +98,7 @@ static int bounce_get(struct xmemsim_file *xf, struct bounce *b)
 }
 
 /* Scrub the bounce buffer (the staged bytes are the caller's), give it back. */
-static void bounce_put(struct xmemsim_file *xf, const struct bounce *b)
+static void bounce_put(struct xmemsim_file *xf, const struct xmemsim_bounce *b)
 {
 	struct xmemsim_dev *d = xf->dev;
 
@@ -142,7 +128,7 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 	struct xmemsim_alloc_rec *srec, *drec;
 	u64 send, dend, off;
 	void *src, *dst, *bounce;
-	struct bounce b;
+	struct xmemsim_bounce b;
 	int ret;
 
 	if (c->method > XMEMSIM_COPY_DMA || c->flags ||
@@ -164,10 +150,11 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 		ret = -EINVAL;		/* overlapping ranges */
 		goto unpin_dst;
 	}
-	ret = xmemsim_dma_check_host(xf, c->src, c->len, false, "COPY", false);
+	ret = xmemsim_dma_check_host(xf, c->src, c->len, false,
+				     XMEMSIM_HAZARD_HOST, "COPY", false);
 	if (!ret)
-		ret = xmemsim_dma_check_host(xf, c->dst, c->len, true, "COPY",
-					     false);
+		ret = xmemsim_dma_check_host(xf, c->dst, c->len, true,
+					     XMEMSIM_HAZARD_HOST, "COPY", false);
 	if (ret)
 		goto unpin_dst;
 
@@ -229,7 +216,8 @@ int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms)
 	ret = xmemsim_pin_range(xf, ms->addr, ms->len, false, &rec);
 	if (ret)
 		return ret;
-	ret = xmemsim_dma_check_host(xf, ms->addr, ms->len, true, "MEMSET", false);
+	ret = xmemsim_dma_check_host(xf, ms->addr, ms->len, true,
+				     XMEMSIM_HAZARD_HOST, "MEMSET", false);
 	if (!ret)
 		xmemsim_fill(xf->dev, rec->heap, ms->addr, ms->addr + ms->len,
 			     ms->value);

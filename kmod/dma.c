@@ -223,6 +223,7 @@ static void hazard(struct xmemsim_dma *dma, enum xmemsim_dma_hazard kind)
  * @addr: its first byte
  * @len: its bytes
  * @write: it changes them
+ * @kind: XMEMSIM_HAZARD_HOST, or _FREE for a free
  * @what: its name, for the report
  * @nowait: the caller cannot sleep on dma->lock (io_uring inline): the
  *	check is skipped if the lock is busy
@@ -231,7 +232,8 @@ static void hazard(struct xmemsim_dma *dma, enum xmemsim_dma_hazard kind)
  * of @xf writes bytes the access touches, or reads bytes it writes.
  */
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
-			   bool write, const char *what, bool nowait)
+			   bool write, enum xmemsim_dma_hazard kind,
+			   const char *what, bool nowait)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
@@ -254,8 +256,7 @@ int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 	mutex_unlock(&dma->lock);
 	if (!x)
 		return 0;
-	hazard(dma, !strcmp(what, "HEAP_FREE") ? XMEMSIM_HAZARD_FREE :
-					       XMEMSIM_HAZARD_HOST);
+	hazard(dma, kind);
 	pr_warn_ratelimited("xmemsim: pid %d: %s [%#llx, +%llu) while DMA ticket %llu [%#llx -> %#llx, +%llu) is in flight\n",
 			    xf->pid, what, addr, len, ticket, d.src, d.dst, d.len);
 	return dma->check == XMEMSIM_CHECK_REFUSE ? -EBUSY : 0;

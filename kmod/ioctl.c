@@ -137,7 +137,8 @@ static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	if (xf->dev->dma.check &&
 	    !xmemsim_alloc_size(xf, fr->heap, fr->addr, &size, &usable)) {
 		ret = xmemsim_dma_check_host(xf, fr->addr, size, true,
-					     "HEAP_FREE", false);
+					     XMEMSIM_HAZARD_FREE, "HEAP_FREE",
+					     false);
 		if (ret)
 			return ret;
 	}

@@ -40,7 +40,7 @@ static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
 	if (ret)
 		return ret;
 	ret = xmemsim_dma_check_host(xf, iocb->ki_pos, len, write,
-				     write ? "write" : "read",
+				     XMEMSIM_HAZARD_HOST, write ? "write" : "read",
 				     iocb->ki_flags & IOCB_NOWAIT);
 	if (ret) {
 		xmemsim_unpin(xf->dev, rec);

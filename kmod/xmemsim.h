@@ -75,6 +75,14 @@ int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why);
 
 struct xmemsim_dev;
 struct xmemsim_dma_file;
+
+/* A DMA bounce buffer: a block of the dataram heap in the staging range. */
+struct xmemsim_bounce {
+	u64 addr;
+	u64 end;
+	u64 cost;		/* the whole block, as the heap gave it */
+};
+
 struct xmemsim_dma_engine;
 
 /* The queued-DMA model's parameters, from module parameters. */
@@ -207,9 +215,8 @@ struct xmemsim_dev {
 	struct list_head users;				/* their users */
 	struct xmemsim_limits lim;
 	struct mutex dma_lock;		/* see "Locking rules" above */
-	u64 bounce_reserved;		/* the reserved bounce buffer, or 0 */
-	u64 bounce_reserved_end;
-	u64 bounce_reserved_cost;
+	bool bounce_reserved;		/* bounce_reserve=1: reserve is it */
+	struct xmemsim_bounce reserve;
 	u64 bounce_failures;
 	u64 scrub_bytes[XMEMSIM_NUM_HEAPS];	/* freed, being cleared */
 	u64 bounce_bytes;			/* DMA bounce buffers in use */
@@ -310,7 +317,8 @@ struct io_uring_cmd;
 int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
 			     void __user *uarg, bool nonblock);
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
-			   bool write, const char *what, bool nowait);
+			   bool write, enum xmemsim_dma_hazard kind,
+			   const char *what, bool nowait);
 
 /* plan.c: the plan commands */
 int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
