@@ -82,11 +82,10 @@ static int bounce_get(struct xmemsim_file *xf, struct xmemsim_bounce *b)
 	if (mutex_lock_interruptible(&d->dma_lock))
 		return -EINTR;
 	mutex_lock(&d->lock);
-	if (d->bounce_reserved) {
+	if (d->bounce_reserved)
 		*b = d->reserve;
-	} else {
+	else
 		ret = bounce_alloc_locked(d, b);
-	}
 	if (ret)
 		d->bounce_failures++;	/* in debugfs "verify" */
 	else
