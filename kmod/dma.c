@@ -5,13 +5,15 @@
  *
  * The model (uapi/xmemsim.h says it to users): cores x dma_engines
  * engines; every open file has dma_queues FIFO queues on each engine and
- * dma_sems semaphores. An engine serves the (file, queue) pairs
- * round-robin, one transfer at a time, so one file's deep queue delays
- * another file's queue by at most one transfer per turn; engines run in
- * parallel. A transfer starts when its queue reaches it, its engine is
- * free and its wait condition holds; it lasts dma_latency_ns + len /
- * bandwidth(src heap, dst heap); its bytes move when it completes (never
- * before), then its signal semaphore is incremented.
+ * dma_sems semaphores. An engine runs one transfer at a time and serves
+ * users round-robin (the real uid that opened a file, as for every other
+ * limit), and within a user its (file, queue) pairs round-robin, so one
+ * user's deep queues or many files delay another user's queue by at most
+ * one transfer per turn; engines run in parallel. A transfer starts when
+ * its queue reaches it, its engine is free and its wait condition holds;
+ * it lasts dma_latency_ns + len / bandwidth(src heap, dst heap); its
+ * bytes move when it completes (never before), then its signal semaphore
+ * is incremented.
  *
  * The clock: the device keeps one modeled time, now. The scheduler, a
  * work item on system_unbound_wq, starts what can start at now, then
@@ -26,9 +28,10 @@
  * Ownership: a transfer pins both its ranges (HEAP_FREE: -EBUSY) from
  * submit until it is completed or cancelled. Completed transfers wait in
  * their file's ticket index until DMA_WAIT reaps them; queued, running
- * and unreaped transfers together are bounded by file_dma_depth. Closing
- * the file cancels what is queued and stops what is running (its bytes do
- * not move), and frees everything.
+ * and unreaped transfers together are bounded by file_dma_depth per file
+ * and user_dma_depth per user. Closing the file cancels what is queued
+ * and stops what is running (its bytes do not move), and frees
+ * everything.
  *
  * The timing checker (dma_check=1 reports, 2 also refuses with -EBUSY):
  * a host access (pread/pwrite and io_uring's READ/WRITE, COPY, MEMSET,
@@ -45,7 +48,7 @@
  * watched: their pages are entered at mmap() time.
  *
  * Locking: dma->lock (a mutex) protects the engines, every file's queues,
- * semaphores and ticket index, and now. The scheduler holds it while it
+ * semaphores and ticket index, the users' shares, and now. The scheduler holds it while it
  * moves a transfer's bytes (in 1 MiB steps with resched points), so a
  * cancel never races a copy. It never nests with dev->lock (pins are
  * taken before it and dropped without either) and is never held across
@@ -86,6 +89,18 @@ struct xmemsim_dma_batch {
 	int err;
 };
 
+/*
+ * One user's share of the engines: the user's files with DMA state, and
+ * when each engine served the user last (a stamp of the engine's serial).
+ */
+struct xmemsim_dma_user {
+	struct list_head node;		/* in dma->users */
+	const struct xmemsim_user *user;
+	u32 files;			/* its files in dma->files */
+	u32 inflight;			/* over those files */
+	u64 *stamp;			/* [engine] */
+};
+
 struct xmemsim_xfer {
 	struct rcu_head rcu;		/* waiters look it up without the lock */
 	struct list_head node;		/* in its queue while queued */
@@ -94,6 +109,7 @@ struct xmemsim_xfer {
 	struct xmemsim_alloc_rec *srec, *drec;	/* pinned */
 	struct xmemsim_dma_desc d;
 	u64 ticket;
+	u64 dur;			/* modeled ns */
 	u64 start_ns, end_ns;
 	int status;
 	bool done;
@@ -102,8 +118,11 @@ struct xmemsim_xfer {
 /* One open file's queues, semaphores and transfers. */
 struct xmemsim_dma_file {
 	struct list_head node;		/* in dma->files */
-	struct xmemsim_file *xf;
+	struct xmemsim_file *xf;	/* NULL in xmemsim_dma_model() */
+	pid_t pid;			/* for reports and traces */
+	struct xmemsim_dma_user *du;	/* its opener's share */
 	struct list_head *q;		/* [engine * queues + queue] */
+	u64 *stamp;			/* [engine * queues + queue]: last served */
 	u64 *sem;
 	struct xarray xfers;		/* ticket -> transfer, until reaped */
 	struct list_head batches;	/* io_uring submits not yet completed */
@@ -113,8 +132,7 @@ struct xmemsim_dma_file {
 
 struct xmemsim_dma_engine {
 	struct xmemsim_xfer *cur;	/* running, or NULL */
-	struct xmemsim_dma_file *rr_df;	/* the pair served last */
-	u32 rr_q;
+	u64 serial;			/* transfers it has started */
 	u64 completed, bytes, busy_ns;
 };
 
@@ -139,6 +157,13 @@ u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len)
 	return check_add_overflow(latency_ns, t, &sum) ? U64_MAX : sum;
 }
 EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_duration);
+
+/* A file's transfers are reaped (or dropped): its depth and its user's. */
+static void df_reaped(struct xmemsim_dma_file *df, u32 n)
+{
+	df->inflight -= n;
+	df->du->inflight -= n;
+}
 
 static void dma_kick(struct xmemsim_dma *dma)
 {
@@ -300,75 +325,77 @@ static int check_batch(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 }
 
 /*
- * The next transfer engine e may start: the head of the first ready
- * (file, queue) pair after the one it served last, in file then queue
- * order, wrapping around. dma->lock held.
+ * The next transfer engine e may start. The engine serves users round
+ * robin: among the users with a ready queue head on it, the one it served
+ * least recently; within that user, its (file, queue) pair served least
+ * recently (never served first, then file and queue order). So one user's
+ * many files or deep queues delay another user's queue by at most one
+ * transfer per turn. dma->lock held.
  */
 static struct xmemsim_xfer *dma_pick(struct xmemsim_dma *dma, u32 e)
 {
 	struct xmemsim_dma_engine *eng = &dma->eng[e];
-	struct xmemsim_xfer *first = NULL, *x;
+	struct xmemsim_xfer *best = NULL, *x;
 	struct xmemsim_dma_file *df;
-	bool after = !eng->rr_df;
-	u32 q;
+	u64 best_u = 0, best_p = 0;
+	u32 q, i;
 
 	lockdep_assert_held(&dma->lock);
 	list_for_each_entry(df, &dma->files, node) {
+		u64 su = df->du->stamp[e];
+
+		if (best && su > best_u)
+			continue;
 		for (q = 0; q < dma->queues; q++) {
-			struct list_head *h = &df->q[e * dma->queues + q];
-
-			if (df == eng->rr_df && q == eng->rr_q) {
-				after = true;
+			i = e * dma->queues + q;
+			if (list_empty(&df->q[i]))
 				continue;
-			}
-			if (list_empty(h))
-				continue;
-			x = list_first_entry(h, struct xmemsim_xfer, node);
+			x = list_first_entry(&df->q[i], struct xmemsim_xfer, node);
 			if (!xfer_ready(x))
 				continue;
-			if (after)
-				goto found;
-			if (!first)
-				first = x;
+			if (best && su == best_u && df->stamp[i] >= best_p)
+				continue;
+			best = x;
+			best_u = su;
+			best_p = df->stamp[i];
 		}
 	}
-	/* nothing after the cursor: wrap, the cursor's own pair last */
-	x = first;
-	if (!x && eng->rr_df) {
-		struct list_head *h = &eng->rr_df->q[e * dma->queues + eng->rr_q];
+	if (best) {
+		eng->serial++;
+		best->df->du->stamp[e] = eng->serial;
+		best->df->stamp[e * dma->queues + best->d.queue] = eng->serial;
+	}
+	return best;
+}
 
-		if (!list_empty(h)) {
-			x = list_first_entry(h, struct xmemsim_xfer, node);
-			if (!xfer_ready(x))
-				x = NULL;
-		}
+/* Move a transfer's bytes and drop its pins; a model's have none. */
+static void xfer_move(struct xmemsim_xfer *x)
+{
+	struct xmemsim_dev *d;
+	u8 *src, *dst;
+	u64 off;
+
+	if (!x->df->xf)
+		return;
+	d = x->df->xf->dev;
+	src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
+	dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
+	for (off = 0; off < x->d.len; off += SZ_1M) {
+		memcpy(dst + off, src + off, min_t(u64, x->d.len - off, SZ_1M));
+		cond_resched();
 	}
-	if (!x)
-		return NULL;
-found:
-	eng->rr_df = x->df;
-	eng->rr_q = x->d.queue;
-	return x;
+	xmemsim_unpin(d, x->srec);
+	xmemsim_unpin(d, x->drec);
 }
 
 /* Move a completed transfer's bytes, then signal. dma->lock held. */
 static void xfer_complete(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 {
-	struct xmemsim_dev *d = x->df->xf->dev;
-	u8 *src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
-	u8 *dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
-	u64 off;
-
 	lockdep_assert_held(&dma->lock);
-	for (off = 0; off < x->d.len; off += SZ_1M) {
-		memcpy(dst + off, src + off, min_t(u64, x->d.len - off, SZ_1M));
-		cond_resched();
-	}
+	xfer_move(x);
 	if (x->d.signal_sem != XMEMSIM_SEM_NONE)
 		WRITE_ONCE(x->df->sem[x->d.signal_sem],
 			   x->df->sem[x->d.signal_sem] + x->d.signal_inc);
-	xmemsim_unpin(d, x->srec);
-	xmemsim_unpin(d, x->drec);
 	x->status = 0;
 	WRITE_ONCE(x->done, true);
 }
@@ -377,19 +404,15 @@ static void xfer_complete(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 static struct xmemsim_xfer *xfer_start(struct xmemsim_dma *dma,
 				       struct xmemsim_xfer *x)
 {
-	u64 bw, t;
-
 	if (!x)
 		return NULL;
-	bw = dma->bw[kind_of(x->srec->heap)][kind_of(x->drec->heap)];
-	t = xmemsim_dma_duration(dma->latency_ns, bw, x->d.len);
 	list_del_init(&x->node);
 	x->start_ns = dma->now;
-	x->end_ns = dma->now + min(t, U64_MAX - dma->now);
+	x->end_ns = dma->now + min(x->dur, U64_MAX - dma->now);
 	if (dma->check)		/* a premature read shows the poison */
 		xmemsim_fill(x->df->xf->dev, x->drec->heap, x->d.dst,
 			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
-	trace_xmemsim_dma_start(x->df->xf->pid, x->ticket, x->d.engine,
+	trace_xmemsim_dma_start(x->df->pid, x->ticket, x->d.engine,
 				x->d.queue, x->d.len, x->start_ns, x->end_ns);
 	return x;
 }
@@ -441,7 +464,7 @@ static void batch_xfer_gone(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 
 	lockdep_assert_held(&dma->lock);
 	xa_erase(&x->df->xfers, x->ticket);
-	x->df->inflight--;
+	df_reaped(x->df, 1);
 	if (!x->done) {
 		xmemsim_unpin(x->df->xf->dev, x->srec);
 		xmemsim_unpin(x->df->xf->dev, x->drec);
@@ -510,28 +533,16 @@ static ktime_t dma_wall(const struct xmemsim_dma *dma, u64 t)
 }
 
 /*
- * The scheduler: start what can start at now, then complete the earliest
- * ends, until every engine is idle or waits on a semaphore or (time_scale
- * > 0) on the wall clock.
+ * The scheduler's steps: start what can start at now, then complete the
+ * earliest ends, until every engine is idle or waits on a semaphore or
+ * (time_scale > 0) on the wall clock.
  */
-static void dma_work(struct work_struct *work)
+static void dma_run(struct xmemsim_dma *dma)
 {
-	struct xmemsim_dma *dma = container_of(work, struct xmemsim_dma, work);
 	u64 t;
 	u32 e;
 
-	mutex_lock(&dma->lock);
-	/*
-	 * A scaled clock keeps pace with the wall while every engine is
-	 * idle; while one runs, modeled time only moves from end to end (the
-	 * host's time to move the bytes is not the device's).
-	 */
-	for (e = 0; e < dma->engines && !dma->eng[e].cur; e++)
-		;
-	if (dma->time_scale && e == dma->engines)
-		dma->now = max(dma->now,
-			       div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
-					 dma->time_scale));
+	lockdep_assert_held(&dma->lock);
 	for (;;) {
 		bool running = false;
 
@@ -560,7 +571,7 @@ static void dma_work(struct work_struct *work)
 			if (!x || x->end_ns != t)
 				continue;
 			xfer_complete(dma, x);
-			trace_xmemsim_dma_end(x->df->xf->pid, x->ticket, e,
+			trace_xmemsim_dma_end(x->df->pid, x->ticket, e,
 					      x->d.queue, x->d.len, x->start_ns,
 					      x->end_ns);
 			eng->cur = NULL;
@@ -573,6 +584,27 @@ static void dma_work(struct work_struct *work)
 		wake_up_all(&dma->wq);
 		cond_resched();
 	}
+}
+
+/* The scheduler's work item. */
+static void dma_work(struct work_struct *work)
+{
+	struct xmemsim_dma *dma = container_of(work, struct xmemsim_dma, work);
+	u32 e;
+
+	mutex_lock(&dma->lock);
+	/*
+	 * A scaled clock keeps pace with the wall while every engine is
+	 * idle; while one runs, modeled time only moves from end to end (the
+	 * host's time to move the bytes is not the device's).
+	 */
+	for (e = 0; e < dma->engines && !dma->eng[e].cur; e++)
+		;
+	if (dma->time_scale && e == dma->engines)
+		dma->now = max(dma->now,
+			       div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
+					 dma->time_scale));
+	dma_run(dma);
 	mutex_unlock(&dma->lock);
 }
 
@@ -582,10 +614,48 @@ static enum hrtimer_restart dma_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static void df_free(struct xmemsim_dma_file *df)
+{
+	if (!df)
+		return;
+	kvfree(df->q);
+	kvfree(df->stamp);
+	kvfree(df->sem);
+	kfree(df);
+}
+
+static void du_free(struct xmemsim_dma_user *du)
+{
+	if (du)
+		kfree(du->stamp);
+	kfree(du);
+}
+
+/* The user's share, from dma->users or made from spare. dma->lock held. */
+static struct xmemsim_dma_user *du_get(struct xmemsim_dma *dma,
+				       const struct xmemsim_user *user,
+				       struct xmemsim_dma_user **spare)
+{
+	struct xmemsim_dma_user *du;
+
+	lockdep_assert_held(&dma->lock);
+	list_for_each_entry(du, &dma->users, node)
+		if (du->user == user)
+			goto found;
+	du = *spare;
+	*spare = NULL;
+	du->user = user;
+	list_add_tail(&du->node, &dma->users);
+found:
+	du->files++;
+	return du;
+}
+
 /* The file's DMA state, made at its first DMA or semaphore command. */
 static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_user *du;
 	struct xmemsim_dma_file *df;
 	u32 i, nq = dma->engines * dma->queues;
 
@@ -593,33 +663,38 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	if (df)
 		return df;
 	df = kzalloc(sizeof(*df), GFP_KERNEL_ACCOUNT);
-	if (!df)
-		return NULL;
+	du = kzalloc(sizeof(*du), GFP_KERNEL_ACCOUNT);
+	if (!df || !du)
+		goto nomem;
 	df->q = kvmalloc_array(nq, sizeof(*df->q), GFP_KERNEL_ACCOUNT);
+	df->stamp = kvcalloc(nq, sizeof(*df->stamp), GFP_KERNEL_ACCOUNT);
 	df->sem = kvcalloc(dma->sems, sizeof(*df->sem), GFP_KERNEL_ACCOUNT);
-	if (!df->q || !df->sem) {
-		kvfree(df->q);
-		kvfree(df->sem);
-		kfree(df);
-		return NULL;
-	}
+	du->stamp = kcalloc(dma->engines, sizeof(*du->stamp), GFP_KERNEL_ACCOUNT);
+	if (!df->q || !df->stamp || !df->sem || !du->stamp)
+		goto nomem;
 	for (i = 0; i < nq; i++)
 		INIT_LIST_HEAD(&df->q[i]);
 	xa_init(&df->xfers);
 	INIT_LIST_HEAD(&df->batches);
 	df->xf = xf;
+	df->pid = xf->pid;
 	mutex_lock(&dma->lock);
 	if (xf->dma) {			/* another thread of the file won */
 		mutex_unlock(&dma->lock);
-		kvfree(df->q);
-		kvfree(df->sem);
-		kfree(df);
+		df_free(df);
+		du_free(du);
 		return xf->dma;
 	}
+	df->du = du_get(dma, xf->user, &du);
 	list_add_tail(&df->node, &dma->files);
 	WRITE_ONCE(xf->dma, df);
 	mutex_unlock(&dma->lock);
+	du_free(du);			/* the user had a share already */
 	return df;
+nomem:
+	df_free(df);
+	du_free(du);
+	return NULL;
 }
 
 static void xfer_free(struct xmemsim_dev *d, struct xmemsim_xfer *x)
@@ -651,9 +726,14 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	if (ret)
 		return ret;
 	ret = xmemsim_pin_range(xf, d->dst, d->len, false, &x->drec);
-	if (ret)
+	if (ret) {
 		xmemsim_unpin(xf->dev, x->srec);
-	return ret;
+		return ret;
+	}
+	x->dur = xmemsim_dma_duration(dma->latency_ns,
+				      dma->bw[kind_of(x->srec->heap)][kind_of(x->drec->heap)],
+				      d->len);
+	return 0;
 }
 
 /* DMA_SUBMIT; with cmd (io_uring), the transfers form a batch for its CQE */
@@ -670,7 +750,8 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 
 	if (s->flags || !mem_is_zero(s->reserved, sizeof(s->reserved)) || !s->count)
 		return -EINVAL;
-	if (s->count > dma->depth)
+	if (s->count > dma->depth ||
+	    (dma->user_depth && s->count > dma->user_depth))
 		return -E2BIG;
 	df = dma_file(xf);
 	if (!df)
@@ -707,7 +788,9 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		goto unwind;
 
 	mutex_lock(&dma->lock);
-	if (df->inflight + s->count > dma->depth) {
+	if (df->inflight + s->count > dma->depth ||
+	    (dma->user_depth &&
+	     df->du->inflight + s->count > dma->user_depth)) {
 		ret = -EAGAIN;
 	} else if (check_batch(dma, df, x, s->count)) {
 		ret = -EBUSY;
@@ -736,6 +819,7 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		s->ticket = df->next_ticket;
 		df->next_ticket += s->count;
 		df->inflight += s->count;
+		df->du->inflight += s->count;
 		for (i = 0; i < s->count; i++) {
 			list_add_tail(&x[i]->node,
 				      &df->q[x[i]->d.engine * dma->queues + x[i]->d.queue]);
@@ -864,7 +948,7 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
 	x = xa_load(&df->xfers, w->ticket);
 	if (x && x->done) {
 		xa_erase(&df->xfers, w->ticket);
-		df->inflight--;
+		df_reaped(df, 1);
 	} else {
 		x = NULL;
 	}
@@ -935,6 +1019,7 @@ void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in)
 	in->queues = dma->queues;
 	in->sems = dma->sems;
 	in->depth = dma->depth;
+	in->user_depth = dma->user_depth;
 	in->latency_ns = dma->latency_ns;
 	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
 		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
@@ -968,18 +1053,19 @@ void xmemsim_dma_release(struct xmemsim_file *xf)
 
 		if (eng->cur && eng->cur->df == df)
 			eng->cur = NULL;
-		if (eng->rr_df == df)
-			eng->rr_df = NULL;
 	}
 	list_del(&df->node);
+	df_reaped(df, df->inflight);
+	if (!--df->du->files) {
+		list_del(&df->du->node);
+		du_free(df->du);
+	}
 	WARN_ON_ONCE(!list_empty(&df->batches));	/* CQEs hold the file */
 	xa_for_each(&df->xfers, ticket, x)
 		xfer_free(xf->dev, x);
 	mutex_unlock(&dma->lock);
 	xa_destroy(&df->xfers);
-	kvfree(df->q);
-	kvfree(df->sem);
-	kfree(df);
+	df_free(df);
 	xf->dma = NULL;
 	dma_kick(dma);		/* its engines may be free now */
 }
@@ -1024,7 +1110,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 		return -EINVAL;
 	if (!p->engines_per_core || p->engines_per_core > 16 || !p->queues ||
 	    p->queues > 64 || !p->sems || p->sems > 4096 || !p->depth ||
-	    p->depth > 65536)
+	    p->depth > 65536 || p->user_depth > 1048576)
 		return -EINVAL;
 	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
 		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
@@ -1033,6 +1119,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	mutex_init(&dma->lock);
 	init_waitqueue_head(&dma->wq);
 	INIT_LIST_HEAD(&dma->files);
+	INIT_LIST_HEAD(&dma->users);
 	INIT_WORK(&dma->work, dma_work);
 	INIT_DELAYED_WORK(&dma->monitor, dma_monitor);
 	hrtimer_init(&dma->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
@@ -1041,6 +1128,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	dma->queues = p->queues;
 	dma->sems = p->sems;
 	dma->depth = p->depth;
+	dma->user_depth = p->user_depth;
 	dma->latency_ns = p->latency_ns;
 	memcpy(dma->bw, p->bw, sizeof(dma->bw));
 	dma->time_scale = p->time_scale;
@@ -1058,7 +1146,7 @@ void xmemsim_dma_fini(struct xmemsim_dev *d)
 	cancel_delayed_work_sync(&dma->monitor);
 	hrtimer_cancel(&dma->timer);
 	cancel_work_sync(&dma->work);
-	WARN_ON_ONCE(!list_empty(&dma->files));
+	WARN_ON_ONCE(!list_empty(&dma->files) || !list_empty(&dma->users));
 	kfree(dma->eng);
 	mutex_destroy(&dma->lock);
 }

@@ -135,6 +135,10 @@ static unsigned int file_dma_depth = 256;
 module_param(file_dma_depth, uint, 0444);
 MODULE_PARM_DESC(file_dma_depth, "DMA transfers queued, running or unreaped per open file (default 256, at most 65536)");
 
+static unsigned int user_dma_depth;
+module_param(user_dma_depth, uint, 0444);
+MODULE_PARM_DESC(user_dma_depth, "DMA transfers queued, running or unreaped per user over all its open files, 0 = no limit (default)");
+
 static unsigned long long dma_latency_ns = 2000;
 module_param(dma_latency_ns, ullong, 0444);
 MODULE_PARM_DESC(dma_latency_ns, "Fixed cost of every DMA transfer, modeled ns (default 2000)");
@@ -494,6 +498,7 @@ static int __init xmemsim_init(void)
 		.queues = dma_queues,
 		.sems = dma_sems,
 		.depth = file_dma_depth,
+		.user_depth = user_dma_depth,
 		.latency_ns = dma_latency_ns,
 		.time_scale = time_scale,
 		.check = dma_check,
@@ -544,7 +549,7 @@ static int __init xmemsim_init(void)
 		(u64)dma_mbps_dataram_dataram * 1000000;
 	ret = xmemsim_dma_init(xdev, &dp);
 	if (ret) {
-		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, bandwidths > 0, dma_check 0..2\n");
+		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, user_dma_depth 0..1048576, bandwidths > 0, dma_check 0..2\n");
 		goto err_free;
 	}
 	mutex_init(&xdev->lock);

@@ -91,6 +91,7 @@ struct xmemsim_dma_params {
 	u32 queues;
 	u32 sems;
 	u32 depth;		/* file_dma_depth */
+	u32 user_depth;		/* user_dma_depth, 0 = no limit */
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s by kind */
 	u64 time_scale;
@@ -115,7 +116,7 @@ enum xmemsim_dma_hazard {
 /* kmod/dma.c: the engines, the modeled clock and the scheduler. */
 struct xmemsim_dma {
 	struct mutex lock;		/* see kmod/dma.c, "Locking" */
-	u32 engines, queues, sems, depth;
+	u32 engines, queues, sems, depth, user_depth;
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
 	u64 time_scale;			/* wall ns per modeled ns, 0 virtual */
@@ -125,6 +126,7 @@ struct xmemsim_dma {
 	ktime_t epoch;			/* wall time of modeled 0 */
 	struct xmemsim_dma_engine *eng;
 	struct list_head files;		/* files with DMA state */
+	struct list_head users;		/* their users' shares */
 	struct work_struct work;	/* the scheduler */
 	struct delayed_work monitor;	/* io_uring batches left behind */
 	struct hrtimer timer;		/* wakes it at a wall deadline */

@@ -329,8 +329,10 @@ struct xmemsim_plan_stats {
 /*
  * Queued DMA. The device has dma_engines engines per core (DMA_INFO says
  * how many in all); each open file has dma_queues FIFO queues on every
- * engine and sems semaphores of its own. An engine serves the queues of
- * every file round-robin, one transfer at a time; engines run in parallel.
+ * engine and sems semaphores of its own. An engine runs one transfer at a
+ * time and serves users (the real uid that opened a file) round-robin,
+ * and within a user its files' queues round-robin; engines run in
+ * parallel.
  * A transfer starts when its queue reaches it, its engine is free and its
  * wait condition holds (sem[wait_sem] >= wait_value); it takes
  * dma_latency_ns + len / bandwidth(src heap, dst heap) of modeled time;
@@ -400,7 +402,9 @@ struct xmemsim_dma_info {
 	__u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s, src x dst */
 	__u64 time_scale;	/* wall ns per modeled ns; 0 = virtual clock */
 	__u64 now_ns;		/* the device's modeled time */
-	__u64 reserved[4];
+	__u32 user_depth;	/* ... per user over its files, 0 = no limit */
+	__u32 reserved0;
+	__u64 reserved[3];
 };
 
 /*

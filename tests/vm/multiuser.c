@@ -955,6 +955,198 @@ TEST(failed_mmap_leaves_no_mapping_to_a_freed_block)
 	free(secret);
 }
 
+/* --- 8: DMA depth and engine turns are per user ----------------------------- */
+
+#define DEPTH_FILES 3
+
+struct depth_res {
+	uint32_t queued[DEPTH_FILES];	/* transfers each file got queued */
+	int err[DEPTH_FILES];		/* and why no more */
+	int after_reap;			/* file 3's submit once one is reaped */
+};
+
+/* Submit 64 at a time into f until refused: how many went in. */
+static uint32_t fill_dma(struct xms_dev *f, uint64_t s, uint64_t d, int *err)
+{
+	static struct xmemsim_dma_desc descs[64];
+	uint32_t n = 0, i;
+	uint64_t ticket;
+
+	for (i = 0; i < 64; i++)
+		descs[i] = (struct xmemsim_dma_desc){
+			.src = s, .dst = d, .len = 64,
+			.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+		};
+	while (!(*err = xms_dma_submit(f, descs, 64, &ticket)))
+		n += 64;
+	return n;
+}
+
+static int nobody_fills_dma(void *arg)
+{
+	struct depth_res *r = arg;
+	struct xms_dev f[DEPTH_FILES];
+	struct xmemsim_dma_wait w;
+	uint64_t s[DEPTH_FILES], d[DEPTH_FILES], ticket;
+	int i;
+
+	for (i = 0; i < DEPTH_FILES; i++)
+		if (xms_open(&f[i], NULL) ||
+		    xms_alloc(&f[i], HBM, 4096, 64, 0, &s[i], NULL) ||
+		    xms_alloc(&f[i], HBM, 4096, 64, 0, &d[i], NULL))
+			return 2;
+	for (i = 0; i < DEPTH_FILES; i++)
+		r->queued[i] = fill_dma(&f[i], s[i], d[i], &r->err[i]);
+	/* reaping one of the user's transfers makes room in any of its files */
+	if (xms_dma_wait(&f[0], 0, -1, &w))
+		return 3;
+	r->after_reap = xms_dma_submit(&f[DEPTH_FILES - 1],
+				       &(struct xmemsim_dma_desc){
+						.src = s[2], .dst = d[2], .len = 64,
+						.wait_sem = XMEMSIM_SEM_NONE,
+						.signal_sem = XMEMSIM_SEM_NONE,
+				       }, 1, &ticket);
+	hold();
+	return 0;
+}
+
+TEST(dma_depth_is_per_user)
+{
+	unsigned long long fd = test_param("file_dma_depth");
+	unsigned long long ud = test_param("user_dma_depth");
+	struct depth_res *r = shared(sizeof(*r));
+	struct xms_dev xd;
+	uint64_t s, d;
+	uint32_t mine;
+	int err, i;
+	pid_t pid;
+
+	REQUIRE(r);
+	if (!ud || ud >= DEPTH_FILES * fd || ud % 64 || fd % 64)
+		SKIP("user_dma_depth does not bind below the files' depth");
+	pid = attacker(nobody_fills_dma, r);
+	REQUIRE(pid > 0);
+	for (i = 0; i < DEPTH_FILES; i++)
+		printf("# attacker's file %d: %u transfers queued, then %s\n",
+		       i + 1, r->queued[i], strerror(-r->err[i]));
+	CHECK_EQ_U64(r->queued[0] + r->queued[1] + r->queued[2], ud);
+	CHECK(r->queued[0] <= fd);
+	for (i = 0; i < DEPTH_FILES; i++)
+		CHECK_EQ_U64(-r->err[i], EAGAIN);
+	CHECK_EQ_U64(r->after_reap, 0);
+	/* another user still gets a whole file's depth */
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &d, NULL) == 0);
+	mine = fill_dma(&xd, s, d, &err);
+	printf("# victim: %u transfers queued beside the attacker's %llu\n", mine, ud);
+	CHECK_EQ_U64(mine, fd);
+	CHECK_EQ_U64(-err, EAGAIN);
+	xms_close(&xd);
+	finish(pid);
+}
+
+#define TURN_FILES 4
+
+struct turns {
+	atomic_int go;		/* the victim's gate transfer is running */
+	atomic_int set;		/* the attacker's queues are ready */
+};
+
+/*
+ * Four files, each with a transfer on engine 0 held back by a semaphore;
+ * when told, it releases them all at once.
+ */
+static int nobody_waits_for_a_turn(void *arg)
+{
+	struct turns *t = arg;
+	struct xms_dev f[TURN_FILES];
+	struct xmemsim_dma_desc d = {
+		.len = 64, .wait_sem = 0, .wait_value = 1,
+		.signal_sem = XMEMSIM_SEM_NONE,
+	};
+	uint64_t src, dst, ticket;
+	int i;
+	char c = 'r';
+
+	for (i = 0; i < TURN_FILES; i++) {
+		if (xms_open(&f[i], NULL) ||
+		    xms_alloc(&f[i], HBM, 4096, 64, 0, &src, NULL) ||
+		    xms_alloc(&f[i], HBM, 4096, 64, 0, &dst, NULL))
+			return 2;
+		d.src = src;
+		d.dst = dst;
+		if (xms_dma_submit(&f[i], &d, 1, &ticket))
+			return 2;
+	}
+	if (write(ready[1], &c, 1) != 1)
+		return 99;
+	while (!atomic_load(&t->go))
+		sched_yield();
+	for (i = 0; i < TURN_FILES; i++)
+		if (xms_sem_set(&f[i], 0, 1))
+			return 3;
+	atomic_store(&t->set, 1);
+	for (;;)
+		pause();
+}
+
+/*
+ * A user with four files queued on engine 0 behind the victim's long
+ * transfer G; the victim's next transfer T is queued behind G too. When G
+ * ends the engine owes the attacker one turn, not one per file: T starts
+ * one attacker transfer after G's end. Needs a scaled clock, so that the
+ * attacker's queues become ready while G still runs.
+ */
+TEST(dma_engine_turns_are_per_user)
+{
+	struct turns *t = shared(sizeof(*t));
+	struct xmemsim_dma_desc d[2] = { 0 };
+	struct xmemsim_dma_wait g, w;
+	uint64_t one, ticket, src, dst;
+	struct xms_dev xd;
+	int attempt, ok = 0;
+	pid_t pid;
+
+	REQUIRE(t);
+	if (!test_param("time_scale"))
+		SKIP("the virtual clock runs G out before anyone else queues");
+	one = 2000 + 64 * 1000000000ULL / (test_param("dma_mbps_hbm_hbm") * 1000000);
+	REQUIRE(test_param("dma_latency_ns") == 2000);
+	for (attempt = 0; attempt < 3 && !ok; attempt++) {
+		memset(t, 0, sizeof(*t));
+		pid = attacker(nobody_waits_for_a_turn, t);
+		REQUIRE(pid > 0);
+		REQUIRE(xms_open(&xd, NULL) == 0);
+		REQUIRE(xms_alloc(&xd, HBM, 65536, 64, 0, &src, NULL) == 0);
+		REQUIRE(xms_alloc(&xd, HBM, 65536, 64, 0, &dst, NULL) == 0);
+		d[0].src = src;
+		d[0].dst = dst;
+		d[0].len = 65536;
+		d[0].wait_sem = d[0].signal_sem = XMEMSIM_SEM_NONE;
+		d[1] = d[0];
+		d[1].len = 64;
+		REQUIRE(xms_dma_submit(&xd, d, 2, &ticket) == 0);
+		atomic_store(&t->go, 1);
+		while (!atomic_load(&t->set))
+			sched_yield();
+		REQUIRE(xms_dma_wait(&xd, ticket, -1, &g) == 0);
+		REQUIRE(xms_dma_wait(&xd, ticket + 1, -1, &w) == 0);
+		printf("# attempt %d: G [%llu, %llu), T starts %llu ns after G (one attacker transfer: %llu ns)\n",
+		       attempt + 1, (unsigned long long)g.start_ns,
+		       (unsigned long long)g.end_ns,
+		       (unsigned long long)(w.start_ns - g.end_ns),
+		       (unsigned long long)one);
+		/* T at G's end: the attacker's queues were late, try again */
+		ok = w.start_ns > g.end_ns;
+		if (ok)
+			CHECK_EQ_U64(w.start_ns - g.end_ns, one);
+		xms_close(&xd);
+		finish(pid);
+	}
+	CHECK(ok);
+}
+
 int main(void)
 {
 	const char *g = getenv("XMEMSIM_NODE_GID");

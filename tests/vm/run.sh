@@ -154,6 +154,11 @@ tap $? "xmemctl user: the caller's user against the shipped limits ($(cat /tmp/u
 [ "$(head -1 /sys/kernel/debug/xmemsim/verify)" = ok ] &&
 	[ "$(wc -l < /sys/kernel/debug/xmemsim/users)" = 1 ]
 tap $? "debugfs verify after the many-users tests, no user left"
+# engine turns need a scaled clock: the same options, time_scale=100000
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts time_scale=100000 &&
+	chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
+tap $? "insmod with the multi-user options and time_scale=100000"
+TAP_ONLY=dma_engine_turns XMEMSIM_NODE_GID=600 run_c multiuser
 
 # --- the DMA timing checker: refusing, then reporting on a slow clock ---------------
 rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko dma_check=2
