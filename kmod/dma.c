@@ -1101,6 +1101,136 @@ void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 	mutex_unlock(&dma->lock);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The model's state: a private device clock with its own engines. */
+struct dma_model {
+	struct xmemsim_dma dma;
+	struct xmemsim_dma_file *df;
+	struct xmemsim_dma_user *du;
+	struct xmemsim_xfer *x;
+	u32 files;
+};
+
+static void dma_model_free(struct dma_model *m)
+{
+	u32 f;
+
+	for (f = 0; f < m->files; f++) {
+		kvfree(m->df[f].q);
+		kvfree(m->df[f].stamp);
+		kvfree(m->df[f].sem);
+		kfree(m->du[f].stamp);
+	}
+	kfree(m->dma.eng);
+	kfree(m->df);
+	kfree(m->du);
+	kvfree(m->x);
+	mutex_destroy(&m->dma.lock);
+	kfree(m);
+}
+
+static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
+				       const u32 *file_user, u32 files, u32 n)
+{
+	struct dma_model *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	u32 f, i;
+
+	if (!m)
+		return NULL;
+	mutex_init(&m->dma.lock);
+	init_waitqueue_head(&m->dma.wq);
+	INIT_LIST_HEAD(&m->dma.files);
+	INIT_LIST_HEAD(&m->dma.users);
+	m->dma.engines = engines;
+	m->dma.queues = queues;
+	m->dma.sems = sems;
+	m->dma.eng = kcalloc(engines, sizeof(*m->dma.eng), GFP_KERNEL);
+	m->df = kcalloc(files, sizeof(*m->df), GFP_KERNEL);
+	m->du = kcalloc(files, sizeof(*m->du), GFP_KERNEL);
+	m->x = kvcalloc(n, sizeof(*m->x), GFP_KERNEL);
+	if (!m->dma.eng || !m->df || !m->du || !m->x)
+		goto nomem;
+	for (f = 0; f < files; f++, m->files++) {
+		struct xmemsim_dma_file *df = &m->df[f];
+
+		df->q = kvmalloc_array(engines * queues, sizeof(*df->q), GFP_KERNEL);
+		df->stamp = kvcalloc(engines * queues, sizeof(*df->stamp), GFP_KERNEL);
+		df->sem = kvcalloc(sems, sizeof(*df->sem), GFP_KERNEL);
+		m->du[f].stamp = kcalloc(engines, sizeof(u64), GFP_KERNEL);
+		if (!df->q || !df->stamp || !df->sem || !m->du[f].stamp) {
+			m->files++;
+			goto nomem;
+		}
+		for (i = 0; i < engines * queues; i++)
+			INIT_LIST_HEAD(&df->q[i]);
+		df->du = &m->du[file_user[f]];
+		list_add_tail(&df->node, &m->dma.files);
+	}
+	return m;
+nomem:
+	dma_model_free(m);
+	return NULL;
+}
+
+/**
+ * xmemsim_dma_model() - the scheduler on descriptors alone
+ * @engines: engines in all
+ * @queues: queues per engine and file
+ * @sems: semaphores per file, all 0 at the start
+ * @file_user: [files]: the user (0 .. files - 1) each file belongs to
+ * @files: files, in the order the device would have made them
+ * @t: [n] transfers, queued at modeled time 0 in array order; in: file,
+ *	descriptor (engine, queue, wait, signal) and duration; out: start
+ *	and end, or U64_MAX for a transfer that never started
+ * @n: transfers
+ *
+ * The device's own pick, start and completion steps on the virtual clock,
+ * with no bytes and no records, for KUnit to hold against a reference.
+ *
+ * Return: 0, -EINVAL (a descriptor or user out of range) or -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
+				       const u32 *file_user, u32 files,
+				       struct xmemsim_dma_model_xfer *t, u32 n)
+{
+	struct dma_model *m;
+	u32 i;
+
+	for (i = 0; i < files; i++)
+		if (file_user[i] >= files)
+			return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (t[i].file >= files || t[i].d.engine >= engines ||
+		    t[i].d.queue >= queues ||
+		    (t[i].d.wait_sem != XMEMSIM_SEM_NONE && t[i].d.wait_sem >= sems) ||
+		    (t[i].d.signal_sem != XMEMSIM_SEM_NONE && t[i].d.signal_sem >= sems))
+			return -EINVAL;
+	m = dma_model_new(engines, queues, sems, file_user, files, n);
+	if (!m)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct xmemsim_xfer *x = &m->x[i];
+
+		x->d = t[i].d;
+		x->df = &m->df[t[i].file];
+		x->dur = t[i].dur;
+		x->ticket = i;
+		list_add_tail(&x->node,
+			      &x->df->q[x->d.engine * queues + x->d.queue]);
+	}
+	mutex_lock(&m->dma.lock);
+	dma_run(&m->dma);
+	mutex_unlock(&m->dma.lock);
+	for (i = 0; i < n; i++) {
+		t[i].start_ns = m->x[i].done ? m->x[i].start_ns : U64_MAX;
+		t[i].end_ns = m->x[i].done ? m->x[i].end_ns : U64_MAX;
+	}
+	dma_model_free(m);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_model);
+#endif
+
 int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 {
 	struct xmemsim_dma *dma = &d->dma;

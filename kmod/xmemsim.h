@@ -306,6 +306,19 @@ int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
 /* dma.c: queued DMA and semaphores */
 struct seq_file;
 u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* One transfer of xmemsim_dma_model(): the scheduler without a device. */
+struct xmemsim_dma_model_xfer {
+	u32 file;
+	struct xmemsim_dma_desc d;	/* engine, queue, wait and signal */
+	u64 dur;			/* modeled ns */
+	u64 start_ns, end_ns;		/* out */
+};
+
+int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
+		      const u32 *file_user, u32 files,
+		      struct xmemsim_dma_model_xfer *t, u32 n);
+#endif
 int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p);
 void xmemsim_dma_fini(struct xmemsim_dev *d);
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);

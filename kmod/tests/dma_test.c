@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the queued-DMA timing model's duration, the one pure function
- * every modeled time is built from.
+ * KUnit: the queued-DMA timing model. The duration every modeled time is
+ * built from; and the device's scheduler (xmemsim_dma_model(): its own
+ * pick, start and completion steps with no bytes moved) against a small
+ * reference scheduler written here from the model's rules, on random
+ * descriptor sets, with the rules' consequences checked on their own.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
+#include <linux/random.h>
+#include <linux/slab.h>
 
 #include "../xmemsim.h"
 
@@ -52,9 +57,323 @@ static void duration_monotonic_test(struct kunit *test)
 	}
 }
 
+/* --- the scheduler against a reference ------------------------------------ */
+
+#define REF_E 4
+#define REF_Q 3
+#define REF_F 4
+#define REF_S 3
+#define REF_N 48
+
+/*
+ * The reference: the rules of uapi/xmemsim.h and kmod/dma.c, as a plain
+ * event loop over arrays. At modeled time now every idle engine, in
+ * engine order, starts the ready queue head (the first transfer of its
+ * (file, engine, queue) in submission order not yet started, whose wait
+ * semaphore has reached its value) of the user it served least recently,
+ * then that user's pair it served least recently, then the lowest file
+ * and queue; then now moves to the earliest end, where the transfers
+ * ending complete in engine order and signal.
+ */
+struct ref {
+	u32 engines, queues, files;
+	const u32 *user;
+	u64 ustamp[REF_E][REF_F], pstamp[REF_E][REF_F][REF_Q], serial[REF_E];
+	u64 sem[REF_F][REF_S];
+	int cur[REF_E];
+	bool started[REF_N];
+};
+
+static int ref_head(const struct ref *r, const struct xmemsim_dma_model_xfer *t,
+		    u32 n, u32 f, u32 e, u32 q)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (!r->started[i] && t[i].file == f && t[i].d.engine == e &&
+		    t[i].d.queue == q)
+			return i;
+	return -1;
+}
+
+static bool ref_ready(const struct ref *r, const struct xmemsim_dma_model_xfer *x)
+{
+	return x->d.wait_sem == XMEMSIM_SEM_NONE ||
+	       r->sem[x->file][x->d.wait_sem] >= x->d.wait_value;
+}
+
+/* Was (f, q) served by engine e less recently than the head x? */
+static bool ref_before(const struct ref *r, u32 e, u32 f, u32 q,
+		       const struct xmemsim_dma_model_xfer *x)
+{
+	u64 u = r->ustamp[e][r->user[f]], xu = r->ustamp[e][r->user[x->file]];
+
+	if (u != xu)
+		return u < xu;
+	return r->pstamp[e][f][q] < r->pstamp[e][x->file][x->d.queue];
+}
+
+static int ref_pick(struct ref *r, const struct xmemsim_dma_model_xfer *t,
+		    u32 n, u32 e)
+{
+	int best = -1, h;
+	u32 f, q;
+
+	for (f = 0; f < r->files; f++)
+		for (q = 0; q < r->queues; q++) {
+			h = ref_head(r, t, n, f, e, q);
+			if (h < 0 || !ref_ready(r, &t[h]))
+				continue;
+			if (best < 0 || ref_before(r, e, f, q, &t[best]))
+				best = h;
+		}
+	if (best >= 0) {
+		f = t[best].file;
+		r->serial[e]++;
+		r->ustamp[e][r->user[f]] = r->serial[e];
+		r->pstamp[e][f][t[best].d.queue] = r->serial[e];
+		r->started[best] = true;
+	}
+	return best;
+}
+
+static void ref_run(struct ref *r, struct xmemsim_dma_model_xfer *t, u32 n)
+{
+	u64 now = 0, end;
+	u32 e, i;
+
+	for (i = 0; i < n; i++) {
+		t[i].start_ns = U64_MAX;
+		t[i].end_ns = U64_MAX;
+	}
+	for (e = 0; e < r->engines; e++)
+		r->cur[e] = -1;
+	for (;;) {
+		end = U64_MAX;
+		for (e = 0; e < r->engines; e++) {
+			if (r->cur[e] < 0) {
+				r->cur[e] = ref_pick(r, t, n, e);
+				if (r->cur[e] >= 0) {
+					t[r->cur[e]].start_ns = now;
+					t[r->cur[e]].end_ns = now + t[r->cur[e]].dur;
+				}
+			}
+			if (r->cur[e] >= 0)
+				end = min(end, t[r->cur[e]].end_ns);
+		}
+		if (end == U64_MAX)
+			return;
+		now = end;
+		for (e = 0; e < r->engines; e++) {
+			const struct xmemsim_dma_model_xfer *x;
+
+			if (r->cur[e] < 0 || t[r->cur[e]].end_ns != now)
+				continue;
+			x = &t[r->cur[e]];
+			if (x->d.signal_sem != XMEMSIM_SEM_NONE)
+				r->sem[x->file][x->d.signal_sem] += x->d.signal_inc;
+			r->cur[e] = -1;
+		}
+	}
+}
+
+struct model_case {
+	u32 engines, queues, files, n;
+	u32 user[REF_F];
+	struct xmemsim_dma_model_xfer t[REF_N];
+};
+
+static void random_case(struct rnd_state *rs, struct model_case *c)
+{
+	u32 i, f;
+
+	memset(c, 0, sizeof(*c));
+	c->engines = 1 + prandom_u32_state(rs) % REF_E;
+	c->queues = 1 + prandom_u32_state(rs) % REF_Q;
+	c->files = 1 + prandom_u32_state(rs) % REF_F;
+	c->n = 1 + prandom_u32_state(rs) % REF_N;
+	for (f = 0; f < c->files; f++)	/* users 0 .. f, so some share */
+		c->user[f] = prandom_u32_state(rs) % (f + 1);
+	for (i = 0; i < c->n; i++) {
+		struct xmemsim_dma_model_xfer *x = &c->t[i];
+
+		x->file = prandom_u32_state(rs) % c->files;
+		x->d.engine = prandom_u32_state(rs) % c->engines;
+		x->d.queue = prandom_u32_state(rs) % c->queues;
+		/* few distinct durations, so that ends tie */
+		x->dur = 1 + (prandom_u32_state(rs) % 4) * 1000;
+		x->d.wait_sem = XMEMSIM_SEM_NONE;
+		x->d.signal_sem = XMEMSIM_SEM_NONE;
+		if (prandom_u32_state(rs) % 3 == 0) {
+			x->d.wait_sem = prandom_u32_state(rs) % REF_S;
+			x->d.wait_value = 1 + prandom_u32_state(rs) % 3;
+		}
+		if (prandom_u32_state(rs) % 2 == 0) {
+			x->d.signal_sem = prandom_u32_state(rs) % REF_S;
+			x->d.signal_inc = 1 + prandom_u32_state(rs) % 2;
+		}
+	}
+}
+
+/* What the model's rules say, checked on the device's answer alone. */
+static void check_rules(struct kunit *test, const struct model_case *c,
+			const struct xmemsim_dma_model_xfer *t)
+{
+	u32 i, j;
+
+	for (i = 0; i < c->n; i++) {
+		const struct xmemsim_dma_model_xfer *x = &t[i];
+		u64 sem = 0;
+
+		if (x->start_ns == U64_MAX)
+			continue;
+		KUNIT_EXPECT_EQ(test, x->end_ns - x->start_ns, x->dur);
+		for (j = 0; j < c->n; j++) {
+			const struct xmemsim_dma_model_xfer *y = &t[j];
+
+			if (j == i || y->start_ns == U64_MAX)
+				continue;
+			/* an engine runs one transfer at a time */
+			if (y->d.engine == x->d.engine)
+				KUNIT_EXPECT_TRUE(test, y->end_ns <= x->start_ns ||
+						  x->end_ns <= y->start_ns);
+			/* a queue is FIFO */
+			if (j < i && y->file == x->file && y->d.engine == x->d.engine &&
+			    y->d.queue == x->d.queue)
+				KUNIT_EXPECT_LE(test, y->end_ns, x->start_ns);
+			if (y->file == x->file && y->d.signal_sem == x->d.wait_sem &&
+			    y->end_ns <= x->start_ns)
+				sem += y->d.signal_inc;
+		}
+		/* it waited for its semaphore */
+		if (x->d.wait_sem != XMEMSIM_SEM_NONE)
+			KUNIT_EXPECT_GE(test, sem, x->d.wait_value);
+	}
+}
+
+static void scheduler_matches_reference_test(struct kunit *test)
+{
+	struct model_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct xmemsim_dma_model_xfer *want;
+	struct rnd_state rs;
+	struct ref *r;
+	u32 round, i, started = 0, waited = 0;
+
+	want = kunit_kcalloc(test, REF_N, sizeof(*want), GFP_KERNEL);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, c && want && r);
+	prandom_seed_state(&rs, 20261201);
+	for (round = 0; round < 400; round++) {
+		random_case(&rs, c);
+		memcpy(want, c->t, sizeof(*want) * c->n);
+		memset(r, 0, sizeof(*r));
+		r->engines = c->engines;
+		r->queues = c->queues;
+		r->files = c->files;
+		r->user = c->user;
+		ref_run(r, want, c->n);
+		KUNIT_ASSERT_EQ(test, xmemsim_dma_model(c->engines, c->queues, REF_S,
+							c->user, c->files, c->t, c->n), 0);
+		for (i = 0; i < c->n; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, c->t[i].start_ns, want[i].start_ns,
+					    "round %u transfer %u", round, i);
+			KUNIT_EXPECT_EQ_MSG(test, c->t[i].end_ns, want[i].end_ns,
+					    "round %u transfer %u", round, i);
+			started += c->t[i].start_ns != U64_MAX;
+			waited += c->t[i].start_ns != U64_MAX &&
+				  c->t[i].d.wait_sem != XMEMSIM_SEM_NONE;
+		}
+		check_rules(test, c, c->t);
+	}
+	/* the sets exercised what they are for */
+	kunit_info(test, "%u transfers started, %u after a semaphore wait\n",
+		   started, waited);
+	KUNIT_EXPECT_GT(test, waited, 100U);
+}
+
+/* The same submissions give the same times on every run. */
+static void scheduler_is_deterministic_test(struct kunit *test)
+{
+	struct model_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct xmemsim_dma_model_xfer *first;
+	struct rnd_state rs;
+	u32 round;
+
+	first = kunit_kcalloc(test, REF_N, sizeof(*first), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, c && first);
+	prandom_seed_state(&rs, 7);
+	for (round = 0; round < 50; round++) {
+		random_case(&rs, c);
+		KUNIT_ASSERT_EQ(test, xmemsim_dma_model(c->engines, c->queues, REF_S,
+							c->user, c->files, c->t, c->n), 0);
+		memcpy(first, c->t, sizeof(*first) * c->n);
+		KUNIT_ASSERT_EQ(test, xmemsim_dma_model(c->engines, c->queues, REF_S,
+							c->user, c->files, c->t, c->n), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(first, c->t, sizeof(*first) * c->n), 0);
+	}
+}
+
+/*
+ * User 0 with three files of five transfers each on engine 0, user 1 with
+ * one file of five: the engine alternates users, so user 1's k-th
+ * transfer starts at (2k + 1) x 10 whatever user 0's files do.
+ */
+static void turns_are_per_user_test(struct kunit *test)
+{
+	struct model_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u32 i, k = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->engines = 1;
+	c->queues = 1;
+	c->files = 4;
+	c->user[3] = 1;
+	c->n = 20;
+	for (i = 0; i < c->n; i++) {
+		c->t[i].file = i % 4;
+		c->t[i].dur = 10;
+		c->t[i].d.wait_sem = XMEMSIM_SEM_NONE;
+		c->t[i].d.signal_sem = XMEMSIM_SEM_NONE;
+	}
+	KUNIT_ASSERT_EQ(test, xmemsim_dma_model(1, 1, 1, c->user, 4, c->t, 20), 0);
+	for (i = 3; i < c->n; i += 4, k++)
+		KUNIT_EXPECT_EQ(test, c->t[i].start_ns, (2 * k + 1) * 10);
+	/* and user 0's three files share the other turns */
+	KUNIT_EXPECT_EQ(test, c->t[0].start_ns, 0);
+	KUNIT_EXPECT_EQ(test, c->t[1].start_ns, 20);
+	KUNIT_EXPECT_EQ(test, c->t[2].start_ns, 40);
+}
+
+static void model_refuses_bad_input_test(struct kunit *test)
+{
+	struct xmemsim_dma_model_xfer t = {
+		.d = { .engine = 2, .wait_sem = XMEMSIM_SEM_NONE,
+		       .signal_sem = XMEMSIM_SEM_NONE },
+		.dur = 1,
+	};
+	u32 user = 0;
+
+	KUNIT_EXPECT_EQ(test, xmemsim_dma_model(2, 1, 1, &user, 1, &t, 1), -EINVAL);
+	t.d.engine = 1;
+	KUNIT_EXPECT_EQ(test, xmemsim_dma_model(2, 1, 1, &user, 1, &t, 1), 0);
+	KUNIT_EXPECT_EQ(test, t.end_ns, 1);
+	t.d.wait_sem = 1;
+	KUNIT_EXPECT_EQ(test, xmemsim_dma_model(2, 1, 1, &user, 1, &t, 1), -EINVAL);
+	t.d.wait_sem = 0;
+	t.d.wait_value = 1;	/* never comes: never starts */
+	KUNIT_EXPECT_EQ(test, xmemsim_dma_model(2, 1, 1, &user, 1, &t, 1), 0);
+	KUNIT_EXPECT_EQ(test, t.start_ns, U64_MAX);
+	user = 1;
+	KUNIT_EXPECT_EQ(test, xmemsim_dma_model(2, 1, 1, &user, 1, &t, 1), -EINVAL);
+}
+
 static struct kunit_case dma_cases[] = {
 	KUNIT_CASE_PARAM(duration_test, dur_gen_params),
 	KUNIT_CASE(duration_monotonic_test),
+	KUNIT_CASE(scheduler_matches_reference_test),
+	KUNIT_CASE(scheduler_is_deterministic_test),
+	KUNIT_CASE(turns_are_per_user_test),
+	KUNIT_CASE(model_refuses_bad_input_test),
 	{}
 };
 
