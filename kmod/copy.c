@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xmemsim copy engine: XMEMSIM_IOC_COPY between two ranges the caller
- * owns, by memcpy, by 64-byte "vector" lines, or by DMA through a 4 KiB
- * bounce buffer from the dataram heap inside the staging range (scrubbed
- * after each use); one DMA COPY at a time (dev->dma_lock); and XMEMSIM_IOC_MEMSET of one range
- * the caller owns, under the same ownership and bounds rules.
+ * owns, by memcpy, by 64-byte "vector" lines, or by DMA: a transfer on
+ * engine 0 (kmod/dma.c) that moves the bytes through a 4 KiB bounce buffer
+ * from the dataram heap inside the staging range (scrubbed after each
+ * use), one DMA COPY at a time (dev->dma_lock); and XMEMSIM_IOC_MEMSET of
+ * one range the caller owns, under the same ownership and bounds rules.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
@@ -119,14 +120,15 @@ static void bounce_put(struct xmemsim_file *xf, const struct xmemsim_bounce *b)
  *
  * Return: 0, -EINVAL (bad arguments, overlapping ranges), -EACCES (a range
  * the caller does not own), -EBUSY (no bounce buffer in the staging range),
- * -EINTR (a signal came while waiting for the DMA engine).
+ * -EINTR (a signal came while waiting for the DMA engine; by a fatal one
+ * once its transfer was queued: no byte moved), -ENOMEM.
  */
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *srec, *drec;
-	u64 send, dend, off;
-	void *src, *dst, *bounce;
+	u64 send, dend;
+	void *src, *dst;
 	struct xmemsim_bounce b;
 	int ret;
 
@@ -174,18 +176,11 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 		ret = bounce_get(xf, &b);
 		if (ret)
 			goto unpin_dst;
-		bounce = xmemsim_kaddr(d, XMEMSIM_HEAP_DATARAM, b.addr);
-		for (off = 0; off < c->len; off += XMEMSIM_BOUNCE_SIZE) {
-			size_t n = min_t(u64, c->len - off, XMEMSIM_BOUNCE_SIZE);
-
-			memcpy(bounce, src + off, n);
-			memcpy(dst + off, bounce, n);
-			cond_resched();
-		}
+		ret = xmemsim_dma_copy(xf, c->src, c->dst, c->len,
+				       xmemsim_kaddr(d, XMEMSIM_HEAP_DATARAM, b.addr));
 		bounce_put(xf, &b);
 		break;
 	}
-	ret = 0;
 unpin_dst:
 	xmemsim_unpin(d, drec);
 unpin_src:

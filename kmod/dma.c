@@ -110,6 +110,7 @@ struct xmemsim_xfer {
 	struct xmemsim_dma_desc d;
 	u64 ticket;
 	u64 dur;			/* modeled ns */
+	u8 *bounce;			/* COPY's: moves through it */
 	u64 start_ns, end_ns;
 	int status;
 	bool done;
@@ -165,6 +166,20 @@ static void df_reaped(struct xmemsim_dma_file *df, u32 n)
 	df->du->inflight -= n;
 }
 
+/*
+ * Per engine, a file has dma_queues queues and one more, its COPY queue,
+ * which only COPY's DMA method uses: no semaphore holds it back.
+ */
+static u32 dma_nq(const struct xmemsim_dma *dma)
+{
+	return dma->queues + 1;
+}
+
+static u32 qidx(const struct xmemsim_dma *dma, u32 e, u32 q)
+{
+	return e * dma_nq(dma) + q;
+}
+
 static void dma_kick(struct xmemsim_dma *dma)
 {
 	queue_work(system_unbound_wq, &dma->work);
@@ -207,7 +222,7 @@ df_find(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 		if (x && x->df == df && fn(x, arg))
 			return x;
 	}
-	for (i = 0; i < dma->engines * dma->queues; i++)
+	for (i = 0; i < dma->engines * dma_nq(dma); i++)
 		list_for_each_entry(x, &df->q[i], node)
 			if (fn(x, arg))
 				return x;
@@ -346,8 +361,8 @@ static struct xmemsim_xfer *dma_pick(struct xmemsim_dma *dma, u32 e)
 
 		if (best && su > best_u)
 			continue;
-		for (q = 0; q < dma->queues; q++) {
-			i = e * dma->queues + q;
+		for (q = 0; q < dma_nq(dma); q++) {
+			i = qidx(dma, e, q);
 			if (list_empty(&df->q[i]))
 				continue;
 			x = list_first_entry(&df->q[i], struct xmemsim_xfer, node);
@@ -363,7 +378,7 @@ static struct xmemsim_xfer *dma_pick(struct xmemsim_dma *dma, u32 e)
 	if (best) {
 		eng->serial++;
 		best->df->du->stamp[e] = eng->serial;
-		best->df->stamp[e * dma->queues + best->d.queue] = eng->serial;
+		best->df->stamp[qidx(dma, e, best->d.queue)] = eng->serial;
 	}
 	return best;
 }
@@ -380,7 +395,14 @@ static void xfer_move(struct xmemsim_xfer *x)
 	d = x->df->xf->dev;
 	src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
 	dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
-	for (off = 0; off < x->d.len; off += SZ_1M) {
+	for (off = 0; x->bounce && off < x->d.len; off += XMEMSIM_BOUNCE_SIZE) {
+		size_t n = min_t(u64, x->d.len - off, XMEMSIM_BOUNCE_SIZE);
+
+		memcpy(x->bounce, src + off, n);
+		memcpy(dst + off, x->bounce, n);
+		cond_resched();
+	}
+	for (off = 0; !x->bounce && off < x->d.len; off += SZ_1M) {
 		memcpy(dst + off, src + off, min_t(u64, x->d.len - off, SZ_1M));
 		cond_resched();
 	}
@@ -657,7 +679,7 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_user *du;
 	struct xmemsim_dma_file *df;
-	u32 i, nq = dma->engines * dma->queues;
+	u32 i, nq = dma->engines * dma_nq(dma);
 
 	df = READ_ONCE(xf->dma);	/* set once, under dma->lock */
 	if (df)
@@ -822,7 +844,7 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		df->du->inflight += s->count;
 		for (i = 0; i < s->count; i++) {
 			list_add_tail(&x[i]->node,
-				      &df->q[x[i]->d.engine * dma->queues + x[i]->d.queue]);
+				      &df->q[qidx(dma, x[i]->d.engine, x[i]->d.queue)]);
 			trace_xmemsim_dma_submit(xf->pid, x[i]->ticket,
 						 x[i]->d.engine, x[i]->d.queue,
 						 x[i]->d.len, dma->now);
@@ -893,6 +915,69 @@ int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
 	return -EIOCBQUEUED;
 }
 #endif
+
+/**
+ * xmemsim_dma_copy() - COPY's DMA method through an engine
+ * @xf: the caller, holding pins on both ranges and the bounce buffer
+ * @src: the source's device address
+ * @dst: the destination's
+ * @len: bytes, > 0, ranges not overlapping
+ * @bounce: the bounce buffer, XMEMSIM_BOUNCE_SIZE bytes
+ *
+ * One transfer on engine 0, in the file's COPY queue: it takes its turn
+ * with every other transfer on that engine and lasts the modeled time of
+ * any transfer; its bytes move at completion, through the bounce buffer
+ * in 4 KiB steps as the seed's DMA copy does. The caller waits for it.
+ *
+ * Return: 0, -EINTR (a fatal signal: the transfer is dropped and no byte
+ * has moved), -EACCES or -ENOMEM.
+ */
+int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
+		     u8 *bounce)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df = dma_file(xf);
+	struct xmemsim_xfer *x;
+	int ret;
+
+	if (!df)
+		return -ENOMEM;
+	x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	if (!x)
+		return -ENOMEM;
+	x->d = (struct xmemsim_dma_desc){
+		.src = src, .dst = dst, .len = len,
+		.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+	};
+	x->df = df;
+	x->bounce = bounce;
+	x->ticket = XMEMSIM_COPY_TICKET;
+	INIT_LIST_HEAD(&x->node);
+	ret = xfer_prepare(xf, x);
+	if (ret) {
+		kfree(x);
+		return ret;
+	}
+	x->d.queue = dma->queues;	/* the COPY queue */
+	mutex_lock(&dma->lock);
+	list_add_tail(&x->node, &df->q[qidx(dma, 0, x->d.queue)]);
+	trace_xmemsim_dma_submit(xf->pid, x->ticket, 0, x->d.queue, len, dma->now);
+	mutex_unlock(&dma->lock);
+	dma_kick(dma);
+	if (wait_event_killable(dma->wq, READ_ONCE(x->done))) {
+		mutex_lock(&dma->lock);
+		if (!x->done) {
+			if (dma->eng[0].cur == x)
+				dma->eng[0].cur = NULL;
+			list_del_init(&x->node);
+			ret = -EINTR;
+		}
+		mutex_unlock(&dma->lock);
+		dma_kick(dma);		/* the engine may be free */
+	}
+	xfer_free(xf->dev, x);
+	return ret;
+}
 
 static long timeout_jiffies(s64 ns)
 {
@@ -1090,8 +1175,8 @@ void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 		u64 queued = 0;
 
 		list_for_each_entry(df, &dma->files, node)
-			for (q = 0; q < dma->queues; q++)
-				list_for_each_entry(x, &df->q[e * dma->queues + q], node)
+			for (q = 0; q < dma_nq(dma); q++)
+				list_for_each_entry(x, &df->q[qidx(dma, e, q)], node)
 					queued++;
 		seq_printf(m, "engine %u %s queued %llu completed %llu bytes %llu busy_ns %llu bw_mbps %llu\n",
 			   e, eng->cur ? "running" : "idle", queued,
@@ -1153,15 +1238,16 @@ static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
 	for (f = 0; f < files; f++, m->files++) {
 		struct xmemsim_dma_file *df = &m->df[f];
 
-		df->q = kvmalloc_array(engines * queues, sizeof(*df->q), GFP_KERNEL);
-		df->stamp = kvcalloc(engines * queues, sizeof(*df->stamp), GFP_KERNEL);
+		df->q = kvmalloc_array(engines * (queues + 1), sizeof(*df->q), GFP_KERNEL);
+		df->stamp = kvcalloc(engines * (queues + 1), sizeof(*df->stamp),
+				     GFP_KERNEL);
 		df->sem = kvcalloc(sems, sizeof(*df->sem), GFP_KERNEL);
 		m->du[f].stamp = kcalloc(engines, sizeof(u64), GFP_KERNEL);
 		if (!df->q || !df->stamp || !df->sem || !m->du[f].stamp) {
 			m->files++;
 			goto nomem;
 		}
-		for (i = 0; i < engines * queues; i++)
+		for (i = 0; i < engines * (queues + 1); i++)
 			INIT_LIST_HEAD(&df->q[i]);
 		df->du = &m->du[file_user[f]];
 		list_add_tail(&df->node, &m->dma.files);
@@ -1216,7 +1302,7 @@ VISIBLE_IF_KUNIT int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
 		x->dur = t[i].dur;
 		x->ticket = i;
 		list_add_tail(&x->node,
-			      &x->df->q[x->d.engine * queues + x->d.queue]);
+			      &x->df->q[qidx(&m->dma, x->d.engine, x->d.queue)]);
 	}
 	mutex_lock(&m->dma.lock);
 	dma_run(&m->dma);

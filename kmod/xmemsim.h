@@ -323,6 +323,10 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p);
 void xmemsim_dma_fini(struct xmemsim_dev *d);
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
 int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w);
+/* COPY's DMA method as a transfer: its ticket in traces */
+#define XMEMSIM_COPY_TICKET	U64_MAX
+int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
+		     u8 *bounce);
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		    struct xmemsim_sem *s);
 void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in);

@@ -251,6 +251,51 @@ TEST(bytes_move_at_completion_not_before)
 	free(out);
 }
 
+/*
+ * COPY's DMA method is a transfer on engine 0: the modeled clock moves by
+ * its duration, and it does not wait behind the file's own transfers held
+ * back by a semaphore on that engine (it has a queue of its own).
+ */
+TEST(copy_by_dma_takes_an_engine_turn)
+{
+	struct xmemsim_copy c = { .len = 32768, .method = XMEMSIM_COPY_DMA };
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	uint64_t v = 0, t0, t1, ticket;
+	unsigned char *in = malloc(c.len), *out = malloc(c.len);
+	struct env e;
+
+	REQUIRE(in && out && env_open(&e) == 0);
+	memset(in, 0x5a, c.len);
+	REQUIRE(xms_write(&e.xd, e.buf[0], in, c.len) == 0);
+	/* held back on engine 0 queue 0 until sem 1 reaches 1 */
+	d = desc(e.buf[2], e.buf[3], 4096, 0, 0);
+	d.wait_sem = 1;
+	d.wait_value = 1;
+	REQUIRE(submit(e.fd, &d, 1, &ticket) == 0);
+	REQUIRE(io(e.fd, XMEMSIM_IOC_DMA_INFO, &info) == 0);
+	t0 = info.now_ns;
+	c.src = e.buf[0];
+	c.dst = e.buf[1];
+	CHECK_EQ_U64(io(e.fd, XMEMSIM_IOC_COPY, &c), 0);
+	REQUIRE(io(e.fd, XMEMSIM_IOC_DMA_INFO, &info) == 0);
+	t1 = info.now_ns;
+	printf("# a 32 KiB DMA COPY moved the clock %llu ns (model: %llu)\n",
+	       (unsigned long long)(t1 - t0),
+	       (unsigned long long)dur(HBM, HBM, c.len));
+	CHECK_EQ_U64(t1 - t0, dur(HBM, HBM, c.len));
+	CHECK(xms_read(&e.xd, e.buf[1], out, c.len) == 0 && !memcmp(in, out, c.len));
+	/* the held transfer is still queued; release it */
+	CHECK_EQ_U64(dwait(e.fd, ticket, 0, &w), -ETIMEDOUT);
+	v = 1;
+	REQUIRE(sem(e.fd, XMEMSIM_IOC_SEM_SET, 1, &v, 0) == 0);
+	CHECK_EQ_U64(dwait(e.fd, ticket, -1, &w), 0);
+	CHECK(w.start_ns >= t1);
+	xms_close(&e.xd);
+	free(in);
+	free(out);
+}
+
 TEST(sem_wait_times_out_and_wakes)
 {
 	struct env e;
