@@ -83,7 +83,9 @@ static int bounce_get(struct xmemsim_file *xf, struct xmemsim_bounce *b)
 	if (mutex_lock_interruptible(&d->dma_lock))
 		return -EINTR;
 	mutex_lock(&d->lock);
-	if (d->bounce_reserved)
+	if (xmemsim_fault(xf, XMEMSIM_FAULT_BOUNCE))
+		ret = -EBUSY;
+	else if (d->bounce_reserved)
 		*b = d->reserve;
 	else
 		ret = bounce_alloc_locked(d, b);
@@ -119,7 +121,9 @@ static void bounce_put(struct xmemsim_file *xf, const struct xmemsim_bounce *b)
  * @c: the command, copied in
  *
  * Return: 0, -EINVAL (bad arguments, overlapping ranges), -EACCES (a range
- * the caller does not own), -EBUSY (no bounce buffer in the staging range),
+ * the caller does not own), -EIO (an uncorrectable memory error in the
+ * source, nothing copied; or an injected COPY_DMA fault, the destination
+ * written in part), -EBUSY (no bounce buffer in the staging range),
  * -EINTR (a signal came while waiting for the DMA engine; by a fatal one
  * once its transfer was queued: no byte moved), -ENOMEM.
  */
@@ -156,6 +160,8 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 	if (!ret)
 		ret = xmemsim_dma_check_host(xf, c->dst, c->len, true,
 					     XMEMSIM_HAZARD_HOST, "COPY", false);
+	if (!ret)	/* a memory error in the source: nothing copied */
+		ret = xmemsim_mem_read(xf, srec->heap, c->src, c->len);
 	if (ret)
 		goto unpin_dst;
 
@@ -164,9 +170,11 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 	switch (c->method) {
 	case XMEMSIM_COPY_C_MEMCPY:
 		memcpy(dst, src, c->len);
+		xmemsim_mem_written(d, c->dst, c->len);
 		break;
 	case XMEMSIM_COPY_VEC_MEMCPY:
 		vec_memcpy(dst, src, c->len);
+		xmemsim_mem_written(d, c->dst, c->len);
 		break;
 	case XMEMSIM_COPY_DMA:
 		/*

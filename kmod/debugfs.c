@@ -114,6 +114,14 @@ static int verify_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(verify);
 
+/* "faults": per site, the calls failed on purpose (kmod/fault.c) */
+static int faults_show(struct seq_file *m, void *unused)
+{
+	xmemsim_fault_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(faults);
+
 void xmemsim_debugfs_init(struct xmemsim_dev *d)
 {
 	int i;
@@ -126,6 +134,8 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 	debugfs_create_file("users", 0444, d->debugfs, d, &users_fops);
 	debugfs_create_file("dma", 0444, d->debugfs, d, &dma_fops);
 	debugfs_create_file("verify", 0400, d->debugfs, d, &verify_fops);
+	debugfs_create_file("faults", 0444, d->debugfs, d, &faults_fops);
+	xmemsim_fault_debugfs(d->debugfs);
 }
 
 void xmemsim_debugfs_fini(struct xmemsim_dev *d)

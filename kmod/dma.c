@@ -111,6 +111,7 @@ struct xmemsim_xfer {
 	u64 ticket;
 	u64 dur;			/* modeled ns */
 	u8 *bounce;			/* COPY's: moves through it */
+	int fault;			/* XMEMSIM_FAULT_* injected, or -1 */
 	u64 start_ns, end_ns;
 	int status;
 	bool done;
@@ -383,42 +384,86 @@ static struct xmemsim_xfer *dma_pick(struct xmemsim_dma *dma, u32 e)
 	return best;
 }
 
-/* Move a transfer's bytes and drop its pins; a model's have none. */
-static void xfer_move(struct xmemsim_xfer *x)
+/*
+ * How a completing transfer ends: 0 (all its bytes move), or -EIO with
+ * *len the bytes that move first: an injected error or an uncorrectable
+ * line in the source moves none, an injected COPY_DMA fault half, in
+ * whole bounce steps.
+ */
+static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
+			u64 *len)
+{
+	u32 heap = x->srec->heap;
+	int ret;
+
+	*len = 0;
+	switch (x->fault) {
+	case XMEMSIM_FAULT_DMA_ERROR:
+		return -EIO;
+	case XMEMSIM_FAULT_MEM_UE:
+	case XMEMSIM_FAULT_MEM_CE:
+		ret = xmemsim_mem_check(d, heap, x->d.src, x->d.len);
+		if (!ret)
+			ret = xmemsim_mem_error(d, heap, x->d.src, x->d.len,
+						x->fault == XMEMSIM_FAULT_MEM_UE ?
+						XMEMSIM_MEM_UE : XMEMSIM_MEM_CE);
+		break;
+	default:
+		ret = xmemsim_mem_check(d, heap, x->d.src, x->d.len);
+		break;
+	}
+	if (ret)
+		return ret;
+	if (x->fault == XMEMSIM_FAULT_COPY_DMA) {
+		*len = round_down(x->d.len / 2, XMEMSIM_BOUNCE_SIZE);
+		return -EIO;
+	}
+	*len = x->d.len;
+	return 0;
+}
+
+/* Move a transfer's bytes and drop its pins (a model's have none): status */
+static int xfer_move(struct xmemsim_xfer *x)
 {
 	struct xmemsim_dev *d;
+	u64 off, len;
 	u8 *src, *dst;
-	u64 off;
+	int ret;
 
 	if (!x->df->xf)
-		return;
+		return 0;
 	d = x->df->xf->dev;
+	ret = xfer_outcome(d, x, &len);
 	src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
 	dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
-	for (off = 0; x->bounce && off < x->d.len; off += XMEMSIM_BOUNCE_SIZE) {
-		size_t n = min_t(u64, x->d.len - off, XMEMSIM_BOUNCE_SIZE);
+	for (off = 0; x->bounce && off < len; off += XMEMSIM_BOUNCE_SIZE) {
+		size_t n = min_t(u64, len - off, XMEMSIM_BOUNCE_SIZE);
 
 		memcpy(x->bounce, src + off, n);
 		memcpy(dst + off, x->bounce, n);
 		cond_resched();
 	}
-	for (off = 0; !x->bounce && off < x->d.len; off += SZ_1M) {
-		memcpy(dst + off, src + off, min_t(u64, x->d.len - off, SZ_1M));
+	for (off = 0; !x->bounce && off < len; off += SZ_1M) {
+		memcpy(dst + off, src + off, min_t(u64, len - off, SZ_1M));
 		cond_resched();
 	}
+	xmemsim_mem_written(d, x->d.dst, len);
 	xmemsim_unpin(d, x->srec);
 	xmemsim_unpin(d, x->drec);
+	return ret;
 }
 
-/* Move a completed transfer's bytes, then signal. dma->lock held. */
+/*
+ * Move a completed transfer's bytes, then signal; a failed one moves what
+ * xfer_outcome() says and does not signal. dma->lock held.
+ */
 static void xfer_complete(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 {
 	lockdep_assert_held(&dma->lock);
-	xfer_move(x);
-	if (x->d.signal_sem != XMEMSIM_SEM_NONE)
+	x->status = xfer_move(x);
+	if (!x->status && x->d.signal_sem != XMEMSIM_SEM_NONE)
 		WRITE_ONCE(x->df->sem[x->d.signal_sem],
 			   x->df->sem[x->d.signal_sem] + x->d.signal_inc);
-	x->status = 0;
 	WRITE_ONCE(x->done, true);
 }
 
@@ -485,6 +530,8 @@ static void batch_xfer_gone(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 	struct xmemsim_dma_batch *b = x->batch;
 
 	lockdep_assert_held(&dma->lock);
+	if (x->done && x->status && !b->err)
+		b->err = x->status;	/* the CQE carries the first error */
 	xa_erase(&x->df->xfers, x->ticket);
 	df_reaped(x->df, 1);
 	if (!x->done) {
@@ -592,6 +639,10 @@ static void dma_run(struct xmemsim_dma *dma)
 
 			if (!x || x->end_ns != t)
 				continue;
+			if (x->fault == XMEMSIM_FAULT_DMA_HANG) {
+				eng->cur = NULL;	/* lost: never completes */
+				continue;
+			}
 			xfer_complete(dma, x);
 			trace_xmemsim_dma_end(x->df->pid, x->ticket, e,
 					      x->d.queue, x->d.len, x->start_ns,
@@ -758,6 +809,25 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	return 0;
 }
 
+/*
+ * The fault injected into a transfer being queued, if any: at most one,
+ * the sites asked in this order. In the submitting task, so that
+ * make-it-fail and the file's arms apply.
+ */
+static int xfer_fault(struct xmemsim_file *xf)
+{
+	static const int sites[] = {
+		XMEMSIM_FAULT_DMA_HANG, XMEMSIM_FAULT_DMA_ERROR,
+		XMEMSIM_FAULT_MEM_UE, XMEMSIM_FAULT_MEM_CE,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++)
+		if (xmemsim_fault(xf, sites[i]))
+			return sites[i];
+	return -1;
+}
+
 /* DMA_SUBMIT; with cmd (io_uring), the transfers form a batch for its CQE */
 static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		      struct io_uring_cmd *cmd)
@@ -799,6 +869,7 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		}
 		x[n]->d = ud[n];
 		x[n]->df = df;
+		x[n]->fault = -1;
 		INIT_LIST_HEAD(&x[n]->node);
 		ret = xfer_prepare(xf, x[n]);
 		if (ret) {
@@ -843,6 +914,7 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		df->inflight += s->count;
 		df->du->inflight += s->count;
 		for (i = 0; i < s->count; i++) {
+			x[i]->fault = xfer_fault(xf);
 			list_add_tail(&x[i]->node,
 				      &df->q[qidx(dma, x[i]->d.engine, x[i]->d.queue)]);
 			trace_xmemsim_dma_submit(xf->pid, x[i]->ticket,
@@ -929,8 +1001,9 @@ int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
  * any transfer; its bytes move at completion, through the bounce buffer
  * in 4 KiB steps as the seed's DMA copy does. The caller waits for it.
  *
- * Return: 0, -EINTR (a fatal signal: the transfer is dropped and no byte
- * has moved), -EACCES or -ENOMEM.
+ * Return: 0, -EIO (a memory error in the source, or an injected COPY_DMA
+ * fault: the first half moved), -EINTR (a fatal signal: the transfer is
+ * dropped and no byte has moved), -EACCES or -ENOMEM.
  */
 int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		     u8 *bounce)
@@ -952,6 +1025,8 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 	x->df = df;
 	x->bounce = bounce;
 	x->ticket = XMEMSIM_COPY_TICKET;
+	x->fault = xmemsim_fault(xf, XMEMSIM_FAULT_COPY_DMA) ?
+		   XMEMSIM_FAULT_COPY_DMA : -1;
 	INIT_LIST_HEAD(&x->node);
 	ret = xfer_prepare(xf, x);
 	if (ret) {
@@ -975,6 +1050,8 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		mutex_unlock(&dma->lock);
 		dma_kick(dma);		/* the engine may be free */
 	}
+	if (!ret)
+		ret = x->status;
 	xfer_free(xf->dev, x);
 	return ret;
 }
@@ -1301,6 +1378,7 @@ VISIBLE_IF_KUNIT int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
 		x->df = &m->df[t[i].file];
 		x->dur = t[i].dur;
 		x->ticket = i;
+		x->fault = -1;
 		list_add_tail(&x->node,
 			      &x->df->q[qidx(&m->dma, x->d.engine, x->d.queue)]);
 	}

@@ -49,6 +49,8 @@ union xmemsim_arg {
 	struct xmemsim_dma_wait dma_wait;
 	struct xmemsim_sem sem;
 	struct xmemsim_dma_info dma_info;
+	struct xmemsim_fault_arm fault_arm;
+	struct xmemsim_mem_error mem_error;
 };
 
 struct xmemsim_cmd {
@@ -89,7 +91,8 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	in->features = XMEMSIM_FEAT_URING | XMEMSIM_FEAT_PLAN |
 		       XMEMSIM_FEAT_LIBC_HEAP | XMEMSIM_FEAT_MEMSET |
 		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE |
-		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES;
+		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES |
+		       XMEMSIM_FEAT_FAULTS;
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
@@ -368,6 +371,16 @@ static int cmd_dma_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	return 0;
 }
 
+static int cmd_fault_arm(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_fault_arm(xf, &a->fault_arm);
+}
+
+static int cmd_mem_error(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_mem_inject(xf, &a->mem_error);
+}
+
 static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_GET_INFO, cmd_get_info, NULL, false },
 	{ XMEMSIM_IOC_HEAP_ALLOC, cmd_heap_alloc, undo_heap_alloc, false },
@@ -391,6 +404,8 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_SEM_GET, cmd_sem_get, NULL, true },
 	{ XMEMSIM_IOC_SEM_WAIT, cmd_sem_wait, NULL, true },
 	{ XMEMSIM_IOC_DMA_INFO, cmd_dma_info, NULL, true },
+	{ XMEMSIM_IOC_FAULT_ARM, cmd_fault_arm, NULL, false },
+	{ XMEMSIM_IOC_MEM_ERROR, cmd_mem_error, NULL, false },
 };
 
 /**
@@ -436,6 +451,8 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_dma_wait) != 64);
 	BUILD_BUG_ON(sizeof(struct xmemsim_sem) != 48);
 	BUILD_BUG_ON(sizeof(struct xmemsim_dma_info) != 144);
+	BUILD_BUG_ON(sizeof(struct xmemsim_fault_arm) != 40);
+	BUILD_BUG_ON(sizeof(struct xmemsim_mem_error) != 32);
 	/* the uapi's status codes are the heap's own */
 	BUILD_BUG_ON(XMEMSIM_XMEM_OK != XMEM_OK);
 	BUILD_BUG_ON(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS != XMEM_ERR_PTR_OUT_OF_BOUNDS);

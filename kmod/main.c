@@ -343,6 +343,7 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	xf->pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&xf->allocs);
 	mutex_init(&xf->plan_lock);
+	spin_lock_init(&xf->fault.lock);
 	ret = xmemsim_user_attach(xf, file->f_cred->uid);
 	if (ret) {
 		mutex_destroy(&xf->plan_lock);
@@ -451,6 +452,70 @@ static ssize_t dma_check_reports_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(dma_check_reports);
 
+/*
+ * Memory errors per heap, as EDAC names them: hbm/ce_count, hbm/ue_count,
+ * and the same under dataram/ and libc/ (kmod/fault.c).
+ */
+struct edac_attr {
+	struct device_attribute attr;
+	u32 heap;
+	bool ue;
+};
+
+static ssize_t edac_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	const struct edac_attr *e = container_of(attr, struct edac_attr, attr);
+	atomic64_t *count = e->ue ? xdev->mem_ue : xdev->mem_ce;
+
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&count[e->heap]));
+}
+
+#define EDAC_ATTR(_name, _heap, _ue) \
+	{ .attr = __ATTR(_name, 0444, edac_show, NULL), .heap = _heap, .ue = _ue }
+
+static struct edac_attr edac_attrs[XMEMSIM_NUM_HEAPS][2] = {
+	[XMEMSIM_HEAP_HBM] = {
+		EDAC_ATTR(ce_count, XMEMSIM_HEAP_HBM, false),
+		EDAC_ATTR(ue_count, XMEMSIM_HEAP_HBM, true),
+	},
+	[XMEMSIM_HEAP_DATARAM] = {
+		EDAC_ATTR(ce_count, XMEMSIM_HEAP_DATARAM, false),
+		EDAC_ATTR(ue_count, XMEMSIM_HEAP_DATARAM, true),
+	},
+	[XMEMSIM_HEAP_LIBC] = {
+		EDAC_ATTR(ce_count, XMEMSIM_HEAP_LIBC, false),
+		EDAC_ATTR(ue_count, XMEMSIM_HEAP_LIBC, true),
+	},
+};
+
+static struct attribute *hbm_edac[] = {
+	&edac_attrs[XMEMSIM_HEAP_HBM][0].attr.attr,
+	&edac_attrs[XMEMSIM_HEAP_HBM][1].attr.attr, NULL
+};
+
+static struct attribute *dataram_edac[] = {
+	&edac_attrs[XMEMSIM_HEAP_DATARAM][0].attr.attr,
+	&edac_attrs[XMEMSIM_HEAP_DATARAM][1].attr.attr, NULL
+};
+
+static struct attribute *libc_edac[] = {
+	&edac_attrs[XMEMSIM_HEAP_LIBC][0].attr.attr,
+	&edac_attrs[XMEMSIM_HEAP_LIBC][1].attr.attr, NULL
+};
+
+static const struct attribute_group hbm_edac_group = {
+	.name = "hbm", .attrs = hbm_edac,
+};
+
+static const struct attribute_group dataram_edac_group = {
+	.name = "dataram", .attrs = dataram_edac,
+};
+
+static const struct attribute_group libc_edac_group = {
+	.name = "libc", .attrs = libc_edac,
+};
+
 static struct attribute *xmemsim_attrs[] = {
 	&dev_attr_dma_check_reports.attr,
 	&dev_attr_plan_bytes.attr,
@@ -460,7 +525,15 @@ static struct attribute *xmemsim_attrs[] = {
 	&dev_attr_libc_used.attr,
 	NULL
 };
-ATTRIBUTE_GROUPS(xmemsim);
+
+static const struct attribute_group xmemsim_group = {
+	.attrs = xmemsim_attrs,
+};
+
+static const struct attribute_group *xmemsim_groups[] = {
+	&xmemsim_group, &hbm_edac_group, &dataram_edac_group, &libc_edac_group,
+	NULL
+};
 
 static const struct file_operations xmemsim_fops = {
 	.owner = THIS_MODULE,
@@ -547,6 +620,10 @@ static int __init xmemsim_init(void)
 	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_HBM] = (u64)dma_mbps_dataram_hbm * 1000000;
 	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_DATARAM] =
 		(u64)dma_mbps_dataram_dataram * 1000000;
+	xa_init(&xdev->poison);
+	ret = xmemsim_fault_init();
+	if (ret)
+		goto err_free;
 	ret = xmemsim_dma_init(xdev, &dp);
 	if (ret) {
 		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, user_dma_depth 0..1048576, bandwidths > 0, dma_check 0..2\n");
@@ -610,6 +687,7 @@ err_hbm:
 err_free:
 	if (xdev->dma.eng)
 		xmemsim_dma_fini(xdev);
+	xa_destroy(&xdev->poison);
 	kfree(xdev);
 	xdev = NULL;
 	return ret;
@@ -623,6 +701,7 @@ static void __exit xmemsim_exit(void)
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_LIBC]);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
 	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
+	xa_destroy(&xdev->poison);
 	kfree(xdev);
 }
 

@@ -102,6 +102,7 @@ void xmemsim_fill(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end, u8 v)
 	u8 *p = xmemsim_kaddr(d, heap, addr);
 	u64 left = end - addr;
 
+	xmemsim_mem_written(d, addr, left);
 	while (left) {
 		size_t n = min_t(u64, left, SZ_1M);
 
@@ -119,6 +120,7 @@ void xmemsim_fill(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end, u8 v)
  */
 void xmemsim_scrub(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end)
 {
+	xmemsim_mem_freed(d, addr, end);
 	xmemsim_fill(d, heap, addr, end, 0);
 }
 
@@ -282,7 +284,14 @@ int xmemsim_alloc_for(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
 	mutex_lock(&d->lock);
 	if (over_quota(xf, heap, size))
 		goto quota;
-	st = xmemsim_heap_take(d, heap, size, align, addr, &end, &cost);
+	if (xmemsim_fault(xf, XMEMSIM_FAULT_HEAP_ALLOC)) {
+		st = XMEM_ERR_ALLOC_FAILED;	/* as if the pool were full */
+	} else {
+		d->win[heap].heap.no_split_once =
+			xmemsim_fault(xf, XMEMSIM_FAULT_HEAP_NOSPLIT);
+		st = xmemsim_heap_take(d, heap, size, align, addr, &end, &cost);
+		d->win[heap].heap.no_split_once = false;
+	}
 	trace_xmemsim_alloc(heap, size, align, st == XMEM_OK ? *addr : 0, st);
 	if (st != XMEM_OK) {
 		mutex_unlock(&d->lock);

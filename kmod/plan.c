@@ -212,6 +212,25 @@ out:
 	return ret;
 }
 
+/* An injected PLAN fault (fail_plan): -EIO, naming the core. */
+static int plan_injected(struct xmemsim_plan_err *err, u32 core, const char *step)
+{
+	err->core = core;
+	snprintf(err->msg, sizeof(err->msg),
+		 "core %u: %s failed: fault injected (fail_plan)", core, step);
+	return -EIO;
+}
+
+/* The last core with a plan: where an injected PLAN_SYNC fault strikes. */
+static u32 plan_last_core(const struct xmemsim_plan_set *set)
+{
+	u32 c = set->ncores;
+
+	while (c && !set->cores[c - 1])
+		c--;
+	return c ? c - 1 : 0;
+}
+
 int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 			    struct xmemsim_plan_submit *ps, int *wb)
 {
@@ -231,6 +250,8 @@ int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 		err.core = ps->core;
 		ret = xmemsim_plan_check(p, d->plan_core_size, d->geo.cores, &err);
 	}
+	if (!ret && xmemsim_fault(xf, XMEMSIM_FAULT_PLAN))
+		ret = plan_injected(&err, ps->core, "submit");
 	if (!ret) {
 		mutex_lock(&xf->plan_lock);
 		set = plan_set(xf);
@@ -243,7 +264,7 @@ int xmemsim_cmd_plan_submit(struct xmemsim_file *xf,
 		mutex_unlock(&xf->plan_lock);
 	}
 	plan_drop(xf, p);
-	if (ret == -EINVAL || (ret == -E2BIG && err.msg[0])) {
+	if (ret == -EINVAL || ret == -EIO || (ret == -E2BIG && err.msg[0])) {
 		ps->bad[0] = err.bad[0];
 		ps->bad[1] = err.bad[1];
 		strscpy(ps->error, err.msg, sizeof(ps->error));
@@ -302,6 +323,11 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 		ret = 0;
 	} else {
 		ret = xmemsim_plan_sync(set, &linked, &err);
+		/* every core's links are in: a fault now undoes them all */
+		if (!ret && xmemsim_fault(xf, XMEMSIM_FAULT_PLAN)) {
+			xmemsim_plan_unlink(set);
+			ret = plan_injected(&err, plan_last_core(set), "sync");
+		}
 		if (!ret) {
 			ret = plan_back(xf, set);
 			if (ret) {
@@ -319,7 +345,7 @@ int xmemsim_cmd_plan_sync(struct xmemsim_file *xf, struct xmemsim_plan_sync *sy,
 		sy->linked = linked;
 		return 0;
 	}
-	if (ret == -ENODATA || ret == -ENOENT || ret == -EINVAL) {
+	if (ret == -ENODATA || ret == -ENOENT || ret == -EINVAL || ret == -EIO) {
 		sy->bad_core = err.core;
 		sy->bad = err.bad[0];
 		strscpy(sy->error, err.msg, sizeof(sy->error));

@@ -46,11 +46,20 @@ static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
 		xmemsim_unpin(xf->dev, rec);
 		return ret;
 	}
+	if (!write) {	/* a memory error fails the read, no byte copied */
+		ret = xmemsim_mem_read(xf, rec->heap, iocb->ki_pos, len);
+		if (ret) {
+			xmemsim_unpin(xf->dev, rec);
+			return ret;
+		}
+	}
 	kaddr = xmemsim_kaddr(xf->dev, rec->heap, iocb->ki_pos);
-	if (write)
+	if (write) {
 		done = copy_from_iter(kaddr, len, iter);
-	else
+		xmemsim_mem_written(xf->dev, iocb->ki_pos, done);
+	} else {
 		done = copy_to_iter(kaddr, len, iter);
+	}
 	xmemsim_unpin(xf->dev, rec);
 	if (!done)
 		return -EFAULT;

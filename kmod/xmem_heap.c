@@ -574,7 +574,7 @@ int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 	need = slack + size;	/* <= b->size, see xh_fits() */
 	rest = b->size - need;
 	if (rest > XMEM_HEAP_MIN_ALLOC_SIZE) {
-		nb = xh_get_desc(h);
+		nb = h->no_split_once ? NULL : xh_get_desc(h);
 		if (!nb)
 			h->split_refused++;
 	}

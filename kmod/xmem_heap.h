@@ -70,6 +70,11 @@ struct xmem_heap {
 	 * takes effect at the next alloc/free or xmem_heap_set_mode().
 	 */
 	u32 list_max;
+	/*
+	 * Set by the caller around one xmem_heap_alloc(): take the block
+	 * unsplit, as when no descriptor is spare (fault injection).
+	 */
+	bool no_split_once;
 	/* private below: see xmem_heap.c */
 	struct xmem_heap_block *blocks;	/* descriptor pool */
 	unsigned long *free_bitmap;	/* bit set = descriptor spare */

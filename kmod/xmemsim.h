@@ -226,7 +226,22 @@ struct xmemsim_dev {
 	u64 plan_core_size;		/* each core's plan window */
 	atomic64_t plan_bytes;		/* synced plans, shared bytes once */
 	struct xmemsim_dma dma;		/* queued DMA (kmod/dma.c) */
+	struct xarray poison;		/* bad lines (kmod/fault.c) */
+	atomic64_t mem_ce[XMEMSIM_NUM_HEAPS];	/* memory errors seen */
+	atomic64_t mem_ue[XMEMSIM_NUM_HEAPS];
 	struct dentry *debugfs;
+};
+
+/*
+ * A file's own fault arms (kmod/fault.c): per site, calls to let pass and
+ * calls to fail; and the sites where it follows the framework's attrs.
+ */
+struct xmemsim_fault_file {
+	spinlock_t lock;		/* skip, times; armed, framework written */
+	u32 armed;			/* BIT(site): times[site] > 0 */
+	u32 framework;			/* BIT(site): opted in */
+	u64 skip[XMEMSIM_NUM_FAULTS];
+	u64 times[XMEMSIM_NUM_FAULTS];
 };
 
 /* One open file of /dev/xmemsim. */
@@ -243,6 +258,7 @@ struct xmemsim_file {
 	struct xmemsim_plan_set *plans;
 	u64 plan_mem;			/* kernel memory of plans; plan_lock */
 	struct xmemsim_dma_file *dma;	/* queues, semaphores; set once */
+	struct xmemsim_fault_file fault;
 };
 
 /* One live allocation, owned by one open file. */
@@ -302,6 +318,20 @@ int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
 int xmemsim_bounce_reserve(struct xmemsim_dev *d);
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c);
 int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
+
+/* fault.c: failures on purpose, memory errors */
+bool xmemsim_fault(struct xmemsim_file *xf, unsigned int site);
+int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a);
+int xmemsim_mem_check(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len);
+int xmemsim_mem_read(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len);
+int xmemsim_mem_error(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len,
+		      u32 kind);
+void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len);
+void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end);
+int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e);
+void xmemsim_fault_show(struct seq_file *m);
+int xmemsim_fault_init(void);
+void xmemsim_fault_debugfs(struct dentry *dir);
 
 /* dma.c: queued DMA and semaphores */
 struct seq_file;

@@ -46,6 +46,7 @@
 #define XMEMSIM_FEAT_ALLOC_SIZE	0x20ULL	/* XMEMSIM_IOC_ALLOC_SIZE */
 #define XMEMSIM_FEAT_USER_LIMITS 0x40ULL /* per-user limits, USER_STATS */
 #define XMEMSIM_FEAT_DMA_QUEUES	0x80ULL	/* DMA_SUBMIT/WAIT, SEM_* */
+#define XMEMSIM_FEAT_FAULTS	0x100ULL /* FAULT_ARM, MEM_ERROR */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -408,6 +409,85 @@ struct xmemsim_dma_info {
 };
 
 /*
+ * Failures on purpose. Each site is a place where a command fails as the
+ * hardware or the kernel would; what the caller sees:
+ *
+ * HEAP_ALLOC	an allocation (HEAP_ALLOC, STACK_ALLOC, a libc allocation,
+ *		a plan's HBM backing) fails as if the pool were full: status
+ *		XMEMSIM_XMEM_ALLOC_FAILED, -ENOMEM.
+ * HEAP_NOSPLIT	an allocation takes its whole free block unsplit, as when
+ *		the heap is out of descriptors (split_refused counts it);
+ *		the command succeeds.
+ * COPY_DMA	a COPY by XMEMSIM_COPY_DMA fails half way: -EIO; the
+ *		destination's first len / 2 bytes, rounded down to a 4 KiB
+ *		bounce step, are written and the rest is not.
+ * BOUNCE	a COPY by XMEMSIM_COPY_DMA finds no bounce buffer: -EBUSY.
+ * DMA_ERROR	a queued transfer completes with status -EIO (DMA_WAIT's
+ *		status; an io_uring DMA_SUBMIT's CQE); no byte moves and
+ *		its signal semaphore does not go up.
+ * DMA_HANG	a queued transfer never completes: its engine goes on, its
+ *		DMA_WAIT times out, its io_uring CQE comes only as
+ *		-ECANCELED when the task or ring goes; closing the file
+ *		frees it.
+ * PLAN		PLAN_SUBMIT (the core's plan is not replaced) or PLAN_SYNC
+ *		(after every core's links were set, all undone) fails with
+ *		-EIO, bad_core naming the core; the device is as before.
+ * MEM_CE	a read (below) sees a correctable memory error: the bytes
+ *		are right, the heap's ce_count goes up.
+ * MEM_UE	a read sees an uncorrectable error: -EIO (a transfer's
+ *		status), ue_count goes up, and the read's first 64-byte line
+ *		stays bad until rewritten whole or freed.
+ *
+ * A read is pread() or io_uring READ, the source of a COPY, or the source
+ * of a DMA transfer when it completes.
+ */
+#define XMEMSIM_FAULT_HEAP_ALLOC	0
+#define XMEMSIM_FAULT_HEAP_NOSPLIT	1
+#define XMEMSIM_FAULT_COPY_DMA		2
+#define XMEMSIM_FAULT_BOUNCE		3
+#define XMEMSIM_FAULT_DMA_ERROR		4
+#define XMEMSIM_FAULT_DMA_HANG		5
+#define XMEMSIM_FAULT_PLAN		6
+#define XMEMSIM_FAULT_MEM_CE		7
+#define XMEMSIM_FAULT_MEM_UE		8
+#define XMEMSIM_NUM_FAULTS		9
+
+/* FAULT_ARM flags */
+#define XMEMSIM_FAULT_FRAMEWORK	0x1	/* opt in to debugfs fail_<site>/ */
+
+/*
+ * XMEMSIM_IOC_FAULT_ARM: arm a site for this open file only. The file's
+ * next skip calls of the site pass, then times calls fail; times 0
+ * disarms. With XMEMSIM_FAULT_FRAMEWORK (skip 0, times 1 to opt in, 0
+ * to opt out) the file instead follows the kernel's fault_attr of the
+ * site, /sys/kernel/debug/xmemsim/fail_<site>/, as a task does whose
+ * /proc/<pid>/make-it-fail is set.
+ */
+struct xmemsim_fault_arm {
+	__u32 site;		/* XMEMSIM_FAULT_* */
+	__u32 flags;		/* XMEMSIM_FAULT_FRAMEWORK or 0 */
+	__u64 skip;
+	__u64 times;
+	__u64 reserved[2];
+};
+
+#define XMEMSIM_MEM_CE	1	/* correctable */
+#define XMEMSIM_MEM_UE	2	/* uncorrectable */
+
+/*
+ * XMEMSIM_IOC_MEM_ERROR: put a memory error on the 64-byte line holding
+ * addr, which must lie in an allocation of the caller. A CE is counted
+ * and cleared by the next read of the line; a UE fails every read until
+ * the line is rewritten whole or its block is freed.
+ */
+struct xmemsim_mem_error {
+	__u64 addr;
+	__u32 kind;		/* XMEMSIM_MEM_CE or _UE */
+	__u32 flags;		/* 0 */
+	__u64 reserved[2];
+};
+
+/*
  * io_uring: IORING_OP_URING_CMD with sqe->cmd_op set to any XMEMSIM_IOC_*
  * number and this struct in the SQE's 16-byte command area. The command's
  * argument struct lives in user memory at @arg, exactly as for ioctl(),
@@ -439,5 +519,7 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_SEM_GET	_IOWR(XMEMSIM_IOC_MAGIC, 0x12, struct xmemsim_sem)
 #define XMEMSIM_IOC_SEM_WAIT	_IOWR(XMEMSIM_IOC_MAGIC, 0x13, struct xmemsim_sem)
 #define XMEMSIM_IOC_DMA_INFO	_IOR(XMEMSIM_IOC_MAGIC, 0x14, struct xmemsim_dma_info)
+#define XMEMSIM_IOC_FAULT_ARM	_IOW(XMEMSIM_IOC_MAGIC, 0x15, struct xmemsim_fault_arm)
+#define XMEMSIM_IOC_MEM_ERROR	_IOW(XMEMSIM_IOC_MAGIC, 0x16, struct xmemsim_mem_error)
 
 #endif /* _UAPI_XMEMSIM_H */

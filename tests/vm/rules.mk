@@ -23,3 +23,7 @@ VM_TESTS += $(O)/tests/vm/multiuser
 # The DMA timing checker's tests, run by tests/vm/run.sh under dma_check=2
 # and under dma_check=1 with a slow clock.
 VM_TESTS += $(O)/tests/vm/dma_check
+
+# Failures on purpose (fault sites, the framework's knobs, memory errors),
+# run by tests/vm/run.sh on a fresh load.
+VM_TESTS += $(O)/tests/vm/faults

@@ -175,6 +175,20 @@ tap $? "insmod rejects dma_check=3"
 insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
+# --- failures on purpose: every site, the framework's knobs, memory errors ---------
+rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko $(cat /params)
+tap $? "reload as booted for the fault tests"
+run_c faults
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko fail_heap_alloc=1,100,0,2 &&
+	[ "$(cat /sys/kernel/debug/xmemsim/fail_heap_alloc/probability)" = 100 ] &&
+	[ "$(cat /sys/kernel/debug/xmemsim/fail_heap_alloc/times)" = 2 ]
+tap $? "fail_heap_alloc= at load sets the framework's knobs"
+rmmod xmemsim && ! insmod /lib/modules/xmemsim.ko fail_plan=nonsense 2>/dev/null &&
+	dmesg | grep -q 'fail_plan=nonsense: not'
+tap $? "insmod rejects a fail_<site>= that does not parse"
+insmod /lib/modules/xmemsim.ko $(cat /params)
+tap $? "reload as booted"
+
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"

@@ -514,3 +514,20 @@ const char *xms_heap_name(unsigned int heap)
 		return "?";
 	}
 }
+
+int xms_fault_arm(struct xms_dev *dev, uint32_t site, uint32_t flags,
+		  uint64_t skip, uint64_t times)
+{
+	struct xmemsim_fault_arm a = {
+		.site = site, .flags = flags, .skip = skip, .times = times,
+	};
+
+	return xms_cmd(dev, XMEMSIM_IOC_FAULT_ARM, &a);
+}
+
+int xms_mem_error(struct xms_dev *dev, uint64_t addr, uint32_t kind)
+{
+	struct xmemsim_mem_error e = { .addr = addr, .kind = kind };
+
+	return xms_cmd(dev, XMEMSIM_IOC_MEM_ERROR, &e);
+}

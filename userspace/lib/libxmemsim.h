@@ -65,6 +65,15 @@ int xms_sem_set(struct xms_dev *dev, uint32_t sem, uint64_t value);
 int xms_sem_get(struct xms_dev *dev, uint32_t sem, uint64_t *value);
 int xms_sem_wait(struct xms_dev *dev, uint32_t sem, uint64_t value,
 		 int64_t timeout_ns);
+/*
+ * Failures on purpose (XMEMSIM_FEAT_FAULTS): arm a site of this file
+ * (skip calls pass, then times fail; flags XMEMSIM_FAULT_FRAMEWORK to
+ * follow debugfs fail_<site>/ instead), or put a memory error
+ * (XMEMSIM_MEM_CE/_UE) on the 64-byte line at addr of one's own.
+ */
+int xms_fault_arm(struct xms_dev *dev, uint32_t site, uint32_t flags,
+		  uint64_t skip, uint64_t times);
+int xms_mem_error(struct xms_dev *dev, uint64_t addr, uint32_t kind);
 /* Fills up to cap blocks; *count gets the heap's block count. */
 int xms_dump(struct xms_dev *dev, unsigned int heap, struct xmemsim_block *blocks,
 	     uint32_t cap, uint32_t *count);

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim failures on purpose: fault injection sites and a memory-error
+ * model, so that a runtime can run its error paths against the device.
+ *
+ * Sites (uapi/xmemsim.h, XMEMSIM_FAULT_*, says what each caller sees).
+ * Each has a fault_attr of the kernel's framework
+ * (Documentation/fault-injection/fault-injection.rst) in debugfs as
+ * /sys/kernel/debug/xmemsim/fail_<site>/, with all its knobs
+ * (probability, interval, times, space, verbose, task-filter), and the
+ * module parameter fail_<site>="<interval>,<probability>,<space>,<times>"
+ * sets it at load, the form failslab= takes on the kernel command line.
+ *
+ * Who gets hurt: a site asks its fault_attr only on behalf of a caller
+ * that opted in, a task whose /proc/<pid>/make-it-fail is set or a file
+ * that armed the site with FAULT_ARM and XMEMSIM_FAULT_FRAMEWORK. Nobody
+ * else's commands fail, whatever the knobs say, and the framework's
+ * interval and times count only the callers that opted in.
+ *
+ * FAULT_ARM without that flag arms a site of the file itself: the
+ * file's next skip calls of the site pass and the times after them fail.
+ * This is the one counter kept here rather than in the framework, whose
+ * counters are global and whose probability cannot be seeded: it is what
+ * makes "the third transfer of this file fails" exact and replayable.
+ *
+ * Memory errors. The device keeps poisoned 64-byte lines of its windows
+ * in an xarray by device address. MEM_ERROR puts one on a line of the
+ * caller's own allocation; the MEM_CE and MEM_UE sites make a read see
+ * one at random. A read (pread and io_uring READ, the source of a COPY or
+ * of a DMA transfer) that covers a correctable line counts a CE and gets
+ * the right bytes (the line is then clean); one that covers an
+ * uncorrectable line counts a UE and fails with -EIO (a DMA transfer
+ * completes with status -EIO), and the line stays bad until it is
+ * rewritten whole (write, COPY or DMA destination, MEMSET) or its block
+ * is freed (the scrub rewrites it). The counts are per heap in sysfs,
+ * hbm/ce_count, hbm/ue_count and so on, as EDAC names them. Mappings are
+ * not watched: their pages are entered at mmap() time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "xmemsim.h"
+
+static const char * const site_name[XMEMSIM_NUM_FAULTS] = {
+	[XMEMSIM_FAULT_HEAP_ALLOC] = "heap_alloc",
+	[XMEMSIM_FAULT_HEAP_NOSPLIT] = "heap_nosplit",
+	[XMEMSIM_FAULT_COPY_DMA] = "copy_dma",
+	[XMEMSIM_FAULT_BOUNCE] = "bounce",
+	[XMEMSIM_FAULT_DMA_ERROR] = "dma_error",
+	[XMEMSIM_FAULT_DMA_HANG] = "dma_hang",
+	[XMEMSIM_FAULT_PLAN] = "plan",
+	[XMEMSIM_FAULT_MEM_CE] = "mem_ce",
+	[XMEMSIM_FAULT_MEM_UE] = "mem_ue",
+};
+
+static atomic64_t injected[XMEMSIM_NUM_FAULTS];
+
+#ifdef CONFIG_FAULT_INJECTION
+static struct fault_attr attrs[XMEMSIM_NUM_FAULTS] = {
+	[0 ... XMEMSIM_NUM_FAULTS - 1] = FAULT_ATTR_INITIALIZER,
+};
+
+/* fail_<site>= at load: setup_fault_attr()'s string, parsed in init */
+static char *fail_param[XMEMSIM_NUM_FAULTS];
+module_param_named(fail_heap_alloc, fail_param[XMEMSIM_FAULT_HEAP_ALLOC], charp, 0444);
+MODULE_PARM_DESC(fail_heap_alloc, "Fault injection at load, \"<interval>,<probability>,<space>,<times>\": allocations fail as if the heap were full");
+module_param_named(fail_heap_nosplit, fail_param[XMEMSIM_FAULT_HEAP_NOSPLIT], charp, 0444);
+MODULE_PARM_DESC(fail_heap_nosplit, "... allocations take a whole block, as when descriptors run out");
+module_param_named(fail_copy_dma, fail_param[XMEMSIM_FAULT_COPY_DMA], charp, 0444);
+MODULE_PARM_DESC(fail_copy_dma, "... a DMA COPY fails half way (-EIO)");
+module_param_named(fail_bounce, fail_param[XMEMSIM_FAULT_BOUNCE], charp, 0444);
+MODULE_PARM_DESC(fail_bounce, "... a DMA COPY finds no bounce buffer (-EBUSY)");
+module_param_named(fail_dma_error, fail_param[XMEMSIM_FAULT_DMA_ERROR], charp, 0444);
+MODULE_PARM_DESC(fail_dma_error, "... a queued DMA transfer completes with -EIO");
+module_param_named(fail_dma_hang, fail_param[XMEMSIM_FAULT_DMA_HANG], charp, 0444);
+MODULE_PARM_DESC(fail_dma_hang, "... a queued DMA transfer never completes");
+module_param_named(fail_plan, fail_param[XMEMSIM_FAULT_PLAN], charp, 0444);
+MODULE_PARM_DESC(fail_plan, "... PLAN_SUBMIT or PLAN_SYNC fails (-EIO), the device as before");
+module_param_named(fail_mem_ce, fail_param[XMEMSIM_FAULT_MEM_CE], charp, 0444);
+MODULE_PARM_DESC(fail_mem_ce, "... a read sees a correctable memory error");
+module_param_named(fail_mem_ue, fail_param[XMEMSIM_FAULT_MEM_UE], charp, 0444);
+MODULE_PARM_DESC(fail_mem_ue, "... a read sees an uncorrectable memory error (-EIO)");
+
+static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
+{
+	bool optin = current->make_it_fail ||
+		     (xf && (READ_ONCE(xf->fault.framework) & BIT(s)));
+
+	return optin && should_fail(&attrs[s], 1);
+}
+#else
+static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
+{
+	return false;
+}
+#endif
+
+/**
+ * xmemsim_fault() - does this call of a site fail?
+ * @xf: the file making it
+ * @s: the site
+ *
+ * The file's own arm first (skip, then times), then the framework's
+ * fault_attr if the caller opted in. Called in the caller's task.
+ *
+ * Return: true if the call is to fail.
+ */
+bool xmemsim_fault(struct xmemsim_file *xf, unsigned int s)
+{
+	struct xmemsim_fault_file *f = &xf->fault;
+	bool fail = false;
+
+	if (READ_ONCE(f->armed) & BIT(s)) {
+		spin_lock(&f->lock);
+		if (f->skip[s]) {
+			f->skip[s]--;
+		} else if (f->times[s]) {
+			fail = true;
+			if (!--f->times[s])
+				WRITE_ONCE(f->armed, f->armed & ~BIT(s));
+		}
+		spin_unlock(&f->lock);
+	}
+	if (!fail)
+		fail = framework_fails(xf, s);
+	if (fail)
+		atomic64_inc(&injected[s]);
+	return fail;
+}
+
+/**
+ * xmemsim_fault_arm() - FAULT_ARM
+ * @xf: the caller
+ * @a: the command, copied in
+ *
+ * Return: 0, -EINVAL (no such site, flags, reserved, or skip/times with
+ * XMEMSIM_FAULT_FRAMEWORK), -EOPNOTSUPP (XMEMSIM_FAULT_FRAMEWORK on a
+ * kernel without CONFIG_FAULT_INJECTION).
+ */
+int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a)
+{
+	struct xmemsim_fault_file *f = &xf->fault;
+	bool fw = a->flags & XMEMSIM_FAULT_FRAMEWORK;
+
+	if (a->site >= XMEMSIM_NUM_FAULTS || (a->flags & ~XMEMSIM_FAULT_FRAMEWORK) ||
+	    !mem_is_zero(a->reserved, sizeof(a->reserved)) ||
+	    (fw && (a->skip || a->times > 1)))
+		return -EINVAL;
+	if (fw && !IS_ENABLED(CONFIG_FAULT_INJECTION))
+		return -EOPNOTSUPP;
+	spin_lock(&f->lock);
+	if (fw) {		/* times 1: opt in; 0: out */
+		if (a->times)
+			f->framework |= BIT(a->site);
+		else
+			f->framework &= ~BIT(a->site);
+	} else {
+		f->skip[a->site] = a->skip;
+		f->times[a->site] = a->times;
+		if (a->times)
+			f->armed |= BIT(a->site);
+		else
+			f->armed &= ~BIT(a->site);
+	}
+	spin_unlock(&f->lock);
+	return 0;
+}
+
+/* --- memory errors ------------------------------------------------------- */
+
+#define LINE_SHIFT	6	/* the ECC granule: a 64-byte line */
+
+/* A line's state in dev->poison: an xarray value */
+#define POISON_CE	1
+#define POISON_UE	2
+
+static void count_error(struct xmemsim_dev *d, u32 heap, unsigned long kind)
+{
+	if (kind == POISON_CE)
+		atomic64_inc(&d->mem_ce[heap]);
+	else
+		atomic64_inc(&d->mem_ue[heap]);
+}
+
+/**
+ * xmemsim_mem_check() - a read of [addr, addr + len) meets poisoned lines
+ * @d: the device
+ * @heap: the heap the range lies in, for the counts
+ * @addr: first byte
+ * @len: bytes, > 0
+ *
+ * Each correctable line counts once and is clean after; each
+ * uncorrectable one counts and stays. Any context that may take a
+ * spinlock.
+ *
+ * Return: 0, or -EIO if the range holds an uncorrectable line.
+ */
+int xmemsim_mem_check(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len)
+{
+	unsigned long first = addr >> LINE_SHIFT;
+	unsigned long last = (addr + len - 1) >> LINE_SHIFT;
+	unsigned long i = first;
+	void *e;
+	int ret = 0;
+
+	if (xa_empty(&d->poison))
+		return 0;
+	xa_lock(&d->poison);
+	xa_for_each_range(&d->poison, i, e, first, last) {
+		unsigned long kind = xa_to_value(e);
+
+		count_error(d, heap, kind);
+		if (kind == POISON_CE)
+			__xa_erase(&d->poison, i);
+		else
+			ret = -EIO;
+	}
+	xa_unlock(&d->poison);
+	return ret;
+}
+
+/**
+ * xmemsim_mem_read() - a read by a file's command: poison, then the sites
+ * @xf: the reader
+ * @heap: the heap of the range
+ * @addr: first byte
+ * @len: bytes, > 0
+ *
+ * As xmemsim_mem_check(); then, if the reader opted in, the MEM_UE or
+ * MEM_CE site makes it meet a new error (xmemsim_mem_error()).
+ *
+ * Return: 0 or -EIO.
+ */
+int xmemsim_mem_read(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len)
+{
+	struct xmemsim_dev *d = xf->dev;
+	int ret = xmemsim_mem_check(d, heap, addr, len);
+
+	if (ret)
+		return ret;
+	if (xmemsim_fault(xf, XMEMSIM_FAULT_MEM_UE))
+		return xmemsim_mem_error(d, heap, addr, len, XMEMSIM_MEM_UE);
+	if (xmemsim_fault(xf, XMEMSIM_FAULT_MEM_CE))
+		return xmemsim_mem_error(d, heap, addr, len, XMEMSIM_MEM_CE);
+	return 0;
+}
+
+/**
+ * xmemsim_mem_error() - a read of [addr, addr + len) meets a new error
+ * @d: the device
+ * @heap: the heap of the range
+ * @addr: first byte
+ * @len: bytes, > 0
+ * @kind: XMEMSIM_MEM_CE (counted, no harm) or _UE
+ *
+ * A UE poisons the first whole line of the range, if it holds one (a line
+ * only part of which the reader owns is never poisoned). Process context.
+ *
+ * Return: 0 for a CE, -EIO for a UE.
+ */
+int xmemsim_mem_error(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len,
+		      u32 kind)
+{
+	u64 line = round_up(addr, 1ULL << LINE_SHIFT);
+
+	if (kind == XMEMSIM_MEM_CE) {
+		count_error(d, heap, POISON_CE);
+		return 0;
+	}
+	/* no memory for the entry: the read still fails, once */
+	if (line + (1ULL << LINE_SHIFT) <= addr + len)
+		xa_store(&d->poison, line >> LINE_SHIFT, xa_mk_value(POISON_UE),
+			 GFP_KERNEL_ACCOUNT);
+	count_error(d, heap, POISON_UE);
+	return -EIO;
+}
+
+/**
+ * xmemsim_mem_written() - [addr, addr + len) was rewritten
+ * @d: the device
+ * @addr: first byte
+ * @len: bytes
+ *
+ * The lines it covers whole are clean again; a line written in part
+ * keeps its error (the rest of the line was not rewritten).
+ */
+void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len)
+{
+	unsigned long first = (addr + (1UL << LINE_SHIFT) - 1) >> LINE_SHIFT;
+	unsigned long end = (addr + len) >> LINE_SHIFT;	/* lines below end */
+	unsigned long i = first;
+	void *e;
+
+	if (!len || xa_empty(&d->poison) || first >= end)
+		return;
+	xa_lock(&d->poison);
+	xa_for_each_range(&d->poison, i, e, first, end - 1)
+		__xa_erase(&d->poison, i);
+	xa_unlock(&d->poison);
+}
+
+/**
+ * xmemsim_mem_freed() - a block [addr, end) is being freed
+ * @d: the device
+ * @addr: first byte its owner could reach
+ * @end: its end
+ *
+ * Every line it touches is clean: no error outlives its owner.
+ */
+void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end)
+{
+	unsigned long i = addr >> LINE_SHIFT;
+	void *e;
+
+	if (end <= addr || xa_empty(&d->poison))
+		return;
+	xa_lock(&d->poison);
+	xa_for_each_range(&d->poison, i, e, addr >> LINE_SHIFT, (end - 1) >> LINE_SHIFT)
+		__xa_erase(&d->poison, i);
+	xa_unlock(&d->poison);
+}
+
+/**
+ * xmemsim_mem_inject() - MEM_ERROR: an error on a line of the caller's
+ * @xf: the caller
+ * @e: the command, copied in
+ *
+ * The whole 64-byte line holding e->addr must lie in one allocation of
+ * the caller, so that the error can reach no one else's bytes.
+ *
+ * Return: 0, -EINVAL (kind, flags, reserved), -EACCES (the line is not
+ * in an allocation of the caller), -ENOMEM.
+ */
+int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e)
+{
+	struct xmemsim_alloc_rec *rec;
+	unsigned long kind;
+	int ret;
+
+	if ((e->kind != XMEMSIM_MEM_CE && e->kind != XMEMSIM_MEM_UE) || e->flags ||
+	    !mem_is_zero(e->reserved, sizeof(e->reserved)))
+		return -EINVAL;
+	ret = xmemsim_pin_range(xf, round_down(e->addr, 1ULL << LINE_SHIFT),
+				1ULL << LINE_SHIFT, false, &rec);
+	if (ret)
+		return ret;
+	kind = e->kind == XMEMSIM_MEM_CE ? POISON_CE : POISON_UE;
+	/* the pin keeps the block from being freed and scrubbed meanwhile */
+	ret = xa_err(xa_store(&xf->dev->poison, e->addr >> LINE_SHIFT,
+			      xa_mk_value(kind), GFP_KERNEL_ACCOUNT));
+	xmemsim_unpin(xf->dev, rec);
+	return ret;
+}
+
+/* debugfs "faults": per site, how many calls failed on purpose */
+void xmemsim_fault_show(struct seq_file *m)
+{
+	int s;
+
+	for (s = 0; s < XMEMSIM_NUM_FAULTS; s++)
+		seq_printf(m, "%s %lld\n", site_name[s],
+			   (long long)atomic64_read(&injected[s]));
+}
+
+/**
+ * xmemsim_fault_init() - the fail_<site>= parameters, at load
+ *
+ * Return: 0, or -EINVAL for a string that does not parse.
+ */
+int xmemsim_fault_init(void)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	int s;
+
+	for (s = 0; s < XMEMSIM_NUM_FAULTS; s++) {
+		if (fail_param[s] && !setup_fault_attr(&attrs[s], fail_param[s])) {
+			pr_err("fail_%s=%s: not \"<interval>,<probability>,<space>,<times>\"\n",
+			       site_name[s], fail_param[s]);
+			return -EINVAL;
+		}
+	}
+#endif
+	return 0;
+}
+
+/* The framework's knobs of every site, as fail_<site>/ under dir */
+void xmemsim_fault_debugfs(struct dentry *dir)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	char name[32];
+	int s;
+
+	for (s = 0; s < XMEMSIM_NUM_FAULTS; s++) {
+		snprintf(name, sizeof(name), "fail_%s", site_name[s]);
+		fault_create_debugfs_attr(name, dir, &attrs[s]);
+	}
+#endif
+}
