@@ -645,6 +645,53 @@ TEST(only_who_opted_in_fails)
 	CHECK_LEVELS(before);
 }
 
+/* README's worked example: fail_dma_error for a process with make-it-fail */
+TEST(readme_example_dma_error_for_an_opted_in_process)
+{
+	struct levels before = levels();
+	struct xmemsim_dma_desc d[2];
+	struct xmemsim_dma_wait w;
+	struct xms_dev xd;
+	int status, i;
+	uint64_t s, x, t;
+	pid_t pid;
+
+	knobs_off("dma_error");
+	REQUIRE(knob("dma_error", "probability", "100") == 0);
+	REQUIRE(knob("dma_error", "times", "-1") == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {	/* the runtime under test: both transfers fail */
+		int bad = 0;
+
+		if (set_make_it_fail(1) || xms_open(&xd, NULL) ||
+		    xms_alloc(&xd, HBM, 4096, 64, 0, &s, NULL) ||
+		    xms_alloc(&xd, HBM, 4096, 64, 0, &x, NULL))
+			_exit(2);
+		d[0] = desc(s, x, 4096, 0);
+		d[1] = desc(s, x, 2048, 1);
+		if (xms_dma_submit(&xd, d, 2, &t))
+			_exit(3);
+		for (i = 0; i < 2; i++)
+			bad += xms_dma_wait(&xd, t + i, -1, &w) || w.status != -EIO;
+		_exit(bad ? 4 : 0);
+	}
+	/* this process did not opt in: its transfers complete */
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &x, NULL) == 0);
+	for (i = 0; i < 20; i++) {
+		d[0] = desc(s, x, 4096, i % 4);
+		CHECK(xms_dma_submit(&xd, d, 1, &t) == 0);
+		CHECK(xms_dma_wait(&xd, t, -1, &w) == 0 && w.status == 0);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	knobs_off("dma_error");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	xms_close(&xd);
+	CHECK_LEVELS(before);
+}
+
 /* space and times: the same opted-in sequence fails the same calls */
 TEST(framework_space_and_times_replay)
 {

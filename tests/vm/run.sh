@@ -179,6 +179,10 @@ tap $? "reload as booted"
 rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted for the fault tests"
 run_c faults
+printf 'fault heap_alloc 1 1\nalloc hbm 4096\nalloc hbm 4096\nmemerr 0x1 ue\nfault nosuch 0 1\nfault plan framework off\n' |
+	xmemctl replay > /tmp/f.txt
+[ "$(tr '\n' '|' < /tmp/f.txt)" = "ok|ok 0x400000240|err ENOMEM ALLOC_FAILED|err EACCES -|err usage|ok|" ]
+tap $? "xmemctl replay: fault and memerr, and the error lines ($(tr '\n' '|' < /tmp/f.txt))"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko fail_heap_alloc=1,100,0,2 &&
 	[ "$(cat /sys/kernel/debug/xmemsim/fail_heap_alloc/probability)" = 100 ] &&
 	[ "$(cat /sys/kernel/debug/xmemsim/fail_heap_alloc/times)" = 2 ]
@@ -194,7 +198,7 @@ rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 export XFUZZ_LOG=1
 run_c xfuzz --seed "${XFUZZ_SEED:-$(date +%s)}" --ops "${XFUZZ_OPS:-3000}" \
-	--procs 3 --fds 3 --kills 4
+	--procs 3 --fds 3 --kills 4 --faults
 
 # --- xmemctl dma and sem ------------------------------------------------------------
 printf 'alloc hbm 65536 4096\nalloc hbm 65536 4096\ndma 0x400001000 0x400011000 65536 1 2\nsem set 3 7\nsem get 3\ndma 0x400001000 0x400011000 4096 0 0 3\nsem get 99\n' |

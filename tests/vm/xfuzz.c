@@ -2,7 +2,7 @@
 /*
  * xfuzz: run the whole device surface from several processes at once.
  *
- *	xfuzz [--seed S] [--ops N] [--procs P] [--fds F] [--kills K]
+ *	xfuzz [--seed S] [--ops N] [--procs P] [--fds F] [--kills K] [--faults]
  *
  * Each worker process opens F files and runs N random operations over
  * them: every command through ioctl and through io_uring (valid and
@@ -20,6 +20,13 @@
  *
  * Kills: K times, a child with a ring full of long DMA copies and plan
  * syncs in flight is SIGKILLed at a random point.
+ *
+ * Faults (--faults): workers also arm fault sites on their files and put
+ * memory errors on their allocations, at random. A command that fails is
+ * then accepted only if its errno is one an armed site or an injected
+ * error documents (EIO for the read of an allocation with an error or of
+ * a file with mem_ue armed); a COPY that failed leaves its destination's
+ * bytes unknown until rewritten whole.
  *
  * After the run and while it runs, the device's debugfs "verify" must say
  * "ok" (heap verify, counters = what files hold, free bytes zero); after
@@ -56,6 +63,8 @@ struct alloc {
 	uint64_t size;
 	unsigned int heap;
 	unsigned char pat;	/* 0: never written (reads as zero) */
+	unsigned char unknown;	/* a failed COPY wrote part: not checked */
+	unsigned char poisoned;	/* an injected UE: reads may fail (EIO) */
 };
 
 struct map {
@@ -75,6 +84,7 @@ struct xfile {
 	int planned;
 	uint64_t scratch[2];	/* op_ring_abandon's and op_dma's, never checked */
 	uint64_t dma_next;	/* the next DMA ticket */
+	uint32_t armed;		/* BIT(site) of every fault site armed */
 };
 
 /* Addresses any worker used: others try them as foreign or stale ones. */
@@ -210,7 +220,7 @@ static void fill(unsigned char *p, size_t n, unsigned char pat, uint64_t off)
 static void check_bytes(const char *how, const struct alloc *x,
 			const unsigned char *p, size_t n, uint64_t off)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; !x->unknown && i < n; i++) {
 		unsigned char want = x->pat ? (unsigned char)(x->pat + (off + i) * 7) : 0;
 
 		if (p[i] != want) {
@@ -224,6 +234,7 @@ static void check_bytes(const char *how, const struct alloc *x,
 }
 
 static int no_rings;	/* XFUZZ_RINGS=0: ioctl only, no abandoned rings */
+static int faults;	/* --faults: arm sites, inject memory errors */
 
 static int cmd(struct xfile *f, unsigned long c, void *arg)
 {
@@ -273,7 +284,8 @@ static void op_alloc(struct xfile *f)
 		return;
 	}
 	/* only a good pointer can have succeeded */
-	f->a[f->na++] = (struct alloc){ al.addr, al.size, al.heap, 0 };
+	f->a[f->na++] = (struct alloc){ .addr = al.addr, .size = al.size,
+					.heap = al.heap };
 	note_addr(al.addr);
 }
 
@@ -331,7 +343,7 @@ static void op_rw(struct xfile *f)
 	if (n > sizeof(buf))
 		n = sizeof(buf);
 	if (rnd(2)) {
-		if (!x->pat) {
+		if (!x->pat || x->unknown) {
 			/* first write: the whole allocation, this worker's mark */
 			/* 1..255: pattern 0 means "never written" */
 			unsigned char pat = (unsigned char)(1 + (me * 37 + rnd(200)) % 255);
@@ -351,6 +363,7 @@ static void op_rw(struct xfile *f)
 				done += k;
 			}
 			x->pat = pat;
+			x->unknown = 0;
 			logop("f%d write %#llx+%llu pat %u", f->xd.fd,
 			      (unsigned long long)x->addr,
 			      (unsigned long long)x->size, pat);
@@ -363,9 +376,15 @@ static void op_rw(struct xfile *f)
 		return;
 	}
 	r = pread(f->xd.fd, buf, n, (off_t)(x->addr + off));
+	if (r < 0 && errno == EIO &&
+	    (x->poisoned || (f->armed & (1u << XMEMSIM_FAULT_MEM_UE)))) {
+		logop("f%d pread %#llx+%#llx: EIO, injected", f->xd.fd,
+		      (unsigned long long)x->addr, (unsigned long long)off);
+		return;
+	}
 	if (r != (ssize_t)n) {
-		fail("pread %#llx+%#llx failed", (unsigned long long)x->addr,
-		     (unsigned long long)off);
+		fail("pread %#llx+%#llx failed: %s", (unsigned long long)x->addr,
+		     (unsigned long long)off, r < 0 ? strerror(errno) : "short");
 		return;
 	}
 	check_bytes("pread", x, buf, n, off);
@@ -453,9 +472,12 @@ static void op_copy(struct xfile *f)
 		c.method %= 3;
 		if (!cmd(f, XMEMSIM_IOC_COPY, &c)) {
 			xd->pat = xs->pat;
+			xd->unknown = xs->unknown;
 			logop("f%d copy %#llx -> %#llx len %llu pat %u", f->xd.fd,
 			      (unsigned long long)c.src, (unsigned long long)c.dst,
 			      (unsigned long long)c.len, xs->pat);
+		} else if (faults) {
+			xd->unknown = 1;	/* copy_dma writes part */
 		}
 		return;
 	}
@@ -612,8 +634,9 @@ static void op_misc(struct xfile *f)
 			xms_free(&f->xd, XMEMSIM_HEAP_HBM, sa.addr, NULL);
 			break;
 		}
-		f->a[f->na++] = (struct alloc){ sa.addr, sa.size ? sa.size :
-			XMEMSIM_STACK_DEFAULT, XMEMSIM_HEAP_HBM, 0 };
+		f->a[f->na++] = (struct alloc){ .addr = sa.addr,
+			.size = sa.size ? sa.size : XMEMSIM_STACK_DEFAULT,
+			.heap = XMEMSIM_HEAP_HBM };
 		note_addr(sa.addr);
 		logop("f%d stack %#llx+%llu", f->xd.fd, (unsigned long long)sa.addr,
 		      (unsigned long long)f->a[f->na - 1].size);
@@ -750,6 +773,8 @@ static void op_dma(struct xfile *f)
 				d[i].src = xorshift64(&rs);
 			held |= i < (int)s.count && d[i].wait_sem != XMEMSIM_SEM_NONE;
 		}
+		/* a transfer that hangs never ends its ring command */
+		held |= !!(f->armed & (1u << XMEMSIM_FAULT_DMA_HANG));
 		/*
 		 * Through a ring the command ends when its transfers do, and
 		 * cmd() waits for that: what may wait for ever goes by ioctl()
@@ -765,6 +790,35 @@ static void op_dma(struct xfile *f)
 	default:
 		cmd(f, sem_cmds[rnd(3)], rnd_ptr(&sm));
 		break;
+	}
+}
+
+/*
+ * Arm a fault site of this file (skip 0..3, times 1..2), or put a memory
+ * error on a line of one of its allocations.
+ */
+static void op_fault(struct xfile *f)
+{
+	struct xmemsim_mem_error e = { .kind = 1 + rnd(2) };
+	struct xmemsim_fault_arm a = {
+		.site = rnd(XMEMSIM_NUM_FAULTS), .skip = rnd(4), .times = 1 + rnd(2),
+	};
+	struct alloc *x;
+
+	if (!f->na || rnd(3)) {
+		if (!cmd(f, XMEMSIM_IOC_FAULT_ARM, &a)) {
+			f->armed |= 1u << a.site;
+			logop("f%d fault %u skip %llu times %llu", f->xd.fd, a.site,
+			      (unsigned long long)a.skip, (unsigned long long)a.times);
+		}
+		return;
+	}
+	x = &f->a[rnd(f->na)];
+	e.addr = x->addr + rnd(x->size);
+	if (!cmd(f, XMEMSIM_IOC_MEM_ERROR, &e)) {
+		x->poisoned |= e.kind == XMEMSIM_MEM_UE;
+		logop("f%d memerr %#llx kind %u", f->xd.fd, (unsigned long long)e.addr,
+		      e.kind);
 	}
 }
 
@@ -819,7 +873,10 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 			op_plan(x);
 			break;
 		case 17:
-			op_misc(x);
+			if (faults && rnd(3) == 0)
+				op_fault(x);
+			else
+				op_misc(x);
 			break;
 		case 18:
 			if (rnd(2))
@@ -951,17 +1008,24 @@ int main(int argc, char **argv)
 	char why[200];
 	pid_t pids[8];
 
-	for (i = 1; i + 1 < argc; i += 2) {
+	for (i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : "";
+
+		if (!strcmp(argv[i], "--faults")) {
+			faults = 1;
+			continue;
+		}
 		if (!strcmp(argv[i], "--seed"))
-			seed = strtoull(argv[i + 1], NULL, 0);
+			seed = strtoull(v, NULL, 0);
 		else if (!strcmp(argv[i], "--ops"))
-			ops = strtoul(argv[i + 1], NULL, 0);
+			ops = strtoul(v, NULL, 0);
 		else if (!strcmp(argv[i], "--procs"))
-			procs = atoi(argv[i + 1]);
+			procs = atoi(v);
 		else if (!strcmp(argv[i], "--fds"))
-			nfd = atoi(argv[i + 1]);
+			nfd = atoi(v);
 		else if (!strcmp(argv[i], "--kills"))
-			kills = atoi(argv[i + 1]);
+			kills = atoi(v);
+		i++;
 	}
 	if (procs < 1 || procs > 8 || nfd < 1 || nfd > MAXFD) {
 		fprintf(stderr, "xfuzz: --procs 1..8, --fds 1..%d\n", MAXFD);
@@ -969,8 +1033,9 @@ int main(int argc, char **argv)
 	}
 	no_rings = getenv("XFUZZ_RINGS") && !strcmp(getenv("XFUZZ_RINGS"), "0");
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n# xfuzz --seed %llu --ops %lu --procs %d --fds %d --kills %d\n",
-	       (unsigned long long)seed, ops, procs, nfd, kills);
+	printf("TAP version 13\n# xfuzz --seed %llu --ops %lu --procs %d --fds %d --kills %d%s\n",
+	       (unsigned long long)seed, ops, procs, nfd, kills,
+	       faults ? " --faults" : "");
 	pg = sysconf(_SC_PAGESIZE);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1059,6 +1124,25 @@ int main(int argc, char **argv)
 		       sysfs_ll("hbm_used"), sysfs_ll("dataram_used"),
 		       sysfs_ll("libc_used"), sysfs_ll("plan_bytes"));
 	tap(i, "xfuzz: hbm_used, dataram_used, libc_used and plan_bytes are 0");
+	if (faults) {
+		char line[64];
+		FILE *fl = fopen("/sys/kernel/debug/xmemsim/faults", "r");
+		long long n, total = 0;
+
+		printf("# injected:");
+		while (fl && fgets(line, sizeof(line), fl)) {
+			char *sp = strchr(line, ' ');
+
+			n = sp ? atoll(sp + 1) : 0;
+			total += n;
+			line[strcspn(line, "\n")] = 0;
+			printf(" %s", line);
+		}
+		printf("\n");
+		if (fl)
+			fclose(fl);
+		tap(total > 0, "xfuzz: faults were injected, and every failure seen was one");
+	}
 	printf("1..%d\n", n_tap);
 	return 0;
 }

@@ -57,6 +57,10 @@ static void usage(FILE *f)
 		"                                and end; WAITSEM: held until that\n"
 		"                                semaphore is 1, not waited for\n"
 		"  sem get N | sem set N VALUE   one of this open file's semaphores\n"
+		"  fault SITE SKIP TIMES         this file's next SKIP calls of SITE\n"
+		"                                pass, then TIMES fail (0 disarms)\n"
+		"  fault SITE framework [off]    follow debugfs fail_SITE/ instead\n"
+		"  memerr ADDR ce|ue             a memory error on ADDR's 64-byte line\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"HEAP is hbm or dataram (any case), or 0 or 1; numbers are decimal or\n"
@@ -658,6 +662,79 @@ static int cmd_memset(struct call *k)
 	return 0;
 }
 
+/* A fault site by name (uapi/xmemsim.h, "Failures on purpose") or number. */
+static int parse_site(const char *s, uint32_t *site)
+{
+	static const char * const names[XMEMSIM_NUM_FAULTS] = {
+		"heap_alloc", "heap_nosplit", "copy_dma", "bounce", "dma_error",
+		"dma_hang", "plan", "mem_ce", "mem_ue",
+	};
+	uint64_t v;
+	uint32_t i;
+
+	for (i = 0; i < XMEMSIM_NUM_FAULTS; i++) {
+		if (!strcmp(s, names[i])) {
+			*site = i;
+			return 0;
+		}
+	}
+	if (parse_u64(s, &v) || v >= XMEMSIM_NUM_FAULTS)
+		return -EINVAL;
+	*site = (uint32_t)v;
+	return 0;
+}
+
+/*
+ * "fault SITE SKIP TIMES": this file's next SKIP calls of the site pass,
+ * then TIMES fail (0 disarms); "fault SITE framework [off]": follow the
+ * kernel's fail_SITE knobs in debugfs, or stop. "ok".
+ */
+static int cmd_fault(struct call *k)
+{
+	uint64_t skip = 0, times = 1;
+	uint32_t site, flags = 0;
+	int ret;
+
+	if (parse_site(k->argv[1], &site))
+		return 2;
+	if (!strcmp(k->argv[2], "framework")) {
+		flags = XMEMSIM_FAULT_FRAMEWORK;
+		if (k->argc == 4 && strcmp(k->argv[3], "off"))
+			return 2;
+		times = k->argc == 3;
+	} else if (k->argc != 4 || parse_u64(k->argv[2], &skip) ||
+		   parse_u64(k->argv[3], &times)) {
+		return 2;
+	}
+	ret = xms_fault_arm(k->dev, site, flags, skip, times);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok\n");
+	return 0;
+}
+
+/* "memerr ADDR ce|ue": a memory error on the 64-byte line at ADDR. "ok". */
+static int cmd_memerr(struct call *k)
+{
+	uint32_t kind;
+	uint64_t addr;
+	int ret;
+
+	if (parse_u64(k->argv[1], &addr))
+		return 2;
+	if (!strcmp(k->argv[2], "ce"))
+		kind = XMEMSIM_MEM_CE;
+	else if (!strcmp(k->argv[2], "ue"))
+		kind = XMEMSIM_MEM_UE;
+	else
+		return 2;
+	ret = xms_mem_error(k->dev, addr, kind);
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok\n");
+	return 0;
+}
+
 /*
  * The commands, as the module's xmemsim_cmds[]: each with how many words
  * it takes (its name included) and whether the first argument is a heap.
@@ -683,6 +760,8 @@ static const struct xmemctl_cmd {
 	{ "memset", 4, 4, 0, cmd_memset },
 	{ "dma",   4, 7, 0, cmd_dma },
 	{ "sem",   3, 4, 0, cmd_sem },
+	{ "fault", 3, 4, 0, cmd_fault },
+	{ "memerr", 3, 3, 0, cmd_memerr },
 };
 
 /* The command argv names with a fitting word count and heap, or NULL. */
