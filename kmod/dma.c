@@ -404,7 +404,7 @@ static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
 	case XMEMSIM_FAULT_MEM_CE:
 		ret = xmemsim_mem_check(d, heap, x->d.src, x->d.len);
 		if (!ret)
-			ret = xmemsim_mem_error(d, heap, x->d.src, x->d.len,
+			ret = xmemsim_mem_error(x->df->xf, heap, x->d.src, x->d.len,
 						x->fault == XMEMSIM_FAULT_MEM_UE ?
 						XMEMSIM_MEM_UE : XMEMSIM_MEM_CE);
 		break;

@@ -33,13 +33,16 @@
  * completes with status -EIO), and the line stays bad until it is
  * rewritten whole (write, COPY or DMA destination, MEMSET) or its block
  * is freed (the scrub rewrites it). The counts are per heap in sysfs,
- * hbm/ce_count, hbm/ue_count and so on, as EDAC names them. Mappings are
- * not watched: their pages are entered at mmap() time.
+ * hbm/ce_count, hbm/ue_count and so on, as EDAC names them. A mapped page
+ * that holds an uncorrectable line is unmapped when the line goes bad
+ * (and left out at mmap()), so a touch faults, and the fault gives
+ * SIGBUS while the line is bad and maps the page again once it is not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -246,15 +249,33 @@ int xmemsim_mem_read(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len)
 	if (ret)
 		return ret;
 	if (xmemsim_fault(xf, XMEMSIM_FAULT_MEM_UE))
-		return xmemsim_mem_error(d, heap, addr, len, XMEMSIM_MEM_UE);
+		return xmemsim_mem_error(xf, heap, addr, len, XMEMSIM_MEM_UE);
 	if (xmemsim_fault(xf, XMEMSIM_FAULT_MEM_CE))
-		return xmemsim_mem_error(d, heap, addr, len, XMEMSIM_MEM_CE);
+		return xmemsim_mem_error(xf, heap, addr, len, XMEMSIM_MEM_CE);
 	return 0;
+}
+
+/*
+ * Line of an allocation of xf's goes bad: unmap the page holding it from
+ * every mapping of the file's node, so that the next touch faults (and
+ * gets SIGBUS from xmemsim_vma_fault()). Process context.
+ */
+static void poison_line(struct xmemsim_file *xf, u64 line)
+{
+	struct xmemsim_dev *d = xf->dev;
+
+	/* no memory for the entry: the read that found it still failed */
+	if (xa_is_err(xa_store(&d->poison, line >> LINE_SHIFT,
+			       xa_mk_value(POISON_UE), GFP_KERNEL_ACCOUNT)))
+		return;
+	if (line <= (u64)LLONG_MAX)
+		unmap_mapping_range(xf->mapping, round_down(line, PAGE_SIZE),
+				    PAGE_SIZE, 1);
 }
 
 /**
  * xmemsim_mem_error() - a read of [addr, addr + len) meets a new error
- * @d: the device
+ * @xf: the reader, whose allocation holds the range
  * @heap: the heap of the range
  * @addr: first byte
  * @len: bytes, > 0
@@ -265,21 +286,66 @@ int xmemsim_mem_read(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len)
  *
  * Return: 0 for a CE, -EIO for a UE.
  */
-int xmemsim_mem_error(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len,
+int xmemsim_mem_error(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len,
 		      u32 kind)
 {
 	u64 line = round_up(addr, 1ULL << LINE_SHIFT);
 
 	if (kind == XMEMSIM_MEM_CE) {
-		count_error(d, heap, POISON_CE);
+		count_error(xf->dev, heap, POISON_CE);
 		return 0;
 	}
-	/* no memory for the entry: the read still fails, once */
 	if (line + (1ULL << LINE_SHIFT) <= addr + len)
-		xa_store(&d->poison, line >> LINE_SHIFT, xa_mk_value(POISON_UE),
-			 GFP_KERNEL_ACCOUNT);
-	count_error(d, heap, POISON_UE);
+		poison_line(xf, line);
+	count_error(xf->dev, heap, POISON_UE);
 	return -EIO;
+}
+
+/**
+ * xmemsim_mem_bad() - does [addr, addr + len) hold an uncorrectable line?
+ * @d: the device
+ * @addr: first byte
+ * @len: bytes, > 0
+ *
+ * Counts nothing. Any context that may take a spinlock.
+ *
+ * Return: true or false.
+ */
+bool xmemsim_mem_bad(struct xmemsim_dev *d, u64 addr, u64 len)
+{
+	unsigned long i = addr >> LINE_SHIFT;
+	bool bad = false;
+	void *e;
+
+	if (xa_empty(&d->poison))
+		return false;
+	xa_lock(&d->poison);
+	xa_for_each_range(&d->poison, i, e, addr >> LINE_SHIFT,
+			  (addr + len - 1) >> LINE_SHIFT) {
+		if (xa_to_value(e) == POISON_UE) {
+			bad = true;
+			break;
+		}
+	}
+	xa_unlock(&d->poison);
+	return bad;
+}
+
+/**
+ * xmemsim_mem_page_bad() - a mapped page's fault: does it hold a bad line?
+ * @d: the device
+ * @heap: the heap of the page's allocation, for the count
+ * @addr: the page's device address
+ *
+ * Return: true (an uncorrectable line, counted once: the access gets
+ * SIGBUS), or false.
+ */
+bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr)
+{
+	if (!xmemsim_mem_bad(d, addr, PAGE_SIZE))
+		return false;
+	count_error(d, heap, POISON_UE);
+	return true;
 }
 
 /**
@@ -355,6 +421,10 @@ int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *
 	/* the pin keeps the block from being freed and scrubbed meanwhile */
 	ret = xa_err(xa_store(&xf->dev->poison, e->addr >> LINE_SHIFT,
 			      xa_mk_value(kind), GFP_KERNEL_ACCOUNT));
+	/* a mapped page with a UE faults again, and gets SIGBUS */
+	if (!ret && kind == POISON_UE)
+		unmap_mapping_range(xf->mapping, round_down(e->addr, PAGE_SIZE),
+				    PAGE_SIZE, 1);
 	xmemsim_unpin(xf->dev, rec);
 	return ret;
 }

@@ -344,6 +344,7 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&xf->allocs);
 	mutex_init(&xf->plan_lock);
 	spin_lock_init(&xf->fault.lock);
+	xf->mapping = file->f_mapping;
 	ret = xmemsim_user_attach(xf, file->f_cred->uid);
 	if (ret) {
 		mutex_destroy(&xf->plan_lock);
@@ -593,6 +594,7 @@ static int __init xmemsim_init(void)
 	if (!xdev)
 		return -ENOMEM;
 	xdev->geo = geo;
+	xa_init(&xdev->poison);
 	xdev->plan_core_size = (u64)plan_core_mb << 20;
 	atomic64_set(&xdev->plan_bytes, 0);
 	atomic64_set(&xdev->plan_mem, 0);
@@ -620,7 +622,6 @@ static int __init xmemsim_init(void)
 	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_HBM] = (u64)dma_mbps_dataram_hbm * 1000000;
 	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_DATARAM] =
 		(u64)dma_mbps_dataram_dataram * 1000000;
-	xa_init(&xdev->poison);
 	ret = xmemsim_fault_init();
 	if (ret)
 		goto err_free;

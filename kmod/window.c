@@ -15,6 +15,8 @@
  * page of a window can be referenced from outside the device (vmsplice,
  * O_DIRECT, RDMA pinning) beyond the life of the mapping. The record's
  * maps count keeps the allocation from being freed while a VMA exists.
+ * A page holding an uncorrectable memory error is left out of the
+ * mapping (kmod/fault.c); its fault gives SIGBUS until the line is good.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -96,10 +98,34 @@ static int xmemsim_vma_split(struct vm_area_struct *vma, unsigned long addr)
 	return -EINVAL;		/* one mapping, one allocation, one count */
 }
 
+/*
+ * A page is missing only where a memory error took it out (kmod/fault.c):
+ * SIGBUS while its line is bad, the page again once it was rewritten.
+ */
+static vm_fault_t xmemsim_vma_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct xmemsim_file *xf = vma->vm_file->private_data;
+	struct xmemsim_alloc_rec *rec = vma->vm_private_data;
+	unsigned long va = round_down(vmf->address, PAGE_SIZE);
+	u64 addr = ((u64)vma->vm_pgoff << PAGE_SHIFT) + (va - vma->vm_start);
+	vm_fault_t ret;
+
+	if (xmemsim_mem_page_bad(xf->dev, rec->heap, addr))
+		return VM_FAULT_SIGBUS;
+	ret = vmf_insert_pfn(vma, va,
+			     vmalloc_to_pfn(xmemsim_kaddr(xf->dev, rec->heap, addr)));
+	/* a line went bad meanwhile, its unmap before this insert: undo */
+	if (ret == VM_FAULT_NOPAGE && xmemsim_mem_bad(xf->dev, addr, PAGE_SIZE))
+		zap_vma_ptes(vma, va, PAGE_SIZE);
+	return ret;
+}
+
 static const struct vm_operations_struct xmemsim_vm_ops = {
 	.open = xmemsim_vma_open,
 	.close = xmemsim_vma_close,
 	.may_split = xmemsim_vma_split,
+	.fault = xmemsim_vma_fault,
 };
 
 /*
@@ -134,7 +160,7 @@ int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 	struct xmemsim_file *xf = file->private_data;
 	unsigned long len = vma->vm_end - vma->vm_start;
 	struct xmemsim_alloc_rec *rec;
-	u64 addr, end;
+	u64 addr, end, off;
 	int ret;
 
 	if (vma->vm_pgoff > (U64_MAX >> PAGE_SHIFT))
@@ -158,5 +184,9 @@ int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 	}
 	vma->vm_private_data = rec;
 	vma->vm_ops = &xmemsim_vm_ops;
+	/* pages with an uncorrectable line stay out: touching one faults */
+	for (off = 0; off < len; off += PAGE_SIZE)
+		if (xmemsim_mem_bad(xf->dev, addr + off, PAGE_SIZE))
+			zap_vma_ptes(vma, vma->vm_start + off, PAGE_SIZE);
 	return 0;
 }

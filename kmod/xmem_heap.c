@@ -62,7 +62,9 @@
  * lists: it switches to the trees above 2 * list_max blocks and back at
  * list_max or fewer (list_max is 32 by default, 0 for trees always; see
  * xh_adapt()), because a walk over a few dozen blocks is cheaper than
- * rbtree updates; the default 32-descriptor heap never leaves the lists.
+ * rbtree updates (scripts/bench-heap.sh: at 32 live blocks the rbtrees
+ * alone take 1.64x the walk's time per alloc+free pair, the adaptive
+ * path 1.07x); the default 32-descriptor heap never leaves the lists.
  * XMEM_HEAP_CHECKED keeps both, searches both, and on any difference logs
  * it, counts it in mismatches, WARNs the first time on that heap and
  * follows the list. Every mode also links all blocks in address order

@@ -259,6 +259,7 @@ struct xmemsim_file {
 	u64 plan_mem;			/* kernel memory of plans; plan_lock */
 	struct xmemsim_dma_file *dma;	/* queues, semaphores; set once */
 	struct xmemsim_fault_file fault;
+	struct address_space *mapping;	/* its mappings' (the node's inode) */
 };
 
 /* One live allocation, owned by one open file. */
@@ -324,8 +325,10 @@ bool xmemsim_fault(struct xmemsim_file *xf, unsigned int site);
 int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a);
 int xmemsim_mem_check(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len);
 int xmemsim_mem_read(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len);
-int xmemsim_mem_error(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len,
+int xmemsim_mem_error(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len,
 		      u32 kind);
+bool xmemsim_mem_bad(struct xmemsim_dev *d, u64 addr, u64 len);
+bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr);
 void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len);
 void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end);
 int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e);

@@ -3,8 +3,8 @@
 #
 #   scripts/bench-heap.sh
 #
-# Builds kmod/bench (xmem_heap_bench.ko, with its own copy of the heap)
-# against the VM kernel, loads it in the VM, and prints mean ns per
+# Builds kmod/bench (xmem_heap_bench.ko: bench.o and the heap's own object,
+# kmod/xmem_heap.c compiled beside it) against the VM kernel, loads it in the VM, and prints mean ns per
 # alloc+free pair on one fragmented trace for the seed's list walk, the
 # rbtree path and lib/genalloc's gen_pool (first fit), at 32, 1,024 and
 # 65,536 live blocks, with the ratios and the targets; then what
@@ -27,6 +27,8 @@ rm -rf "$SRC"
 mkdir -p "$SRC/kmod"
 cp -rs "$REPO/kmod/xmem_heap.c" "$REPO/kmod/xmem_heap.h" "$REPO/kmod/bench" \
 	"$SRC/kmod/"
+# the heap as an object of the bench module, from the driver's source
+ln -s "$REPO/kmod/xmem_heap.c" "$SRC/kmod/bench/xmem_heap.c"
 make -s -C "$VM" M="$SRC/kmod/bench" modules >"$CACHE/bench-vm.log" 2>&1 || {
 	cat "$CACHE/bench-vm.log" >&2
 	echo "bench-heap.sh: module build failed" >&2

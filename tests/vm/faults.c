@@ -11,12 +11,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -577,6 +579,69 @@ TEST(memory_error_sites_strike_reads)
 	printf("# hbm ue_count %lld -> %lld, ce_count %lld -> %lld\n", ue0,
 	       edac("hbm", "ue_count"), ce0, edac("hbm", "ce_count"));
 	CHECK_EQ_U64(edac("hbm", "ue_count"), ue0 + 7);	/* 7 reads failed */
+	xms_close(&xd);
+	CHECK_LEVELS(before);
+}
+
+/* --- a mapping: SIGBUS on a page with a bad line, the page again after -- */
+
+static sigjmp_buf bus_jmp;
+
+static void on_bus(int sig)
+{
+	siglongjmp(bus_jmp, sig);
+}
+
+/* Read one byte of a mapping: the byte, or -1 for SIGBUS. */
+static int touch(volatile unsigned char *p)
+{
+	struct sigaction sa = { .sa_handler = on_bus }, old;
+	int v;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(bus_jmp, 1))
+		v = -1;
+	else
+		v = *p;
+	sigaction(SIGBUS, &old, NULL);
+	return v;
+}
+
+TEST(a_mapped_page_with_a_ue_gives_sigbus_until_rewritten)
+{
+	long long ue0 = edac("hbm", "ue_count");
+	struct levels before = levels();
+	unsigned char line[64];
+	struct xms_dev xd;
+	unsigned char *p, *q;
+	uint64_t a;
+
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 4096, 0, &a, NULL) == 0);
+	REQUIRE(fill(&xd, a, 8192, 0x42) == 0);
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, xd.fd, (off_t)a);
+	REQUIRE(p != MAP_FAILED);
+	CHECK_EQ_U64(touch(p + 4096 + 200), 0x42);
+	/* the second page goes bad: only it faults */
+	CHECK(xms_mem_error(&xd, a + 4096 + 128, XMEMSIM_MEM_UE) == 0);
+	CHECK_EQ_U64(touch(p + 4096 + 200), -1);
+	CHECK_EQ_U64(touch(p + 4096 + 4000), -1);
+	CHECK_EQ_U64(touch(p + 10), 0x42);
+	CHECK_EQ_U64(edac("hbm", "ue_count"), ue0 + 2);
+	/* a new mapping leaves the bad page out too */
+	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, xd.fd, (off_t)a);
+	REQUIRE(q != MAP_FAILED);
+	CHECK_EQ_U64(touch(q + 4096), -1);
+	CHECK_EQ_U64(touch(q), 0x42);
+	/* the line rewritten whole: both mappings see the page again */
+	memset(line, 0x43, sizeof(line));
+	CHECK(xms_write(&xd, a + 4096 + 128, line, sizeof(line)) == 0);
+	CHECK_EQ_U64(touch(p + 4096 + 130), 0x43);
+	CHECK_EQ_U64(touch(q + 4096 + 200), 0x42);
+	printf("# hbm ue_count %lld -> %lld\n", ue0, edac("hbm", "ue_count"));
+	CHECK_EQ_U64(edac("hbm", "ue_count"), ue0 + 3);
+	munmap(p, 8192);
+	munmap(q, 8192);
 	xms_close(&xd);
 	CHECK_LEVELS(before);
 }

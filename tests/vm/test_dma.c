@@ -555,21 +555,33 @@ TEST(io_uring_submit_completes_with_its_transfer)
 	struct xmemsim_dma_wait w;
 	struct xms_ring r;
 	struct env e;
-	int n;
+	int n, i;
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
 	d[0] = desc(e.buf[0], e.buf[1], 65536, 0, 0);
 	d[0].wait_sem = 6;
 	d[0].wait_value = 1;
 	d[1] = desc(e.buf[2], e.buf[3], 4096, 1, 0);
-	s[0] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[0], .count = 1 };
-	s[1] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[1], .count = 1 };
+	/* the tickets are outputs: UINT64_MAX until written back */
+	s[0] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[0], .count = 1,
+					    .ticket = UINT64_MAX };
+	s[1] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[1], .count = 1,
+					    .ticket = UINT64_MAX };
 	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s[0], 10) == 0);
 	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s[1], 11) == 0);
 	REQUIRE(xms_ring_submit(&r) == 2);
 	n = xms_ring_reap(&r, res, 2, 1);
 	CHECK(n == 1 && res[0].tag == 11 && res[0].res == 0);
-	/* written back at issue; io-wq may issue the two in either order */
+	/*
+	 * Written back at issue, after the transfers are queued, and io-wq
+	 * may issue the two in either order: a CQE can come before its own
+	 * worker's write-back, or before the other worker ran at all. Wait
+	 * (up to 5 s) for both.
+	 */
+	for (i = 0; i < 5000 &&
+	     (__atomic_load_n(&s[0].ticket, __ATOMIC_ACQUIRE) == UINT64_MAX ||
+	      __atomic_load_n(&s[1].ticket, __ATOMIC_ACQUIRE) == UINT64_MAX); i++)
+		usleep(1000);
 	CHECK(s[0].ticket + 1 == s[1].ticket || s[1].ticket + 1 == s[0].ticket);
 	/* the held one is still queued: its source is pinned */
 	CHECK(xms_free(&e.xd, HBM, e.buf[0], NULL) == -EBUSY);
