@@ -26,11 +26,11 @@ static int heap_map_show(struct seq_file *m, void *unused)
 	xmem_heap_get_stats(&w->heap, &st);
 	mutex_unlock(&d->lock);
 
-	seq_printf(m, "# %s pool %#llx+%#llx free %llu allocated %llu unused %llu largest %llu descriptors %u/%u split_refused %llu mode %u mismatches %llu\n",
+	seq_printf(m, "# %s pool %#llx+%#llx free %llu allocated %llu unused %llu largest %llu descriptors %u/%u split_refused %llu mode %u\n",
 		   w->name, w->heap.base, w->heap.size, st.free_bytes,
 		   st.allocated_bytes, st.unused_bytes, st.largest_free,
 		   st.blocks_in_use, st.num_blocks, st.split_refused,
-		   w->heap.mode, w->heap.mismatches);
+		   w->heap.mode);
 	for (i = 0; i < min(n, w->heap.num_blocks); i++)
 		seq_printf(m, "%#018llx %#018llx %12llu %s\n", bi[i].start,
 			   bi[i].aligned, bi[i].size,

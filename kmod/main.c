@@ -49,7 +49,7 @@ MODULE_PARM_DESC(num_blocks, "Descriptors per heap (default 32)");
 
 static unsigned int heap_mode = XMEM_HEAP_TREE;
 module_param(heap_mode, uint, 0444);
-MODULE_PARM_DESC(heap_mode, "Heap search: 0 tree (default), 1 the seed's list walk, 2 both, compared on every call");
+MODULE_PARM_DESC(heap_mode, "Heap search: 0 tree (default; the lists while a heap is small), 1 the seed's list walk alone");
 
 static unsigned int plan_core_mb = 64;
 module_param(plan_core_mb, uint, 0444);
@@ -276,8 +276,8 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 		*why = "num_blocks must be 1..1048576";
 		return -EINVAL;
 	}
-	if (g->heap_mode > XMEM_HEAP_CHECKED) {
-		*why = "heap_mode must be 0 (tree), 1 (list) or 2 (checked)";
+	if (g->heap_mode > XMEM_HEAP_LIST) {
+		*why = "heap_mode must be 0 (tree) or 1 (list)";
 		return -EINVAL;
 	}
 	if (!g->cores || g->cores > XMEMSIM_MAX_CORES) {

@@ -65,9 +65,10 @@
  * rbtree updates (scripts/bench-heap.sh: at 32 live blocks the rbtrees
  * alone take 1.64x the walk's time per alloc+free pair, the adaptive
  * path 1.07x); the default 32-descriptor heap never leaves the lists.
- * XMEM_HEAP_CHECKED keeps both, searches both, and on any difference logs
- * it, counts it in mismatches, WARNs the first time on that heap and
- * follows the list. Every mode also links all blocks in address order
+ * No checking mode ships: the KUnit suite (kmod/tests/xmem_heap_test.c)
+ * drives a LIST heap and TREE heaps side by side on long random runs and
+ * compares every status, address, stat and dump. Both modes also link
+ * all blocks in address order
  * (physical neighbours, O(1) to maintain); it gives the tree path its
  * coalescing neighbours in O(1) and gives dump and verify one address-
  * ordered walk in every mode. Descriptor choice, split and merge are the
@@ -137,8 +138,12 @@ static inline bool xh_trees(const struct xmem_heap *h)
 
 static inline bool xh_mode_ok(enum xmem_heap_mode mode)
 {
-	return mode == XMEM_HEAP_TREE || mode == XMEM_HEAP_LIST ||
-	       mode == XMEM_HEAP_CHECKED;
+	return mode == XMEM_HEAP_TREE || mode == XMEM_HEAP_LIST;
+}
+
+static u64 xh_addr_or_none(const struct xmem_heap_block *b)
+{
+	return b ? b->start : U64_MAX;
 }
 
 static inline u64 xh_block_size(struct xmem_heap_block *b)
@@ -174,21 +179,6 @@ static inline bool xh_fits(const struct xmem_heap_block *b, u64 size,
 		return false;
 	*slack = s;
 	return true;
-}
-
-static void xh_mismatch(struct xmem_heap *h, const char *what, u64 tree,
-			u64 list)
-{
-	h->mismatches++;
-	pr_err_ratelimited("xmem_heap: %s differs: tree %#llx, list %#llx\n",
-			   what, tree, list);
-	WARN(!h->mismatch_warned, "xmem_heap: tree and list disagree\n");
-	h->mismatch_warned = true;
-}
-
-static u64 xh_addr_or_none(const struct xmem_heap_block *b)
-{
-	return b ? b->start : U64_MAX;
 }
 
 /* Descriptors */
@@ -437,7 +427,7 @@ static void xh_adapt(struct xmem_heap *h)
 /**
  * xmem_heap_set_mode() - change the search structures of a live heap
  * @h: the heap
- * @mode: XMEM_HEAP_TREE, XMEM_HEAP_LIST or XMEM_HEAP_CHECKED
+ * @mode: XMEM_HEAP_TREE or XMEM_HEAP_LIST
  *
  * Builds what @mode needs and the heap lacks, drops what @mode does not
  * use. In XMEM_HEAP_TREE mode the heap starts on the lists if it has at
@@ -455,7 +445,7 @@ int xmem_heap_set_mode(struct xmem_heap *h, enum xmem_heap_mode mode)
 	if (mode == XMEM_HEAP_TREE)
 		xh_structures(h, small, !small);
 	else
-		xh_structures(h, true, mode == XMEM_HEAP_CHECKED);
+		xh_structures(h, true, false);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(xmem_heap_set_mode);
@@ -467,7 +457,7 @@ EXPORT_SYMBOL_IF_KUNIT(xmem_heap_set_mode);
  * @size: pool size in bytes, > 0; @base + @size must not overflow u64
  * @num_blocks: descriptor pool size, 0 for XMEM_HEAP_DEFAULT_NUM_BLOCKS,
  *	at most XMEM_HEAP_MAX_NUM_BLOCKS
- * @mode: XMEM_HEAP_TREE, XMEM_HEAP_LIST or XMEM_HEAP_CHECKED
+ * @mode: XMEM_HEAP_TREE or XMEM_HEAP_LIST
  *
  * The pool starts as one free block, which uses one descriptor.
  * Context: may sleep.
@@ -548,9 +538,9 @@ EXPORT_SYMBOL_IF_KUNIT(xmem_heap_destroy);
 int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 		    u64 *block_end)
 {
-	struct xmem_heap_block *b = NULL, *tb = NULL, *nb = NULL;
+	struct xmem_heap_block *b, *nb = NULL;
 	struct xmem_heap_block **link = NULL;
-	u64 slack = 0, tslack = 0, need, rest;
+	u64 slack = 0, need, rest;
 
 	if (!align)
 		align = XMEM_HEAP_DEFAULT_ALIGN;
@@ -559,17 +549,10 @@ int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 	if (!size)
 		return XMEM_ERR_INVALID_ARGS;
 
-	if (xh_trees(h))
-		tb = xh_tree_find(h, size, align, &tslack);
-	if (xh_lists(h)) {
+	if (xh_lists(h))
 		b = xh_list_find(h, size, align, &slack, &link);
-		if (h->mode == XMEM_HEAP_CHECKED && b != tb)
-			xh_mismatch(h, "alloc block", xh_addr_or_none(tb),
-				    xh_addr_or_none(b));
-	} else {
-		b = tb;
-		slack = tslack;
-	}
+	else
+		b = xh_tree_find(h, size, align, &slack);
 	if (!b)
 		return XMEM_ERR_ALLOC_FAILED;
 
@@ -632,32 +615,21 @@ static void xh_add_free(struct xmem_heap *h, struct xmem_heap_block *nb)
 	struct xmem_heap_block *left = NULL, *right = NULL;
 	struct xmem_heap_block *prev = NULL, *next = NULL, **plink = NULL;
 
-	if (xh_trees(h)) {
-		if (nb->phys_prev && !nb->phys_prev->allocated)
-			left = nb->phys_prev;
-		if (nb->phys_next && !nb->phys_next->allocated)
-			right = nb->phys_next;
-	}
 	if (xh_lists(h)) {
-		struct xmem_heap_block *l = NULL, *r = NULL;
-
 		/* The seed's walk to the insertion point. */
 		for (next = h->free_head; next && next->start < nb->start;
 		     next = next->next)
 			prev = next;
 		plink = prev ? &prev->next : &h->free_head;
 		if (prev && prev->start + prev->size == nb->start)
-			l = prev;
+			left = prev;
 		if (next && nb->start + nb->size == next->start)
-			r = next;
-		if (h->mode == XMEM_HEAP_CHECKED && l != left)
-			xh_mismatch(h, "left neighbour", xh_addr_or_none(left),
-				    xh_addr_or_none(l));
-		if (h->mode == XMEM_HEAP_CHECKED && r != right)
-			xh_mismatch(h, "right neighbour", xh_addr_or_none(right),
-				    xh_addr_or_none(r));
-		left = l;
-		right = r;
+			right = next;
+	} else {
+		if (nb->phys_prev && !nb->phys_prev->allocated)
+			left = nb->phys_prev;
+		if (nb->phys_next && !nb->phys_next->allocated)
+			right = nb->phys_next;
 	}
 
 	if (left && right) {
@@ -711,20 +683,15 @@ static void xh_add_free(struct xmem_heap *h, struct xmem_heap_block *nb)
  */
 int xmem_heap_free(struct xmem_heap *h, u64 addr)
 {
-	struct xmem_heap_block *b = NULL, *tb = NULL, **link = NULL;
+	struct xmem_heap_block *b, **link = NULL;
 
-	if (xh_trees(h))
-		tb = xh_alloc_tree_find(h, addr);
 	if (xh_lists(h)) {
 		for (link = &h->alloc_head; *link; link = &(*link)->next)
 			if ((*link)->aligned == addr)
 				break;
 		b = *link;
-		if (h->mode == XMEM_HEAP_CHECKED && b != tb)
-			xh_mismatch(h, "freed block", xh_addr_or_none(tb),
-				    xh_addr_or_none(b));
 	} else {
-		b = tb;
+		b = xh_alloc_tree_find(h, addr);
 	}
 	if (!b)
 		return XMEM_ERR_PTR_OUT_OF_BOUNDS;
@@ -851,17 +818,12 @@ static int xh_verify_block(const struct xmem_heap *h,
 	return 0;
 }
 
-/* LIST: lists; CHECKED: both; TREE: one or the other (xh_adapt()). */
+/* LIST: the lists; TREE: the lists or the trees (xh_adapt()). */
 static bool xh_structures_ok(const struct xmem_heap *h)
 {
-	switch (h->mode) {
-	case XMEM_HEAP_LIST:
+	if (h->mode == XMEM_HEAP_LIST)
 		return h->lists_on && !h->trees_on;
-	case XMEM_HEAP_CHECKED:
-		return h->lists_on && h->trees_on;
-	default:
-		return h->lists_on != h->trees_on;
-	}
+	return h->lists_on != h->trees_on;
 }
 
 /* The word summary matches the bitmap, and no bit past num_blocks is set. */

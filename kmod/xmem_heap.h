@@ -31,9 +31,8 @@
 
 /* How xmem_heap_alloc()/xmem_heap_free() search. */
 enum xmem_heap_mode {
-	XMEM_HEAP_TREE,		/* O(log n): rbtrees (production) */
-	XMEM_HEAP_LIST,		/* the seed's O(n) list walks (reference) */
-	XMEM_HEAP_CHECKED,	/* both; WARN and report on any difference */
+	XMEM_HEAP_TREE,		/* rbtrees, the lists while small (production) */
+	XMEM_HEAP_LIST,		/* the seed's O(n) list walks alone */
 };
 
 struct xmem_heap_stats {
@@ -93,8 +92,6 @@ struct xmem_heap {
 	u32 alloc_count;
 	bool lists_on;		/* free/alloc lists maintained */
 	bool trees_on;		/* free/alloc trees maintained */
-	u64 mismatches;		/* XMEM_HEAP_CHECKED: differences seen */
-	bool mismatch_warned;	/* WARNed once already (set: never WARN) */
 };
 
 /*

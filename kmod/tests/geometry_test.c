@@ -64,8 +64,8 @@ static const struct geo_case geo_cases[] = {
 	{ "no descriptors", { SET32(num_blocks, 0) }, -EINVAL },
 	{ "2^20 descriptors", { SET32(num_blocks, XMEM_HEAP_MAX_NUM_BLOCKS) }, 0 },
 	{ "2^20+1 descriptors", { SET32(num_blocks, XMEM_HEAP_MAX_NUM_BLOCKS + 1) }, -EINVAL },
-	{ "heap mode checked", { SET32(heap_mode, XMEM_HEAP_CHECKED) }, 0 },
-	{ "heap mode 3", { SET32(heap_mode, 3) }, -EINVAL },
+	{ "heap mode list", { SET32(heap_mode, XMEM_HEAP_LIST) }, 0 },
+	{ "heap mode 2", { SET32(heap_mode, 2) }, -EINVAL },
 	{ "no cores", { SET32(cores, 0) }, -EINVAL },
 	{ "65 cores", { SET32(cores, 65) }, -EINVAL },
 };

@@ -27,29 +27,35 @@ MODULE_PARM_DESC(heap_test_seed, "base seed of the xmem heap random KUnit runs")
 #define MAX_HEAPS 4
 
 /*
- * XMEM_HEAP_TREE heaps made by new_heap() always use their trees
- * (list_max 0); XH_ADAPTIVE is a TREE heap with the default list_max,
- * which walks its lists while it is small.
+ * The heaps the tests make: a mode and a list_max. "tree" always uses its
+ * trees (list_max 0), "list" is the seed's walk alone, "adaptive" is the
+ * shipped TREE heap (the lists up to XMEM_HEAP_TREE_LIST_MAX blocks) and
+ * "adaptive_4" switches between lists and trees every few blocks.
  */
-#define XH_ADAPTIVE	((enum xmem_heap_mode)3)
-
-static const char * const mode_names[] = {
-	[XMEM_HEAP_TREE] = "tree",
-	[XMEM_HEAP_LIST] = "list",
-	[XMEM_HEAP_CHECKED] = "checked",
-	[XH_ADAPTIVE] = "adaptive",
+struct heap_kind {
+	const char *name;
+	enum xmem_heap_mode mode;
+	u32 list_max;
 };
 
-static const enum xmem_heap_mode all_modes[] = {
-	XMEM_HEAP_TREE, XMEM_HEAP_LIST, XMEM_HEAP_CHECKED, XH_ADAPTIVE,
+static const struct heap_kind K_TREE = { "tree", XMEM_HEAP_TREE, 0 };
+static const struct heap_kind K_LIST = { "list", XMEM_HEAP_LIST, 0 };
+static const struct heap_kind K_ADAPTIVE = {
+	"adaptive", XMEM_HEAP_TREE, XMEM_HEAP_TREE_LIST_MAX
 };
 
-static void mode_desc(const enum xmem_heap_mode *m, char *desc)
+static const struct heap_kind K_ADAPTIVE_4 = { "adaptive_4", XMEM_HEAP_TREE, 4 };
+
+static const struct heap_kind all_kinds[] = {
+	K_TREE, K_LIST, K_ADAPTIVE, K_ADAPTIVE_4,
+};
+
+static void kind_desc(const struct heap_kind *k, char *desc)
 {
-	strscpy(desc, mode_names[*m], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, k->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(xh_mode, all_modes, mode_desc);
+KUNIT_ARRAY_PARAM(xh_mode, all_kinds, kind_desc);
 
 struct xh_ctx {
 	struct xmem_heap heaps[MAX_HEAPS];
@@ -71,28 +77,28 @@ static void xh_test_exit(struct kunit *test)
 		xmem_heap_destroy(&ctx->heaps[i]);
 }
 
-static enum xmem_heap_mode param_mode(struct kunit *test)
+static const struct heap_kind *param_mode(struct kunit *test)
 {
-	return *(const enum xmem_heap_mode *)test->param_value;
+	return test->param_value;
 }
 
 /* A heap destroyed by xh_test_exit(), whatever assertion fails. */
 static struct xmem_heap *new_heap(struct kunit *test, u64 base, u64 size,
-				  u32 num_blocks, enum xmem_heap_mode mode)
+				  u32 num_blocks, const struct heap_kind *k)
 {
 	struct xh_ctx *ctx = test->priv;
 	struct xmem_heap *h;
 
 	KUNIT_ASSERT_LT(test, ctx->n, MAX_HEAPS);
 	h = &ctx->heaps[ctx->n];
-	KUNIT_ASSERT_EQ(test, xmem_heap_init(h, base, size, num_blocks,
-					     mode == XH_ADAPTIVE ?
-					     XMEM_HEAP_TREE : mode), 0);
+	KUNIT_ASSERT_EQ(test, xmem_heap_init(h, base, size, num_blocks, k->mode),
+			0);
 	ctx->n++;
-	if (mode == XMEM_HEAP_TREE) {
-		h->list_max = 0;
-		KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(h, mode), 0);
-		KUNIT_ASSERT_TRUE(test, h->trees_on && !h->lists_on);
+	if (k->mode == XMEM_HEAP_TREE && k->list_max != h->list_max) {
+		h->list_max = k->list_max;
+		KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(h, k->mode), 0);
+		if (!k->list_max)
+			KUNIT_ASSERT_TRUE(test, h->trees_on && !h->lists_on);
 	}
 	return h;
 }
@@ -109,7 +115,6 @@ static void drop_heap(struct kunit *test, struct xmem_heap *h)
 static void check_heap(struct kunit *test, struct xmem_heap *h)
 {
 	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), 0);
-	KUNIT_EXPECT_EQ(test, h->mismatches, 0ULL);
 }
 
 static u64 alloc_ok(struct kunit *test, struct xmem_heap *h, u64 size,
@@ -185,9 +190,9 @@ static void run_each_mode(struct kunit *test, u64 base, xh_case_fn fn,
 	struct xmem_heap *h;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(all_modes); i++) {
-		h = new_heap(test, base, P, 0, all_modes[i]);
-		fn(test, h, mode_names[i], c);
+	for (i = 0; i < ARRAY_SIZE(all_kinds); i++) {
+		h = new_heap(test, base, P, 0, &all_kinds[i]);
+		fn(test, h, all_kinds[i].name, c);
 		expect_pristine(test, h);
 		drop_heap(test, h);
 	}
@@ -227,8 +232,11 @@ static void init_rejects(struct kunit *test)
 					     (enum xmem_heap_mode)7), -EINVAL);
 	xmem_heap_destroy(&h);	/* harmless after a failed init */
 
+	/* no third mode ships: the tests compare tree and list themselves */
+	KUNIT_EXPECT_EQ(test, xmem_heap_init(&h, B, P, 0,
+					     (enum xmem_heap_mode)2), -EINVAL);
 	KUNIT_ASSERT_EQ(test, xmem_heap_init(&h, U64_MAX - 10, 10, 0,
-					     XMEM_HEAP_CHECKED), 0);
+					     XMEM_HEAP_LIST), 0);
 	KUNIT_EXPECT_EQ(test, xmem_heap_verify(&h), 0);
 	xmem_heap_destroy(&h);
 	xmem_heap_destroy(&h);	/* and twice */
@@ -511,34 +519,40 @@ static void verify_detects_corruption(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), 0);
 }
 
-/* CHECKED mode reports and counts a difference, following the list. */
-static void checked_counts_mismatch(struct kunit *test)
+/*
+ * A heap that changes structures every few blocks (lists up to 4, trees
+ * above 8) gives the seed's walk's results through every switch.
+ */
+static void adaptive_switches_keep_results(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 0, XMEM_HEAP_CHECKED);
-	struct xmem_heap_block *saved;
-	u64 a, addr = 7;
+	struct xmem_heap *l = new_heap(test, B, P, 0, &K_LIST);
+	struct xmem_heap *a = new_heap(test, B, P, 0, &K_ADAPTIVE_4);
+	u64 la[24], aa[24];
+	u32 i, round, switches = 0;
+	bool trees = a->trees_on;
 
-	a = alloc_ok(test, h, 64, 64, NULL);
-	KUNIT_ASSERT_EQ(test, h->mismatches, 0ULL);
-	h->mismatch_warned = true;	/* expected: no WARN splat in the log */
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 24; i++) {
+			la[i] = alloc_ok(test, l, 64 + 32 * (i % 5), 64, NULL);
+			aa[i] = alloc_ok(test, a, 64 + 32 * (i % 5), 64, NULL);
+			KUNIT_EXPECT_EQ(test, aa[i], la[i]);
+			switches += a->trees_on != trees;
+			trees = a->trees_on;
+		}
+		/* every other block first, so that holes form, then the rest */
+		for (i = 0; i < 24; i++) {
+			u32 k = i < 12 ? 2 * i + round % 2 : 2 * (i - 12) + 1 - round % 2;
 
-	saved = h->free_head;	/* hide the free list: the tree still fits */
-	h->free_head = NULL;
-	KUNIT_EXPECT_EQ(test, xmem_heap_alloc(h, 64, 64, &addr, NULL),
-			XMEM_ERR_ALLOC_FAILED);
-	KUNIT_EXPECT_EQ(test, h->mismatches, 1ULL);
-	h->free_head = saved;
-
-	saved = h->alloc_head;	/* hide the alloc list */
-	h->alloc_head = NULL;
-	KUNIT_EXPECT_EQ(test, xmem_heap_free(h, a), XMEM_ERR_PTR_OUT_OF_BOUNDS);
-	KUNIT_EXPECT_EQ(test, h->mismatches, 2ULL);
-	h->alloc_head = saved;
-
-	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), 0);
-	KUNIT_EXPECT_EQ(test, xmem_heap_free(h, a), XMEM_OK);
-	KUNIT_EXPECT_EQ(test, h->mismatches, 2ULL);
-	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), 0);
+			KUNIT_EXPECT_EQ(test, xmem_heap_free(a, aa[k]),
+					xmem_heap_free(l, la[k]));
+			switches += a->trees_on != trees;
+			trees = a->trees_on;
+		}
+		check_heap(test, l);
+		check_heap(test, a);
+		KUNIT_EXPECT_EQ(test, a->blocks_in_use, 1U);
+	}
+	KUNIT_EXPECT_GE(test, switches, 6U);
 }
 
 struct size_case {
@@ -1122,7 +1136,7 @@ static void tree_skips_misaligned(struct kunit *test)
 
 	for (m = 0; m < 2; m++) {
 		h[m] = new_heap(test, B + 1, 1 << 20, 2 * n + 8,
-				m ? XMEM_HEAP_LIST : XMEM_HEAP_TREE);
+				m ? &K_LIST : &K_TREE);
 		for (i = 0; i < n; i++) {
 			KUNIT_ASSERT_EQ(test, alloc_ok(test, h[m], 100, 1, NULL),
 					B + 1 + 128 * i);
@@ -1152,7 +1166,7 @@ struct rand_cfg {
 	u32 num_blocks;
 	u32 ops;
 	u32 verify_every;
-	bool checked;		/* also run a CHECKED heap */
+	bool checked;		/* also run a heap switching every few blocks */
 	bool align_heavy;	/* big alignments, small blocks */
 	u32 list_max;		/* of the adaptive heap, if not the default */
 	u32 switch_every;	/* if set, cycle the second heap's mode */
@@ -1230,19 +1244,17 @@ static void rand_verify(struct kunit *test, struct xmem_heap **hs, int nh,
 	for (i = 0; i < nh; i++) {
 		KUNIT_ASSERT_EQ_MSG(test, xmem_heap_verify(hs[i]), 0,
 				    "op %u heap %d", op, i);
-		KUNIT_ASSERT_EQ(test, hs[i]->mismatches, 0ULL);
 		if (i)
 			compare_dumps(test, hs[0], hs[i], d0, d1, op);
 	}
 }
 
-/* Cycle a heap through list, pure tree, checked and adaptive tree. */
+/* Cycle a heap through list, pure tree and two adaptive trees. */
 static void switch_mode(struct kunit *test, struct xmem_heap *h, u32 k)
 {
-	static const u32 list_max[] = { 0, 0, 0, 8 };
+	static const u32 list_max[] = { 0, 0, 4, 8 };
 	static const enum xmem_heap_mode mode[] = {
-		XMEM_HEAP_LIST, XMEM_HEAP_TREE, XMEM_HEAP_CHECKED,
-		XMEM_HEAP_TREE,
+		XMEM_HEAP_LIST, XMEM_HEAP_TREE, XMEM_HEAP_TREE, XMEM_HEAP_TREE,
 	};
 
 	h->list_max = list_max[k % 4];
@@ -1251,16 +1263,14 @@ static void switch_mode(struct kunit *test, struct xmem_heap *h, u32 k)
 }
 
 /*
- * Drive a TREE, a LIST, optionally a CHECKED, and an adaptive TREE heap
- * (the last) with the same random
+ * Drive a TREE, a LIST, optionally a TREE switching every few blocks, and
+ * the shipped adaptive TREE heap (the last) with the same random
  * alloc/free sequence; every status, address and block end must agree,
  * and the stats and dumps must agree whenever they are compared.
  */
 static void random_run(struct kunit *test, const struct rand_cfg *c)
 {
-	enum xmem_heap_mode modes[MAX_HEAPS] = {
-		XMEM_HEAP_TREE, XMEM_HEAP_LIST,
-	};
+	const struct heap_kind *kinds[MAX_HEAPS] = { &K_TREE, &K_LIST };
 	struct xmem_heap_stats st[MAX_HEAPS] = {};
 	struct xmem_heap_block_info *d0, *d1;
 	struct xmem_heap *hs[MAX_HEAPS];
@@ -1271,11 +1281,11 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 	bool stats_each = c->num_blocks <= 1024, trees = false;
 
 	if (c->checked)
-		modes[nh++] = XMEM_HEAP_CHECKED;
-	modes[nh++] = XH_ADAPTIVE;
+		kinds[nh++] = &K_ADAPTIVE_4;
+	kinds[nh++] = &K_ADAPTIVE;
 	for (i = 0; i < nh; i++)
 		hs[i] = new_heap(test, c->base, c->size, c->num_blocks,
-				 modes[i]);
+				 kinds[i]);
 	if (c->list_max) {
 		hs[nh - 1]->list_max = c->list_max;
 		KUNIT_ASSERT_EQ(test, xmem_heap_set_mode(hs[nh - 1],
@@ -1305,15 +1315,15 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 				KUNIT_ASSERT_EQ_MSG(test, ret[i], ret[0],
 						    "op %u alloc(%#llx, %#llx) %s",
 						    op, size, align,
-						    mode_names[modes[i]]);
+						    kinds[i]->name);
 				KUNIT_ASSERT_EQ_MSG(test, addr[i], addr[0],
 						    "op %u alloc(%#llx, %#llx) %s",
 						    op, size, align,
-						    mode_names[modes[i]]);
+						    kinds[i]->name);
 				KUNIT_ASSERT_EQ_MSG(test, end[i], end[0],
 						    "op %u alloc(%#llx, %#llx) %s",
 						    op, size, align,
-						    mode_names[modes[i]]);
+						    kinds[i]->name);
 			}
 			if (ret[0] == XMEM_OK) {
 				u64 al = align ? align : 64;
@@ -1349,7 +1359,7 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 				ret[i] = xmem_heap_free(hs[i], a);
 				KUNIT_ASSERT_EQ_MSG(test, ret[i], want,
 						    "op %u free(%#llx) %s", op, a,
-						    mode_names[modes[i]]);
+						    kinds[i]->name);
 			}
 			if (want == XMEM_OK) {
 				live[j] = live[--nlive];
@@ -1364,7 +1374,7 @@ static void random_run(struct kunit *test, const struct rand_cfg *c)
 				KUNIT_ASSERT_TRUE_MSG(test,
 						      stats_equal(&st[0], &st[i]),
 						      "op %u: stats of %s differ",
-						      op, mode_names[modes[i]]);
+						      op, kinds[i]->name);
 		}
 		if ((op + 1) % c->verify_every == 0)
 			rand_verify(test, hs, nh, d0, d1, op);
@@ -1451,8 +1461,8 @@ static void random_few_descriptors(struct kunit *test)
 /* TREE mode walks the lists while small, the trees once grown. */
 static void adaptive_switches(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 64, XH_ADAPTIVE);
-	struct xmem_heap *d = new_heap(test, B, P, 0, XH_ADAPTIVE);
+	struct xmem_heap *h = new_heap(test, B, P, 64, &K_ADAPTIVE);
+	struct xmem_heap *d = new_heap(test, B, P, 0, &K_ADAPTIVE);
 	u64 a[40];
 	int i;
 
@@ -1516,7 +1526,7 @@ static struct kunit_case contract_cases[] = {
 	KUNIT_CASE_PARAM(stats_track_blocks, xh_mode_gen_params),
 	KUNIT_CASE_PARAM(dump_order_and_truncation, xh_mode_gen_params),
 	KUNIT_CASE_PARAM(verify_detects_corruption, xh_mode_gen_params),
-	KUNIT_CASE(checked_counts_mismatch),
+	KUNIT_CASE(adaptive_switches_keep_results),
 	{}
 };
 
