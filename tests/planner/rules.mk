@@ -32,3 +32,5 @@ $(O)/tests/planner/test_mm2model: | $(O)/mm2model
 # goes through its injector.
 $(O)/tests/planner/test_nomem: XLDFLAGS += \
 	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+# test_lns plans the benchmark's perfect packings (scripts/bench-synth.c)
+$(O)/tests/planner/test_lns: $(O)/scripts/bench-synth.o

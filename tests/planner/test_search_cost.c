@@ -35,7 +35,9 @@ static struct dp_csv *staircase(size_t n, size_t w, int flat)
  * the scan of every section's items was about n x w a node. */
 TEST(search_node_work_bounded_by_what_it_changes)
 {
-	static const size_t shapes[][2] = { { 600, 150 }, { 400, 200 },
+	/* shapes the constructive passes miss the lower bound on, so the
+	 * search runs (the skyline pass packs 400 x 200 exactly) */
+	static const size_t shapes[][2] = { { 600, 150 }, { 400, 180 },
 					    { 900, 40 } };
 	size_t k;
 

@@ -28,6 +28,13 @@
  *    two sides are independent and solved one after the other, each with
  *    a fresh canonical order and preorder.
  *
+ * Pinned items (dp_bnb_floors, for the slice search of lns.c): an item
+ * may get its own lowest offset (base) and highest end (top); an item
+ * with base = its address and top = its end stays where it is, an obstacle
+ * the others go below or above.  The canonical order still covers every
+ * placement: pushed down, each item sits on its base or on a neighbour's
+ * top, and listing them by offset reaches it.
+ *
  * The children of a node are the unplaced items by (min_offset, preorder
  * rank); the preorder is one of three static heuristics (MiniMalloc's WAT,
  * TAW and TWA: width = live time, area = size x width, total = the most
@@ -90,6 +97,8 @@ struct bnb {
 	uint64_t used;		/* nodes spent, every run */
 	uint64_t work;		/* items and sections visited, every run */
 	uint64_t *sol;		/* the offsets of the last solution found */
+	const uint64_t *base;	/* item -> lowest offset (NULL: start) */
+	const uint64_t *top;	/* item -> highest end (NULL: cap) */
 	int nomem;		/* the trail could not grow: the run stops */
 };
 
@@ -105,6 +114,12 @@ static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
 	if (b->page && s <= b->page && o / b->page != (o + s - 1) / b->page)
 		o = (o + s - 1) / b->page * b->page;
 	return o;
+}
+
+/* The highest end v may have: the probe's cap, or lower (dp_bnb_floors) */
+static uint64_t cap_of(const struct bnb *b, uint32_t v)
+{
+	return b->top && b->top[v] < b->cap ? b->top[v] : b->cap;
 }
 
 /* *p = v through the trail; out of memory, *p stays and b->nomem says so
@@ -677,7 +692,7 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 		m = legal(b, u, top);
 		set(b, &b->minoff[u], m);
 		b->rgen[u] = gen;
-		if (m > b->cap || b->cap - m < b->size[u])
+		if (m > cap_of(b, u) || cap_of(b, u) - m < b->size[u])
 			return -1;
 		b->raised[nr++] = u;
 	}
@@ -944,8 +959,10 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
 	b->ntr = 0;
 	for (i = 0; i < b->n; i++) {
 		b->off[i] = DP_UNSET;
-		b->minoff[i] = legal(b, i, start);
-		if (b->minoff[i] > cap || cap - b->minoff[i] < b->size[i])
+		b->minoff[i] = legal(b, i, b->base && b->base[i] > start ?
+					   b->base[i] : start);
+		if (b->minoff[i] > cap_of(b, i) ||
+		    cap_of(b, i) - b->minoff[i] < b->size[i])
 			return R_NONE;
 		if (b->hull[2 * i] == b->hull[2 * i + 1])	/* never live */
 			b->off[i] = b->sol[i] = b->minoff[i];
@@ -1010,6 +1027,12 @@ int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 				return -ENOMEM;
 		}
 	}
+}
+
+void dp_bnb_floors(struct bnb *b, const uint64_t *base, const uint64_t *top)
+{
+	b->base = base;
+	b->top = top;
 }
 
 const uint64_t *dp_bnb_solution(const struct bnb *b)

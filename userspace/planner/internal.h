@@ -376,6 +376,29 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
 		  const char *tag, char *why, size_t len);
 
+/* strategy.c: the end of a placement, max(start, addr + size) */
+uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start);
+/* skyline.c: the bottom-up pass of the portfolio (see the comment there);
+ * key[] orders items of the same span (larger first).  0; -1 when an item
+ * would end above ceiling, a time is UINT64_MAX or the pass would visit
+ * more than DP_SKYLINE_WORK segments and candidates; -ENOMEM. */
+#define DP_SKYLINE_WORK	(1ULL << 29)
+int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       const uint64_t *key, uint64_t start, uint64_t ceiling,
+	       uint64_t page);
+/* lns.c: the slice search (see the comment there) from the placement
+ * best[] ending at *best_end, towards lb (start + the lower bound), within
+ * budget (search nodes and subproblem items); best[] and *best_end
+ * lowered when it finds better, it[].addr = best[] on return, *spent what
+ * it used.  0, or -ENOMEM (best[] still a valid placement). */
+struct dp_ovl;
+int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	   const struct dp_ovl *ol, uint64_t start, uint64_t page,
+	   uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
+	   uint64_t *spent);
+/* The slice search's default budget (nodes = DP_UNSET) */
+#define DP_LNS_BUDGET	(1ULL << 21)
+
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;
 /* three keys, each descending, then i ascending (qsort) */
@@ -405,6 +428,12 @@ void dp_bnb_free(struct bnb *b);
  * -1: the budget (search nodes) ran out first; -ENOMEM */
 int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 		 uint64_t budget);
+/* Each item's lowest offset and highest end in the probes that follow
+ * (base[i] when above start, top[i] when below the cap; NULL: start and
+ * the cap for all): the slice search pins its fixed neighbours with
+ * base[i] = their address, top[i] = their end.  The arrays must outlive
+ * the probes. */
+void dp_bnb_floors(struct bnb *b, const uint64_t *base, const uint64_t *top);
 const uint64_t *dp_bnb_solution(const struct bnb *b);
 uint64_t dp_bnb_nodes(const struct bnb *b);
 /* items and sections the search visited (its cost, counted like nodes) */

@@ -241,6 +241,8 @@ struct dp_search_stats {
 	uint64_t budget;	/* the node budget it had (the default resolved) */
 	uint64_t nodes;		/* search nodes spent */
 	uint64_t work;		/* items and sections visited by them (the cost) */
+	uint64_t lns;		/* the slice search's nodes and subproblem
+				 * items (lns.c) */
 	int searched;		/* the exact search ran */
 	int built;		/* the exact search's structures were built */
 	const char *skipped;	/* why the search did not run (NULL: it ran, or

@@ -30,7 +30,7 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-static uint64_t end_of(const struct dp_item *it, size_t n, uint64_t start)
+uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
 {
 	uint64_t e = start;
 	size_t i;
@@ -124,7 +124,7 @@ static void keep(struct dp_item *it, size_t n, uint64_t *best,
 		 uint64_t *best_end, uint64_t start, const char **how,
 		 const char *name)
 {
-	uint64_t e = end_of(it, n, start);
+	uint64_t e = dp_items_end(it, n, start);
 	size_t i;
 
 	if (*best_end != UINT64_MAX && e >= *best_end)
@@ -181,6 +181,25 @@ struct srch {
 	enum dp_engine eng;
 };
 
+/* The skyline pass (skyline.c), ties by size.  0, or -ENOMEM. */
+static int skyline_pass(struct srch *S)
+{
+	uint64_t *key = dp_realloc_array(NULL, S->n + 1, sizeof(*key));
+	size_t i;
+	int r;
+
+	if (!key)
+		return -ENOMEM;
+	for (i = 0; i < S->n; i++)
+		key[i] = S->it[i].size;
+	r = dp_skyline(S->it, S->n, S->iv, key, S->start, S->ceiling, S->page);
+	if (!r)
+		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
+		     "skyline");
+	free(key);
+	return r == -ENOMEM ? r : 0;
+}
+
 /* The constructive passes: dp_place in each order, then (when they miss
  * the lower bound) best fit by size and by area over the overlaps *ol
  * (NULL: too many for the search's limits).  0, or -ENOMEM. */
@@ -206,7 +225,7 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 		if (r)
 			continue;
 		if (!k)
-			st->seed_end = end_of(S->it, S->n, S->start);
+			st->seed_end = dp_items_end(S->it, S->n, S->start);
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
 		     names[k]);
 	}
@@ -217,10 +236,14 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 	 * overlaps for best fit, the search's sections only with a budget */
 	if (S->best_end <= st->lower_bound)
 		return 0;
-	if (S->n > DP_SEARCH_MAX_ITEMS) {
-		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
+	if (skyline_pass(S))
+		return -ENOMEM;
+	if (S->best_end <= st->lower_bound)
 		return 0;
-	}
+	/* above the exact search's limit: the overlaps still, for best fit
+	 * and the slice search */
+	if (S->n > DP_SEARCH_MAX_ITEMS)
+		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
 	if (dp_ovl_new(S->it, S->n, S->iv, DP_SEARCH_MAX_EDGES, ol))
 		return -ENOMEM;
 	if (!*ol) {
@@ -302,6 +325,25 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 	return 0;
 }
 
+/* The slice search (lns.c) from the best placement, within budget.  0,
+ * or -ENOMEM. */
+static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
+{
+	struct dp_search_stats *st = S->st;
+	uint64_t end = S->best_end;
+	int r;
+
+	r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page, st->lower_bound,
+		   budget, S->best, &S->best_end, &st->lns);
+	if (S->best_end < end) {
+		S->how = "slices";
+		st->how = S->how;
+		st->end = S->best_end;
+		st->proven |= S->best_end <= st->lower_bound;
+	}
+	return r;
+}
+
 int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t start, uint64_t ceiling, uint64_t page,
 		    uint64_t nodes, enum dp_engine eng,
@@ -311,6 +353,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			  "none", st, eng };
 	struct dp_ovl *ol = NULL;
 	struct bnb *b = NULL;
+	uint64_t lns;
 	size_t i;
 	int rc = -ENOMEM;
 
@@ -319,7 +362,8 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	S.best = dp_realloc_array(NULL, n + 1, sizeof(*S.best));
 	if (!S.best || portfolio(&S, &ol))
 		goto out;
-	if (ol) {
+	lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
+	if (ol && !st->skipped) {
 		if (nodes == DP_UNSET)
 			nodes = dp_search_budget(n, ol->first[n]);
 		if (S.best_end > st->lower_bound && !nodes)
@@ -331,6 +375,9 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	st->portfolio_end = S.best_end;
 	st->budget = b ? nodes : 0;
 	if (exact(&S, b, nodes))
+		goto out;
+	if (ol && S.best_end != UINT64_MAX && S.best_end > st->lower_bound &&
+	    lns_phase(&S, ol, lns))
 		goto out;
 	rc = -1;
 	if (S.best_end == UINT64_MAX)

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The skyline pass (skyline.c), the exact search's pinned items
+ * (dp_bnb_floors) and the slice search (lns.c), on perfect packings from
+ * the benchmark's guillotine generator (optimum = lower bound = 64 n):
+ * every placement verifies, the slice search never ends above where it
+ * started, gives the same addresses twice, and reaches the optimum of a
+ * small packing from a first fit above it; --strategy search above the
+ * exact search's item limit still verifies and is never worse than the
+ * portfolio.  Budgets are node counts: nothing depends on the machine.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "planner_util.h"
+#include "tap.h"
+#include "../../scripts/bench-synth.h"
+
+/* A perfect packing of n buffers as a parsed CSV. */
+static struct dp_csv *perfect(uint32_t n, uint64_t seed)
+{
+	struct dp_csv *c = NULL;
+	struct dp_err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	bench_synth_perfect(f, n, seed);
+	if (!fclose(f))
+		c = dp_csv_parse("perfect.csv", buf, len, &e);
+	free(buf);
+	return c;
+}
+
+/* The problem of c as items (one interval each), unplaced. */
+struct prob {
+	struct dp_item *it;
+	struct dp_iv *iv;
+	size_t n;
+};
+
+static int prob_of(const struct dp_csv *c, struct prob *p)
+{
+	size_t i;
+
+	p->n = c->n;
+	p->it = calloc(c->n + 1, sizeof(*p->it));
+	p->iv = calloc(c->n + 1, sizeof(*p->iv));
+	if (!p->it || !p->iv)
+		return -1;
+	for (i = 0; i < c->n; i++) {
+		p->iv[i] = (struct dp_iv){ c->b[i].lower, c->b[i].upper - 1 };
+		p->it[i] = (struct dp_item){ c->b[i].size, 1, i, 1, DP_UNSET };
+	}
+	return 0;
+}
+
+static void prob_free(struct prob *p)
+{
+	free(p->it);
+	free(p->iv);
+}
+
+/* Every item placed, and items live at a common time byte-disjoint
+ * (all pairs: the test's own check, not the library's). */
+static int valid(const struct prob *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		if (p->it[i].addr == DP_UNSET)
+			return 0;
+		for (j = i + 1; j < p->n; j++) {
+			const struct dp_item *a = &p->it[i], *b = &p->it[j];
+
+			if (p->iv[i].lo > p->iv[j].hi || p->iv[j].lo > p->iv[i].hi)
+				continue;
+			if (a->addr < b->addr + b->size && b->addr < a->addr + a->size)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static uint64_t end_of(const struct prob *p)
+{
+	return dp_items_end(p->it, p->n, 0);
+}
+
+/* First fit by size, then the slice search with budget: 0 and the ends
+ * before and after, best[] the result (n entries). */
+static int first_fit_then_lns(struct prob *p, uint64_t budget, uint64_t *e0,
+			      uint64_t *e1, uint64_t *best)
+{
+	struct dp_place_stats ps = { 0 };
+	struct dp_ovl *ol = NULL;
+	uint64_t spent;
+	size_t i, failed;
+	int r;
+
+	if (dp_place(p->it, p->n, p->iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+		     DP_ENGINE_AUTO, &ps, &failed, NULL, "") ||
+	    dp_ovl_new(p->it, p->n, p->iv, SIZE_MAX, &ol) || !ol)
+		return -1;
+	*e0 = *e1 = end_of(p);
+	for (i = 0; i < p->n; i++)
+		best[i] = p->it[i].addr;
+	r = dp_lns(p->it, p->n, p->iv, ol, 0, 0,
+		   dp_lower_bound(p->it, p->n, p->iv), budget, best, e1, &spent);
+	dp_ovl_free(ol);
+	return r;
+}
+
+TEST(slices_verify_never_worse_deterministic)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 6; seed++) {
+		struct dp_csv *c = perfect(300, seed);
+		uint64_t e0, e1, f0, f1, *b1, *b2;
+		struct prob p;
+
+		REQUIRE(c && !prob_of(c, &p));
+		b1 = calloc(p.n, sizeof(*b1));
+		b2 = calloc(p.n, sizeof(*b2));
+		REQUIRE(b1 && b2);
+		CHECK(!first_fit_then_lns(&p, 200000, &e0, &e1, b1));
+		CHECK(valid(&p));
+		CHECK(e1 <= e0);
+		CHECK(e1 == end_of(&p));	/* it[] holds the result */
+		CHECK(!first_fit_then_lns(&p, 200000, &f0, &f1, b2));
+		CHECK(f0 == e0 && f1 == e1);
+		CHECK(!memcmp(b1, b2, p.n * sizeof(*b1)));
+		free(b1);
+		free(b2);
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+}
+
+/* 40 buffers: one slice holds them all, so the exact search on it reaches
+ * the optimum from a first fit that misses it. */
+TEST(slices_reach_the_optimum_of_a_small_packing)
+{
+	int tried = 0;
+	uint64_t seed;
+
+	for (seed = 1; seed <= 20 && tried < 5; seed++) {
+		struct dp_csv *c = perfect(40, seed);
+		uint64_t e0, e1, best[64];
+		struct prob p;
+
+		REQUIRE(c && !prob_of(c, &p));
+		CHECK(!first_fit_then_lns(&p, 1000000, &e0, &e1, best));
+		if (e0 > 64 * 40) {
+			tried++;
+			CHECK(e1 == 64 * 40);
+			CHECK(valid(&p));
+		}
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+	CHECK(tried == 5);	/* first fit missed the optimum often enough */
+}
+
+/* No budget, or already at the lower bound: nothing moves. */
+TEST(slices_without_budget_change_nothing)
+{
+	struct dp_csv *c = perfect(200, 3);
+	uint64_t e0, e1, *best;
+	struct prob p;
+	size_t i;
+
+	REQUIRE(c && !prob_of(c, &p));
+	best = calloc(p.n, sizeof(*best));
+	REQUIRE(best);
+	CHECK(!first_fit_then_lns(&p, 0, &e0, &e1, best));
+	CHECK(e1 == e0);
+	for (i = 0; i < p.n; i++)
+		CHECK(best[i] == p.it[i].addr);
+	free(best);
+	prob_free(&p);
+	dp_csv_free(c);
+}
+
+/* A pinned item holds its place: the free one goes below it when it fits
+ * there, above it when it does not, and not at all past the cap. */
+TEST(bnb_pinned_items_stay)
+{
+	struct dp_iv iv[2] = { { 0, 9 }, { 5, 14 } };
+	struct dp_item it[2] = { { 10, 1, 0, 1, DP_UNSET },
+				 { 5, 1, 1, 1, DP_UNSET } };
+	uint64_t base[2] = { 5, 0 }, top[2] = { 15, UINT64_MAX };
+	struct dp_ovl *ol = NULL;
+	struct bnb *b;
+
+	REQUIRE(!dp_ovl_new(it, 2, iv, SIZE_MAX, &ol) && ol);
+	b = dp_bnb_new(it, 2, iv, 0, ol);
+	REQUIRE(b);
+	dp_bnb_floors(b, base, top);
+	CHECK(dp_bnb_probe(b, 0, 20, 1000) == 1);
+	CHECK(dp_bnb_solution(b)[0] == 5 && dp_bnb_solution(b)[1] == 0);
+	dp_bnb_free(b);
+	it[1].size = 6;		/* no longer fits below: above, at 15 */
+	b = dp_bnb_new(it, 2, iv, 0, ol);
+	REQUIRE(b);
+	dp_bnb_floors(b, base, top);
+	CHECK(dp_bnb_probe(b, 0, 20, 1000) == 0);
+	CHECK(dp_bnb_probe(b, 0, 21, 1000) == 1);
+	CHECK(dp_bnb_solution(b)[0] == 5 && dp_bnb_solution(b)[1] == 15);
+	dp_bnb_free(b);
+	dp_ovl_free(ol);
+}
+
+TEST(skyline_verifies_and_respects_the_ceiling)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 6; seed++) {
+		struct dp_csv *c = perfect(300, seed);
+		struct prob p;
+		uint64_t *key, e;
+		size_t i;
+
+		REQUIRE(c && !prob_of(c, &p));
+		key = calloc(p.n, sizeof(*key));
+		REQUIRE(key);
+		for (i = 0; i < p.n; i++)
+			key[i] = p.it[i].size;
+		CHECK(!dp_skyline(p.it, p.n, p.iv, key, 0, UINT64_MAX, 0));
+		CHECK(valid(&p));
+		e = end_of(&p);
+		CHECK(e >= 64 * 300);
+		CHECK(!dp_skyline(p.it, p.n, p.iv, key, 0, e, 0));
+		CHECK(end_of(&p) == e);
+		CHECK(dp_skyline(p.it, p.n, p.iv, key, 0, e - 1, 0) == -1);
+		free(key);
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+}
+
+/* A guillotine stack the skyline fills exactly: two columns under one
+ * buffer across both. */
+TEST(skyline_fills_a_stack_exactly)
+{
+	struct dp_iv iv[4] = { { 0, 4 }, { 5, 9 }, { 0, 9 }, { 5, 9 } };
+	struct dp_item it[4] = { { 6, 1, 0, 1, DP_UNSET },
+				 { 2, 1, 1, 1, DP_UNSET },
+				 { 3, 1, 2, 1, DP_UNSET },
+				 { 4, 1, 3, 1, DP_UNSET } };
+	uint64_t key[4] = { 6, 2, 3, 4 };
+	struct prob p = { it, iv, 4 };
+
+	CHECK(!dp_skyline(it, 4, iv, key, 0, UINT64_MAX, 0));
+	CHECK(valid(&p));
+	CHECK(end_of(&p) == 9);
+}
+
+/* Above the exact search's limit the portfolio (now with the skyline) and
+ * the slice search still run: the plan verifies and is never worse than
+ * the portfolio alone. */
+TEST(search_above_the_item_limit)
+{
+	struct dp_csv *c = perfect(DP_SEARCH_MAX_ITEMS + 500, 2);
+	struct dp_search_stats st;
+	struct dp_err e;
+	uint64_t port;
+
+	REQUIRE(c);
+	REQUIRE(!dp_csv_solve_search(c, 0, 0, &st, &e));
+	port = dp_csv_peak(c);
+	CHECK(st.lns == 0);
+	CHECK(!dp_csv_solve_search(c, 0, 300000, &st, &e));
+	CHECK(!dp_csv_verify(c, &e));
+	CHECK(dp_csv_peak(c) <= port);
+	CHECK(st.portfolio_end == port);
+	CHECK(st.lns > 0);
+	CHECK(!st.searched);
+	dp_csv_free(c);
+}
+
+int main(void)
+{
+	return tap_run();
+}
