@@ -79,6 +79,13 @@ static void knobs_off(const char *site)
 	knob(site, "verbose", "0");
 }
 
+/* A site's framework attr failing every opted-in call from now on. */
+static int knobs_always(const char *site)
+{
+	knobs_off(site);
+	return knob(site, "probability", "100") || knob(site, "times", "-1");
+}
+
 static long long edac(const char *heap, const char *what)
 {
 	char path[256];
@@ -663,9 +670,7 @@ TEST(only_who_opted_in_fails)
 	uint64_t a;
 	pid_t pid;
 
-	knobs_off("heap_alloc");
-	REQUIRE(knob("heap_alloc", "probability", "100") == 0);
-	REQUIRE(knob("heap_alloc", "times", "-1") == 0);
+	REQUIRE(knobs_always("heap_alloc") == 0);
 	pid = fork();
 	REQUIRE(pid >= 0);
 	if (!pid) {	/* opted in by make-it-fail: every allocation fails */
@@ -721,9 +726,7 @@ TEST(readme_example_dma_error_for_an_opted_in_process)
 	uint64_t s, x, t;
 	pid_t pid;
 
-	knobs_off("dma_error");
-	REQUIRE(knob("dma_error", "probability", "100") == 0);
-	REQUIRE(knob("dma_error", "times", "-1") == 0);
+	REQUIRE(knobs_always("dma_error") == 0);
 	pid = fork();
 	REQUIRE(pid >= 0);
 	if (!pid) {	/* the runtime under test: both transfers fail */

@@ -35,6 +35,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -390,6 +391,22 @@ static void op_rw(struct xfile *f)
 	check_bytes("pread", x, buf, n, off);
 }
 
+/*
+ * A page of a mapping that holds an uncorrectable memory error is left
+ * out, and touching it gives SIGBUS: with --faults, reads of a mapping
+ * catch it, and it must be one that an injected error explains.
+ */
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+
+static void on_bus(int sig)
+{
+	if (bus_armed)
+		siglongjmp(bus_jmp, 1);
+	signal(sig, SIG_DFL);	/* not expected: die of it */
+	raise(sig);
+}
+
 static void op_mmap(struct xfile *f)
 {
 	struct alloc *x;
@@ -402,12 +419,21 @@ static void op_mmap(struct xfile *f)
 		m = &f->m[rnd(f->nm)];
 		x = &f->a[m->slot];
 		len = m->len < x->size ? m->len : x->size;
+		if (faults && sigsetjmp(bus_jmp, 1)) {
+			bus_armed = 0;
+			if (!x->poisoned && !(f->armed & (1u << XMEMSIM_FAULT_MEM_UE)))
+				fail("SIGBUS in a mapping of %#llx, no memory error injected",
+				     (unsigned long long)x->addr);
+			return;
+		}
+		bus_armed = faults;
 		check_bytes("mapping", x, m->p, len, 0);
 		/* past the allocation, the rest of its block: scrubbed */
 		if (len < m->len && memchr(m->p + len, 0, 1) &&
 		    memcmp(m->p + len, m->p + len + 1, m->len - len - 1))
 			fail("a mapping shows data past its allocation at %#llx+%#zx",
 			     (unsigned long long)x->addr, len);
+		bus_armed = 0;
 		if (rnd(2)) {
 			struct iovec iov = { m->p, m->len };
 			int p2[2];
@@ -847,6 +873,7 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 
 	me = w;
 	rs = (seed + w) * 0x9e3779b97f4a7c15ULL + 1;
+	signal(SIGBUS, on_bus);
 	for (int i2 = 0; i2 < nfd; i2++)
 		if (xfile_open(&f[i2]))
 			_exit(3);
