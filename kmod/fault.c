@@ -160,17 +160,13 @@ int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a
 		return -EOPNOTSUPP;
 	spin_lock(&f->lock);
 	if (fw) {		/* times 1: opt in; 0: out */
-		if (a->times)
-			f->framework |= BIT(a->site);
-		else
-			f->framework &= ~BIT(a->site);
+		WRITE_ONCE(f->framework, a->times ? f->framework | BIT(a->site) :
+						    f->framework & ~BIT(a->site));
 	} else {
 		f->skip[a->site] = a->skip;
 		f->times[a->site] = a->times;
-		if (a->times)
-			f->armed |= BIT(a->site);
-		else
-			f->armed &= ~BIT(a->site);
+		WRITE_ONCE(f->armed, a->times ? f->armed | BIT(a->site) :
+						f->armed & ~BIT(a->site));
 	}
 	spin_unlock(&f->lock);
 	return 0;
