@@ -680,7 +680,7 @@ TEST(two_cpus_free_against_pins_leaks_nothing)
  * attempts did map pages before they failed.
  */
 #define MF_LEN (8 * 4096)
-#define MF_ROUNDS 80
+#define MF_ROUNDS 40
 
 struct mf {
 	atomic_int state;	/* MF_* */
