@@ -220,9 +220,11 @@ int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms)
 		return ret;
 	ret = xmemsim_dma_check_host(xf, ms->addr, ms->len, true,
 				     XMEMSIM_HAZARD_HOST, "MEMSET", false);
-	if (!ret)
+	if (!ret) {
 		xmemsim_fill(xf->dev, rec->heap, ms->addr, ms->addr + ms->len,
 			     ms->value);
+		xmemsim_mem_written(xf->dev, ms->addr, ms->len);
+	}
 	xmemsim_unpin(xf->dev, rec);
 	return ret;
 }

@@ -344,6 +344,21 @@ bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr)
 	return true;
 }
 
+/* Clean lines first .. last (line indexes), all of them. */
+static void erase_lines(struct xmemsim_dev *d, unsigned long first,
+			unsigned long last)
+{
+	unsigned long i = first;
+	void *e;
+
+	if (xa_empty(&d->poison))
+		return;
+	xa_lock(&d->poison);
+	xa_for_each_range(&d->poison, i, e, first, last)
+		__xa_erase(&d->poison, i);
+	xa_unlock(&d->poison);
+}
+
 /**
  * xmemsim_mem_written() - [addr, addr + len) was rewritten
  * @d: the device
@@ -355,17 +370,11 @@ bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr)
  */
 void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len)
 {
-	unsigned long first = (addr + (1UL << LINE_SHIFT) - 1) >> LINE_SHIFT;
-	unsigned long end = (addr + len) >> LINE_SHIFT;	/* lines below end */
-	unsigned long i = first;
-	void *e;
+	u64 first = round_up(addr, 1ULL << LINE_SHIFT) >> LINE_SHIFT;
+	u64 end = (addr + len) >> LINE_SHIFT;	/* lines below end */
 
-	if (!len || xa_empty(&d->poison) || first >= end)
-		return;
-	xa_lock(&d->poison);
-	xa_for_each_range(&d->poison, i, e, first, end - 1)
-		__xa_erase(&d->poison, i);
-	xa_unlock(&d->poison);
+	if (len && first < end)
+		erase_lines(d, first, end - 1);
 }
 
 /**
@@ -378,15 +387,8 @@ void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len)
  */
 void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end)
 {
-	unsigned long i = addr >> LINE_SHIFT;
-	void *e;
-
-	if (end <= addr || xa_empty(&d->poison))
-		return;
-	xa_lock(&d->poison);
-	xa_for_each_range(&d->poison, i, e, addr >> LINE_SHIFT, (end - 1) >> LINE_SHIFT)
-		__xa_erase(&d->poison, i);
-	xa_unlock(&d->poison);
+	if (end > addr)
+		erase_lines(d, addr >> LINE_SHIFT, (end - 1) >> LINE_SHIFT);
 }
 
 /**

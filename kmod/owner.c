@@ -102,7 +102,6 @@ void xmemsim_fill(struct xmemsim_dev *d, u32 heap, u64 addr, u64 end, u8 v)
 	u8 *p = xmemsim_kaddr(d, heap, addr);
 	u64 left = end - addr;
 
-	xmemsim_mem_written(d, addr, left);
 	while (left) {
 		size_t n = min_t(u64, left, SZ_1M);
 
