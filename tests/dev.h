@@ -6,25 +6,48 @@
 #ifndef XMEMSIM_TESTS_DEV_H
 #define XMEMSIM_TESTS_DEV_H
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "libxmemsim.h"
+
+/* The number a file (sysfs, debugfs, procfs) holds; -1 if none. */
+static inline long long test_read_ll(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Write s to a file (a knob) in one write(2): 0, or -1. */
+static inline int test_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
 
 /* /sys/module/xmemsim/parameters/NAME as a number; 0 when it is absent. */
 static inline unsigned long long test_param(const char *name)
 {
 	char path[128];
-	unsigned long long v = 0;
-	FILE *f;
+	long long v;
 
 	snprintf(path, sizeof(path), "/sys/module/xmemsim/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
+	v = test_read_ll(path);
+	return v < 0 ? 0 : (unsigned long long)v;
 }
 
 /* /dev/xmemsim into *xd: its fd, or -errno when it would not open. */

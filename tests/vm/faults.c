@@ -36,29 +36,7 @@
 
 static const char *paths[2] = { "ioctl", "io_uring" };
 
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "r");
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-static int write_str(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
-	close(fd);
-	return ok ? 0 : -1;
-}
 
 /* A knob of the framework's attr of a site: fail_<site>/<knob>. */
 static int knob(const char *site, const char *name, const char *v)
@@ -66,7 +44,7 @@ static int knob(const char *site, const char *name, const char *v)
 	char path[256];
 
 	snprintf(path, sizeof(path), DBGD "fail_%s/%s", site, name);
-	return write_str(path, v);
+	return test_write_str(path, v);
 }
 
 /* Put a site's framework attr back to never. */
@@ -91,7 +69,7 @@ static long long edac(const char *heap, const char *what)
 	char path[256];
 
 	snprintf(path, sizeof(path), SYSD "%s/%s", heap, what);
-	return read_ll(path);
+	return test_read_ll(path);
 }
 
 /* What must be as before once a test's files are closed. */
@@ -102,8 +80,8 @@ struct levels {
 static struct levels levels(void)
 {
 	struct levels l = {
-		read_ll(SYSD "hbm_used"), read_ll(SYSD "dataram_used"),
-		read_ll(SYSD "plan_bytes"),
+		test_read_ll(SYSD "hbm_used"), test_read_ll(SYSD "dataram_used"),
+		test_read_ll(SYSD "plan_bytes"),
 	};
 
 	return l;
@@ -657,30 +635,56 @@ TEST(a_mapped_page_with_a_ue_gives_sigbus_until_rewritten)
 
 static int set_make_it_fail(int on)
 {
-	return write_str("/proc/self/make-it-fail", on ? "1" : "0");
+	return test_write_str("/proc/self/make-it-fail", on ? "1" : "0");
 }
 
 #define ROUNDS 200
 
+/*
+ * A child opted in (make-it-fail, or with file_optin its file's FAULT_ARM):
+ * ROUNDS allocations, every one refused. Its exit status: 0 if so.
+ */
+static int opted_in_allocs(struct xms_dev *xd, int file_optin)
+{
+	uint64_t a;
+	int i, n = 0;
+
+	if (xms_open(xd, NULL))
+		return 3;
+	if (file_optin && xms_fault_arm(xd, XMEMSIM_FAULT_HEAP_ALLOC,
+					XMEMSIM_FAULT_FRAMEWORK, 0, 1))
+		return 4;
+	for (i = 0; i < ROUNDS; i++)
+		n += xms_alloc(xd, HBM, 4096, 64, 0, &a, NULL) == -ENOMEM;
+	return n == ROUNDS ? 0 : 1;
+}
+
 TEST(only_who_opted_in_fails)
 {
 	struct levels before = levels();
-	int fails = 0, oks = 0, i, status;
+	int fails = 0, oks = 0, i, status, nstatus;
 	struct xms_dev xd, y;
+	pid_t pid, nobody;
 	uint64_t a;
-	pid_t pid;
 
 	REQUIRE(knobs_always("heap_alloc") == 0);
 	pid = fork();
 	REQUIRE(pid >= 0);
 	if (!pid) {	/* opted in by make-it-fail: every allocation fails */
-		int n = 0;
-
-		if (set_make_it_fail(1) || xms_open(&xd, NULL))
+		if (set_make_it_fail(1))
 			_exit(2);
-		for (i = 0; i < ROUNDS; i++)
-			n += xms_alloc(&xd, HBM, 4096, 64, 0, &a, NULL) == -ENOMEM;
-		_exit(n == ROUNDS ? 0 : 1);
+		_exit(opted_in_allocs(&xd, 0));
+	}
+	/* an unprivileged user opts its own file in, nothing else */
+	nobody = fork();
+	REQUIRE(nobody >= 0);
+	if (!nobody) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		/* the framework's knobs are root's */
+		if (!knob("heap_alloc", "probability", "0"))
+			_exit(5);
+		_exit(opted_in_allocs(&xd, 1));
 	}
 	/* meanwhile, on the other CPU, this process did not opt in */
 	REQUIRE(xms_open(&xd, NULL) == 0);
@@ -693,9 +697,11 @@ TEST(only_who_opted_in_fails)
 		xms_free(&xd, HBM, a, NULL);
 	}
 	REQUIRE(waitpid(pid, &status, 0) == pid);
-	printf("# opted-in child: exit %d; this process: %d granted, %d refused\n",
-	       WEXITSTATUS(status), oks, fails);
+	REQUIRE(waitpid(nobody, &nstatus, 0) == nobody);
+	printf("# opted-in children: root (make-it-fail) exit %d, uid 65534 (its file) exit %d; this process: %d granted, %d refused\n",
+	       WEXITSTATUS(status), WEXITSTATUS(nstatus), oks, fails);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(WIFEXITED(nstatus) && WEXITSTATUS(nstatus) == 0);
 	CHECK_EQ_U64(fails, 0);
 	/* a file that opts in fails; another file of the same process not */
 	REQUIRE(xms_open(&y, NULL) == 0);
@@ -857,7 +863,7 @@ TEST(every_site_has_its_knobs_and_counts)
 
 	for (i = 0; i < sizeof(site) / sizeof(site[0]); i++) {
 		snprintf(path, sizeof(path), DBGD "fail_%s/probability", site[i]);
-		CHECK(read_ll(path) == 0);
+		CHECK(test_read_ll(path) == 0);
 		snprintf(path, sizeof(path), DBGD "fail_%s/task-filter", site[i]);
 		CHECK(access(path, F_OK) == 0);
 	}

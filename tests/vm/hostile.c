@@ -486,29 +486,7 @@ static int nobody_plan_in_cgroup(void *arg)
 	return 0;
 }
 
-static long long read_ll(const char *path)
-{
-	long long v = -1;
-	FILE *f = fopen(path, "r");
 
-	if (f) {
-		if (fscanf(f, "%lld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
 
 TEST(finding3_plan_memory_is_charged_to_the_caller_cgroup)
 {
@@ -521,7 +499,7 @@ TEST(finding3_plan_memory_is_charged_to_the_caller_cgroup)
 	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) &&
 	    system("mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null"))
 		printf("# no cgroup2 mount\n");
-	if (write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+	if (test_write_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
 		SKIP("no memory cgroup controller in this kernel");
 	mkdir("/sys/fs/cgroup/hostile", 0755);
 	REQUIRE(pipe(pfd) == 0 && pipe(qfd) == 0);
@@ -529,7 +507,7 @@ TEST(finding3_plan_memory_is_charged_to_the_caller_cgroup)
 	REQUIRE(child >= 0);
 	if (!child) {
 		snprintf(pid, sizeof(pid), "%d", getpid());
-		if (write_str("/sys/fs/cgroup/hostile/cgroup.procs", pid) ||
+		if (test_write_str("/sys/fs/cgroup/hostile/cgroup.procs", pid) ||
 		    setgid(NOBODY) || setuid(NOBODY))
 			_exit(100);
 		_exit(nobody_plan_in_cgroup(NULL));
@@ -537,10 +515,10 @@ TEST(finding3_plan_memory_is_charged_to_the_caller_cgroup)
 	close(pfd[1]);
 	close(qfd[0]);
 	if (read(pfd[0], &c, 1) == 1 && c == 'r') {
-		before = read_ll(cur);
+		before = test_read_ll(cur);
 		CHECK(write(qfd[1], "g", 1) == 1);
 		if (read(pfd[0], &c, 1) == 1 && c == 's')
-			after = read_ll(cur);
+			after = test_read_ll(cur);
 	}
 	printf("# memory.current %lld -> %lld\n", before, after);
 	/* a 4,096-tensor plan keeps about 0.85 MiB of kernel memory */

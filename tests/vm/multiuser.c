@@ -716,16 +716,6 @@ static int on_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int write_file(const char *path, const char *v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fputs(v, f) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
 
 /* CPU 0: map X at Y over and over, failing the n-th page allocation. */
 static void *mf_mapper(void *arg)
@@ -907,7 +897,7 @@ TEST(failed_mmap_leaves_no_mapping_to_a_freed_block)
 	memset(secret, 0x5e, MF_LEN);
 	for (i = 0; i < sizeof(arm) / sizeof(arm[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, arm[i][0]);
-		REQUIRE(write_file(path, arm[i][1]) == 0);
+		REQUIRE(test_write_str(path, arm[i][1]) == 0);
 	}
 	pid = fork();
 	REQUIRE(pid >= 0);
@@ -941,7 +931,7 @@ TEST(failed_mmap_leaves_no_mapping_to_a_freed_block)
 	while (wait(NULL) > 0)
 		;
 	snprintf(path, sizeof(path), "%s/ignore-gfp-wait", dir);
-	CHECK(write_file(path, "Y") == 0);
+	CHECK(test_write_str(path, "Y") == 0);
 	printf("# %d rounds: %d failed mmaps (ENOMEM), %d mapped, %d other errors; %ld reads of the owner's bytes at Y while a failing attempt ran; after the free: %d reads at Y, %d leaks\n",
 	       mf->rounds, mf->enomem, mf->mapped, mf->other_err, mf->partial,
 	       mf->reads_ok, mf->leaks);

@@ -176,8 +176,8 @@ insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
 # --- failures on purpose: every site, the framework's knobs, memory errors ---------
-rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko $(cat /params)
-tap $? "reload as booted for the fault tests"
+rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko $(cat /params) dev_mode=0666
+tap $? "reload as booted, node open to all, for the fault tests"
 run_c faults
 printf 'fault heap_alloc 1 1\nalloc hbm 4096\nalloc hbm 4096\nmemerr 0x1 ue\nfault nosuch 0 1\nfault plan framework off\n' |
 	xmemctl replay > /tmp/f.txt
