@@ -7,10 +7,13 @@
  * destination mid-flight). The mode is read back from the parameters.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dev.h"
@@ -178,6 +181,57 @@ TEST(report_mode_shows_poison_mid_flight)
 	CHECK(e->buf[0] == 0x42 && e->buf[4095] == 0x42);
 	printf("# modeled %llu ns at time_scale %llu\n",
 	       (unsigned long long)(w.end_ns - w.start_ns), test_param("time_scale"));
+	xms_close(&e->xd);
+	free(e);
+}
+
+/*
+ * On a slow clock a DMA COPY waits for its transfer (16 KiB: 3,024 modeled
+ * ns, about 0.6 s of wall time at time_scale=200000). kill -9 of the copying process ends it at once,
+ * drops its transfer with no byte moved, gives the engine and the bounce
+ * buffer back (the next DMA COPY goes through) and leaves nothing held.
+ */
+TEST(kill_9_during_a_dma_copy)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	long long hbm = test_read_ll("/sys/class/misc/xmemsim/hbm_used");
+	struct timespec t0, t1;
+	int status = 0, i, ready[2];
+	char c = 0;
+	pid_t pid;
+
+	REQUIRE(e);
+	if (!test_param("time_scale"))
+		SKIP("the virtual clock ends a COPY at once");
+	REQUIRE(pipe(ready) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {
+		if (env_open(e) || write(ready[1], &c, 1) != 1)
+			_exit(2);
+		xms_copy(&e->xd, e->b[0], e->b[1], 16384, XMEMSIM_COPY_DMA);
+		_exit(3);	/* it should not have ended */
+	}
+	close(ready[1]);
+	REQUIRE(read(ready[0], &c, 1) == 1);
+	close(ready[0]);
+	usleep(100000);		/* in its COPY, far from done */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(pid, SIGKILL);
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("# the copier died %ld ms after SIGKILL\n",
+	       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	for (i = 0; i < 50 && test_read_ll("/sys/class/misc/xmemsim/hbm_used") != hbm; i++)
+		usleep(100000);
+	CHECK_EQ_U64(test_read_ll("/sys/class/misc/xmemsim/hbm_used"), hbm);
+	/* the engine and the bounce buffer are free again */
+	REQUIRE(env_open(e) == 0);
+	memset(e->buf, 0x6b, 4096);
+	REQUIRE(xms_write(&e->xd, e->b[2], e->buf, 4096) == 0);
+	CHECK(xms_copy(&e->xd, e->b[2], e->b[3], 4096, XMEMSIM_COPY_DMA) == 0);
+	CHECK(xms_read(&e->xd, e->b[3], e->buf, 4096) == 0 && e->buf[4095] == 0x6b);
 	xms_close(&e->xd);
 	free(e);
 }
