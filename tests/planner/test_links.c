@@ -2,9 +2,10 @@
 /*
  * Link resolution (dp_model_link) and the link check of dp_verify look
  * owners up by name through an index instead of comparing every pair.
- * The previous O(L^2) versions are kept here, as they were, to show that
- * the messages are the same on random link sets (good ones and every
- * error), and a model with 20,000 links is linked and verified.
+ * The previous O(L^2) versions are kept here (the link check whole; the
+ * model's pairwise duplicate scan, after the shared dp_link_targets) to
+ * show that the messages are the same on random link sets (good ones and
+ * every error), and a model with 20,000 links is linked and verified.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,42 +24,8 @@ static int old_model_link(struct dp_model *m, struct dp_err *e)
 	for (ci = 0; ci < m->nc; ci++) {
 		struct dp_core *c = &m->c[ci];
 
-		for (i = 0; i < c->nt; i++) {
-			struct dp_tensor *t = &c->t[i];
-			struct dp_core *rc;
-			struct dp_tensor *r;
-			int64_t ri;
-
-			if (!t->has_remote)
-				continue;
-			if (t->remote_core >= m->nc)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: the model has %u core(s)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name, m->nc);
-			if (t->remote_core == ci)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is on the same core (a link must point to another core's owner)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			rc = &m->c[t->remote_core];
-			ri = dp_tensor_find(rc, t->remote_name);
-			if (ri < 0)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: no such tensor in core %u",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name, t->remote_core);
-			r = &rc->t[ri];
-			if (!r->shared || r->has_remote)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is %s (it must be the shared owner)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name,
-					       r->shared ? "itself linked" : "not shared");
-			if (r->bytes != t->bytes)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} has %llu bytes, this one %llu (linked tensors must have the same size)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name,
-					       (unsigned long long)r->bytes,
-					       (unsigned long long)t->bytes);
-			t->remote_idx = ri;
-		}
+		if (dp_link_targets(m, ci, e))
+			return -1;
 		/* one link per owner per core */
 		for (i = 0; i < c->nt; i++) {
 			if (!c->t[i].has_remote)
@@ -239,13 +206,11 @@ TEST(verify_links_same_messages_as_before)
 	for (seed = 1; seed <= 200; seed++) {
 		struct dp_err e;
 		struct dp_model *m = random_model(&shape, seed, &e);
-		struct dp_opts o;
 		struct dp_plan *p;
 		int round;
 
 		REQUIRE(m);
-		dp_opts_default(&o);
-		p = dp_plan_model(m, &o, NULL, &e);
+		p = plan_default(m, &e);
 		REQUIRE(p);
 		for (round = 0; round < 10; round++) {
 			uint32_t ci = xorshift64_below(&rs, p->ncores);

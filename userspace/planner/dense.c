@@ -327,17 +327,8 @@ void dp_dense_free(struct dp_dense *d)
 {
 	if (!d)
 		return;
-	free(d->slo);
-	free(d->shi);
-	free(d->wlo);
-	free(d->whi);
-	free(d->mrank);
-	free(d->mitem);
-	free(d->madj_first);
-	free(d->madj);
-	free(d->sm_first);
-	free(d->sm);
-	free(d);
+	DP_FREE(d->slo, d->shi, d->wlo, d->whi, d->mrank, d->mitem,
+		d->madj_first, d->madj, d->sm_first, d->sm, d);
 }
 
 /* ---- simplify over a k-d tree of (lo, hi) points ------------------------ */
@@ -895,10 +886,7 @@ void dp_atree_free(struct dp_atree *t)
 {
 	if (!t)
 		return;
-	free(t->nd);
-	free(t->siv);
-	free(t->sfirst);
-	free(t);
+	DP_FREE(t->nd, t->siv, t->sfirst, t);
 }
 
 static uint64_t max64(uint64_t a, uint64_t b)
@@ -960,32 +948,41 @@ static int a_less(const struct anode *nd, int32_t a, int32_t b)
 	return a < b;
 }
 
+/* t's left child c up in its place (t pulled; c is pulled by the caller) */
+static int32_t a_rotate_right(struct anode *nd, int32_t t)
+{
+	int32_t c = nd[t].l;
+
+	nd[t].l = nd[c].r;
+	nd[c].r = t;
+	a_pull(nd, t);
+	return c;
+}
+
+static int32_t a_rotate_left(struct anode *nd, int32_t t)
+{
+	int32_t c = nd[t].r;
+
+	nd[t].r = nd[c].l;
+	nd[c].l = t;
+	a_pull(nd, t);
+	return c;
+}
+
 static int32_t a_insert(struct anode *nd, int32_t t, int32_t x)
 {
-	int32_t c;
-
 	if (t < 0) {
 		a_pull(nd, x);
 		return x;
 	}
 	if (a_less(nd, x, t)) {
 		nd[t].l = a_insert(nd, nd[t].l, x);
-		if (nd[nd[t].l].prio > nd[t].prio) {	/* rotate right */
-			c = nd[t].l;
-			nd[t].l = nd[c].r;
-			nd[c].r = t;
-			a_pull(nd, t);
-			t = c;
-		}
+		if (nd[nd[t].l].prio > nd[t].prio)
+			t = a_rotate_right(nd, t);
 	} else {
 		nd[t].r = a_insert(nd, nd[t].r, x);
-		if (nd[nd[t].r].prio > nd[t].prio) {	/* rotate left */
-			c = nd[t].r;
-			nd[t].r = nd[c].l;
-			nd[c].l = t;
-			a_pull(nd, t);
-			t = c;
-		}
+		if (nd[nd[t].r].prio > nd[t].prio)
+			t = a_rotate_left(nd, t);
 	}
 	a_pull(nd, t);
 	return t;

@@ -185,6 +185,9 @@ void dp_ctx_fini(struct dp_ctx *ctx);
 /* Liveness pieces (exported for tests). */
 int dp_number(struct dp_model *m, struct dp_err *e);
 int dp_liveness(struct dp_model *m, struct dp_err *e);
+/* model.c: resolve core ci's links to their owners (a step of
+ * dp_model_link, exported for its test) */
+int dp_link_targets(struct dp_model *m, uint32_t ci, struct dp_err *e);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -204,6 +207,12 @@ int dp_read_file(const char *path, char **text, size_t *len,
 /* util.c: realloc of n elements of sz bytes; NULL (p untouched) on
  * overflow or out of memory. */
 void *dp_realloc_array(void *p, size_t n, size_t sz);
+/* util.c: free() each of n pointers; DP_FREE(a, b, ...) frees the arrays
+ * of a structure in one line */
+void dp_free_each(void *const *p, size_t n);
+#define DP_FREE(...) \
+	dp_free_each((void *const[]){ __VA_ARGS__ }, \
+		     sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
 /* util.c: *(T **)pp grown to hold need elements of sz bytes, its capacity
  * *cap doubled from first; 0, or -ENOMEM with *pp and *cap untouched. */
 int dp_grow(void *pp, size_t *cap, size_t need, size_t sz, size_t first);

@@ -553,20 +553,9 @@ static int collect(struct lv *L)
 
 static void lv_free(struct lv *L)
 {
-	free(L->gidx);
-	free(L->gten);
-	free(L->use);
-	free(L->def);
-	free(L->in);
-	free(L->out);
-	free(L->outputs);
-	free(L->em);
-	free(L->last);
-	free(L->open);
-	free(L->touched);
-	free(L->stamp);
-	free(L->pass);
-	free(L->run_lo);
+	DP_FREE(L->gidx, L->gten, L->use, L->def, L->in, L->out, L->outputs,
+		L->em, L->last, L->open, L->touched, L->stamp, L->pass,
+		L->run_lo);
 }
 
 /* One core: classify, use/def, dataflow, the entry check, emission, the

@@ -67,20 +67,10 @@ void dp_model_free(struct dp_model *m)
 			free(c->b[j].name);
 		for (j = 0; j < c->ni; j++)
 			free(c->in[j].name);
-		free(c->t);
-		free(c->b);
-		free(c->in);
-		free(c->ops);
-		free(c->succ);
-		free(c->iv);
-		free(c->hash);
-		free(c->bhash);
-		free(c->function);
+		DP_FREE(c->t, c->b, c->in, c->ops, c->succ, c->iv, c->hash,
+			c->bhash, c->function);
 	}
-	free(m->c);
-	free(m->file);
-	free(m->name);
-	free(m);
+	DP_FREE(m->c, m->file, m->name, m);
 }
 
 struct dp_core *dp_core_add(struct dp_model *m, const char *function,
@@ -447,56 +437,66 @@ static int one_link_per_owner(struct dp_model *m, struct dp_core *c,
 }
 
 /*
- * Remote targets: every linked tensor (shared, with {core, name}) must name
- * an owner on another core, i.e. a shared DRAM tensor of the same byte size
- * that is not itself linked.  Each owner becomes one shared object; one core
- * may link to an owner once.
+ * Remote targets of core ci: every linked tensor (shared, with {core, name})
+ * must name an owner on another core, i.e. a shared DRAM tensor of the same
+ * byte size that is not itself linked.  Sets each link's remote_idx.
+ */
+int dp_link_targets(struct dp_model *m, uint32_t ci, struct dp_err *e)
+{
+	struct dp_core *c = &m->c[ci];
+	uint32_t i;
+
+	for (i = 0; i < c->nt; i++) {
+		struct dp_tensor *t = &c->t[i];
+		struct dp_core *rc;
+		struct dp_tensor *r;
+		int64_t ri;
+
+		if (!t->has_remote)
+			continue;
+		if (t->remote_core >= m->nc)
+			return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: the model has %u core(s)",
+				       m->file, ci, t->name, t->remote_core,
+				       t->remote_name, m->nc);
+		if (t->remote_core == ci)
+			return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is on the same core (a link must point to another core's owner)",
+				       m->file, ci, t->name, t->remote_core,
+				       t->remote_name);
+		rc = &m->c[t->remote_core];
+		ri = dp_tensor_find(rc, t->remote_name);
+		if (ri < 0)
+			return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: no such tensor in core %u",
+				       m->file, ci, t->name, t->remote_core,
+				       t->remote_name, t->remote_core);
+		r = &rc->t[ri];
+		if (!r->shared || r->has_remote)
+			return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is %s (it must be the shared owner)",
+				       m->file, ci, t->name, t->remote_core,
+				       t->remote_name,
+				       r->shared ? "itself linked" : "not shared");
+		if (r->bytes != t->bytes)
+			return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} has %llu bytes, this one %llu (linked tensors must have the same size)",
+				       m->file, ci, t->name, t->remote_core,
+				       t->remote_name,
+				       (unsigned long long)r->bytes,
+				       (unsigned long long)t->bytes);
+		t->remote_idx = ri;
+	}
+	return 0;
+}
+
+/*
+ * Each owner becomes one shared object; one core may link to an owner once.
  */
 int dp_model_link(struct dp_model *m, struct dp_err *e)
 {
-	uint32_t ci, i;
+	uint32_t ci;
 
 	for (ci = 0; ci < m->nc; ci++) {
 		struct dp_core *c = &m->c[ci];
 
 		fill_to(c, c->nb ? c->nb - 1 : 0);
-		for (i = 0; i < c->nt; i++) {
-			struct dp_tensor *t = &c->t[i];
-			struct dp_core *rc;
-			struct dp_tensor *r;
-			int64_t ri;
-
-			if (!t->has_remote)
-				continue;
-			if (t->remote_core >= m->nc)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: the model has %u core(s)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name, m->nc);
-			if (t->remote_core == ci)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is on the same core (a link must point to another core's owner)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name);
-			rc = &m->c[t->remote_core];
-			ri = dp_tensor_find(rc, t->remote_name);
-			if (ri < 0)
-				return dp_fail(e, "%s: core %u tensor '%s': missing remote target {core %u, '%s'}: no such tensor in core %u",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name, t->remote_core);
-			r = &rc->t[ri];
-			if (!r->shared || r->has_remote)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} is %s (it must be the shared owner)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name,
-					       r->shared ? "itself linked" : "not shared");
-			if (r->bytes != t->bytes)
-				return dp_fail(e, "%s: core %u tensor '%s': remote target {core %u, '%s'} has %llu bytes, this one %llu (linked tensors must have the same size)",
-					       m->file, ci, t->name, t->remote_core,
-					       t->remote_name,
-					       (unsigned long long)r->bytes,
-					       (unsigned long long)t->bytes);
-			t->remote_idx = ri;
-		}
-		if (one_link_per_owner(m, c, e))
+		if (dp_link_targets(m, ci, e) || one_link_per_owner(m, c, e))
 			return -1;
 	}
 	return 0;

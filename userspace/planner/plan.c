@@ -29,17 +29,9 @@ void dp_plan_free(struct dp_plan *p)
 			free(c->t[i].name);
 			free(c->t[i].remote_name);
 		}
-		free(c->t);
-		free(c->iv);
-		free(c->function);
+		DP_FREE(c->t, c->iv, c->function);
 	}
-	free(p->core);
-	free(p->hz);
-	free(p->hg);
-	free(p->ha);
-	free(p->model);
-	free(p->source);
-	free(p);
+	DP_FREE(p->core, p->hz, p->hg, p->ha, p->model, p->source, p);
 }
 
 /* Core ci's plan: its DRAM tensors and their intervals.  0, or -ENOMEM

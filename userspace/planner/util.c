@@ -112,6 +112,14 @@ void *dp_realloc_array(void *p, size_t n, size_t sz)
 	return realloc(p, n * sz > 0 ? n * sz : 1);
 }
 
+void dp_free_each(void *const *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(p[i]);
+}
+
 int dp_grow(void *pp, size_t *cap, size_t need, size_t sz, size_t first)
 {
 	void **p = pp, *q;
