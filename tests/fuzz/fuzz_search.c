@@ -22,6 +22,7 @@
  */
 #include "fuzz.h"
 #include "internal.h"
+#include "planner_util.h"
 
 #define MAXN 8
 
@@ -30,61 +31,18 @@ struct prob {
 	uint64_t lo[MAXN], hi[MAXN], size[MAXN], align[MAXN];
 };
 
-static uint64_t brute(const struct prob *p, uint32_t *perm, size_t k,
-		      uint64_t *off)
-{
-	uint64_t best = UINT64_MAX, o, r;
-	size_t i, j;
-
-	if (k == p->n) {
-		for (i = 0, o = 0; i < p->n; i++)
-			if (off[i] + p->size[i] > o)
-				o = off[i] + p->size[i];
-		return o;
-	}
-	for (i = k; i < p->n; i++) {
-		uint32_t v = perm[i], t = perm[k];
-
-		for (j = 0, o = 0; j < k; j++) {
-			uint32_t u = perm[j];
-
-			if (p->lo[u] < p->hi[v] && p->lo[v] < p->hi[u] &&
-			    off[u] + p->size[u] > o)
-				o = off[u] + p->size[u];
-		}
-		off[v] = (o + p->align[v] - 1) / p->align[v] * p->align[v];
-		perm[k] = v;
-		perm[i] = t;
-		r = brute(p, perm, k + 1, off);
-		perm[i] = v;
-		perm[k] = t;
-		if (r < best)
-			best = r;
-	}
-	return best;
-}
-
 static struct dp_csv *csv_of(const struct prob *p, int align)
 {
-	char text[64 * (MAXN + 1)];
-	struct dp_err e = { "" };
+	struct csv_row r[MAXN];
 	struct dp_csv *c;
-	size_t len, i;
+	size_t i;
 
-	len = sprintf(text, "id,lower,upper,size%s\n", align ? ",alignment" : "");
-	for (i = 0; i < p->n; i++) {
-		len += sprintf(text + len, "b%zu,%llu,%llu,%llu", i,
-			       (unsigned long long)p->lo[i],
-			       (unsigned long long)p->hi[i],
-			       (unsigned long long)p->size[i]);
-		if (align)
-			len += sprintf(text + len, ",%llu",
-				       (unsigned long long)p->align[i]);
-		text[len++] = '\n';
-	}
-	c = dp_csv_parse("fuzz.search.csv", text, len, &e);
+	for (i = 0; i < p->n; i++)
+		r[i] = (struct csv_row){ i, p->lo[i], p->hi[i], p->size[i],
+					 p->align[i] };
+	c = csv_of_rows("fuzz.search.csv", 'b', r, p->n, align);
 	if (!c)
-		fuzz_die("a generated problem does not parse", e.msg);
+		fuzz_die("a generated problem does not parse", NULL);
 	return c;
 }
 
@@ -132,8 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct dp_search_stats st;
 	struct dp_err e = { "" };
 	struct prob p = { 0 };
-	uint64_t off[MAXN], opt, cap, budget, peak;
-	uint32_t perm[MAXN];
+	uint64_t opt, cap, budget, peak;
 	struct dp_csv *c;
 	size_t i;
 	int align, mode, rc;
@@ -154,12 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p.hi[i] = p.lo[i] + 1 + y % 6;
 		p.size[i] = 1 + z % 24;
 		p.align[i] = align ? 1u << (y >> 4) % 4 : 1;
-		perm[i] = i;
 	}
-	opt = brute(&p, perm, 0, off);
+	c = csv_of(&p, align);
+	opt = csv_brute_peak(c);
 	cap = mode == 0 ? 0 : mode == 1 ? opt : mode == 2 ? opt - 1 :
 	      1 + data[2] % (2 * opt);
-	c = csv_of(&p, align);
 	rc = dp_csv_solve_search(c, cap, budget, &st, &e);
 	fuzz_msg(&e);
 	if (!rc) {

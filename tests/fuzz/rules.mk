@@ -20,7 +20,12 @@ HOST_TESTS += $(FUZZ_REPLAYS)
 
 $(O)/tests/fuzz/%.o: XCFLAGS += -DDP_SRCROOT=\"$(CURDIR)\"
 
-$(O)/tests/fuzz/replay_%: $(O)/tests/fuzz/replay.o $(O)/tests/fuzz/fuzz_%.o $(O)/libdramplan.a
+# planner_util.o: the exhaustive oracle and CSV builder fuzz_search shares
+# with the planner tests
+$(O)/tests/fuzz/%.o: XCFLAGS += -I$(CURDIR)/tests/planner
+
+$(O)/tests/fuzz/replay_%: $(O)/tests/fuzz/replay.o $(O)/tests/fuzz/fuzz_%.o \
+		$(O)/tests/planner/planner_util.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
 # The libFuzzer build: every object instrumented, the harness linked with
@@ -30,7 +35,7 @@ XCFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
 	-fno-omit-frame-pointer
 endif
 
-$(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libdramplan.a
+$(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/tests/planner/planner_util.o $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
 .PHONY: fuzz fuzz-binaries fuzz-replay fuzz-replay-clang

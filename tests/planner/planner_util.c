@@ -403,3 +403,87 @@ int run_captured(const char *dir, const char *pre, const char *tool,
 	unlink(e);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
+
+struct dp_plan *plan_default(struct dp_model *m, struct dp_err *e)
+{
+	struct dp_opts o;
+
+	dp_opts_default(&o);
+	return dp_plan_model(m, &o, NULL, e);
+}
+
+struct dp_csv *csv_of_rows(const char *file, char prefix,
+			   const struct csv_row *r, size_t n, int align)
+{
+	char *text = malloc(112 * (n + 1));
+	struct dp_err e;
+	struct dp_csv *c;
+	size_t len, i;
+
+	if (!text)
+		return NULL;
+	len = sprintf(text, "id,lower,upper,size%s\n", align ? ",alignment" : "");
+	for (i = 0; i < n; i++) {
+		len += sprintf(text + len, "%c%llu,%llu,%llu,%llu", prefix,
+			       (unsigned long long)r[i].id,
+			       (unsigned long long)r[i].lo,
+			       (unsigned long long)r[i].hi,
+			       (unsigned long long)r[i].size);
+		if (align)
+			len += sprintf(text + len, ",%llu",
+				       (unsigned long long)r[i].align);
+		text[len++] = '\n';
+	}
+	c = dp_csv_parse(file, text, len, &e);
+	free(text);
+	return c;
+}
+
+static uint64_t brute(const struct dp_csv *c, uint32_t *perm, size_t k,
+		      uint64_t *off)
+{
+	uint64_t best = UINT64_MAX, o = 0, r;
+	size_t i, j;
+
+	if (k == c->n) {
+		for (i = 0; i < c->n; i++)
+			if (off[i] + c->b[i].size > o)
+				o = off[i] + c->b[i].size;
+		return o;
+	}
+	for (i = k; i < c->n; i++) {
+		uint32_t v = perm[i], t = perm[k];
+		const struct dp_csv_buf *b = &c->b[v];
+
+		o = 0;
+		for (j = 0; j < k; j++) {
+			const struct dp_csv_buf *u = &c->b[perm[j]];
+
+			if (u->lower < b->upper && b->lower < u->upper &&
+			    off[perm[j]] + u->size > o)
+				o = off[perm[j]] + u->size;
+		}
+		off[v] = (o + b->align - 1) / b->align * b->align;
+		perm[k] = v;
+		perm[i] = t;
+		r = brute(c, perm, k + 1, off);
+		perm[i] = v;
+		perm[k] = t;
+		if (r < best)
+			best = r;
+	}
+	return best;
+}
+
+uint64_t csv_brute_peak(const struct dp_csv *c)
+{
+	uint32_t perm[CSV_BRUTE_MAX];
+	uint64_t off[CSV_BRUTE_MAX];
+	size_t i;
+
+	if (c->n > CSV_BRUTE_MAX)
+		abort();	/* a test's own mistake */
+	for (i = 0; i < c->n; i++)
+		perm[i] = i;
+	return brute(c, perm, 0, off);
+}

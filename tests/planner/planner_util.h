@@ -88,6 +88,9 @@ struct agree {
 void agree_count(struct agree *a, uint64_t seed, int round,
 		 int r1, const struct dp_err *e1, int r2, const struct dp_err *e2);
 
+/* m planned with the default options, no log; NULL with e on failure. */
+struct dp_plan *plan_default(struct dp_model *m, struct dp_err *e);
+
 /* A model built by hand, linked; freed and NULL if linking fails. */
 struct dp_model *link_or_free(struct dp_model *m, struct dp_err *e);
 
@@ -111,5 +114,24 @@ void read_text(const char *path, char *buf, size_t n);
 int run_captured(const char *dir, const char *pre, const char *tool,
 		 const char *args, char *out, size_t nout, char *err,
 		 size_t nerr);
+
+/* One MiniMalloc CSV row: id written as "<prefix><id>". */
+struct csv_row {
+	uint64_t id, lo, hi, size, align;
+};
+
+/* The CSV text of n rows (an alignment column when align), parsed as file;
+ * NULL if it does not parse (or out of memory). */
+struct dp_csv *csv_of_rows(const char *file, char prefix,
+			   const struct csv_row *r, size_t n, int align);
+
+/*
+ * The optimum peak of a small problem (at most CSV_BRUTE_MAX buffers) by
+ * brute force: every order, each buffer stacked on the highest top of its
+ * placed overlapping buffers (aligned up).  A placement pushed down as far
+ * as it goes is one of these, taken by offset, so the least is optimal.
+ */
+#define CSV_BRUTE_MAX 10
+uint64_t csv_brute_peak(const struct dp_csv *c);
 
 #endif

@@ -55,13 +55,11 @@ out:
 /* n buffers; shape 0: short lives, 1: windows, 2: all live, 3: nested */
 static struct dp_csv *problem(uint64_t *rs, size_t n, int shape, int align)
 {
-	char *text = malloc(80 * (n + 1));
-	struct dp_err e;
+	struct csv_row *r = calloc(n, sizeof(*r));
 	struct dp_csv *c;
-	size_t len, i;
+	size_t i;
 
-	len = sprintf(text, "id,lower,upper,size%s\n", align ? ",alignment" : "");
-	for (i = 0; i < n; i++) {
+	for (i = 0; r && i < n; i++) {
 		uint64_t lo, hi;
 
 		switch (shape) {
@@ -70,15 +68,13 @@ static struct dp_csv *problem(uint64_t *rs, size_t n, int shape, int align)
 		case 2: lo = xorshift64_below(rs, 3); hi = 3 * n + xorshift64_below(rs, 3); break;
 		default: lo = i; hi = 2 * n - i; break;
 		}
-		len += sprintf(text + len, "x%zu,%llu,%llu,%llu", (n - i) * 13,
-			       (unsigned long long)lo, (unsigned long long)hi,
-			       (unsigned long long)(1 + xorshift64_below(rs, 64)));
+		r[i] = (struct csv_row){ .id = (n - i) * 13, .lo = lo, .hi = hi,
+					 .size = 1 + xorshift64_below(rs, 64) };
 		if (align)
-			len += sprintf(text + len, ",%u", 1u << xorshift64_below(rs, 3));
-		text[len++] = '\n';
+			r[i].align = 1u << xorshift64_below(rs, 3);
 	}
-	c = dp_csv_parse("v.csv", text, len, &e);
-	free(text);
+	c = r ? csv_of_rows("v.csv", 'x', r, n, align) : NULL;
+	free(r);
 	return c;
 }
 

@@ -645,13 +645,11 @@ TEST(verify_sweep_same_messages_as_before)
 		uint32_t n = 30 + seed % 200;
 		struct dp_model *m = seed % 3 ? random_model(&shape, seed, &e) :
 				     all_live_model(seed, n, &e);
-		struct dp_opts o;
 		struct dp_plan *p;
 		int round;
 
 		REQUIRE(m);
-		dp_opts_default(&o);
-		p = dp_plan_model(m, &o, NULL, &e);
+		p = plan_default(m, &e);
 		REQUIRE(p);
 		for (round = 0; round < 12; round++) {
 			uint32_t ci = R(&rs, p->ncores);

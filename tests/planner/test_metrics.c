@@ -250,14 +250,12 @@ TEST(shared_footprint_is_the_union_on_seeded_models)
 	for (seed = 1; seed <= 100; seed++) {
 		struct dp_err e;
 		struct dp_model *m = random_model(&shape, seed, &e);
-		struct dp_opts o;
 		struct dp_plan *p;
 		uint64_t lo = UINT64_MAX, hi = 0, pages = 0, a;
 		uint32_t ci, i;
 
 		REQUIRE(m);
-		dp_opts_default(&o);
-		p = dp_plan_model(m, &o, NULL, &e);
+		p = plan_default(m, &e);
 		REQUIRE(p);
 		for (ci = 0; ci < p->ncores; ci++)
 			for (i = 0; i < p->core[ci].n; i++) {

@@ -30,27 +30,20 @@ static struct dp_csv *random_csv(uint64_t seed, size_t n, uint64_t T,
 				 uint64_t S, int align)
 {
 	uint64_t rs = seed * 2654435761u + 1;
-	char *text = malloc(64 * (n + 1));
-	struct dp_err e;
+	struct csv_row *r = calloc(n, sizeof(*r));
 	struct dp_csv *c;
-	size_t len, i;
+	size_t i;
 
-	len = sprintf(text, "id,lower,upper,size%s\n", align ? ",alignment" : "");
-	for (i = 0; i < n; i++) {
-		uint64_t lo = xorshift64_below(&rs, T);
-		uint64_t hi = lo + 1 + xorshift64_below(&rs, T / 3 + 1);
-		uint64_t sz = 1 + xorshift64_below(&rs, S);
-
-		len += sprintf(text + len, "b%zu,%llu,%llu,%llu", i,
-			       (unsigned long long)lo, (unsigned long long)hi,
-			       (unsigned long long)sz);
+	for (i = 0; r && i < n; i++) {
+		r[i].id = i;
+		r[i].lo = xorshift64_below(&rs, T);
+		r[i].hi = r[i].lo + 1 + xorshift64_below(&rs, T / 3 + 1);
+		r[i].size = 1 + xorshift64_below(&rs, S);
 		if (align)
-			len += sprintf(text + len, ",%u",
-				       1u << xorshift64_below(&rs, 4));
-		text[len++] = '\n';
+			r[i].align = 1u << xorshift64_below(&rs, 4);
 	}
-	c = dp_csv_parse("r.csv", text, len, &e);
-	free(text);
+	c = r ? csv_of_rows("r.csv", 'b', r, n, align) : NULL;
+	free(r);
 	return c;
 }
 
@@ -182,61 +175,18 @@ TEST(search_csv_capacity_decision)
 	CHECK(proven > 40);
 }
 
-/* The optimum by brute force: every order, each buffer stacked on the
- * highest top of its placed overlapping buffers (aligned).  Any placement
- * pushed down as far as it goes is one of these, taken by offset. */
-static uint64_t brute(const struct dp_csv *c, uint32_t *perm, size_t k,
-		      uint64_t *off)
-{
-	uint64_t best = UINT64_MAX, o = 0, r;
-	size_t i, j;
-
-	if (k == c->n) {
-		for (i = 0; i < c->n; i++)
-			if (off[i] + c->b[i].size > o)
-				o = off[i] + c->b[i].size;
-		return o;
-	}
-	for (i = k; i < c->n; i++) {
-		uint32_t v = perm[i], t = perm[k];
-		const struct dp_csv_buf *b = &c->b[v];
-
-		o = 0;
-		for (j = 0; j < k; j++) {
-			const struct dp_csv_buf *u = &c->b[perm[j]];
-
-			if (u->lower < b->upper && b->lower < u->upper &&
-			    off[perm[j]] + u->size > o)
-				o = off[perm[j]] + u->size;
-		}
-		off[v] = (o + b->align - 1) / b->align * b->align;
-		perm[k] = v;
-		perm[i] = t;
-		r = brute(c, perm, k + 1, off);
-		perm[i] = v;
-		perm[k] = t;
-		if (r < best)
-			best = r;
-	}
-	return best;
-}
-
 TEST(search_optimum_matches_brute_force)
 {
 	struct dp_search_stats st;
 	struct dp_err e;
-	uint32_t perm[8];
-	uint64_t seed, off[8], opt;
+	uint64_t seed, opt;
 	int proven = 0;
-	size_t i;
 
 	for (seed = 1; seed <= 80; seed++) {
 		struct dp_csv *c = random_csv(seed, 2 + seed % 6, 12, 20, seed & 1);
 
 		REQUIRE(c && c->n <= 8);
-		for (i = 0; i < c->n; i++)
-			perm[i] = i;
-		opt = brute(c, perm, 0, off);
+		opt = csv_brute_peak(c);
 		REQUIRE(!dp_csv_solve_search(c, 0, 100000, &st, &e));
 		CHECK(dp_csv_peak(c) >= opt);
 		if (st.proven) {
