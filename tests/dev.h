@@ -7,7 +7,9 @@
 #define XMEMSIM_TESTS_DEV_H
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,6 +68,28 @@ static inline int test_open_info(struct xms_dev *xd, struct xmemsim_info *info)
 	if (fd >= 0 && !info->abi_version)
 		xms_get_info(xd, info);
 	return fd;
+}
+
+/*
+ * A valid plan of n 4 KiB tensors "t0".."t<n-1>" at address 0, live one at
+ * a time: tensor i at instruction i, its one interval iv[i] (the caller's,
+ * n of them).  calloc'd; NULL if out of memory.
+ */
+static inline struct xmemsim_plan_tensor *
+test_serial_plan(uint32_t n, struct xmemsim_interval *iv)
+{
+	struct xmemsim_plan_tensor *t = calloc(n, sizeof(*t));
+	uint32_t i;
+
+	for (i = 0; t && i < n; i++) {
+		snprintf(t[i].name, sizeof(t[i].name), "t%u", i);
+		t[i].size = 4096;
+		iv[i].lo = iv[i].hi = i;
+		t[i].intervals = (uintptr_t)&iv[i];
+		t[i].nr_intervals = 1;
+		t[i].id = i;
+	}
+	return t;
 }
 
 #endif /* XMEMSIM_TESTS_DEV_H */

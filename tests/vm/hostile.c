@@ -375,25 +375,12 @@ TEST(finding2c_dma_bounce_buffer_is_scrubbed)
 
 static struct xmemsim_interval *ivs;
 
-/* A valid plan of n 4 KiB tensors at address 0, live one at a time. */
+/* test_serial_plan() over this file's 65,536 intervals */
 static struct xmemsim_plan_tensor *big_plan(uint32_t n)
 {
-	struct xmemsim_plan_tensor *t = calloc(n, sizeof(*t));
-	uint32_t i;
-
 	if (!ivs)
 		ivs = calloc(65536, sizeof(*ivs));
-	if (!t || !ivs)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		snprintf(t[i].name, sizeof(t[i].name), "t%u", i);
-		t[i].size = 4096;
-		ivs[i].lo = ivs[i].hi = i;
-		t[i].intervals = (uintptr_t)&ivs[i];
-		t[i].nr_intervals = 1;
-		t[i].id = i;
-	}
-	return t;
+	return ivs ? test_serial_plan(n, ivs) : NULL;
 }
 
 static int nobody_plans(void *arg)

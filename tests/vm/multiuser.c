@@ -408,23 +408,6 @@ TEST(dma_bounce_buffers_cannot_be_starved)
 
 static struct xmemsim_interval plan_iv[PLAN_T];
 
-/* A valid plan of n 4 KiB tensors at address 0, live one at a time. */
-static struct xmemsim_plan_tensor *plan_of(uint32_t n)
-{
-	struct xmemsim_plan_tensor *t = calloc(n, sizeof(*t));
-	uint32_t i;
-
-	for (i = 0; t && i < n; i++) {
-		snprintf(t[i].name, sizeof(t[i].name), "t%u", i);
-		t[i].size = 4096;
-		plan_iv[i].lo = plan_iv[i].hi = i;
-		t[i].intervals = (uintptr_t)&plan_iv[i];
-		t[i].nr_intervals = 1;
-		t[i].id = i;
-	}
-	return t;
-}
-
 struct plan_res {
 	int plans, err;
 	struct xmemsim_user_stats us;
@@ -433,7 +416,7 @@ struct plan_res {
 static int nobody_fills_plans(void *arg)
 {
 	struct plan_res *r = arg;
-	struct xmemsim_plan_tensor *t = plan_of(PLAN_T);
+	struct xmemsim_plan_tensor *t = test_serial_plan(PLAN_T, plan_iv);
 	struct xms_dev xd[PLAN_FILES];
 	int i, c, ret = 0;
 
@@ -456,7 +439,7 @@ static int nobody_fills_plans(void *arg)
 TEST(plan_budget_one_user_cannot_fill_it)
 {
 	struct plan_res *r = shared(9 * sizeof(*r)), *more = r + 1;
-	struct xmemsim_plan_tensor *t = plan_of(PLAN_T);
+	struct xmemsim_plan_tensor *t = test_serial_plan(PLAN_T, plan_iv);
 	int c, i, ret, enospc = 0;
 	pid_t pid, helpers[8];
 	struct xms_dev xd;
