@@ -98,26 +98,38 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	return 0;
 }
 
+/*
+ * One allocation for HEAP_ALLOC or STACK_ALLOC: the xmem status goes back
+ * to the caller on success and whenever the heap set one; the address only
+ * on success (undone if it cannot be written back).
+ */
+static int alloc_reply(struct xmemsim_file *xf, u32 heap, u64 size, u64 align,
+		       __s32 *status, __u64 *addr_out, int *wb)
+{
+	u64 addr;
+	int ret, st = XMEM_OK;
+
+	ret = xmemsim_alloc_for(xf, heap, size, align, false, &addr, &st);
+	*status = st;
+	if (ret) {
+		*wb = st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
+		return ret;
+	}
+	*addr_out = addr;
+	*wb = XMEMSIM_FRESH;
+	return 0;
+}
+
 static int cmd_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	struct xmemsim_alloc *al = &a->alloc;
-	u64 addr;
-	int ret, st = XMEM_OK;
 
 	if (al->heap >= XMEMSIM_NUM_HEAPS || al->flags & ~XMEMSIM_ALLOC_FLAGS ||
 	    al->reserved0 || !mem_is_zero(al->reserved, sizeof(al->reserved)))
 		return -EINVAL;
 	/* free bytes are always zero (scrubbed at free): ZERO is implied */
-	ret = xmemsim_alloc_for(xf, al->heap, al->size, al->align, false,
-				&addr, &st);
-	al->status = st;
-	if (ret) {
-		*wb = st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
-		return ret;
-	}
-	al->addr = addr;
-	*wb = XMEMSIM_FRESH;
-	return 0;
+	return alloc_reply(xf, al->heap, al->size, al->align, &al->status,
+			   &al->addr, wb);
 }
 
 static void undo_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
@@ -264,22 +276,12 @@ static int cmd_stack_alloc(struct xmemsim_file *xf, union xmemsim_arg *a, int *w
 {
 	struct xmemsim_stack_alloc *sa = &a->stack;
 	u64 size = sa->size ? sa->size : XMEMSIM_STACK_DEFAULT;
-	u64 addr;
-	int ret, st = XMEM_OK;
 
 	if (sa->flags || !mem_is_zero(sa->reserved, sizeof(sa->reserved)) ||
 	    size > XMEMSIM_STACK_MAX)
 		return -EINVAL;
-	ret = xmemsim_alloc_for(xf, XMEMSIM_HEAP_HBM, size,
-				XMEM_HEAP_DEFAULT_ALIGN, false, &addr, &st);
-	sa->status = st;
-	if (ret) {
-		*wb = st != XMEM_OK ? XMEMSIM_WRITEBACK : 0;
-		return ret;
-	}
-	sa->addr = addr;
-	*wb = XMEMSIM_FRESH;
-	return 0;
+	return alloc_reply(xf, XMEMSIM_HEAP_HBM, size, XMEM_HEAP_DEFAULT_ALIGN,
+			   &sa->status, &sa->addr, wb);
 }
 
 static void undo_plan_sync(struct xmemsim_file *xf, union xmemsim_arg *a)
