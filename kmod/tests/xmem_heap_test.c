@@ -555,114 +555,88 @@ static void adaptive_switches_keep_results(struct kunit *test)
 	KUNIT_EXPECT_GE(test, switches, 6U);
 }
 
-struct size_case {
-	u64 size;
+/*
+ * One allocation on a fresh heap at base: sizes around the pool's and the
+ * split rule's edges (at B), alignments around the pool's odd offset (at
+ * B_ODD, where the slack before the aligned address is unused_bytes).
+ */
+struct bound_case {
+	u64 base, size, align;
 	int status;
-	u64 end;	/* block end, relative to B */
-	u32 free_blocks;
+	u64 addr, span;		/* on success: block [addr, addr + span) */
+	u32 free_blocks;	/* after it */
 };
 
-static const struct size_case size_cases[] = {
-	{ 1, XMEM_OK, 1, 1 },
-	{ 4, XMEM_OK, 4, 1 },
-	{ 5, XMEM_OK, 5, 1 },
-	{ P - 5, XMEM_OK, P - 5, 1 },	/* remainder 5: split */
-	{ P - 4, XMEM_OK, P, 0 },	/* remainder 4: whole block */
-	{ P - 1, XMEM_OK, P, 0 },
-	{ P, XMEM_OK, P, 0 },
-	{ P + 1, XMEM_ERR_ALLOC_FAILED, 0, 1 },
-	{ TOP, XMEM_ERR_ALLOC_FAILED, 0, 1 },
-	{ U64_MAX - 1, XMEM_ERR_ALLOC_FAILED, 0, 1 },
-	{ U64_MAX, XMEM_ERR_ALLOC_FAILED, 0, 1 },
+#define SIZE_OK(sz, e, fb)	{ B, sz, 1, XMEM_OK, B, e, fb }
+#define SIZE_FAILS(sz)		{ B, sz, 1, XMEM_ERR_ALLOC_FAILED, 0, 0, 1 }
+#define ALIGN_OK(al, a)		{ B_ODD, 16, al, XMEM_OK, a, 16, 1 }
+#define ALIGN_FAILS(al, st)	{ B_ODD, 16, al, st, 0, 0, 1 }
+
+static const struct bound_case bound_cases[] = {
+	SIZE_OK(1, 1, 1),
+	SIZE_OK(4, 4, 1),
+	SIZE_OK(5, 5, 1),
+	SIZE_OK(P - 5, P - 5, 1),	/* remainder 5: split */
+	SIZE_OK(P - 4, P, 0),		/* remainder 4: whole block */
+	SIZE_OK(P - 1, P, 0),
+	SIZE_OK(P, P, 0),
+	SIZE_FAILS(P + 1),
+	SIZE_FAILS(TOP),
+	SIZE_FAILS(U64_MAX - 1),
+	SIZE_FAILS(U64_MAX),
+	ALIGN_OK(0, B + 0x240),
+	ALIGN_OK(1, B_ODD),
+	ALIGN_OK(2, B_ODD),
+	ALIGN_FAILS(3, XMEM_ERR_ILLEGAL_ALIGN),
+	ALIGN_OK(8, B_ODD),
+	ALIGN_OK(16, B + 0x230),
+	ALIGN_OK(64, B + 0x240),
+	ALIGN_OK(4096, B + 0x1000),
+	ALIGN_OK(0x4000, B + 0x4000),
+	ALIGN_FAILS(0x10000, XMEM_ERR_ALLOC_FAILED),	/* B + 0x228 .. B + 0x4228 */
+	ALIGN_FAILS(1ULL << 62, XMEM_ERR_ALLOC_FAILED),
+	ALIGN_FAILS(TOP, XMEM_ERR_ALLOC_FAILED),
 };
 
-static void size_case_desc(const struct size_case *c, char *desc)
+static void bound_case_desc(const struct bound_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "size=%#llx", c->size);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "size=%#llx align=%#llx",
+		 c->size, c->align);
 }
 
-KUNIT_ARRAY_PARAM(size_table, size_cases, size_case_desc);
+KUNIT_ARRAY_PARAM(bound_table, bound_cases, bound_case_desc);
 
-static void size_case_run(struct kunit *test, struct xmem_heap *h,
-			  const char *mode, const void *arg)
+static void bound_case_run(struct kunit *test, struct xmem_heap *h,
+			   const char *mode, const void *arg)
 {
-	const struct size_case *c = arg;
+	const struct bound_case *c = arg;
 	struct xmem_heap_stats st;
 	u64 addr = 7, end = 9;
 
-	KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, c->size, 1, &addr, &end),
+	KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, c->size, c->align, &addr, &end),
 			    c->status, "mode %s", mode);
 	stats(h, &st);
 	KUNIT_EXPECT_EQ(test, st.free_blocks, c->free_blocks);
-	KUNIT_EXPECT_EQ(test, st.unused_bytes, 0ULL);
-	if (c->status == XMEM_OK) {
-		KUNIT_EXPECT_EQ(test, addr, B);
-		KUNIT_EXPECT_EQ(test, end, B + c->end);
-		KUNIT_EXPECT_EQ(test, st.allocated_bytes, c->end);
-		KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
-	} else {
+	check_heap(test, h);
+	if (c->status != XMEM_OK) {
 		KUNIT_EXPECT_EQ(test, addr, 7ULL);
 		KUNIT_EXPECT_EQ(test, end, 9ULL);
+		KUNIT_EXPECT_EQ(test, st.allocated_bytes, 0ULL);
+		return;
 	}
+	KUNIT_EXPECT_EQ(test, addr, c->addr);
+	KUNIT_EXPECT_EQ(test, end, c->addr + c->span);
+	/* the block runs from the base: the slack before addr is unused */
+	KUNIT_EXPECT_EQ(test, st.allocated_bytes, end - c->base);
+	KUNIT_EXPECT_EQ(test, st.unused_bytes, c->addr - c->base);
+	KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
 }
 
-static void size_boundaries(struct kunit *test)
+static void alloc_boundaries(struct kunit *test)
 {
-	run_each_mode(test, B, size_case_run, test->param_value);
-}
+	const struct bound_case *c = test->param_value;
 
-struct align_case {
-	u64 align;
-	int status;
-	u64 addr;
-};
-
-static const struct align_case align_cases[] = {
-	{ 0, XMEM_OK, B + 0x240 },
-	{ 1, XMEM_OK, B_ODD },
-	{ 2, XMEM_OK, B_ODD },
-	{ 3, XMEM_ERR_ILLEGAL_ALIGN, 0 },
-	{ 8, XMEM_OK, B_ODD },
-	{ 16, XMEM_OK, B + 0x230 },
-	{ 64, XMEM_OK, B + 0x240 },
-	{ 4096, XMEM_OK, B + 0x1000 },
-	{ 0x4000, XMEM_OK, B + 0x4000 },
-	{ 0x10000, XMEM_ERR_ALLOC_FAILED, 0 },	/* B + 0x228 .. B + 0x4228 */
-	{ 1ULL << 62, XMEM_ERR_ALLOC_FAILED, 0 },
-	{ TOP, XMEM_ERR_ALLOC_FAILED, 0 },
-};
-
-static void align_case_desc(const struct align_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "align=%#llx", c->align);
-}
-
-KUNIT_ARRAY_PARAM(align_table, align_cases, align_case_desc);
-
-static void align_case_run(struct kunit *test, struct xmem_heap *h,
-			   const char *mode, const void *arg)
-{
-	const struct align_case *c = arg;
-	struct xmem_heap_stats st;
-	u64 addr = 7, end = 9;
-
-	KUNIT_ASSERT_EQ_MSG(test, xmem_heap_alloc(h, 16, c->align, &addr, &end),
-			    c->status, "mode %s", mode);
-	if (c->status == XMEM_OK) {
-		KUNIT_EXPECT_EQ(test, addr, c->addr);
-		KUNIT_EXPECT_EQ(test, end, c->addr + 16);
-		stats(h, &st);
-		KUNIT_EXPECT_EQ(test, st.unused_bytes, c->addr - B_ODD);
-		check_heap(test, h);
-		KUNIT_EXPECT_EQ(test, xmem_heap_free(h, addr), XMEM_OK);
-	} else {
-		KUNIT_EXPECT_EQ(test, addr, 7ULL);
-	}
-}
-
-static void align_boundaries(struct kunit *test)
-{
-	run_each_mode(test, B_ODD, align_case_run, test->param_value);
+	run_each_mode(test, c->base, bound_case_run, c);
 }
 
 /* ---- split and descriptors -------------------------------------------- */
@@ -1521,8 +1495,7 @@ static struct kunit_case contract_cases[] = {
 	KUNIT_CASE_PARAM(illegal_align, illegal_align_gen_params),
 	KUNIT_CASE_PARAM(size_zero, xh_mode_gen_params),
 	KUNIT_CASE_PARAM(no_fit_leaves_heap, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(size_boundaries, size_table_gen_params),
-	KUNIT_CASE_PARAM(align_boundaries, align_table_gen_params),
+	KUNIT_CASE_PARAM(alloc_boundaries, bound_table_gen_params),
 	KUNIT_CASE_PARAM(stats_track_blocks, xh_mode_gen_params),
 	KUNIT_CASE_PARAM(dump_order_and_truncation, xh_mode_gen_params),
 	KUNIT_CASE_PARAM(verify_detects_corruption, xh_mode_gen_params),
