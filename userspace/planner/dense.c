@@ -948,23 +948,15 @@ static int a_less(const struct anode *nd, int32_t a, int32_t b)
 	return a < b;
 }
 
-/* t's left child c up in its place (t pulled; c is pulled by the caller) */
-static int32_t a_rotate_right(struct anode *nd, int32_t t)
+/* t's right (left) child c up in its place, t pulled; c is pulled by the
+ * caller */
+static int32_t a_rotate(struct anode *nd, int32_t t, int left)
 {
-	int32_t c = nd[t].l;
+	int32_t *down = left ? &nd[t].r : &nd[t].l, c = *down;
+	int32_t *up = left ? &nd[c].l : &nd[c].r;
 
-	nd[t].l = nd[c].r;
-	nd[c].r = t;
-	a_pull(nd, t);
-	return c;
-}
-
-static int32_t a_rotate_left(struct anode *nd, int32_t t)
-{
-	int32_t c = nd[t].r;
-
-	nd[t].r = nd[c].l;
-	nd[c].l = t;
+	*down = *up;
+	*up = t;
 	a_pull(nd, t);
 	return c;
 }
@@ -978,11 +970,11 @@ static int32_t a_insert(struct anode *nd, int32_t t, int32_t x)
 	if (a_less(nd, x, t)) {
 		nd[t].l = a_insert(nd, nd[t].l, x);
 		if (nd[nd[t].l].prio > nd[t].prio)
-			t = a_rotate_right(nd, t);
+			t = a_rotate(nd, t, 0);
 	} else {
 		nd[t].r = a_insert(nd, nd[t].r, x);
 		if (nd[nd[t].r].prio > nd[t].prio)
-			t = a_rotate_left(nd, t);
+			t = a_rotate(nd, t, 1);
 	}
 	a_pull(nd, t);
 	return t;
