@@ -59,6 +59,12 @@ static int same(const struct snap *a, const struct snap *b)
 
 static struct snap s0, s1, s2, s3;
 
+/* HBM as snapshot s0 saw it (s1: what it is now) */
+static int hbm_as_in_s0(struct xms_dev *xd)
+{
+	return snap(xd, HBM, &s1) == 0 && same(&s0, &s1);
+}
+
 static int raw(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
@@ -147,8 +153,7 @@ TEST(alloc_bad_inputs_exact_errno_nothing_changed)
 	a.reserved[1] = 1;
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, &a) == -EINVAL);
 
-	REQUIRE(snap(&xd, HBM, &s1) == 0);
-	CHECK(same(&s0, &s1));
+	CHECK(hbm_as_in_s0(&xd));
 	close(fd);
 }
 
@@ -196,8 +201,7 @@ TEST(free_bad_inputs_and_double_free)
 	CHECK(xms_free(&xd, DRAM, a, &st) == -ENOENT);		/* wrong heap */
 	CHECK(xms_free(&xd, HBM, a + 1, &st) == -ENOENT);	/* not the address */
 	CHECK(st == XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS);
-	REQUIRE(snap(&xd, HBM, &s1) == 0);
-	CHECK(same(&s0, &s1));
+	CHECK(hbm_as_in_s0(&xd));
 	CHECK(xms_free(&xd, HBM, a, &st) == 0);
 	st = 1;
 	CHECK(xms_free(&xd, HBM, a, &st) == -ENOENT);		/* double free */
@@ -396,8 +400,7 @@ TEST(ioctl_argument_ending_at_a_page_edge)
 	/* 8 bytes over the edge: EFAULT, and no allocation left behind */
 	a = (struct xmemsim_alloc *)(p + pg - sizeof(*a) + 8);
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, a) == -EFAULT);
-	REQUIRE(snap(&xd, HBM, &s1) == 0);
-	CHECK(same(&s0, &s1));
+	CHECK(hbm_as_in_s0(&xd));
 	munmap(p, pg);
 	close(fd);
 }
@@ -414,8 +417,7 @@ TEST(alloc_whose_result_cannot_be_written_back_is_undone)
 	REQUIRE(snap(&xd, HBM, &s0) == 0);
 	REQUIRE(mprotect(p, pg, PROT_READ) == 0);	/* readable, not writable */
 	CHECK(raw(fd, XMEMSIM_IOC_HEAP_ALLOC, p) == -EFAULT);
-	REQUIRE(snap(&xd, HBM, &s1) == 0);
-	CHECK(same(&s0, &s1));
+	CHECK(hbm_as_in_s0(&xd));
 	munmap(p, pg);
 	close(fd);
 }
