@@ -383,9 +383,18 @@ uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start);
  * would end above ceiling, a time is UINT64_MAX or the pass would visit
  * more than DP_SKYLINE_WORK segments and candidates; -ENOMEM. */
 #define DP_SKYLINE_WORK	(1ULL << 29)
+/* the chain pass's reruns with perturbed ties (strategy.c) */
+#define DP_SKYLINE_RESTARTS	30
 int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       const uint64_t *key, uint64_t start, uint64_t ceiling,
 	       uint64_t page);
+/* skyline.c: the chain pass, the same with each lowest run given the
+ * items inside it that cover most of its time (ties: the largest sum of
+ * span x key), all at once; same answers; *work += the segments and
+ * candidates it visited. */
+int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     const uint64_t *key, uint64_t start, uint64_t ceiling,
+		     uint64_t page, uint64_t *work);
 /* lns.c: the slice search (see the comment there) from the placement
  * best[] ending at *best_end, towards lb (start + the lower bound), within
  * budget (search nodes and subproblem items); best[] and *best_end

@@ -29,6 +29,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "xorshift.h"
 
 uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
 {
@@ -181,11 +182,17 @@ struct srch {
 	enum dp_engine eng;
 };
 
-/* The skyline pass (skyline.c), ties by size.  0, or -ENOMEM. */
+/* The skyline passes (skyline.c): the plain one, ties by size; then,
+ * while above the lower bound, the chain pass with ties by size x span,
+ * and again with each size's weight in the ties drawn in [1, 2) (a fixed
+ * seed), up to DP_SKYLINE_RESTARTS times and while the chain passes have
+ * visited fewer than DP_SKYLINE_WORK segments and candidates.  0, or
+ * -ENOMEM. */
 static int skyline_pass(struct srch *S)
 {
 	uint64_t *key = dp_realloc_array(NULL, S->n + 1, sizeof(*key));
-	size_t i;
+	uint64_t work = 0, rs = 0x9e3779b97f4a7c15ULL + 1;
+	size_t i, k;
 	int r;
 
 	if (!key)
@@ -196,6 +203,19 @@ static int skyline_pass(struct srch *S)
 	if (!r)
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
 		     "skyline");
+	for (k = 0; k <= DP_SKYLINE_RESTARTS && r != -ENOMEM &&
+	     S->best_end > S->st->lower_bound && work < DP_SKYLINE_WORK; k++) {
+		for (i = 0; k && i < S->n; i++)
+			if (__builtin_mul_overflow(S->it[i].size,
+						   64 + xorshift64_below(&rs, 64),
+						   &key[i]))
+				key[i] = UINT64_MAX;
+		r = dp_skyline_chain(S->it, S->n, S->iv, key, S->start,
+				     S->ceiling, S->page, &work);
+		if (!r)
+			keep(S->it, S->n, S->best, &S->best_end, S->start,
+			     &S->how, "skyline chain");
+	}
 	free(key);
 	return r == -ENOMEM ? r : 0;
 }
