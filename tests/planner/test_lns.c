@@ -6,8 +6,10 @@
  * bound = 64 n): every placement verifies, the slice search never ends
  * above where it started, gives the same addresses twice, and reaches the
  * optimum of a small packing from a first fit above it; the chain pass
- * reaches optima the plain one misses, and the portfolio takes it (the
- * same plan twice); --strategy search above the
+ * reaches optima the plain one misses, completes a partial placement
+ * (DP_SKY_KEEP), and the portfolio takes it (the same plan twice); the
+ * top search (dp_lns_top) is never worse, repeats, and lowers most
+ * packings of 500; --strategy search above the
  * exact search's item limit still verifies and is never worse than the
  * portfolio.  Budgets are node counts: nothing depends on the machine.
  */
@@ -226,7 +228,7 @@ TEST(bnb_pinned_items_stay)
 static int sky(struct prob *p, int chain, uint64_t ceiling, uint64_t *w)
 {
 	return chain ? dp_skyline_chain(p->it, p->n, p->iv, p->key, 0, ceiling,
-					0, w) :
+					0, 0, w) :
 		       dp_skyline(p->it, p->n, p->iv, p->key, 0, ceiling, 0);
 }
 
@@ -346,6 +348,96 @@ TEST(portfolio_takes_the_chain_pass)
 	prob_free(&p);
 	dp_csv_free(c);
 	dp_csv_free(d);
+}
+
+/* The chain pass keeps what is placed (DP_SKY_KEEP): a first fit with
+ * everything from a level up taken out is completed above the rest, which
+ * stays where it was. */
+TEST(skyline_chain_completes_a_partial_placement)
+{
+	struct dp_place_stats ps = { 0 };
+	struct dp_csv *c = perfect(300, 4);
+	uint64_t *a0, L, w = 0;
+	size_t i, failed, kept = 0;
+	struct prob p;
+
+	REQUIRE(c && !prob_of(c, &p));
+	a0 = calloc(p.n, sizeof(*a0));
+	REQUIRE(a0);
+	REQUIRE(!dp_place(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
+	L = end_of(&p) / 2;
+	for (i = 0; i < p.n; i++) {
+		a0[i] = p.it[i].addr;
+		if (a0[i] >= L)
+			p.it[i].addr = DP_UNSET;
+		else
+			kept++;
+	}
+	CHECK(kept > 0 && kept < p.n);
+	CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX, 0,
+				DP_SKY_KEEP, &w));
+	CHECK(valid(&p));
+	for (i = 0; i < p.n; i++)
+		if (a0[i] < L)
+			CHECK(p.it[i].addr == a0[i]);
+	free(a0);
+	prob_free(&p);
+	dp_csv_free(c);
+}
+
+/* The top search from the chain pass: never higher, the same twice, a
+ * valid placement, lower on some packings; no budget: nothing moves. */
+TEST(top_search_never_worse_and_deterministic)
+{
+	uint64_t seed;
+	int lowered = 0;
+
+	for (seed = 1; seed <= 6; seed++) {
+		struct dp_csv *c = perfect(500, seed);
+		uint64_t *b[2], e0, e[2], w = 0, lb;
+		struct prob p;
+		int k;
+
+		REQUIRE(c && !prob_of(c, &p));
+		b[0] = calloc(p.n, sizeof(uint64_t));
+		b[1] = calloc(p.n, sizeof(uint64_t));
+		REQUIRE(b[0] && b[1]);
+		lb = dp_lower_bound(p.it, p.n, p.iv);
+		REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
+		e0 = end_of(&p);
+		for (k = 0; k < 2; k++) {
+			size_t i;
+
+			for (i = 0; i < p.n; i++)
+				b[k][i] = p.it[i].addr;
+			e[k] = e0;
+			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
+					  k ? DP_LNS_TOP_WORK : 0, b[k], &e[k]));
+			CHECK(e[k] == end_of(&p));
+			CHECK(valid(&p));
+			if (!k) {
+				CHECK(e[0] == e0);
+				continue;
+			}
+			CHECK(e[1] <= e0);
+			lowered += e[1] < e0;
+			e[0] = e0;	/* again from the chain pass */
+			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
+			for (i = 0; i < p.n; i++)
+				b[0][i] = p.it[i].addr;
+			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
+					  DP_LNS_TOP_WORK, b[0], &e[0]));
+			CHECK(e[0] == e[1]);
+			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
+		}
+		free(b[0]);
+		free(b[1]);
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+	printf("# the top search lowered %d of 6\n", lowered);
+	CHECK(lowered >= 2);
 }
 
 /* Above the exact search's limit the portfolio (now with the skyline) and

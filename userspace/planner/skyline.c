@@ -20,7 +20,8 @@
  * The chain pass (dp_skyline_chain) gives each lowest run a set of items
  * at once: the items inside the run, end to end or with gaps, that cover
  * the most of its time, found by dynamic programming over the run's
- * buckets from its right end (ties: the largest sum of span x key).  Where
+ * buckets from its right end (ties: the largest sum of span x key, or of
+ * span^2 x key, which favours the long items while runs are wide).  Where
  * the plain pass takes the longest item and may leave a stretch beside it
  * nothing fills, this one fills the whole run whenever its items can; the
  * caller reruns it with perturbed keys (strategy.c).
@@ -54,7 +55,9 @@ struct sky {
 	uint32_t tsz;
 	uint64_t work;		/* segments and bucket entries visited */
 	/* the chain pass (dp_skyline_chain): per segment of the run */
-	int chain;
+	int chain;		/* 1: ties by span x key, 2: span^2 x key */
+	int keep;		/* items with an address stay (a floor) */
+	size_t kept;
 	uint64_t *cov, *area;	/* the most time covered from it on; the
 				 * area (size x span) of that cover */
 	uint32_t *cho;		/* the item that starts the cover, or none */
@@ -183,21 +186,31 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		K->head[i] = UINT32_MAX;
 		K->lvl[i] = start;
 	}
-	for (i = 0; i < K->tsz; i++)
-		K->mn[K->tsz + i] = i < K->m ? start : UINT64_MAX;
-	for (i = K->tsz; i-- > 1;)
-		K->mn[i] = K->mn[2 * i] < K->mn[2 * i + 1] ? K->mn[2 * i] :
-			   K->mn[2 * i + 1];
 	for (i = 0; i < n; i++) {
+		uint32_t s;
+
 		hull(&it[i], iv, &lo, &hi);
 		K->cs[i] = lo > hi ? K->m : seg_of(K, lo);
 		K->ce[i] = lo > hi ? K->m : seg_of(K, hi + 1);
 		k[i] = (struct skey){ K->cs[i], K->ce[i], key[i], i };
+		if (!K->keep || it[i].addr == DP_UNSET)
+			continue;
+		K->kept++;		/* a floor under the others */
+		for (s = K->cs[i]; s < K->ce[i]; s++)
+			if (it[i].addr + it[i].size > K->lvl[s])
+				K->lvl[s] = it[i].addr + it[i].size;
 	}
+	for (i = 0; i < K->tsz; i++)
+		K->mn[K->tsz + i] = i < K->m ? K->lvl[i] : UINT64_MAX;
+	for (i = K->tsz; i-- > 1;)
+		K->mn[i] = K->mn[2 * i] < K->mn[2 * i + 1] ? K->mn[2 * i] :
+			   K->mn[2 * i + 1];
 	qsort(k, n, sizeof(*k), cmp_skey);
 	for (i = n; i-- > 0;) {		/* push front, last first */
 		uint32_t v = k[i].i, s = K->cs[v];
 
+		if (K->keep && it[v].addr != DP_UNSET)
+			continue;
 		K->next[v] = K->head[s];
 		K->prev[v] = UINT32_MAX;
 		if (K->head[s] != UINT32_MAX)
@@ -264,7 +277,8 @@ static uint32_t pick(struct sky *K, uint32_t s0, uint32_t s1)
 }
 
 /* The chain pass's cover of the run [s0, s1): items inside it, end to end
- * or with gaps, that cover the most time (ties: the most span x key), by
+ * or with gaps, that cover the most time (ties: the most span x key, or
+ * span^2 x key), by
  * dynamic programming from the right end over the run's buckets.  The
  * time covered; cho[] from s0 on lists the cover. */
 static uint64_t cover(struct sky *K, uint32_t s0, uint32_t s1)
@@ -284,6 +298,7 @@ static uint64_t cover(struct sky *K, uint32_t s0, uint32_t s1)
 				continue;
 			c = w + K->cov[K->ce[v]];
 			if (__builtin_mul_overflow(w, K->key[v], &a) ||
+			    (K->chain > 1 && __builtin_mul_overflow(w, a, &a)) ||
 			    __builtin_add_overflow(a, K->area[K->ce[v]], &a))
 				a = UINT64_MAX;
 			if (c > K->cov[s] || (c == K->cov[s] && a > K->area[s])) {
@@ -331,7 +346,7 @@ static uint64_t lowest_run(struct sky *K, uint32_t *s0, uint32_t *s1)
 static int fill(struct sky *K, struct dp_item *it, size_t n,
 		uint64_t start, uint64_t ceiling, uint64_t page)
 {
-	size_t left = n;
+	size_t left = n - K->kept;
 	uint32_t v, s, s0 = 0, s1 = 0;
 	uint64_t h;
 
@@ -374,9 +389,9 @@ static int fill(struct sky *K, struct dp_item *it, size_t n,
 
 static int skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		   const uint64_t *key, uint64_t start, uint64_t ceiling,
-		   uint64_t page, int chain, uint64_t *work)
+		   uint64_t page, int chain, int keep, uint64_t *work)
 {
-	struct sky K = { .chain = chain, .key = key };
+	struct sky K = { .chain = chain, .keep = keep, .key = key };
 	int rc = sky_init(&K, it, n, iv, key, start);
 
 	if (!rc)
@@ -391,12 +406,14 @@ int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       const uint64_t *key, uint64_t start, uint64_t ceiling,
 	       uint64_t page)
 {
-	return skyline(it, n, iv, key, start, ceiling, page, 0, NULL);
+	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL);
 }
 
 int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     const uint64_t *key, uint64_t start, uint64_t ceiling,
-		     uint64_t page, uint64_t *work)
+		     uint64_t page, int flags, uint64_t *work)
 {
-	return skyline(it, n, iv, key, start, ceiling, page, 1, work);
+	return skyline(it, n, iv, key, start, ceiling, page,
+		       1 + !!(flags & DP_SKY_SPAN2), !!(flags & DP_SKY_KEEP),
+		       work);
 }

@@ -185,9 +185,9 @@ struct srch {
 /* The skyline passes (skyline.c): the plain one, ties by size; then,
  * while above the lower bound, the chain pass with ties by size x span,
  * and again with each size's weight in the ties drawn in [1, 2) (a fixed
- * seed), up to DP_SKYLINE_RESTARTS times and while the chain passes have
- * visited fewer than DP_SKYLINE_WORK segments and candidates.  0, or
- * -ENOMEM. */
+ * seed), every other time with ties by size x span^2, up to
+ * DP_SKYLINE_RESTARTS times and while the chain passes have visited fewer
+ * than DP_SKYLINE_WORK segments and candidates.  0, or -ENOMEM. */
 static int skyline_pass(struct srch *S)
 {
 	uint64_t *key = dp_realloc_array(NULL, S->n + 1, sizeof(*key));
@@ -211,7 +211,8 @@ static int skyline_pass(struct srch *S)
 						   &key[i]))
 				key[i] = UINT64_MAX;
 		r = dp_skyline_chain(S->it, S->n, S->iv, key, S->start,
-				     S->ceiling, S->page, &work);
+				     S->ceiling, S->page,
+				     k % 2 ? DP_SKY_SPAN2 : 0, &work);
 		if (!r)
 			keep(S->it, S->n, S->best, &S->best_end, S->start,
 			     &S->how, "skyline chain");
@@ -345,22 +346,37 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 	return 0;
 }
 
-/* The slice search (lns.c) from the best placement, within budget.  0,
- * or -ENOMEM. */
+/* S's result is now best_end, found by how (when lower than end) */
+static void improved(struct srch *S, uint64_t end, const char *how)
+{
+	struct dp_search_stats *st = S->st;
+
+	if (S->best_end >= end)
+		return;
+	S->how = how;
+	st->how = S->how;
+	st->end = S->best_end;
+	st->proven |= S->best_end <= st->lower_bound;
+}
+
+/* The top search, then the slice search (lns.c) from the best placement,
+ * within budget (0: neither).  0, or -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 {
 	struct dp_search_stats *st = S->st;
 	uint64_t end = S->best_end;
 	int r;
 
+	r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
+		       st->lower_bound, budget ? DP_LNS_TOP_WORK : 0, S->best,
+		       &S->best_end);
+	improved(S, end, "skyline top");
+	if (r)
+		return r;
+	end = S->best_end;
 	r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page, st->lower_bound,
 		   budget, S->best, &S->best_end, &st->lns);
-	if (S->best_end < end) {
-		S->how = "slices";
-		st->how = S->how;
-		st->end = S->best_end;
-		st->proven |= S->best_end <= st->lower_bound;
-	}
+	improved(S, end, "slices");
 	return r;
 }
 
