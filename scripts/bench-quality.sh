@@ -19,8 +19,11 @@
 # rectangle, so the optimum is the lower bound, 64n): seed and search
 # against the optimum; and staircases of 2,999 buffers, each overlapping
 # its W successors: the search's time with the default budget, nodes and
-# ns per node ((time - the portfolio's time) / nodes).  Figures only:
-# nothing here gates on time.
+# ns per node ((time - the portfolio's time) / nodes, so the top and
+# slice searches after the exact search count in it too).  The `how`
+# column of the perfect packings names the pass that won (skyline chain,
+# search, skyline top, slices, ...).  Figures only: nothing here gates on
+# time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}

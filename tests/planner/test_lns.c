@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The skyline pass (skyline.c), the exact search's pinned items
- * (dp_bnb_floors) and the slice search (lns.c), on perfect packings from
- * the benchmark's guillotine generator (optimum = lower bound = 64 n):
- * every placement verifies, the slice search never ends above where it
- * started, gives the same addresses twice, and reaches the optimum of a
- * small packing from a first fit above it; --strategy search above the
+ * The skyline passes (skyline.c: plain and chain), the exact search's
+ * pinned items (dp_bnb_floors) and the slice search (lns.c), on perfect
+ * packings from the benchmark's guillotine generator (optimum = lower
+ * bound = 64 n): every placement verifies, the slice search never ends
+ * above where it started, gives the same addresses twice, and reaches the
+ * optimum of a small packing from a first fit above it; the chain pass
+ * reaches optima the plain one misses, completes a partial placement
+ * (DP_SKY_KEEP), and the portfolio takes it (the same plan twice); the
+ * top search (dp_lns_top) is never worse, repeats, and lowers most
+ * packings of 500; --strategy search above the
  * exact search's item limit still verifies and is never worse than the
  * portfolio.  Budgets are node counts: nothing depends on the machine.
  */
@@ -35,11 +39,13 @@ static struct dp_csv *perfect(uint32_t n, uint64_t seed)
 	return c;
 }
 
-/* The problem of c as items (one interval each), unplaced. */
+/* The problem of c as items (one interval each), unplaced; key[]: the
+ * sizes, the skyline passes' ties. */
 struct prob {
 	struct dp_item *it;
 	struct dp_iv *iv;
 	size_t n;
+	uint64_t *key;
 };
 
 static int prob_of(const struct dp_csv *c, struct prob *p)
@@ -49,11 +55,13 @@ static int prob_of(const struct dp_csv *c, struct prob *p)
 	p->n = c->n;
 	p->it = calloc(c->n + 1, sizeof(*p->it));
 	p->iv = calloc(c->n + 1, sizeof(*p->iv));
-	if (!p->it || !p->iv)
+	p->key = calloc(c->n + 1, sizeof(*p->key));
+	if (!p->it || !p->iv || !p->key)
 		return -1;
 	for (i = 0; i < c->n; i++) {
 		p->iv[i] = (struct dp_iv){ c->b[i].lower, c->b[i].upper - 1 };
 		p->it[i] = (struct dp_item){ c->b[i].size, 1, i, 1, DP_UNSET };
+		p->key[i] = c->b[i].size;
 	}
 	return 0;
 }
@@ -62,6 +70,7 @@ static void prob_free(struct prob *p)
 {
 	free(p->it);
 	free(p->iv);
+	free(p->key);
 }
 
 /* Every item placed, and items live at a common time byte-disjoint
@@ -215,36 +224,51 @@ TEST(bnb_pinned_items_stay)
 	dp_ovl_free(ol);
 }
 
-TEST(skyline_verifies_and_respects_the_ceiling)
+/* A skyline pass on p (chain: the chain pass), the work added to *w */
+static int sky(struct prob *p, int chain, uint64_t ceiling, uint64_t *w)
 {
-	uint64_t seed;
-
-	for (seed = 1; seed <= 6; seed++) {
-		struct dp_csv *c = perfect(300, seed);
-		struct prob p;
-		uint64_t *key, e;
-		size_t i;
-
-		REQUIRE(c && !prob_of(c, &p));
-		key = calloc(p.n, sizeof(*key));
-		REQUIRE(key);
-		for (i = 0; i < p.n; i++)
-			key[i] = p.it[i].size;
-		CHECK(!dp_skyline(p.it, p.n, p.iv, key, 0, UINT64_MAX, 0));
-		CHECK(valid(&p));
-		e = end_of(&p);
-		CHECK(e >= 64 * 300);
-		CHECK(!dp_skyline(p.it, p.n, p.iv, key, 0, e, 0));
-		CHECK(end_of(&p) == e);
-		CHECK(dp_skyline(p.it, p.n, p.iv, key, 0, e - 1, 0) == -1);
-		free(key);
-		prob_free(&p);
-		dp_csv_free(c);
-	}
+	return chain ? dp_skyline_chain(p->it, p->n, p->iv, p->key, 0, ceiling,
+					0, 0, w) :
+		       dp_skyline(p->it, p->n, p->iv, p->key, 0, ceiling, 0);
 }
 
-/* A guillotine stack the skyline fills exactly: two columns under one
- * buffer across both. */
+/* Both skyline passes: a placement, within the ceiling they are given;
+ * the same placement (and work) twice. */
+TEST(skylines_verify_and_respect_the_ceiling)
+{
+	uint64_t seed;
+	int chain;
+
+	for (seed = 1; seed <= 6; seed++)
+		for (chain = 0; chain < 2; chain++) {
+			struct dp_csv *c = perfect(300, seed);
+			uint64_t *a0, e, w0 = 0, w1 = 0;
+			struct prob p;
+			size_t i;
+
+			REQUIRE(c && !prob_of(c, &p));
+			a0 = calloc(p.n, sizeof(*a0));
+			REQUIRE(a0);
+			CHECK(!sky(&p, chain, UINT64_MAX, &w0));
+			CHECK(valid(&p));
+			CHECK(!chain || w0 > 0);
+			e = end_of(&p);
+			CHECK(e >= 64 * 300);
+			for (i = 0; i < p.n; i++)
+				a0[i] = p.it[i].addr;
+			CHECK(!sky(&p, chain, e, &w1));
+			CHECK(w1 == w0);
+			for (i = 0; i < p.n; i++)
+				CHECK(p.it[i].addr == a0[i]);
+			CHECK(sky(&p, chain, e - 1, &w1) == -1);
+			free(a0);
+			prob_free(&p);
+			dp_csv_free(c);
+		}
+}
+
+/* A guillotine stack both skyline passes fill exactly: two columns under
+ * one buffer across both. */
 TEST(skyline_fills_a_stack_exactly)
 {
 	struct dp_iv iv[4] = { { 0, 4 }, { 5, 9 }, { 0, 9 }, { 5, 9 } };
@@ -252,12 +276,168 @@ TEST(skyline_fills_a_stack_exactly)
 				 { 2, 1, 1, 1, DP_UNSET },
 				 { 3, 1, 2, 1, DP_UNSET },
 				 { 4, 1, 3, 1, DP_UNSET } };
-	uint64_t key[4] = { 6, 2, 3, 4 };
-	struct prob p = { it, iv, 4 };
+	uint64_t key[4] = { 6, 2, 3, 4 }, w = 0;
+	struct prob p = { it, iv, 4, key };
+	int chain;
 
-	CHECK(!dp_skyline(it, 4, iv, key, 0, UINT64_MAX, 0));
+	for (chain = 0; chain < 2; chain++) {
+		CHECK(!sky(&p, chain, UINT64_MAX, &w));
+		CHECK(valid(&p));
+		CHECK(end_of(&p) == 9);
+	}
+}
+
+/* Small perfect packings: covering each lowest run with the most time
+ * its items can fill, end to end, reaches the optimum where taking the
+ * longest item that fits misses it (30 buffers, seed 3: 1.17x), and more
+ * often over twelve seeds. */
+TEST(skyline_chain_reaches_optima_the_plain_pass_misses)
+{
+	int hit[2] = { 0, 0 }, chain;
+	uint64_t seed, w = 0;
+	struct dp_csv *c;
+	struct prob p;
+
+	for (seed = 1; seed <= 12; seed++)
+		for (chain = 0; chain < 2; chain++) {
+			c = perfect(60, seed);
+			REQUIRE(c && !prob_of(c, &p));
+			CHECK(!sky(&p, chain, UINT64_MAX, &w));
+			CHECK(valid(&p));
+			hit[chain] += end_of(&p) == 64 * 60;
+			prob_free(&p);
+			dp_csv_free(c);
+		}
+	printf("# optimal: plain %d, chain %d of 12\n", hit[0], hit[1]);
+	CHECK(hit[1] >= hit[0] + 4);
+	for (chain = 0; chain < 2; chain++) {
+		c = perfect(30, 3);
+		REQUIRE(c && !prob_of(c, &p) && p.n == 30);
+		CHECK(!sky(&p, chain, UINT64_MAX, &w));
+		CHECK(chain ? end_of(&p) == 64 * 30 : end_of(&p) > 64 * 30);
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+}
+
+/* The portfolio alone (no search budget) on 5,000 buffers: the chain
+ * pass and its reruns with perturbed ties win, below the plain skyline,
+ * and the same plan twice. */
+TEST(portfolio_takes_the_chain_pass)
+{
+	struct dp_csv *c = perfect(5000, 1), *d = perfect(5000, 1);
+	struct dp_search_stats st;
+	struct dp_err e;
+	struct prob p;
+	uint64_t plain, w = 0;
+	size_t i;
+
+	REQUIRE(c && d && !prob_of(c, &p));
+	REQUIRE(!sky(&p, 0, UINT64_MAX, &w));
+	plain = end_of(&p);
+	REQUIRE(!dp_csv_solve_search(c, 0, 0, &st, &e));
+	CHECK(!dp_csv_verify(c, &e));
+	CHECK(!strcmp(st.how, "skyline chain"));
+	CHECK(dp_csv_peak(c) < plain);
+	printf("# plain skyline %llu, portfolio %llu, optimum %u\n",
+	     (unsigned long long)plain, (unsigned long long)dp_csv_peak(c),
+	     64 * 5000);
+	REQUIRE(!dp_csv_solve_search(d, 0, 0, &st, &e));
+	for (i = 0; i < p.n; i++)
+		CHECK(c->b[i].offset == d->b[i].offset);
+	prob_free(&p);
+	dp_csv_free(c);
+	dp_csv_free(d);
+}
+
+/* The chain pass keeps what is placed (DP_SKY_KEEP): a first fit with
+ * everything from a level up taken out is completed above the rest, which
+ * stays where it was. */
+TEST(skyline_chain_completes_a_partial_placement)
+{
+	struct dp_place_stats ps = { 0 };
+	struct dp_csv *c = perfect(300, 4);
+	uint64_t *a0, L, w = 0;
+	size_t i, failed, kept = 0;
+	struct prob p;
+
+	REQUIRE(c && !prob_of(c, &p));
+	a0 = calloc(p.n, sizeof(*a0));
+	REQUIRE(a0);
+	REQUIRE(!dp_place(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
+	L = end_of(&p) / 2;
+	for (i = 0; i < p.n; i++) {
+		a0[i] = p.it[i].addr;
+		if (a0[i] >= L)
+			p.it[i].addr = DP_UNSET;
+		else
+			kept++;
+	}
+	CHECK(kept > 0 && kept < p.n);
+	CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX, 0,
+				DP_SKY_KEEP, &w));
 	CHECK(valid(&p));
-	CHECK(end_of(&p) == 9);
+	for (i = 0; i < p.n; i++)
+		if (a0[i] < L)
+			CHECK(p.it[i].addr == a0[i]);
+	free(a0);
+	prob_free(&p);
+	dp_csv_free(c);
+}
+
+/* The top search from the chain pass: never higher, the same twice, a
+ * valid placement, lower on some packings; no budget: nothing moves. */
+TEST(top_search_never_worse_and_deterministic)
+{
+	uint64_t seed;
+	int lowered = 0;
+
+	for (seed = 1; seed <= 6; seed++) {
+		struct dp_csv *c = perfect(500, seed);
+		uint64_t *b[2], e0, e[2], w = 0, lb;
+		struct prob p;
+		int k;
+
+		REQUIRE(c && !prob_of(c, &p));
+		b[0] = calloc(p.n, sizeof(uint64_t));
+		b[1] = calloc(p.n, sizeof(uint64_t));
+		REQUIRE(b[0] && b[1]);
+		lb = dp_lower_bound(p.it, p.n, p.iv);
+		REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
+		e0 = end_of(&p);
+		for (k = 0; k < 2; k++) {
+			size_t i;
+
+			for (i = 0; i < p.n; i++)
+				b[k][i] = p.it[i].addr;
+			e[k] = e0;
+			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
+					  k ? DP_LNS_TOP_WORK : 0, b[k], &e[k]));
+			CHECK(e[k] == end_of(&p));
+			CHECK(valid(&p));
+			if (!k) {
+				CHECK(e[0] == e0);
+				continue;
+			}
+			CHECK(e[1] <= e0);
+			lowered += e[1] < e0;
+			e[0] = e0;	/* again from the chain pass */
+			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
+			for (i = 0; i < p.n; i++)
+				b[0][i] = p.it[i].addr;
+			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
+					  DP_LNS_TOP_WORK, b[0], &e[0]));
+			CHECK(e[0] == e[1]);
+			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
+		}
+		free(b[0]);
+		free(b[1]);
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+	printf("# the top search lowered %d of 6\n", lowered);
+	CHECK(lowered >= 2);
 }
 
 /* Above the exact search's limit the portfolio (now with the skyline) and

@@ -269,8 +269,9 @@ TEST(planning_survives_every_allocation_failure)
 	}
 }
 
-/* A staircase, buffer i live [i, i + 5), sizes in a fixed pattern: the
- * portfolio misses the lower bound, so the exact search is built and run. */
+/* A staircase, buffer i live [i, i + 7), sizes in a fixed pattern: the
+ * portfolio (both skyline passes too) misses the lower bound, so the exact
+ * search is built and run, then the slice search. */
 TEST(minimalloc_search_survives_every_allocation_failure)
 {
 	static char text[2048];
@@ -280,7 +281,7 @@ TEST(minimalloc_search_survives_every_allocation_failure)
 
 	len = sprintf(text, "id,lower,upper,size\n");
 	for (i = 0; i < 24; i++)
-		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, i, i + 5,
+		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, i, i + 7,
 			       (i * 7919) % 97 + 1);
 	csv_job(&in, &j);
 	REQUIRE(j.rc == 0);

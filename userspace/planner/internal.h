@@ -392,9 +392,22 @@ uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start);
  * would end above ceiling, a time is UINT64_MAX or the pass would visit
  * more than DP_SKYLINE_WORK segments and candidates; -ENOMEM. */
 #define DP_SKYLINE_WORK	(1ULL << 29)
+/* the chain pass's reruns with perturbed ties (strategy.c) */
+#define DP_SKYLINE_RESTARTS	60
 int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       const uint64_t *key, uint64_t start, uint64_t ceiling,
 	       uint64_t page);
+/* skyline.c: the chain pass, the same with each lowest run given the
+ * items inside it that cover most of its time (ties: the largest sum of
+ * span x key, or with DP_SKY_SPAN2 of span^2 x key), all at once; with
+ * DP_SKY_KEEP the items that have an address keep it and the others go
+ * above them (a partial placement completed); same answers; *work += the
+ * segments and candidates it visited. */
+#define DP_SKY_SPAN2	1
+#define DP_SKY_KEEP	2
+int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     const uint64_t *key, uint64_t start, uint64_t ceiling,
+		     uint64_t page, int flags, uint64_t *work);
 /* lns.c: the slice search (see the comment there) from the placement
  * best[] ending at *best_end, towards lb (start + the lower bound), within
  * budget (search nodes and subproblem items); best[] and *best_end
@@ -407,6 +420,15 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	   uint64_t *spent);
 /* The slice search's default budget (nodes = DP_UNSET) */
 #define DP_LNS_BUDGET	(1ULL << 21)
+/* lns.c: the top search (see the comment there) from best[] ending at
+ * *best_end, towards lb, within the ceiling and budget segments and
+ * candidates visited by its skyline passes; best[] and *best_end lowered
+ * when it finds better, it[].addr = best[] on return.  0, or -ENOMEM
+ * (best[] still a valid placement). */
+int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+	       uint64_t budget, uint64_t *best, uint64_t *best_end);
+#define DP_LNS_TOP_WORK	(1ULL << 29)
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;

@@ -36,6 +36,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "xorshift.h"
 
 #define LNS_SLICE	400	/* items per slice, by first live time */
 #define LNS_PROBES	3	/* bisection probes per slice */
@@ -258,4 +259,61 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	*spent = L.spent;
 	lns_free(&L);
 	return rc;
+}
+
+/*
+ * The top search: the placement above a level L is made again by the
+ * skyline's chain pass (skyline.c), the items below L kept where they are
+ * as a floor under it; the lower end is kept.  L goes down from the top
+ * in LNS_TOP_LEVELS steps to a tenth of the placement's height, each
+ * level tried LNS_TOP_TRIES times with the ties perturbed (a fixed seed;
+ * every other try by span^2), until the chain passes have visited budget
+ * segments and candidates.  Valid by construction: in each column the
+ * items above L sat above every item kept, and the pass puts them back
+ * above the kept items' tops.  Where the slice search cannot move the
+ * long items the skyline left on top (they cross every slice), this
+ * places them again, with all the items above L.
+ */
+#define LNS_TOP_LEVELS	30
+#define LNS_TOP_TRIES	5
+
+int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+	       uint64_t budget, uint64_t *best, uint64_t *best_end)
+{
+	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
+	uint64_t work = 0, rs = 0x9e3779b97f4a7c15ULL * 3 + 1, L, e;
+	int j, k, r = 0;
+	size_t i;
+
+	if (!key)
+		return -ENOMEM;
+	for (j = 1; j <= LNS_TOP_LEVELS; j++)
+		for (k = 0; k < LNS_TOP_TRIES; k++) {
+			if (*best_end <= lb || work >= budget || r == -ENOMEM)
+				goto out;
+			L = start + (uint64_t)((unsigned __int128)(*best_end - start) *
+					       (10 * LNS_TOP_LEVELS - 9 * j) /
+					       (10 * LNS_TOP_LEVELS));
+			for (i = 0; i < n; i++) {
+				it[i].addr = best[i] < L ? best[i] : DP_UNSET;
+				if (__builtin_mul_overflow(it[i].size,
+						64 + xorshift64_below(&rs, 64),
+						&key[i]))
+					key[i] = UINT64_MAX;
+			}
+			r = dp_skyline_chain(it, n, iv, key, start, ceiling, page,
+					     DP_SKY_KEEP | (k % 2 ? DP_SKY_SPAN2 : 0),
+					     &work);
+			if (r || (e = dp_items_end(it, n, start)) >= *best_end)
+				continue;
+			*best_end = e;
+			for (i = 0; i < n; i++)
+				best[i] = it[i].addr;
+		}
+out:
+	for (i = 0; i < n; i++)
+		it[i].addr = best[i];
+	free(key);
+	return r == -ENOMEM ? r : 0;
 }

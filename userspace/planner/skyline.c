@@ -17,11 +17,26 @@
  * stack of items fills, which first fit in a fixed order misses: a piece
  * placed early leaves holes only later pieces can fill.
  *
- * Cost: O((n + m) x m) for m distinct interval ends (each step scans the
- * skyline for its lowest run), plus the candidates skipped in the buckets;
- * the pass gives up (no placement, like a pass that does not fit) once it
- * has visited DP_SKYLINE_WORK segments and candidates, so a placement of
- * 10^5 items with as many distinct times costs a bounded second or so.
+ * The chain pass (dp_skyline_chain) gives each lowest run a set of items
+ * at once: the items inside the run, end to end or with gaps, that cover
+ * the most of its time, found by dynamic programming over the run's
+ * buckets from its right end (ties: the largest sum of span x key, or of
+ * span^2 x key, which favours the long items while runs are wide).  Where
+ * the plain pass takes the longest item and may leave a stretch beside it
+ * nothing fills, this one fills the whole run whenever its items can; the
+ * caller reruns it with perturbed keys (strategy.c).
+ *
+ * Cost: a min tree over the skyline's m segments (m: the distinct interval
+ * ends) finds the lowest run in O(log m + its length); placing an item or
+ * raising a run costs its segments times O(log m) at most; the candidates
+ * skipped in the buckets add to it (the chain pass visits every candidate
+ * in the run's buckets once a run).  The pass gives up (no placement,
+ * like a pass that does not fit) once it has visited DP_SKYLINE_WORK
+ * segments, tree nodes and candidates, so a placement of 10^5 items with
+ * as many distinct times costs a bounded second or so.  (Before the min
+ * tree each step scanned all m segments: the pass gave up on the
+ * 100,000-tensor training model of scripts/bench-quality.c, and now
+ * completes there, at the lower bound.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,7 +51,17 @@ struct sky {
 	uint32_t *cs, *ce;	/* item -> hull [cs, ce) in segments */
 	uint32_t *head, *next, *prev;	/* per start segment, a list */
 	uint64_t *lvl;		/* the skyline, per segment */
+	uint64_t *mn;		/* a min tree over lvl[] (leaves at tsz) */
+	uint32_t tsz;
 	uint64_t work;		/* segments and bucket entries visited */
+	/* the chain pass (dp_skyline_chain): per segment of the run */
+	int chain;		/* 1: ties by span x key, 2: span^2 x key */
+	int keep;		/* items with an address stay (a floor) */
+	size_t kept;
+	uint64_t *cov, *area;	/* the most time covered from it on; the
+				 * area (size x span) of that cover */
+	uint32_t *cho;		/* the item that starts the cover, or none */
+	const uint64_t *key;
 };
 
 static int cmp_u64(const void *x, const void *y)
@@ -83,6 +108,10 @@ static void sky_free(struct sky *K)
 	free(K->next);
 	free(K->prev);
 	free(K->lvl);
+	free(K->mn);
+	free(K->cov);
+	free(K->area);
+	free(K->cho);
 }
 
 /* The key of the buckets' order: segment, longest first, key, index */
@@ -136,7 +165,20 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 	K->m = K->m ? K->m - 1 : 0;
 	K->head = dp_realloc_array(NULL, K->m + 1, sizeof(*K->head));
 	K->lvl = dp_realloc_array(NULL, K->m + 1, sizeof(*K->lvl));
-	if (!K->head || !K->lvl) {
+	if (K->chain) {
+		K->cov = dp_realloc_array(NULL, K->m + 1, sizeof(*K->cov));
+		K->area = dp_realloc_array(NULL, K->m + 1, sizeof(*K->area));
+		K->cho = dp_realloc_array(NULL, K->m + 1, sizeof(*K->cho));
+	}
+	if (!K->head || !K->lvl ||
+	    (K->chain && (!K->cov || !K->area || !K->cho))) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (K->tsz = 1; K->tsz < K->m; K->tsz *= 2)
+		;
+	K->mn = dp_realloc_array(NULL, 2 * (size_t)K->tsz, sizeof(*K->mn));
+	if (!K->mn) {
 		free(k);
 		return -ENOMEM;
 	}
@@ -145,15 +187,30 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		K->lvl[i] = start;
 	}
 	for (i = 0; i < n; i++) {
+		uint32_t s;
+
 		hull(&it[i], iv, &lo, &hi);
 		K->cs[i] = lo > hi ? K->m : seg_of(K, lo);
 		K->ce[i] = lo > hi ? K->m : seg_of(K, hi + 1);
 		k[i] = (struct skey){ K->cs[i], K->ce[i], key[i], i };
+		if (!K->keep || it[i].addr == DP_UNSET)
+			continue;
+		K->kept++;		/* a floor under the others */
+		for (s = K->cs[i]; s < K->ce[i]; s++)
+			if (it[i].addr + it[i].size > K->lvl[s])
+				K->lvl[s] = it[i].addr + it[i].size;
 	}
+	for (i = 0; i < K->tsz; i++)
+		K->mn[K->tsz + i] = i < K->m ? K->lvl[i] : UINT64_MAX;
+	for (i = K->tsz; i-- > 1;)
+		K->mn[i] = K->mn[2 * i] < K->mn[2 * i + 1] ? K->mn[2 * i] :
+			   K->mn[2 * i + 1];
 	qsort(k, n, sizeof(*k), cmp_skey);
 	for (i = n; i-- > 0;) {		/* push front, last first */
 		uint32_t v = k[i].i, s = K->cs[v];
 
+		if (K->keep && it[v].addr != DP_UNSET)
+			continue;
 		K->next[v] = K->head[s];
 		K->prev[v] = UINT32_MAX;
 		if (K->head[s] != UINT32_MAX)
@@ -162,6 +219,25 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 	}
 	free(k);
 	return 0;
+}
+
+/* lvl[s0 .. s1) = h, and the min tree above them */
+static void set_level(struct sky *K, uint32_t s0, uint32_t s1, uint64_t h)
+{
+	uint32_t s, i;
+
+	for (s = s0; s < s1; s++) {
+		K->lvl[s] = h;
+		K->mn[K->tsz + s] = h;
+	}
+	K->work += s1 - s0;
+	for (s0 = (K->tsz + s0) / 2, s1 = (K->tsz + s1 - 1) / 2; s0;
+	     s0 /= 2, s1 /= 2)
+		for (i = s0; i <= s1; i++) {
+			K->mn[i] = K->mn[2 * i] < K->mn[2 * i + 1] ?
+				   K->mn[2 * i] : K->mn[2 * i + 1];
+			K->work++;
+		}
 }
 
 static void unlink_item(struct sky *K, uint32_t v)
@@ -200,20 +276,67 @@ static uint32_t pick(struct sky *K, uint32_t s0, uint32_t s1)
 	return best;
 }
 
+/* The chain pass's cover of the run [s0, s1): items inside it, end to end
+ * or with gaps, that cover the most time (ties: the most span x key, or
+ * span^2 x key), by
+ * dynamic programming from the right end over the run's buckets.  The
+ * time covered; cho[] from s0 on lists the cover. */
+static uint64_t cover(struct sky *K, uint32_t s0, uint32_t s1)
+{
+	uint32_t s, v;
+
+	K->cov[s1] = K->area[s1] = 0;
+	for (s = s1; s-- > s0;) {
+		K->cov[s] = K->cov[s + 1];
+		K->area[s] = K->area[s + 1];
+		K->cho[s] = UINT32_MAX;
+		for (v = K->head[s]; v != UINT32_MAX; v = K->next[v]) {
+			uint64_t w = K->t[K->ce[v]] - K->t[s], c, a;
+
+			K->work++;
+			if (K->ce[v] > s1)
+				continue;
+			c = w + K->cov[K->ce[v]];
+			if (__builtin_mul_overflow(w, K->key[v], &a) ||
+			    (K->chain > 1 && __builtin_mul_overflow(w, a, &a)) ||
+			    __builtin_add_overflow(a, K->area[K->ce[v]], &a))
+				a = UINT64_MAX;
+			if (c > K->cov[s] || (c == K->cov[s] && a > K->area[s])) {
+				K->cov[s] = c;
+				K->area[s] = a;
+				K->cho[s] = v;
+			}
+		}
+	}
+	return K->cov[s0];
+}
+
+/* Item v at the lowest legal offset from h; 0, or -1 above ceiling. */
+static int put(struct sky *K, struct dp_item *it, uint32_t v, uint64_t h,
+	       uint64_t ceiling, uint64_t page)
+{
+	uint64_t a;
+
+	if (!dp_try_gap(h, ceiling, it[v].size, page, it[v].align, &a))
+		return -1;
+	it[v].addr = a;
+	set_level(K, K->cs[v], K->ce[v], a + it[v].size);
+	unlink_item(K, v);
+	return 0;
+}
+
 /* The lowest run: its level, [*s0, *s1) the leftmost stretch at it. */
 static uint64_t lowest_run(struct sky *K, uint32_t *s0, uint32_t *s1)
 {
-	uint64_t h = UINT64_MAX;
-	uint32_t s;
+	uint64_t h = K->mn[1];
+	uint32_t s, i = 1;
 
-	K->work += K->m;
-	for (s = 0; s < K->m; s++)
-		if (K->lvl[s] < h) {
-			h = K->lvl[s];
-			*s0 = s;
-		}
+	while (i < K->tsz)
+		i = K->mn[2 * i] <= K->mn[2 * i + 1] ? 2 * i : 2 * i + 1;
+	*s0 = i - K->tsz;
 	for (s = *s0; s < K->m && K->lvl[s] == h; s++)
 		;
+	K->work += s - *s0 + 1;
 	*s1 = s;
 	return h;
 }
@@ -223,9 +346,9 @@ static uint64_t lowest_run(struct sky *K, uint32_t *s0, uint32_t *s1)
 static int fill(struct sky *K, struct dp_item *it, size_t n,
 		uint64_t start, uint64_t ceiling, uint64_t page)
 {
-	size_t left = n;
+	size_t left = n - K->kept;
 	uint32_t v, s, s0 = 0, s1 = 0;
-	uint64_t h, a;
+	uint64_t h;
 
 	for (v = K->head[K->m]; v != UINT32_MAX; v = K->next[v], left--)
 		if (!dp_try_gap(start, ceiling, it[v].size, page, it[v].align,
@@ -235,6 +358,17 @@ static int fill(struct sky *K, struct dp_item *it, size_t n,
 		if (K->work > DP_SKYLINE_WORK)
 			return -1;
 		h = lowest_run(K, &s0, &s1);
+		if (K->chain && cover(K, s0, s1)) {
+			for (s = s0; s < s1; s = v == UINT32_MAX ? s + 1 : K->ce[v]) {
+				v = K->cho[s];
+				if (v == UINT32_MAX)
+					continue;
+				if (put(K, it, v, h, ceiling, page))
+					return -1;
+				left--;
+			}
+			continue;
+		}
 		v = pick(K, s0, s1);
 		if (v == UINT32_MAX) {
 			if (s0 == 0 && s1 == K->m)
@@ -243,31 +377,43 @@ static int fill(struct sky *K, struct dp_item *it, size_t n,
 				h = K->lvl[s1];
 			else
 				h = K->lvl[s0 - 1];
-			for (s = s0; s < s1; s++)
-				K->lvl[s] = h;
+			set_level(K, s0, s1, h);
 			continue;
 		}
-		if (!dp_try_gap(h, ceiling, it[v].size, page, it[v].align, &a))
+		if (put(K, it, v, h, ceiling, page))
 			return -1;
-		it[v].addr = a;
-		K->work += K->ce[v] - K->cs[v];
-		for (s = K->cs[v]; s < K->ce[v]; s++)
-			K->lvl[s] = a + it[v].size;
-		unlink_item(K, v);
 		left--;
 	}
 	return 0;
+}
+
+static int skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		   const uint64_t *key, uint64_t start, uint64_t ceiling,
+		   uint64_t page, int chain, int keep, uint64_t *work)
+{
+	struct sky K = { .chain = chain, .keep = keep, .key = key };
+	int rc = sky_init(&K, it, n, iv, key, start);
+
+	if (!rc)
+		rc = fill(&K, it, n, start, ceiling, page);
+	if (work)
+		*work += K.work;
+	sky_free(&K);
+	return rc;
 }
 
 int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       const uint64_t *key, uint64_t start, uint64_t ceiling,
 	       uint64_t page)
 {
-	struct sky K = { 0 };
-	int rc = sky_init(&K, it, n, iv, key, start);
+	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL);
+}
 
-	if (!rc)
-		rc = fill(&K, it, n, start, ceiling, page);
-	sky_free(&K);
-	return rc;
+int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     const uint64_t *key, uint64_t start, uint64_t ceiling,
+		     uint64_t page, int flags, uint64_t *work)
+{
+	return skyline(it, n, iv, key, start, ceiling, page,
+		       1 + !!(flags & DP_SKY_SPAN2), !!(flags & DP_SKY_KEEP),
+		       work);
 }

@@ -29,6 +29,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "xorshift.h"
 
 uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
 {
@@ -181,11 +182,17 @@ struct srch {
 	enum dp_engine eng;
 };
 
-/* The skyline pass (skyline.c), ties by size.  0, or -ENOMEM. */
+/* The skyline passes (skyline.c): the plain one, ties by size; then,
+ * while above the lower bound, the chain pass with ties by size x span,
+ * and again with each size's weight in the ties drawn in [1, 2) (a fixed
+ * seed), every other time with ties by size x span^2, up to
+ * DP_SKYLINE_RESTARTS times and while the chain passes have visited fewer
+ * than DP_SKYLINE_WORK segments and candidates.  0, or -ENOMEM. */
 static int skyline_pass(struct srch *S)
 {
 	uint64_t *key = dp_realloc_array(NULL, S->n + 1, sizeof(*key));
-	size_t i;
+	uint64_t work = 0, rs = 0x9e3779b97f4a7c15ULL + 1;
+	size_t i, k;
 	int r;
 
 	if (!key)
@@ -196,6 +203,20 @@ static int skyline_pass(struct srch *S)
 	if (!r)
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
 		     "skyline");
+	for (k = 0; k <= DP_SKYLINE_RESTARTS && r != -ENOMEM &&
+	     S->best_end > S->st->lower_bound && work < DP_SKYLINE_WORK; k++) {
+		for (i = 0; k && i < S->n; i++)
+			if (__builtin_mul_overflow(S->it[i].size,
+						   64 + xorshift64_below(&rs, 64),
+						   &key[i]))
+				key[i] = UINT64_MAX;
+		r = dp_skyline_chain(S->it, S->n, S->iv, key, S->start,
+				     S->ceiling, S->page,
+				     k % 2 ? DP_SKY_SPAN2 : 0, &work);
+		if (!r)
+			keep(S->it, S->n, S->best, &S->best_end, S->start,
+			     &S->how, "skyline chain");
+	}
 	free(key);
 	return r == -ENOMEM ? r : 0;
 }
@@ -325,22 +346,37 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 	return 0;
 }
 
-/* The slice search (lns.c) from the best placement, within budget.  0,
- * or -ENOMEM. */
+/* S's result is now best_end, found by how (when lower than end) */
+static void improved(struct srch *S, uint64_t end, const char *how)
+{
+	struct dp_search_stats *st = S->st;
+
+	if (S->best_end >= end)
+		return;
+	S->how = how;
+	st->how = S->how;
+	st->end = S->best_end;
+	st->proven |= S->best_end <= st->lower_bound;
+}
+
+/* The top search, then the slice search (lns.c) from the best placement,
+ * within budget (0: neither).  0, or -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 {
 	struct dp_search_stats *st = S->st;
 	uint64_t end = S->best_end;
 	int r;
 
+	r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
+		       st->lower_bound, budget ? DP_LNS_TOP_WORK : 0, S->best,
+		       &S->best_end);
+	improved(S, end, "skyline top");
+	if (r)
+		return r;
+	end = S->best_end;
 	r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page, st->lower_bound,
 		   budget, S->best, &S->best_end, &st->lns);
-	if (S->best_end < end) {
-		S->how = "slices";
-		st->how = S->how;
-		st->end = S->best_end;
-		st->proven |= S->best_end <= st->lower_bound;
-	}
+	improved(S, end, "slices");
 	return r;
 }
 
