@@ -355,30 +355,10 @@ void dp_bnb_free(struct bnb *b)
 {
 	if (!b)
 		return;
-	free((void *)b->size);
-	free((void *)b->align);
-	free(b->sr_first);
-	free(b->sr);
-	free(b->sec_first);
-	free(b->sec_items);
-	free(b->hull);
-	free(b->cut);
-	free(b->off);
-	free(b->minoff);
-	free(b->floor);
-	free(b->tot);
-	free(b->rank);
-	free(b->lists);
-	free(b->tr);
-	free(b->raised);
-	free(b->rgen);
-	free(b->upl);
-	free(b->upt);
-	free(b->rg);
-	free(b->wit);
-	free(b->tmx);
-	free(b->sol);
-	free(b);
+	DP_FREE((void *)b->size, (void *)b->align, b->sr_first, b->sr,
+		b->sec_first, b->sec_items, b->hull, b->cut, b->off, b->minoff,
+		b->floor, b->tot, b->rank, b->lists, b->tr, b->raised, b->rgen,
+		b->upl, b->upt, b->rg, b->wit, b->tmx, b->sol, b);
 }
 
 /* ---- the overlaps ------------------------------------------------------- */
@@ -502,10 +482,7 @@ void dp_ovl_free(struct dp_ovl *o)
 {
 	if (!o)
 		return;
-	free(o->first);
-	free(o->ov);
-	free(o->width);
-	free(o);
+	DP_FREE(o->first, o->ov, o->width, o);
 }
 
 /* ---- the preorder ------------------------------------------------------ */

@@ -185,14 +185,7 @@ static int round_of(struct lns *L, size_t off)
 
 static void lns_free(struct lns *L)
 {
-	free(L->hlo);
-	free(L->hhi);
-	free(L->ord);
-	free(L->in);
-	free(L->sub);
-	free(L->base);
-	free(L->top);
-	free(L->map);
+	DP_FREE(L->hlo, L->hhi, L->ord, L->in, L->sub, L->base, L->top, L->map);
 }
 
 /* The arrays, the hulls and the order by first live time.  0, -ENOMEM. */

@@ -101,17 +101,8 @@ static void hull(const struct dp_item *it, const struct dp_iv *iv,
 
 static void sky_free(struct sky *K)
 {
-	free(K->t);
-	free(K->cs);
-	free(K->ce);
-	free(K->head);
-	free(K->next);
-	free(K->prev);
-	free(K->lvl);
-	free(K->mn);
-	free(K->cov);
-	free(K->area);
-	free(K->cho);
+	DP_FREE(K->t, K->cs, K->ce, K->head, K->next, K->prev, K->lvl, K->mn,
+		K->cov, K->area, K->cho);
 }
 
 /* The key of the buckets' order: segment, longest first, key, index */
