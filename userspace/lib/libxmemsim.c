@@ -442,34 +442,35 @@ static ssize_t ring_rw(struct xms_dev *dev, uint64_t addr, void *buf,
 	return ret;
 }
 
-int xms_read(struct xms_dev *dev, uint64_t addr, void *buf, size_t len)
+/* The whole of len bytes through the ring if the handle has one, else
+ * pread/pwrite: 0, -errno, or -EIO on a short transfer. */
+static int rw_all(struct xms_dev *dev, uint64_t addr, void *buf, size_t len,
+		  int write)
 {
 	ssize_t n;
 
 	if (addr > INT64_MAX)
 		return -EINVAL;
-	n = ring_rw(dev, addr, buf, len, 0);
-	if (n != -ENOSYS)
-		return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
-	n = pread(dev->fd, buf, len, (off_t)addr);
+	n = ring_rw(dev, addr, buf, len, write);
+	if (n == -ENOSYS) {
+		n = write ? pwrite(dev->fd, buf, len, (off_t)addr) :
+			    pread(dev->fd, buf, len, (off_t)addr);
+		if (n < 0)
+			return -errno;
+	}
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	return (size_t)n == len ? 0 : -EIO;
+}
+
+int xms_read(struct xms_dev *dev, uint64_t addr, void *buf, size_t len)
+{
+	return rw_all(dev, addr, buf, len, 0);
 }
 
 int xms_write(struct xms_dev *dev, uint64_t addr, const void *buf, size_t len)
 {
-	ssize_t n;
-
-	if (addr > INT64_MAX)
-		return -EINVAL;
-	n = ring_rw(dev, addr, (void *)buf, len, 1);
-	if (n != -ENOSYS)
-		return n < 0 ? (int)n : (size_t)n == len ? 0 : -EIO;
-	n = pwrite(dev->fd, buf, len, (off_t)addr);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	return rw_all(dev, addr, (void *)buf, len, 1);
 }
 
 const char *xms_status_name(int status)
