@@ -192,6 +192,15 @@ static int failed(struct call *k, int ret)
 	return 1;
 }
 
+/* A command with nothing to report: "ok", or the failure. */
+static int ok_or_failed(struct call *k, int ret)
+{
+	if (ret)
+		return failed(k, ret);
+	fprintf(k->out, "ok\n");
+	return 0;
+}
+
 /* JSON output: one object a line, through yajl. */
 static yajl_gen jopen(void)
 {
@@ -324,10 +333,7 @@ static int cmd_free(struct call *k)
 		flags = XMEMSIM_FREE_CLEAR;
 	}
 	ret = xms_free_flags(k->dev, k->heap, addr, flags, &k->status);
-	if (ret)
-		return failed(k, ret);
-	fprintf(k->out, "ok\n");
-	return 0;
+	return ok_or_failed(k, ret);
 }
 
 static int cmd_stats(struct call *k)
@@ -563,10 +569,7 @@ static int cmd_copy(struct call *k)
 	    parse_u64(k->argv[3], &n) || parse_method(k->argv[4], &m))
 		return 2;
 	ret = xms_copy(k->dev, src, dst, n, m);
-	if (ret)
-		return failed(k, ret);
-	fprintf(k->out, "ok\n");
-	return 0;
+	return ok_or_failed(k, ret);
 }
 
 /*
@@ -656,10 +659,7 @@ static int cmd_memset(struct call *k)
 	    parse_u64(k->argv[3], &n) || v > 255)
 		return 2;
 	ret = xms_memset(k->dev, addr, (unsigned int)v, n);
-	if (ret)
-		return failed(k, ret);
-	fprintf(k->out, "ok\n");
-	return 0;
+	return ok_or_failed(k, ret);
 }
 
 /* A fault site by name (uapi/xmemsim.h, "Failures on purpose") or number. */
@@ -707,10 +707,7 @@ static int cmd_fault(struct call *k)
 		return 2;
 	}
 	ret = xms_fault_arm(k->dev, site, flags, skip, times);
-	if (ret)
-		return failed(k, ret);
-	fprintf(k->out, "ok\n");
-	return 0;
+	return ok_or_failed(k, ret);
 }
 
 /* "memerr ADDR ce|ue": a memory error on the 64-byte line at ADDR. "ok". */
@@ -729,10 +726,7 @@ static int cmd_memerr(struct call *k)
 	else
 		return 2;
 	ret = xms_mem_error(k->dev, addr, kind);
-	if (ret)
-		return failed(k, ret);
-	fprintf(k->out, "ok\n");
-	return 0;
+	return ok_or_failed(k, ret);
 }
 
 /*
