@@ -387,10 +387,12 @@ TEST(skyline_chain_completes_a_partial_placement)
 }
 
 /* The top search from the chain pass: never higher, the same twice, a
- * valid placement, lower on some packings; no budget: nothing moves. */
+ * valid placement, lower on every packing here and within 1.5 % of the
+ * optimum on the whole (the ties' weights drawn from [1, 64); from [1, 2)
+ * it lowered 5 of the 6, to 2.1 % above); no budget: nothing moves. */
 TEST(top_search_never_worse_and_deterministic)
 {
-	uint64_t seed;
+	uint64_t seed, sum = 0, opt = 0;
 	int lowered = 0;
 
 	for (seed = 1; seed <= 6; seed++) {
@@ -422,6 +424,8 @@ TEST(top_search_never_worse_and_deterministic)
 			}
 			CHECK(e[1] <= e0);
 			lowered += e[1] < e0;
+			sum += e[1];
+			opt += lb;
 			e[0] = e0;	/* again from the chain pass */
 			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
 			for (i = 0; i < p.n; i++)
@@ -436,8 +440,10 @@ TEST(top_search_never_worse_and_deterministic)
 		prob_free(&p);
 		dp_csv_free(c);
 	}
-	printf("# the top search lowered %d of 6\n", lowered);
-	CHECK(lowered >= 2);
+	printf("# the top search lowered %d of 6, to %.4f x the optimum\n",
+	       lowered, (double)sum / (double)opt);
+	CHECK(lowered == 6);
+	CHECK(sum * 1000 <= opt * 1015);
 }
 
 /* Above the exact search's limit the portfolio (now with the skyline) and
