@@ -273,15 +273,18 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 /* Ties by size x a weight drawn from [1, 64): far apart, so each try is
  * close to a random tie order and the tries differ.  With the chain
  * pass's [1, 2) (strategy.c) the perfect packings of bench-quality gave
- * 1.060 / 1.149 (1,000 / 10,000 buffers, seeds 1-3); now 1.057 / 1.134. */
+ * 1.060 / 1.149 (1,000 / 10,000 buffers, seeds 1-3, the whole search);
+ * now 1.057 / 1.134 (one round; 1.050 / 1.126 with DP_LNS_ROUNDS). */
 #define LNS_TOP_SPREAD	64
 
 int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-	       uint64_t budget, uint64_t *best, uint64_t *best_end)
+	       uint64_t budget, uint64_t seed, uint64_t *best,
+	       uint64_t *best_end)
 {
 	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
-	uint64_t work = 0, rs = 0x9e3779b97f4a7c15ULL * 3 + 1, L, e, w;
+	uint64_t work = 0, L, e, w;
+	uint64_t rs = 0x9e3779b97f4a7c15ULL * (3 + 2 * seed) + 1;
 	int j, k, r = 0;
 	size_t i;
 
