@@ -434,6 +434,16 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 /* the top search and the slice search again, from what they reached,
  * while a round lowers the end (strategy.c) */
 #define DP_LNS_ROUNDS	3
+/* rr.c: ruin and recreate (see the comment there) from best[] ending at
+ * *best_end, towards lb, within the ceiling and budget overlap entries
+ * visited; best[] and *best_end lowered when it finds better, it[].addr
+ * = best[] on return.  0, or -ENOMEM (best[] still a valid placement). */
+struct dp_ovl;
+int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
+	  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+	  uint64_t budget, uint64_t *best, uint64_t *best_end);
+#define DP_RR_WORK	(1ULL << 26)	/* in all, at most */
+#define DP_RR_ITEM	(1ULL << 16)	/* per item, at most */
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;

@@ -360,9 +360,9 @@ static void improved(struct srch *S, uint64_t end, const char *how)
 }
 
 /* The top search, then the slice search (lns.c) from the best placement,
- * within budget (0: neither); again from what they reached, the top
+ * within budget (0: none of these); again from what they reached, the top
  * search with other ties, while a round lowers the end, at most
- * DP_LNS_ROUNDS rounds.  0, or -ENOMEM. */
+ * DP_LNS_ROUNDS rounds; then ruin and recreate (rr.c).  0, or -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 {
 	struct dp_search_stats *st = S->st;
@@ -385,6 +385,13 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 		st->lns += spent;
 		improved(S, end, "slices");
 	}
+	if (r || st->proven)
+		return r;
+	end = S->best_end;
+	r = dp_rr(S->it, S->n, ol, S->start, S->ceiling, S->page,
+		  st->lower_bound, !budget ? 0 : S->n < DP_RR_WORK / DP_RR_ITEM ?
+		  S->n * DP_RR_ITEM : DP_RR_WORK, S->best, &S->best_end);
+	improved(S, end, "ruin and recreate");
 	return r;
 }
 
