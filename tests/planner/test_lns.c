@@ -386,11 +386,28 @@ TEST(skyline_chain_completes_a_partial_placement)
 	dp_csv_free(c);
 }
 
+/* c's problem placed by the chain pass, two arrays of its size for
+ * placements, its lower bound; 0, or -1. */
+static int chain_start(const struct dp_csv *c, struct prob *p, uint64_t *b[2],
+		       uint64_t *lb, uint64_t *w)
+{
+	if (prob_of(c, p))
+		return -1;
+	b[0] = calloc(p->n, sizeof(uint64_t));
+	b[1] = calloc(p->n, sizeof(uint64_t));
+	if (!b[0] || !b[1])
+		return -1;
+	*lb = dp_lower_bound(p->it, p->n, p->iv);
+	return sky(p, 1, UINT64_MAX, w);
+}
+
 /* The top search from the chain pass: never higher, the same twice, a
- * valid placement, lower on some packings; no budget: nothing moves. */
+ * valid placement, lower on every packing here and within 1.5 % of the
+ * optimum on the whole (the ties' weights drawn from [1, 64); from [1, 2)
+ * it lowered 5 of the 6, to 2.1 % above); no budget: nothing moves. */
 TEST(top_search_never_worse_and_deterministic)
 {
-	uint64_t seed;
+	uint64_t seed, sum = 0, opt = 0;
 	int lowered = 0;
 
 	for (seed = 1; seed <= 6; seed++) {
@@ -399,12 +416,7 @@ TEST(top_search_never_worse_and_deterministic)
 		struct prob p;
 		int k;
 
-		REQUIRE(c && !prob_of(c, &p));
-		b[0] = calloc(p.n, sizeof(uint64_t));
-		b[1] = calloc(p.n, sizeof(uint64_t));
-		REQUIRE(b[0] && b[1]);
-		lb = dp_lower_bound(p.it, p.n, p.iv);
-		REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
+		REQUIRE(c && !chain_start(c, &p, b, &lb, &w));
 		e0 = end_of(&p);
 		for (k = 0; k < 2; k++) {
 			size_t i;
@@ -413,7 +425,8 @@ TEST(top_search_never_worse_and_deterministic)
 				b[k][i] = p.it[i].addr;
 			e[k] = e0;
 			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					  k ? DP_LNS_TOP_WORK : 0, b[k], &e[k]));
+					  k ? DP_LNS_TOP_WORK : 0, 0, b[k],
+					  &e[k]));
 			CHECK(e[k] == end_of(&p));
 			CHECK(valid(&p));
 			if (!k) {
@@ -422,12 +435,14 @@ TEST(top_search_never_worse_and_deterministic)
 			}
 			CHECK(e[1] <= e0);
 			lowered += e[1] < e0;
+			sum += e[1];
+			opt += lb;
 			e[0] = e0;	/* again from the chain pass */
 			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
 			for (i = 0; i < p.n; i++)
 				b[0][i] = p.it[i].addr;
 			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					  DP_LNS_TOP_WORK, b[0], &e[0]));
+					  DP_LNS_TOP_WORK, 0, b[0], &e[0]));
 			CHECK(e[0] == e[1]);
 			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
 		}
@@ -436,8 +451,94 @@ TEST(top_search_never_worse_and_deterministic)
 		prob_free(&p);
 		dp_csv_free(c);
 	}
-	printf("# the top search lowered %d of 6\n", lowered);
-	CHECK(lowered >= 2);
+	printf("# the top search lowered %d of 6, to %.4f x the optimum\n",
+	       lowered, (double)sum / (double)opt);
+	CHECK(lowered == 6);
+	CHECK(sum * 1000 <= opt * 1015);
+}
+
+/* The search's rounds (strategy.c): the top search and the slice search
+ * again from what they reached, the top search with other ties, while a
+ * round lowers the end, then ruin and recreate.  On six packings of 500
+ * with a small node budget they reach 1.0113 x the optimum in all; one
+ * round (DP_LNS_ROUNDS 1) without ruin and recreate reached 1.0128, three
+ * without it 1.0123.  Every plan verifies, not above the portfolio's, the
+ * same twice. */
+TEST(search_rounds_lower_the_end)
+{
+	uint64_t seed, sum = 0, opt = 0;
+
+	for (seed = 1; seed <= 6; seed++) {
+		struct dp_csv *c = perfect(500, seed);
+		struct dp_search_stats st, st2;
+		struct dp_err e;
+		uint64_t peak;
+
+		REQUIRE(c);
+		REQUIRE(!dp_csv_solve_search(c, 0, 1000, &st, &e));
+		CHECK(!dp_csv_verify(c, &e));
+		peak = dp_csv_peak(c);
+		CHECK(peak == st.end && peak <= st.portfolio_end);
+		REQUIRE(!dp_csv_solve_search(c, 0, 1000, &st2, &e));
+		CHECK(dp_csv_peak(c) == peak);
+		sum += peak;
+		opt += dp_csv_lower_bound(c);
+		dp_csv_free(c);
+	}
+	printf("# six packings of 500: %.4f x the optimum\n",
+	       (double)sum / (double)opt);
+	CHECK(sum * 10000 <= opt * 10115);
+}
+
+/* Ruin and recreate (rr.c) from the chain pass, its end as the
+ * ceiling: never higher, a valid placement, the same twice; no budget:
+ * nothing moves.  On twelve packings of 60 it reaches the optimum on all
+ * twelve, where the chain pass does on nine; it lowers all six of 300. */
+TEST(ruin_and_recreate_never_worse_and_deterministic)
+{
+	int k, lowered = 0, opt[2] = { 0, 0 };
+
+	for (k = 0; k < 18; k++) {
+		struct dp_csv *c = perfect(k < 12 ? 60 : 300, k % 12 + 1);
+		uint64_t *b[2], e0, e[2], w = 0, lb;
+		struct dp_ovl *ol = NULL;
+		struct prob p;
+		int j;
+
+		REQUIRE(c && !chain_start(c, &p, b, &lb, &w));
+		REQUIRE(!dp_ovl_new(p.it, p.n, p.iv, SIZE_MAX, &ol) && ol);
+		e0 = end_of(&p);
+		for (j = 0; j < 3; j++) {
+			size_t i;
+
+			for (i = 0; i < p.n; i++)
+				b[j & 1][i] = p.it[i].addr;
+			e[j & 1] = e0;
+			CHECK(!dp_rr(p.it, p.n, ol, 0, e0, 0, lb,
+				     j ? DP_RR_WORK : 0, b[j & 1], &e[j & 1]));
+			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);
+			CHECK(valid(&p));
+			CHECK(j || e[0] == e0);
+			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));	/* again */
+		}
+		CHECK(e[0] == e[1]);
+		CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
+		if (k < 12) {
+			opt[0] += e0 == lb;
+			opt[1] += e[1] == lb;
+		} else {
+			lowered += e[1] < e0;
+		}
+		dp_ovl_free(ol);
+		free(b[0]);
+		free(b[1]);
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+	printf("# optimal: chain %d, ruin and recreate %d of 12; lowered %d of 6\n",
+	       opt[0], opt[1], lowered);
+	CHECK(opt[0] == 9 && opt[1] == 12);
+	CHECK(lowered == 6);
 }
 
 /* Above the exact search's limit the portfolio (now with the skyline) and

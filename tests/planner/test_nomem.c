@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "planner_util.h"
 #include "tap.h"
 
@@ -287,6 +288,73 @@ TEST(minimalloc_search_survives_every_allocation_failure)
 	REQUIRE(j.rc == 0);
 	CHECK(j.searched);
 	every_allocation_fails_once(csv_job, &in, "staircase.csv");
+}
+
+/* Ruin and recreate (rr.c) from first fit by size on a CSV instance:
+ * the addresses it leaves, one a line. */
+static void rr_job(const struct job_in *in, struct job *j)
+{
+	struct dp_place_stats ps = { 0 };
+	struct dp_err e = { "" };
+	struct dp_item *it = NULL;
+	struct dp_iv *iv = NULL;
+	struct dp_ovl *ol = NULL;
+	uint64_t *best = NULL, end, lb;
+	size_t i, failed, len = 0;
+	struct dp_csv *c;
+	int rc = -ENOMEM;
+
+	j->plan[0] = 0;
+	c = dp_csv_parse("stair.csv", in->model, strlen(in->model), &e);
+	if (c) {
+		it = calloc(c->n, sizeof(*it));
+		iv = calloc(c->n, sizeof(*iv));
+		best = calloc(c->n, sizeof(*best));
+	}
+	if (!it || !iv || !best)
+		goto out;
+	for (i = 0; i < c->n; i++) {
+		iv[i] = (struct dp_iv){ c->b[i].lower, c->b[i].upper - 1 };
+		it[i] = (struct dp_item){ c->b[i].size, 1, i, 1, DP_UNSET };
+	}
+	rc = dp_place(it, c->n, iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+		      DP_ENGINE_AUTO, &ps, &failed, NULL, "");
+	if (!rc)
+		rc = dp_ovl_new(it, c->n, iv, SIZE_MAX, &ol);
+	for (i = 0; !rc && i < c->n; i++)
+		best[i] = it[i].addr;
+	end = dp_items_end(it, c->n, 0);
+	if (!rc)
+		rc = dp_lower_bound_r(it, c->n, iv, &lb);
+	if (!rc)
+		rc = dp_rr(it, c->n, ol, 0, UINT64_MAX, 0, lb,
+			   c->n * DP_RR_ITEM, best, &end);
+	for (i = 0; !rc && i < c->n; i++)
+		len += snprintf(j->plan + len, sizeof(j->plan) - len, "%llu\n",
+				(unsigned long long)it[i].addr);
+	j->plan_len = len;
+out:
+	dp_ovl_free(ol);
+	free(it);
+	free(iv);
+	free(best);
+	dp_csv_free(c);
+	j->rc = rc == -ENOMEM || rc == 0 ? rc : -EINVAL;
+}
+
+/* The staircase with 40 buffers: ruin and recreate's own allocations,
+ * each failing once, give -ENOMEM, leave nothing behind. */
+TEST(ruin_and_recreate_survives_every_allocation_failure)
+{
+	static char text[2048];
+	struct job_in in = { .model = text };
+	size_t len, i;
+
+	len = sprintf(text, "id,lower,upper,size\n");
+	for (i = 0; i < 40; i++)
+		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, i, i + 7,
+			       (i * 7919) % 97 + 1);
+	every_allocation_fails_once(rr_job, &in, "staircase40.csv");
 }
 
 int main(void)

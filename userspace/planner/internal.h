@@ -422,13 +422,28 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 #define DP_LNS_BUDGET	(1ULL << 21)
 /* lns.c: the top search (see the comment there) from best[] ending at
  * *best_end, towards lb, within the ceiling and budget segments and
- * candidates visited by its skyline passes; best[] and *best_end lowered
- * when it finds better, it[].addr = best[] on return.  0, or -ENOMEM
- * (best[] still a valid placement). */
+ * candidates visited by its skyline passes, its tie weights drawn from
+ * seed (round 0, 1, ...: each a different sequence); best[] and
+ * *best_end lowered when it finds better, it[].addr = best[] on return.
+ * 0, or -ENOMEM (best[] still a valid placement). */
 int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-	       uint64_t budget, uint64_t *best, uint64_t *best_end);
+	       uint64_t budget, uint64_t seed, uint64_t *best,
+	       uint64_t *best_end);
 #define DP_LNS_TOP_WORK	(1ULL << 29)
+/* the top search and the slice search again, from what they reached,
+ * while a round lowers the end (strategy.c) */
+#define DP_LNS_ROUNDS	3
+/* rr.c: ruin and recreate (see the comment there) from best[] ending at
+ * *best_end, towards lb, within the ceiling and budget overlap entries
+ * visited; best[] and *best_end lowered when it finds better, it[].addr
+ * = best[] on return.  0, or -ENOMEM (best[] still a valid placement). */
+struct dp_ovl;
+int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
+	  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+	  uint64_t budget, uint64_t *best, uint64_t *best_end);
+#define DP_RR_WORK	(1ULL << 26)	/* in all, at most */
+#define DP_RR_ITEM	(1ULL << 16)	/* per item, at most */
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;

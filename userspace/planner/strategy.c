@@ -360,23 +360,38 @@ static void improved(struct srch *S, uint64_t end, const char *how)
 }
 
 /* The top search, then the slice search (lns.c) from the best placement,
- * within budget (0: neither).  0, or -ENOMEM. */
+ * within budget (0: none of these); again from what they reached, the top
+ * search with other ties, while a round lowers the end, at most
+ * DP_LNS_ROUNDS rounds; then ruin and recreate (rr.c).  0, or -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 {
 	struct dp_search_stats *st = S->st;
-	uint64_t end = S->best_end;
-	int r;
+	uint64_t end, start = UINT64_MAX, spent;
+	int r = 0, k;
 
-	r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
-		       st->lower_bound, budget ? DP_LNS_TOP_WORK : 0, S->best,
-		       &S->best_end);
-	improved(S, end, "skyline top");
-	if (r)
+	for (k = 0; !r && k < DP_LNS_ROUNDS && S->best_end < start; k++) {
+		start = end = S->best_end;
+		r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling,
+			       S->page, st->lower_bound,
+			       budget ? DP_LNS_TOP_WORK : 0, k, S->best,
+			       &S->best_end);
+		improved(S, end, "skyline top");
+		if (r)
+			break;
+		end = S->best_end;
+		r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page,
+			   st->lower_bound, budget, S->best, &S->best_end,
+			   &spent);
+		st->lns += spent;
+		improved(S, end, "slices");
+	}
+	if (r || st->proven)
 		return r;
 	end = S->best_end;
-	r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page, st->lower_bound,
-		   budget, S->best, &S->best_end, &st->lns);
-	improved(S, end, "slices");
+	r = dp_rr(S->it, S->n, ol, S->start, S->ceiling, S->page,
+		  st->lower_bound, !budget ? 0 : S->n < DP_RR_WORK / DP_RR_ITEM ?
+		  S->n * DP_RR_ITEM : DP_RR_WORK, S->best, &S->best_end);
+	improved(S, end, "ruin and recreate");
 	return r;
 }
 

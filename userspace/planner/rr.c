@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rr.c - ruin and recreate (Schrimpf et al., 2000) for --strategy search,
+ * after the top and slice searches: a local search over a complete
+ * placement that takes a few items out and puts them back, many times,
+ * keeping each change that leaves the placement no worse.
+ *
+ * A step draws a seed item (half the time the highest of RR_TOUR drawn
+ * at random), then either (RR_EJECT in 100) *ejects*: the seed moves down
+ * to the offset of a neighbour below it and the items in its way there
+ * come out; or *ruins* a box: the seed and its overlap neighbours, breadth
+ * first, whose bytes meet the seed's range widened by a margin (1/64 to
+ * 1/8 of the height), RR_MIN to RR_MAX items.  Recreate: the items out go
+ * back one by one (the ejected seed first, at its new offset), each at
+ * the lowest gap among its placed neighbours that holds it (dp_search:
+ * alignment and the page rule, within the ceiling), by size, by size x
+ * live time or by old address, the ties perturbed.  Kept when the peak
+ * (max addr + size) is not higher and then fewer items reach it, or as
+ * many and the items' weighted height (size x live time x middle) is not
+ * higher; otherwise every item goes back where it was.
+ *
+ * Valid by construction (each item in a gap of its placed neighbours);
+ * never worse (nothing kept raises the peak); deterministic (a seeded
+ * xorshift; the budget counts overlap entries visited, never time).
+ * Cost: a step visits the neighbours of the items it moves, and sorts
+ * the placed ones once per item put back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libdramplan.h"
+#include "internal.h"
+#include "xorshift.h"
+
+#define RR_MIN		8	/* items a box takes out, at least */
+#define RR_MAX		48	/* and at most */
+#define RR_OUT		400	/* items an ejection may take out */
+#define RR_TOUR		8	/* items drawn for a high seed */
+#define RR_EJECT	90	/* ejections per 100 steps */
+
+struct rr {
+	struct dp_item *it;
+	size_t n;
+	const struct dp_ovl *ol;
+	uint64_t start, ceiling, page;
+	uint64_t peak;
+	size_t atpeak;		/* items whose top is the peak */
+	uint32_t *rm;		/* the items taken out */
+	uint64_t *old;		/* their addresses before */
+	size_t nr;
+	uint8_t *mark;
+	struct dp_key3 *k;
+	struct dp_range *occ;
+	size_t cap;
+	uint32_t force;		/* the ejected item, or UINT32_MAX */
+	uint64_t fa;		/* its new address */
+	uint64_t rs, work;
+};
+
+static uint64_t top_of(const struct rr *R, uint32_t v)
+{
+	return R->it[v].addr + R->it[v].size;
+}
+
+/* item v at the lowest gap among its placed neighbours; 0, -1 when none
+ * below the ceiling, -ENOMEM */
+static int insert(struct rr *R, uint32_t v)
+{
+	const struct dp_ovl *ol = R->ol;
+	size_t nov = ol->first[v + 1] - ol->first[v], no = 0, j;
+	const uint32_t *ov = ol->ov + ol->first[v];
+	struct dp_item *it = R->it;
+
+	if (dp_grow(&R->occ, &R->cap, nov + 1, sizeof(*R->occ), 64))
+		return -ENOMEM;
+	for (j = 0; j < nov; j++)
+		if (it[ov[j]].addr != DP_UNSET)
+			R->occ[no++] = (struct dp_range){ it[ov[j]].addr,
+				it[ov[j]].addr + it[ov[j]].size };
+	R->work += nov + no;
+	return dp_search(R->occ, no, R->start, R->ceiling, it[v].size, R->page,
+			 it[v].align, &it[v].addr) ? -1 : 0;
+}
+
+/* rm[0 .. nr) out: their addresses kept in old[] */
+static void take_out(struct rr *R)
+{
+	size_t j;
+
+	for (j = 0; j < R->nr; j++) {
+		uint32_t v = R->rm[j];
+
+		R->mark[v] = 0;
+		R->old[j] = R->it[v].addr;
+		if (top_of(R, v) == R->peak)
+			R->atpeak--;
+		R->it[v].addr = DP_UNSET;
+	}
+}
+
+/* The box: seed s, then its neighbours breadth first whose bytes meet
+ * [alo, ahi), up to want items. */
+static void ruin(struct rr *R, uint32_t s, uint64_t alo, uint64_t ahi,
+		 size_t want)
+{
+	const struct dp_ovl *ol = R->ol;
+	size_t q, j;
+
+	R->nr = 0;
+	R->rm[R->nr++] = s;
+	R->mark[s] = 1;
+	for (q = 0; q < R->nr && R->nr < want; q++) {
+		uint32_t v = R->rm[q];
+		size_t f = ol->first[v], d = ol->first[v + 1] - f;
+		size_t o = d ? xorshift64_below(&R->rs, d) : 0;
+
+		for (j = 0; j < d && R->nr < want; j++) {
+			uint32_t u = ol->ov[f + (o + j) % d];
+
+			R->work++;
+			if (R->mark[u] || !R->it[u].size ||
+			    R->it[u].addr >= ahi || top_of(R, u) <= alo)
+				continue;
+			R->mark[u] = 1;
+			R->rm[R->nr++] = u;
+		}
+	}
+	take_out(R);
+}
+
+/* The ejection: s down to the offset of a random neighbour below it, the
+ * items in its way out.  0 when there is no such move. */
+static int eject(struct rr *R, uint32_t s)
+{
+	const struct dp_ovl *ol = R->ol;
+	size_t f = ol->first[s], d = ol->first[s + 1] - f, j;
+	const struct dp_item *v = &R->it[s];
+	uint64_t a;
+	uint32_t u;
+
+	if (!d)
+		return 0;
+	u = ol->ov[f + xorshift64_below(&R->rs, d)];
+	if (R->it[u].addr >= v->addr ||
+	    !dp_try_gap(R->it[u].addr, UINT64_MAX, v->size, R->page, v->align,
+			&a) || a >= v->addr)
+		return 0;
+	R->nr = 0;
+	R->rm[R->nr++] = s;
+	for (j = 0; j < d; j++) {
+		u = ol->ov[f + j];
+		R->work++;
+		if (u == s || !R->it[u].size || R->it[u].addr >= a + v->size ||
+		    top_of(R, u) <= a)
+			continue;
+		if (R->nr >= RR_OUT)
+			return 0;
+		R->rm[R->nr++] = u;
+	}
+	take_out(R);
+	R->force = s;
+	R->fa = a;
+	return 1;
+}
+
+static double weight(const struct rr *R, uint32_t v, uint64_t addr)
+{
+	return (double)R->it[v].size * (double)R->ol->width[v] *
+	       ((double)addr + (double)R->it[v].size / 2);
+}
+
+/* The items out back in one of three orders, the ejected one first; 1
+ * kept, 0 undone, -ENOMEM. */
+static int recreate(struct rr *R, size_t atpeak)
+{
+	int how = xorshift64_below(&R->rs, 3), r = 0;
+	double d = 0;
+	size_t j;
+
+	for (j = 0; j < R->nr; j++) {
+		uint32_t v = R->rm[j];
+		uint64_t p = 64 + xorshift64_below(&R->rs, 64), k;
+
+		k = how == 2 ? ~R->old[j] : R->it[v].size;
+		if (how == 1 && __builtin_mul_overflow(k, R->ol->width[v], &k))
+			k = UINT64_MAX;
+		k = how == 2 ? k : k / 64 * p;
+		R->k[j] = (struct dp_key3){ { v == R->force ? UINT64_MAX : k,
+					      0, 0 }, j };
+	}
+	qsort(R->k, R->nr, sizeof(*R->k), dp_cmp_key3);
+	for (j = 0; j < R->nr && !r; j++) {
+		uint32_t v = R->rm[R->k[j].i];
+
+		if (v == R->force)
+			R->it[v].addr = R->fa;
+		else
+			r = insert(R, v);
+		if (!r && top_of(R, v) > R->peak)
+			r = -1;
+		if (!r && top_of(R, v) == R->peak)
+			R->atpeak++;
+	}
+	if (r == -ENOMEM)
+		return r;
+	for (j = 0; j < R->nr && !r; j++)
+		d += weight(R, R->rm[j], R->it[R->rm[j]].addr) -
+		     weight(R, R->rm[j], R->old[j]);
+	if (!r && (R->atpeak < atpeak || (R->atpeak == atpeak && d <= 0)))
+		return 1;
+	for (j = 0; j < R->nr; j++)
+		R->it[R->rm[j]].addr = R->old[j];
+	R->atpeak = atpeak;
+	return 0;
+}
+
+/* the peak and how many items reach it */
+static void rr_peak(struct rr *R)
+{
+	size_t i;
+
+	R->peak = dp_items_end(R->it, R->n, R->start);
+	for (i = R->atpeak = 0; i < R->n; i++)
+		R->atpeak += top_of(R, i) == R->peak;
+}
+
+/* One step: a seed, an ejection or a box, recreate.  0, or -ENOMEM. */
+static int step(struct rr *R)
+{
+	uint32_t s = xorshift64_below(&R->rs, R->n), i, c;
+	uint64_t h = R->peak - R->start, d, alo, ahi;
+	size_t atpeak = R->atpeak;
+	int r;
+
+	if (xorshift64_below(&R->rs, 100) < 50)
+		for (i = 0; i < RR_TOUR; i++) {
+			c = xorshift64_below(&R->rs, R->n);
+			s = top_of(R, c) > top_of(R, s) ? c : s;
+		}
+	d = h / 64 + xorshift64_below(&R->rs, h / 8 + 1);
+	alo = R->it[s].addr > R->start + d ? R->it[s].addr - d : R->start;
+	ahi = top_of(R, s) + d;
+	if (!R->it[s].size)
+		return 0;
+	R->force = UINT32_MAX;
+	if (xorshift64_below(&R->rs, 100) < RR_EJECT) {
+		if (!eject(R, s))
+			return 0;
+	} else {
+		ruin(R, s, alo, ahi, RR_MIN +
+		     xorshift64_below(&R->rs, RR_MAX - RR_MIN + 1));
+	}
+	r = recreate(R, atpeak);
+	if (r == 1 && !R->atpeak)
+		rr_peak(R);
+	return r < 0 ? r : 0;
+}
+
+int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
+	  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+	  uint64_t budget, uint64_t *best, uint64_t *best_end)
+{
+	struct rr R = { .it = it, .n = n, .ol = ol, .start = start,
+			.ceiling = ceiling, .page = page,
+			.rs = 0x9e3779b97f4a7c15ULL * 5 + 1 };
+	size_t i;
+	int rc = 0;
+
+	if (*best_end <= lb || !budget || n < 2)
+		return 0;
+	R.rm = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.rm));
+	R.old = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.old));
+	R.k = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.k));
+	R.mark = calloc(n, 1);
+	for (i = 0; i < n; i++)
+		it[i].addr = best[i];
+	if (!R.rm || !R.old || !R.k || !R.mark)
+		rc = -ENOMEM;
+	else
+		rr_peak(&R);
+	while (!rc && R.work < budget && R.peak > lb) {
+		rc = step(&R);
+		if (R.peak < *best_end) {
+			*best_end = R.peak;
+			for (i = 0; i < n; i++)
+				best[i] = it[i].addr;
+		}
+	}
+	for (i = 0; i < n; i++)
+		it[i].addr = best[i];
+	DP_FREE(R.rm, R.old, R.k, R.mark, R.occ);
+	return rc;
+}
