@@ -462,8 +462,8 @@ TEST(top_search_never_worse_and_deterministic)
  * round lowers the end, then ruin and recreate.  On six packings of 500
  * with a small node budget they reach 1.0113 x the optimum in all; one
  * round (DP_LNS_ROUNDS 1) without ruin and recreate reached 1.0128, three
- * without it 1.0123.  Every plan verifies, not above the portfolio's, the
- * same twice. */
+ * without it 1.0123.  Every plan verifies and is not above the
+ * portfolio's; the first is the same twice. */
 TEST(search_rounds_lower_the_end)
 {
 	uint64_t seed, sum = 0, opt = 0;
@@ -479,8 +479,10 @@ TEST(search_rounds_lower_the_end)
 		CHECK(!dp_csv_verify(c, &e));
 		peak = dp_csv_peak(c);
 		CHECK(peak == st.end && peak <= st.portfolio_end);
-		REQUIRE(!dp_csv_solve_search(c, 0, 1000, &st2, &e));
-		CHECK(dp_csv_peak(c) == peak);
+		if (seed == 1) {	/* the same again (once: a second costs as much) */
+			REQUIRE(!dp_csv_solve_search(c, 0, 1000, &st2, &e));
+			CHECK(dp_csv_peak(c) == peak);
+		}
 		sum += peak;
 		opt += dp_csv_lower_bound(c);
 		dp_csv_free(c);
@@ -491,8 +493,8 @@ TEST(search_rounds_lower_the_end)
 }
 
 /* Ruin and recreate (rr.c) from the chain pass, its end as the
- * ceiling: never higher, a valid placement, the same twice; no budget:
- * nothing moves.  On twelve packings of 60 it reaches the optimum on all
+ * ceiling, with the budget the search gives it (DP_RR_ITEM an item): never
+ * higher, a valid placement, the same twice; no budget: nothing moves.  On twelve packings of 60 it reaches the optimum on all
  * twelve, where the chain pass does on nine; it lowers all six of 300. */
 TEST(ruin_and_recreate_never_worse_and_deterministic)
 {
@@ -515,7 +517,7 @@ TEST(ruin_and_recreate_never_worse_and_deterministic)
 				b[j & 1][i] = p.it[i].addr;
 			e[j & 1] = e0;
 			CHECK(!dp_rr(p.it, p.n, ol, 0, e0, 0, lb,
-				     j ? DP_RR_WORK : 0, b[j & 1], &e[j & 1]));
+				     j ? p.n * DP_RR_ITEM : 0, b[j & 1], &e[j & 1]));
 			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);
 			CHECK(valid(&p));
 			CHECK(j || e[0] == e0);
