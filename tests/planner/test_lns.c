@@ -517,7 +517,7 @@ TEST(ruin_and_recreate_never_worse_and_deterministic)
 				b[j & 1][i] = p.it[i].addr;
 			e[j & 1] = e0;
 			CHECK(!dp_rr(p.it, p.n, ol, 0, e0, 0, lb,
-				     j ? p.n * DP_RR_ITEM : 0, b[j & 1], &e[j & 1]));
+				     j ? dp_rr_budget(p.n) : 0, b[j & 1], &e[j & 1]));
 			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);
 			CHECK(valid(&p));
 			CHECK(j || e[0] == e0);

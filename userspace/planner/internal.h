@@ -405,6 +405,10 @@ int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * segments and candidates it visited. */
 #define DP_SKY_SPAN2	1
 #define DP_SKY_KEEP	2
+/* skyline.c: ties perturbed for a rerun: key[i] = it[i].size x a weight
+ * drawn from [64, 64 x spread) by *rs, in item order (saturating). */
+void dp_sky_perturb(const struct dp_item *it, size_t n, uint64_t spread,
+		    uint64_t *rs, uint64_t *key);
 int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     const uint64_t *key, uint64_t start, uint64_t ceiling,
 		     uint64_t page, int flags, uint64_t *work);
@@ -444,6 +448,11 @@ int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 	  uint64_t budget, uint64_t *best, uint64_t *best_end);
 #define DP_RR_WORK	(1ULL << 26)	/* in all, at most */
 #define DP_RR_ITEM	(1ULL << 16)	/* per item, at most */
+/* the budget the search gives ruin and recreate on n items */
+static inline uint64_t dp_rr_budget(size_t n)
+{
+	return n < DP_RR_WORK / DP_RR_ITEM ? n * DP_RR_ITEM : DP_RR_WORK;
+}
 
 /* bnb.c: the exact search of --strategy search (see the comment there) */
 struct bnb;

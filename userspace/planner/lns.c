@@ -36,7 +36,6 @@
 
 #include "libdramplan.h"
 #include "internal.h"
-#include "xorshift.h"
 
 #define LNS_SLICE	400	/* items per slice, by first live time */
 #define LNS_PROBES	3	/* bisection probes per slice */
@@ -283,7 +282,7 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       uint64_t *best_end)
 {
 	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
-	uint64_t work = 0, L, e, w;
+	uint64_t work = 0, L, e;
 	uint64_t rs = 0x9e3779b97f4a7c15ULL * (3 + 2 * seed) + 1;
 	int j, k, r = 0;
 	size_t i;
@@ -297,12 +296,9 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			L = start + (uint64_t)((unsigned __int128)(*best_end - start) *
 					       (10 * LNS_TOP_LEVELS - 9 * j) /
 					       (10 * LNS_TOP_LEVELS));
-			for (i = 0; i < n; i++) {
+			for (i = 0; i < n; i++)
 				it[i].addr = best[i] < L ? best[i] : DP_UNSET;
-				w = 64 + xorshift64_below(&rs, 64 * (LNS_TOP_SPREAD - 1));
-				if (__builtin_mul_overflow(it[i].size, w, &key[i]))
-					key[i] = UINT64_MAX;
-			}
+			dp_sky_perturb(it, n, LNS_TOP_SPREAD, &rs, key);
 			r = dp_skyline_chain(it, n, iv, key, start, ceiling, page,
 					     DP_SKY_KEEP | (k % 2 ? DP_SKY_SPAN2 : 0),
 					     &work);

@@ -44,6 +44,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "xorshift.h"
 
 struct sky {
 	uint64_t *t;		/* the distinct times, m + 1 of them */
@@ -391,6 +392,18 @@ static int skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		*work += K.work;
 	sky_free(&K);
 	return rc;
+}
+
+void dp_sky_perturb(const struct dp_item *it, size_t n, uint64_t spread,
+		    uint64_t *rs, uint64_t *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (__builtin_mul_overflow(it[i].size,
+					   64 + xorshift64_below(rs, 64 * (spread - 1)),
+					   &key[i]))
+			key[i] = UINT64_MAX;
 }
 
 int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,

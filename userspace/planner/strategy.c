@@ -29,7 +29,6 @@
 
 #include "libdramplan.h"
 #include "internal.h"
-#include "xorshift.h"
 
 uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
 {
@@ -205,11 +204,8 @@ static int skyline_pass(struct srch *S)
 		     "skyline");
 	for (k = 0; k <= DP_SKYLINE_RESTARTS && r != -ENOMEM &&
 	     S->best_end > S->st->lower_bound && work < DP_SKYLINE_WORK; k++) {
-		for (i = 0; k && i < S->n; i++)
-			if (__builtin_mul_overflow(S->it[i].size,
-						   64 + xorshift64_below(&rs, 64),
-						   &key[i]))
-				key[i] = UINT64_MAX;
+		if (k)
+			dp_sky_perturb(S->it, S->n, 2, &rs, key);
 		r = dp_skyline_chain(S->it, S->n, S->iv, key, S->start,
 				     S->ceiling, S->page,
 				     k % 2 ? DP_SKY_SPAN2 : 0, &work);
@@ -389,8 +385,8 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 		return r;
 	end = S->best_end;
 	r = dp_rr(S->it, S->n, ol, S->start, S->ceiling, S->page,
-		  st->lower_bound, !budget ? 0 : S->n < DP_RR_WORK / DP_RR_ITEM ?
-		  S->n * DP_RR_ITEM : DP_RR_WORK, S->best, &S->best_end);
+		  st->lower_bound, budget ? dp_rr_budget(S->n) : 0, S->best,
+		  &S->best_end);
 	improved(S, end, "ruin and recreate");
 	return r;
 }
