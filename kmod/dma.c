@@ -85,7 +85,7 @@
 struct xmemsim_dma_batch {
 	struct list_head node;		/* in df->batches */
 	struct io_uring_cmd *cmd;
-	u32 left;			/* transfers not yet done */
+	u32 left;			/* transfers not done, +1 until written back */
 	int err;
 };
 
@@ -900,7 +900,8 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 	}
 	if (!ret && b) {
 		b->cmd = cmd;
-		b->left = s->count;
+		/* one more for the issuer: no CQE before its write-back */
+		b->left = s->count + 1;
 		for (i = 0; i < s->count; i++)
 			x[i]->batch = b;
 		list_add_tail(&b->node, &df->batches);
@@ -962,15 +963,18 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
  * @nonblock: io_uring issues it inline and it may not block
  *
  * The argument is copied and checked as xmemsim_dispatch() does (its own
- * bytes written back first, the ticket after). Issued without blocking,
- * it asks io_uring for a worker.
+ * bytes written back first, the ticket after, always before the CQE).
+ * Issued without blocking, it asks io_uring for a worker.
  *
- * Return: -EIOCBQUEUED (the CQE follows: 0, or -ECANCELED if the task or
- * ring went first), or DMA_SUBMIT's errors at once.
+ * Return: -EIOCBQUEUED (the CQE follows: 0, the first transfer's error,
+ * -EFAULT if the ticket could not be written back, or -ECANCELED if the
+ * task or ring went first), or DMA_SUBMIT's errors at once.
  */
 int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
 			     void __user *uarg, bool nonblock)
 {
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_batch *b;
 	struct xmemsim_dma_submit s;
 	int ret;
 
@@ -981,9 +985,20 @@ int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
 	ret = dma_submit(xf, &s, cmd);
 	if (ret)
 		return ret;
-	/* queued: the CQE says how they ended; a lost ticket is the caller's */
-	if (copy_to_user(uarg, &s, sizeof(s)))
-		pr_debug("dma submit: ticket not written back\n");
+	/*
+	 * Queued, and the transfers may already be done: the batch holds its
+	 * CQE until the ticket is back, so nothing is written into memory the
+	 * caller took back on seeing the CQE. A failed write-back is the CQE's
+	 * -EFAULT, the transfers having run.
+	 */
+	ret = copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
+	memcpy(&b, cmd->pdu, sizeof(b));
+	mutex_lock(&dma->lock);
+	if (ret && !b->err)
+		b->err = ret;
+	if (!--b->left)
+		batch_finish(b);
+	mutex_unlock(&dma->lock);
 	return -EIOCBQUEUED;
 }
 #endif

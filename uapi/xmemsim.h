@@ -492,6 +492,9 @@ struct xmemsim_mem_error {
  * number and this struct in the SQE's 16-byte command area. The command's
  * argument struct lives in user memory at @arg, exactly as for ioctl(),
  * and cqe->res carries 0 or the negative errno ioctl() would have given.
+ * Outputs are in that struct by the time its CQE is seen (DMA_SUBMIT's
+ * ticket too, whose CQE waits for its transfers): the struct may be
+ * reused or freed then, and the kernel writes it no more.
  */
 struct xmemsim_uring_cmd {
 	__u64 arg;		/* user pointer to the command's struct */
