@@ -94,13 +94,15 @@ modules_install:
 		depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $$kver
 
 # Runs every host test binary; TAP goes to $(O)/results/.
+# The host tests, HOST_JOBS binaries at a time (each works in its own
+# temporary directory): each one's TAP in $(O)/results, its failures shown.
+HOST_JOBS ?= $(shell nproc)
 host-tests: $(HOST_TESTS)
 	@mkdir -p $(O)/results
-	@rc=0; for t in $(HOST_TESTS); do \
-		n=$$(basename $$t); \
-		$$t > $(O)/results/$$n.tap 2>&1 || rc=1; \
-		grep -E '^(not )?ok ' $(O)/results/$$n.tap | sed "s|^|$$n: |" | grep '^.*: not ok' || true; \
-	done; exit $$rc
+	@printf '%s\n' $(HOST_TESTS) | xargs -P $(HOST_JOBS) -n 1 sh -c \
+		'n=$$(basename "$$0"); "$$0" > $(O)/results/$$n.tap 2>&1; r=$$?; \
+		grep -E "^not ok " $(O)/results/$$n.tap | sed "s|^|$$n: |"; \
+		exit $$((r != 0))'
 
 check:
 	@bash scripts/check.sh
