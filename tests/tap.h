@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct tap_test {
 	const char *name;
@@ -86,7 +87,9 @@ static inline int tap_run(void)
 {
 	struct tap_test *t;
 	const char *only = getenv("TAP_ONLY");
+	int timed = !!getenv("TAP_TIME");	/* each test's wall time */
 	int n = 0, failed = 0;
+	struct timespec t0, t1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
@@ -95,7 +98,12 @@ static inline int tap_run(void)
 			continue;
 		tap_cur_failed = 0;
 		tap_cur_skip = NULL;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		t->fn();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (timed)
+			printf("# %s: %.3f s\n", t->name, (double)(t1.tv_sec - t0.tv_sec) +
+			       (t1.tv_nsec - t0.tv_nsec) / 1e9);
 		n++;
 		printf("%sok %d - %s%s%s\n", tap_cur_failed ? "not " : "", n,
 		       t->name, tap_cur_skip && !tap_cur_failed ? " # SKIP " : "",
