@@ -608,7 +608,7 @@ TEST(io_uring_submit_writes_its_ticket_before_its_cqe)
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
 	d = desc(e.buf[6], e.buf[7], 64, 0, 0);
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 1000; i++) {
 		s = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d,
 						 .count = 1, .ticket = UINT64_MAX };
 		if (xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s, i) ||
