@@ -651,8 +651,8 @@ static int blocks_of(const uint32_t *ns, const uint64_t *seeds, size_t k,
 }
 
 /* The first fit orders over the whole problem: the lowest end (the
- * portfolio's floor). */
-static uint64_t first_fits(struct prob *p)
+ * portfolio's floor); *seed the simplify order's (the seed's). */
+static uint64_t first_fits(struct prob *p, uint64_t *seed)
 {
 	uint64_t best = UINT64_MAX;
 	size_t failed;
@@ -661,9 +661,12 @@ static uint64_t first_fits(struct prob *p)
 	for (o = DP_ORDER_SIMPLIFY; o <= DP_ORDER_START; o++) {
 		struct dp_place_stats ps = { 0 };
 
-		if (!dp_place(p->it, p->n, p->iv, 0, UINT64_MAX, 0, o,
-			      DP_ENGINE_AUTO, &ps, &failed, NULL, "") &&
-		    end_of(p) < best)
+		if (dp_place(p->it, p->n, p->iv, 0, UINT64_MAX, 0, o,
+			     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
+			return 0;
+		if (o == DP_ORDER_SIMPLIFY)
+			*seed = end_of(p);
+		if (end_of(p) < best)
 			best = end_of(p);
 	}
 	return best;
@@ -683,17 +686,13 @@ TEST(time_blocks_searched_alone_reach_the_optimum)
 	struct prob p;
 	uint64_t opt, ff, seed_end, *a;
 	uint32_t blk[480];
-	size_t i, nb, failed;
-	struct dp_place_stats ps = { 0 };
+	size_t i, nb;
 
 	REQUIRE(!blocks_of(ns, seeds, 4, 0, &p, &opt));
 	REQUIRE(p.n == 480);
 	REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, DP_BLOCK_MIN, blk, &nb));
 	CHECK(nb >= 4);
-	ff = first_fits(&p);
-	REQUIRE(!dp_place(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_ORDER_SIMPLIFY,
-			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
-	seed_end = end_of(&p);
+	ff = first_fits(&p, &seed_end);
 	REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_UNSET,
 				 DP_ENGINE_AUTO, &st));
 	CHECK(valid(&p));
@@ -730,7 +729,8 @@ TEST(time_blocks_searched_alone_reach_the_optimum)
  * portfolio misses alone): searched first, the stack sets the end, and
  * the packings only have to reach it, which their first fits do: no
  * search runs.  Never above the portfolio (each first fit over the
- * whole) nor the seed's, the plan verifies; the packings alone (no
+ * whole); the seed's end, the blocks' highest, is that of the seed's
+ * first fit over the whole; the plan verifies; the packings alone (no
  * stack) are searched. */
 TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 {
@@ -738,16 +738,16 @@ TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 	static const uint64_t seeds[] = { 1, 2 };
 	struct dp_search_stats st;
 	struct prob p;
-	uint64_t opt, ff;
+	uint64_t opt, ff, seed_end;
 
 	REQUIRE(!blocks_of(ns, seeds, 2, 15360, &p, &opt));
-	ff = first_fits(&p);
+	ff = first_fits(&p, &seed_end);
 	REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_UNSET,
 				 DP_ENGINE_AUTO, &st));
 	CHECK(valid(&p));
 	CHECK(end_of(&p) == st.end);
 	CHECK(st.end <= ff && st.end <= st.portfolio_end &&
-	      st.end <= st.seed_end);
+	      st.seed_end == seed_end);
 	CHECK(st.end == 15360 && st.lower_bound == 15360 && st.proven);
 	CHECK(!st.searched && !st.nodes && !st.lns);
 	prob_free(&p);

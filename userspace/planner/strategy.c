@@ -533,6 +533,8 @@ static void merge(struct dp_search_stats *st, const struct dp_search_stats *bs,
 	st->built |= bs->built;
 	if (bs->lower_bound > st->lower_bound)
 		st->lower_bound = bs->lower_bound;
+	if (bs->seed_end > st->seed_end)
+		st->seed_end = bs->seed_end;
 	if (bs->portfolio_end > st->portfolio_end)
 		st->portfolio_end = bs->portfolio_end;
 	if (r || bs->end > st->end || !st->how) {
@@ -543,31 +545,13 @@ static void merge(struct dp_search_stats *st, const struct dp_search_stats *bs,
 	}
 }
 
-/* The seed's first fit over the whole, into seed[]: the end no search
- * may exceed (blocks placed alone could, in principle, order differently).
- * Its end, UINT64_MAX when it does not fit, or 0 and -ENOMEM in *rc. */
-static uint64_t seed_pass(struct dp_item *it, size_t n,
-			  const struct dp_iv *iv, uint64_t start,
-			  uint64_t ceiling, uint64_t page, enum dp_engine eng,
-			  uint64_t *seed, int *rc)
-{
-	struct dp_place_stats ps = { 0 };
-	size_t i, failed;
-	int r;
-
-	r = dp_place(it, n, iv, start, ceiling, page, DP_ORDER_SIMPLIFY, eng,
-		     &ps, &failed, NULL, "");
-	*rc = r == -ENOMEM ? r : 0;
-	if (r)
-		return r == -ENOMEM ? 0 : UINT64_MAX;
-	for (i = 0; i < n; i++)
-		seed[i] = it[i].addr;
-	return dp_items_end(it, n, start);
-}
-
 /* dp_place_search over nb > 1 time blocks (bid[i]: item i's): each block
  * placed alone, hardest first, each later one stopping at the highest end
- * so far; the seed's plan instead if that ends lower.  The first block,
+ * so far.  The seed's order restricted to a block is the block's own (the
+ * simplify rule takes the least (pressure, index), and a pressure only
+ * counts neighbours, all in the block), so the seed's plan is the union
+ * of the blocks' and its end the highest of theirs: never above it, as
+ * for one block, and no first fit over the whole.  The first block,
  * which usually decides the end, has the budgets bu of the whole, each
  * later one its share of them by its items: at most twice bu in all, and
  * a block that stops early spends nothing more.  dp_place_search's
@@ -580,19 +564,14 @@ static int place_blocks(struct dp_item *it, size_t n, const struct dp_iv *iv,
 {
 	struct dp_item *sub = dp_realloc_array(NULL, n, sizeof(*sub));
 	uint32_t *map = dp_realloc_array(NULL, n, sizeof(*map));
-	uint64_t *seed = dp_realloc_array(NULL, n, sizeof(*seed));
 	struct tblock *B = dp_realloc_array(NULL, nb, sizeof(*B));
 	struct dp_search_stats bs;
-	uint64_t seed_end = 0;
 	size_t b, i;
 	int rc = -ENOMEM, r = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (!sub || !map || !seed || !B ||
+	if (!sub || !map || !B ||
 	    group(it, n, iv, start, bid, nb, sub, map, B))
-		goto out;
-	seed_end = seed_pass(it, n, iv, start, ceiling, page, eng, seed, &rc);
-	if (rc)
 		goto out;
 	for (b = 0; b < nb && !r; b++) {
 		const struct tblock *t = &B[b];
@@ -611,23 +590,15 @@ static int place_blocks(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		}
 		merge(st, &bs, r);
 	}
-	st->seed_end = seed_end;
+	rc = -1;
+	if (r)
+		goto out;
+	for (i = 0; i < n; i++)
+		it[map[i]].addr = sub[i].addr;
+	st->proven |= st->end <= st->lower_bound;
 	rc = 0;
-	if (seed_end < st->end) {	/* also when a block found nothing */
-		for (i = 0; i < n; i++)
-			it[i].addr = seed[i];
-		st->end = seed_end;
-		st->how = "simplify";
-		st->proven = 0;
-	} else if (r) {
-		rc = -1;
-	} else {
-		for (i = 0; i < n; i++)
-			it[map[i]].addr = sub[i].addr;
-	}
-	st->proven |= !rc && st->end <= st->lower_bound;
 out:
-	DP_FREE(sub, map, seed, B);
+	DP_FREE(sub, map, B);
 	return rc;
 }
 
