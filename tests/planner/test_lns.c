@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "planner_util.h"
 #include "tap.h"
+#include "xorshift.h"
 #include "../../scripts/bench-synth.h"
 
 /* A perfect packing of n buffers as a parsed CSV. */
@@ -761,6 +762,131 @@ TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 	       (unsigned long long)st.end, (unsigned long long)opt,
 	       (unsigned long long)st.portfolio_end);
 	prob_free(&p);
+}
+
+/* A random problem of k blocks of 32-47 items, each block in its own
+ * window of 24 times: one interval an item, or two apart (the first in
+ * the window's first half, the second in its second), sizes 1-200,
+ * alignments 1-8; page 64 on odd seeds (the page rule). */
+static int random_blocks(uint64_t seed, struct prob *p, size_t k,
+			 uint64_t *page)
+{
+	uint64_t rs = seed * 0x9e3779b97f4a7c15ULL + 1;
+	size_t j, c, n = 0, m;
+
+	p->it = calloc(k * 48 + 1, sizeof(*p->it));
+	p->iv = calloc(2 * k * 48 + 1, sizeof(*p->iv));
+	p->key = NULL;
+	if (!p->it || !p->iv)
+		return -1;
+	*page = seed % 2 ? 64 : 0;
+	for (m = j = 0; j < k; j++) {
+		size_t cnt = 32 + xorshift64_below(&rs, 16);
+
+		for (c = 0; c < cnt; c++, n++) {
+			uint32_t v, nv = 1 + (xorshift64_below(&rs, 4) == 0);
+
+			p->it[n] = (struct dp_item){
+				1 + xorshift64_below(&rs, 200),
+				1ULL << xorshift64_below(&rs, 4), m, nv,
+				DP_UNSET };
+			for (v = 0; v < nv; v++, m++) {
+				uint64_t w = nv == 2 ? 12 : 24;
+				uint64_t lo = 30 * j + 12 * v +
+					      xorshift64_below(&rs, w);
+				uint64_t end = 30 * j + 12 * v + w;
+
+				p->iv[m] = (struct dp_iv){ lo, lo +
+					xorshift64_below(&rs, end - lo) };
+			}
+		}
+	}
+	p->n = n;
+	return 0;
+}
+
+/* Items live at a common time byte-disjoint, any number of intervals;
+ * every address aligned. */
+static int valid_iv(const struct prob *p)
+{
+	size_t i, j, a, b;
+
+	for (i = 0; i < p->n; i++) {
+		const struct dp_item *x = &p->it[i];
+
+		if (x->addr == DP_UNSET || x->addr % x->align)
+			return 0;
+		for (j = i + 1; j < p->n; j++) {
+			const struct dp_item *y = &p->it[j];
+
+			if (x->addr >= y->addr + y->size ||
+			    y->addr >= x->addr + x->size)
+				continue;
+			for (a = 0; a < x->iv_count; a++)
+				for (b = 0; b < y->iv_count; b++) {
+					const struct dp_iv *u, *w;
+
+					u = &p->iv[x->iv_first + a];
+					w = &p->iv[y->iv_first + b];
+					if (u->lo <= w->hi && w->lo <= u->hi)
+						return 0;
+				}
+		}
+	}
+	return 1;
+}
+
+/* Random problems of 2-4 blocks: the plan verifies, its end is the
+ * stats', never above the seed's (the seed's first fit over the whole)
+ * nor the portfolio's, the lower bound is the whole's; a ceiling at
+ * the portfolio's end is met (a block that stops at
+ * another's end stops within it) and one below the lower bound is proven
+ * impossible; with no budget the portfolio alone. */
+TEST(time_blocks_random_problems)
+{
+	static const uint64_t budgets[] = { 0, 300 };
+	uint64_t seed, page, seed_end, lb, pe = 0;
+	struct dp_search_stats st, s2;
+	struct dp_place_stats ps;
+	size_t k, failed, nb;
+	uint32_t *blk;
+	struct prob p;
+
+	for (seed = 1; seed <= 6; seed++) {
+		REQUIRE(!random_blocks(seed, &p, 2 + seed % 3, &page));
+		blk = calloc(p.n, sizeof(*blk));
+		REQUIRE(blk);
+		REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, DP_BLOCK_MIN, blk, &nb));
+		CHECK(nb == 2 + seed % 3);
+		memset(&ps, 0, sizeof(ps));
+		REQUIRE(!dp_place(p.it, p.n, p.iv, 0, UINT64_MAX, page,
+				  DP_ORDER_SIMPLIFY, DP_ENGINE_AUTO, &ps,
+				  &failed, NULL, ""));
+		seed_end = end_of(&p);
+		lb = dp_lower_bound(p.it, p.n, p.iv);
+		for (k = 0; k < 2; k++) {
+			REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX,
+						 page, budgets[k],
+						 DP_ENGINE_AUTO, &st));
+			CHECK(valid_iv(&p));
+			CHECK(end_of(&p) == st.end);
+			CHECK(st.seed_end == seed_end && st.end <= seed_end);
+			CHECK(st.end <= st.portfolio_end);
+			CHECK(st.lower_bound == lb && st.end >= lb);
+			CHECK(!budgets[k] ? !st.nodes && !st.lns &&
+			      st.end == st.portfolio_end : 1);
+			CHECK(st.nodes <= 2 * budgets[k]);
+			pe = k ? pe : st.portfolio_end;
+		}
+		CHECK(!dp_place_search(p.it, p.n, p.iv, 0, pe, page, 0,
+				       DP_ENGINE_AUTO, &s2));
+		CHECK(valid_iv(&p) && s2.end <= pe);
+		CHECK(dp_place_search(p.it, p.n, p.iv, 0, lb - 1, page, 300,
+				      DP_ENGINE_AUTO, &s2) == -1);
+		CHECK(s2.proven);
+		prob_free(&p);
+		free(blk);
+	}
 }
 
 int main(void)
