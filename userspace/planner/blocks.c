@@ -6,10 +6,11 @@
  * items on both sides of it, cuts a placement into two that share nothing:
  * no item of one side is live at a time of the other, so each side can be
  * placed in the whole region on its own and the end is the higher of the
- * two.  The search solves each block alone (strategy.c): a block of 691
- * items gets the exact search where the whole (1,000) would have too, but
- * one of 6,609 among 10,000 is what the top and slice searches then see
- * alone, and a block that only has to reach another's end stops there.
+ * two.  The search solves each block alone (strategy.c): the exact search
+ * runs on every block of up to its 3,000 items even when the whole is
+ * larger, the other phases spend their budgets on the block that decides
+ * the end, and a block that only has to reach another's end stops
+ * there.
  *
  * Intervals are closed (struct dp_iv): items whose hulls are [a, b] and
  * [b + 1, c] do not overlap, so a cut falls between b and b + 1.
