@@ -290,6 +290,29 @@ TEST(minimalloc_search_survives_every_allocation_failure)
 	every_allocation_fails_once(csv_job, &in, "staircase.csv");
 }
 
+/* Two such staircases of DP_BLOCK_MIN buffers, the second after the
+ * first has ended: two time blocks, each searched alone
+ * (dp_place_search's place_blocks), then written back. */
+TEST(minimalloc_time_blocks_survive_every_allocation_failure)
+{
+	static char text[4096];
+	struct job_in in = { .model = text };
+	static struct job j;
+	size_t len, i, t;
+
+	len = sprintf(text, "id,lower,upper,size\n");
+	for (i = 0; i < 2 * DP_BLOCK_MIN; i++) {
+		t = i < DP_BLOCK_MIN ? i : i + 10;
+		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, t,
+			       i == DP_BLOCK_MIN - 1 ? t + 1 : t + 7,
+			       (i * 7919) % 97 + 1);
+	}
+	csv_job(&in, &j);
+	REQUIRE(j.rc == 0);
+	CHECK(j.searched);
+	every_allocation_fails_once(csv_job, &in, "two staircases");
+}
+
 /* Ruin and recreate (rr.c) from first fit by size on a CSV instance:
  * the addresses it leaves, one a line. */
 static void rr_job(const struct job_in *in, struct job *j)

@@ -129,8 +129,12 @@ uint64_t dp_search_budget(size_t n, uint64_t overlaps);
  * Places every item in [start, ceiling) like dp_place, but with the lowest
  * end it can find: the portfolio of constructive passes, then the exact
  * search with a budget of `nodes` search nodes (0: portfolio only;
- * DP_UNSET: dp_search_budget's default for these items).  Never
- * ends above dp_place's simplify order when that fits.  Deterministic.
+ * DP_UNSET: dp_search_budget's default for these items).  Items that
+ * fall into independent time blocks (dp_time_blocks) are searched a block
+ * at a time, the hardest first with the whole budget, the others with
+ * their share by items, each stopping once it reaches the highest end so
+ * far.  Never ends above dp_place's simplify order when that fits.
+ * Deterministic.
  * Returns 0 (it[].addr set), or -1 when nothing was found within the
  * ceiling: st->proven then says no placement exists.
  */
@@ -138,6 +142,15 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t start, uint64_t ceiling, uint64_t page,
 		    uint64_t nodes, enum dp_engine eng,
 		    struct dp_search_stats *st);
+
+/* blocks.c: the items' independent time blocks (see the comment there):
+ * blk[i] the block of item i, numbered by time from 0, *nb of them; a
+ * block is closed at a time no item spans only once it holds min items
+ * (a last one below min joins the one before).  0, or -ENOMEM. */
+int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		   size_t min, uint32_t *blk, size_t *nb);
+/* the fewest items of a block dp_place_search solves on its own */
+#define DP_BLOCK_MIN	32
 
 /* ---- pipeline -------------------------------------------------------- */
 

@@ -21,6 +21,11 @@
  * A probe that spends its budget (half of what is left) counts as a
  * failure for the bisection but proves nothing.
  *
+ * Items that split into independent time blocks (blocks.c) are searched
+ * a block at a time, all of the above on each: the hardest block first,
+ * then each of the others only down to the highest end so far (the
+ * answer cannot go below it), where it stops.
+ *
  * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
 #include <errno.h>
@@ -169,7 +174,25 @@ uint64_t dp_search_budget(size_t n, uint64_t overlaps)
 	return w < 1000 ? 1000 : w;
 }
 
-/* The search's state, shared by its phases. */
+/* The budgets of one placement, or a time block's share of them. */
+struct budgets {
+	uint64_t nodes;		/* the exact search's; DP_UNSET: the default */
+	uint64_t lns;		/* the slice search's nodes and items */
+	uint64_t top;		/* the top search's segments and candidates */
+	uint64_t rr;		/* ruin and recreate's overlap entries */
+	size_t share, of;	/* the default nodes scaled by share / of */
+};
+
+/* x * k / n, at least 1 when x is not 0: a block's share of a budget */
+static uint64_t scale(uint64_t x, size_t k, size_t n)
+{
+	unsigned __int128 y = (unsigned __int128)x * k / (n ? n : 1);
+
+	return !x ? 0 : y < 1 ? 1 : y > UINT64_MAX ? UINT64_MAX : (uint64_t)y;
+}
+
+/* The search's state, shared by its phases.  goal: where it stops, the
+ * lower bound, or another block's end when higher (target). */
 struct srch {
 	struct dp_item *it;
 	size_t n;
@@ -179,6 +202,8 @@ struct srch {
 	const char *how;
 	struct dp_search_stats *st;
 	enum dp_engine eng;
+	uint64_t target, goal;
+	const struct budgets *bud;
 };
 
 /* The skyline passes (skyline.c): the plain one, ties by size; then,
@@ -203,7 +228,7 @@ static int skyline_pass(struct srch *S)
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
 		     "skyline");
 	for (k = 0; k <= DP_SKYLINE_RESTARTS && r != -ENOMEM &&
-	     S->best_end > S->st->lower_bound && work < DP_SKYLINE_WORK; k++) {
+	     S->best_end > S->goal && work < DP_SKYLINE_WORK; k++) {
 		if (k)
 			dp_sky_perturb(S->it, S->n, 2, &rs, key);
 		r = dp_skyline_chain(S->it, S->n, S->iv, key, S->start,
@@ -249,13 +274,14 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 	if (dp_lower_bound_r(S->it, S->n, S->iv, &lb))
 		return -ENOMEM;
 	st->lower_bound = S->start + lb;
-	/* nothing more is built once a pass meets the lower bound: the
-	 * overlaps for best fit, the search's sections only with a budget */
-	if (S->best_end <= st->lower_bound)
+	S->goal = st->lower_bound > S->target ? st->lower_bound : S->target;
+	/* nothing more is built once a pass meets the goal: the overlaps
+	 * for best fit, the search's sections only with a budget */
+	if (S->best_end <= S->goal)
 		return 0;
 	if (skyline_pass(S))
 		return -ENOMEM;
-	if (S->best_end <= st->lower_bound)
+	if (S->best_end <= S->goal)
 		return 0;
 	/* above the exact search's limit: the overlaps still, for best fit
 	 * and the slice search */
@@ -294,12 +320,12 @@ static int probe(struct srch *S, struct bnb *b, uint64_t cap,
 }
 
 /* The exact search with b: any placement when the passes found none, then
- * bisection between the lower bound and the best end, within the node
- * budget.  0, or -ENOMEM. */
+ * bisection between the goal (the lower bound, or a higher target) and
+ * the best end, within the node budget.  0, or -ENOMEM. */
 static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 {
 	struct dp_search_stats *st = S->st;
-	uint64_t lo = st->lower_bound, rem = nodes, mid;
+	uint64_t lo = S->goal, rem = nodes, mid;
 	int proof = 1, ran = 0, r;
 
 	if (b && S->best_end == UINT64_MAX && rem) {
@@ -315,7 +341,8 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 		r = probe(S, b, lo, rem > 1 ? rem / 2 : 1, nodes, &rem);
 		if (r == -ENOMEM)
 			return r;
-		proof = r != -1;
+		/* found at a target above the lower bound proves nothing */
+		proof = r == 0 || (r == 1 && lo == st->lower_bound);
 		lo++;
 		while (lo < S->best_end && rem) {
 			mid = lo + (S->best_end - 1 - lo) / 2;
@@ -359,7 +386,7 @@ static void improved(struct srch *S, uint64_t end, const char *how)
  * within budget (0: none of these); again from what they reached, the top
  * search with other ties, while a round lowers the end, at most
  * DP_LNS_ROUNDS rounds; then ruin and recreate (rr.c).  0, or -ENOMEM. */
-static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
+static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 {
 	struct dp_search_stats *st = S->st;
 	uint64_t end, start = UINT64_MAX, spent;
@@ -368,15 +395,14 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 	for (k = 0; !r && k < DP_LNS_ROUNDS && S->best_end < start; k++) {
 		start = end = S->best_end;
 		r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling,
-			       S->page, st->lower_bound,
-			       budget ? DP_LNS_TOP_WORK : 0, k, S->best,
+			       S->page, S->goal, S->bud->top, k, S->best,
 			       &S->best_end);
 		improved(S, end, "skyline top");
 		if (r)
 			break;
 		end = S->best_end;
 		r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page,
-			   st->lower_bound, budget, S->best, &S->best_end,
+			   S->goal, S->bud->lns, S->best, &S->best_end,
 			   &spent);
 		st->lns += spent;
 		improved(S, end, "slices");
@@ -385,22 +411,24 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol, uint64_t budget)
 		return r;
 	end = S->best_end;
 	r = dp_rr(S->it, S->n, ol, S->start, S->ceiling, S->page,
-		  st->lower_bound, budget ? dp_rr_budget(S->n) : 0, S->best,
-		  &S->best_end);
+		  S->goal, S->bud->rr, S->best, &S->best_end);
 	improved(S, end, "ruin and recreate");
 	return r;
 }
 
-int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		    uint64_t start, uint64_t ceiling, uint64_t page,
-		    uint64_t nodes, enum dp_engine eng,
-		    struct dp_search_stats *st)
+/* The whole search on one placement (or one time block of it) that stops
+ * at target when that is above its lower bound, within the budgets *bu.
+ * dp_place_search's answers. */
+static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     uint64_t start, uint64_t ceiling, uint64_t page,
+		     enum dp_engine eng, uint64_t target,
+		     const struct budgets *bu, struct dp_search_stats *st)
 {
 	struct srch S = { it, n, iv, start, ceiling, page, NULL, UINT64_MAX,
-			  "none", st, eng };
+			  "none", st, eng, target, 0, bu };
+	uint64_t nodes = bu->nodes;
 	struct dp_ovl *ol = NULL;
 	struct bnb *b = NULL;
-	uint64_t lns;
 	size_t i;
 	int rc = -ENOMEM;
 
@@ -409,13 +437,15 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	S.best = dp_realloc_array(NULL, n + 1, sizeof(*S.best));
 	if (!S.best || portfolio(&S, &ol))
 		goto out;
-	lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
 	if (ol && !st->skipped) {
-		if (nodes == DP_UNSET)
-			nodes = dp_search_budget(n, ol->first[n]);
-		if (S.best_end > st->lower_bound && !nodes)
+		if (nodes == DP_UNSET) {
+			nodes = scale(dp_search_budget(n, ol->first[n]),
+				      bu->share, bu->of);
+			nodes = nodes < 1000 ? 1000 : nodes;
+		}
+		if (S.best_end > S.goal && !nodes)
 			st->skipped = "--search-nodes 0";
-		else if (S.best_end > st->lower_bound &&
+		else if (S.best_end > S.goal &&
 			 !(b = dp_bnb_new(it, n, iv, page, ol)))
 			goto out;
 	}
@@ -423,8 +453,8 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	st->budget = b ? nodes : 0;
 	if (exact(&S, b, nodes))
 		goto out;
-	if (ol && S.best_end != UINT64_MAX && S.best_end > st->lower_bound &&
-	    lns_phase(&S, ol, lns))
+	if (ol && S.best_end != UINT64_MAX && S.best_end > S.goal &&
+	    lns_phase(&S, ol))
 		goto out;
 	rc = -1;
 	if (S.best_end == UINT64_MAX)
@@ -436,6 +466,168 @@ out:
 	dp_bnb_free(b);
 	dp_ovl_free(ol);
 	free(S.best);
+	return rc;
+}
+
+/* One time block: its items sub[first .. first + n), their lower bound */
+struct tblock {
+	size_t first, n;
+	uint64_t lb;
+};
+
+/* hardest first: the highest lower bound, then the most items; a block
+ * that can only reach the end of one before it stops there */
+static int cmp_tblock(const void *x, const void *y)
+{
+	const struct tblock *p = x, *q = y;
+
+	return dp_cmp(q->lb, p->lb) ?: dp_cmp(q->n, p->n) ?:
+	       dp_cmp(p->first, q->first);
+}
+
+/* The blocks' items copied to sub[] block after block (each in item
+ * order, so ties break as in the whole), map[] back to the items; B[] in
+ * the order they are solved.  0, or -ENOMEM. */
+static int group(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		 uint64_t start, const uint32_t *bid, size_t nb,
+		 struct dp_item *sub, uint32_t *map, struct tblock *B)
+{
+	size_t i, b, at = 0;
+
+	for (b = 0; b < nb; b++)
+		B[b] = (struct tblock){ 0, 0, 0 };
+	for (i = 0; i < n; i++)
+		B[bid[i]].n++;
+	for (b = 0; b < nb; b++) {
+		B[b].first = at;
+		at += B[b].n;
+		B[b].n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct tblock *t = &B[bid[i]];
+
+		map[t->first + t->n] = i;
+		sub[t->first + t->n++] = it[i];
+	}
+	for (b = 0; b < nb; b++) {
+		if (dp_lower_bound_r(sub + B[b].first, B[b].n, iv, &B[b].lb))
+			return -ENOMEM;
+		B[b].lb += start;
+	}
+	qsort(B, nb, sizeof(*B), cmp_tblock);
+	return 0;
+}
+
+/* A block's stats bs (r: its answer) into the whole's: costs summed, the
+ * bound and the ends the highest; the outcome (pass, proof, why not
+ * searched) that of the first block to reach the highest end, or of the
+ * block that failed. */
+static void merge(struct dp_search_stats *st, const struct dp_search_stats *bs,
+		  int r)
+{
+	st->nodes += bs->nodes;
+	st->work += bs->work;
+	st->lns += bs->lns;
+	st->budget += bs->budget;
+	st->searched |= bs->searched;
+	st->built |= bs->built;
+	if (bs->lower_bound > st->lower_bound)
+		st->lower_bound = bs->lower_bound;
+	if (bs->seed_end > st->seed_end)
+		st->seed_end = bs->seed_end;
+	if (bs->portfolio_end > st->portfolio_end)
+		st->portfolio_end = bs->portfolio_end;
+	if (r || bs->end > st->end || !st->how) {
+		st->end = r ? UINT64_MAX : bs->end;
+		st->how = bs->how;
+		st->proven = bs->proven;
+		st->skipped = bs->skipped;
+	}
+}
+
+/* dp_place_search over nb > 1 time blocks (bid[i]: item i's): each block
+ * placed alone, hardest first, each later one stopping at the highest end
+ * so far.  The seed's order restricted to a block is the block's own (the
+ * simplify rule takes the least (pressure, index), and a pressure only
+ * counts neighbours, all in the block), so the seed's plan is the union
+ * of the blocks' and its end the highest of theirs: never above it, as
+ * for one block, and no first fit over the whole.  The first block,
+ * which usually decides the end, has the budgets bu of the whole, each
+ * later one its share of them by its items: at most twice bu in all, and
+ * a block that stops early spends nothing more.  dp_place_search's
+ * answers. */
+static int place_blocks(struct dp_item *it, size_t n, const struct dp_iv *iv,
+			uint64_t start, uint64_t ceiling, uint64_t page,
+			enum dp_engine eng, const struct budgets *bu,
+			const uint32_t *bid, size_t nb,
+			struct dp_search_stats *st)
+{
+	struct dp_item *sub = dp_realloc_array(NULL, n, sizeof(*sub));
+	uint32_t *map = dp_realloc_array(NULL, n, sizeof(*map));
+	struct tblock *B = dp_realloc_array(NULL, nb, sizeof(*B));
+	struct dp_search_stats bs;
+	size_t b, i;
+	int rc = -ENOMEM, r = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!sub || !map || !B ||
+	    group(it, n, iv, start, bid, nb, sub, map, B))
+		goto out;
+	for (b = 0; b < nb && !r; b++) {
+		const struct tblock *t = &B[b];
+		size_t k = b ? t->n : n;
+		struct budgets s = { bu->nodes == DP_UNSET ? DP_UNSET :
+				     scale(bu->nodes, k, n),
+				     scale(bu->lns, k, n),
+				     scale(bu->top, k, n),
+				     scale(bu->rr, k, n), k, n };
+
+		r = place_one(sub + t->first, t->n, iv, start, ceiling, page,
+			      eng, st->end, &s, &bs);
+		if (r == -ENOMEM) {
+			rc = r;
+			goto out;
+		}
+		merge(st, &bs, r);
+	}
+	rc = -1;
+	if (r)
+		goto out;
+	for (i = 0; i < n; i++)
+		it[map[i]].addr = sub[i].addr;
+	st->proven |= st->end <= st->lower_bound;
+	rc = 0;
+out:
+	DP_FREE(sub, map, B);
+	return rc;
+}
+
+/* The time blocks of the items (blocks.c), each searched alone when there
+ * are several (place_blocks); one is searched as a whole. */
+int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		    uint64_t start, uint64_t ceiling, uint64_t page,
+		    uint64_t nodes, enum dp_engine eng,
+		    struct dp_search_stats *st)
+{
+	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
+	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
+			      lns ? dp_rr_budget(n) : 0, n, n };
+	uint32_t *bid = dp_realloc_array(NULL, n + 1, sizeof(*bid));
+	size_t nb = 1;
+	int rc;
+
+	if (!bid || dp_time_blocks(it, n, iv, DP_BLOCK_MIN, bid, &nb)) {
+		free(bid);
+		memset(st, 0, sizeof(*st));
+		return -ENOMEM;
+	}
+	if (nb > 1)
+		rc = place_blocks(it, n, iv, start, ceiling, page, eng, &bu,
+				  bid, nb, st);
+	else
+		rc = place_one(it, n, iv, start, ceiling, page, eng, 0, &bu,
+			       st);
+	free(bid);
 	return rc;
 }
 

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blocks.c - independent time blocks of a placement (--strategy search).
+ *
+ * A time that no item's hull (its first to its last live time) spans, with
+ * items on both sides of it, cuts a placement into two that share nothing:
+ * no item of one side is live at a time of the other, so each side can be
+ * placed in the whole region on its own and the end is the higher of the
+ * two.  The search solves each block alone (strategy.c): the exact search
+ * runs on every block of up to its 3,000 items even when the whole is
+ * larger, the other phases spend their budgets on the block that decides
+ * the end, and a block that only has to reach another's end stops
+ * there.
+ *
+ * Intervals are closed (struct dp_iv): items whose hulls are [a, b] and
+ * [b + 1, c] do not overlap, so a cut falls between b and b + 1.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "libdramplan.h"
+#include "internal.h"
+
+struct hull {
+	uint64_t lo, hi;
+	uint32_t i;
+};
+
+static int cmp_hull(const void *x, const void *y)
+{
+	const struct hull *p = x, *q = y;
+
+	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
+}
+
+/* The hulls of the items that have an interval, by first live time; *m of
+ * them.  NULL when out of memory. */
+static struct hull *hulls(const struct dp_item *it, size_t n,
+			  const struct dp_iv *iv, size_t *m)
+{
+	struct hull *h = dp_realloc_array(NULL, n + 1, sizeof(*h));
+	size_t i;
+	uint32_t k;
+
+	if (!h)
+		return NULL;
+	*m = 0;
+	for (i = 0; i < n; i++) {
+		const struct dp_iv *x = &iv[it[i].iv_first];
+		struct hull *p = &h[*m];
+
+		if (!it[i].iv_count)
+			continue;
+		*p = (struct hull){ x[0].lo, x[0].hi, i };
+		for (k = 1; k < it[i].iv_count; k++) {
+			p->lo = x[k].lo < p->lo ? x[k].lo : p->lo;
+			p->hi = x[k].hi > p->hi ? x[k].hi : p->hi;
+		}
+		(*m)++;
+	}
+	qsort(h, *m, sizeof(*h), cmp_hull);
+	return h;
+}
+
+int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		   size_t min, uint32_t *blk, size_t *nb)
+{
+	size_t m, j, cnt = 0;
+	struct hull *h = hulls(it, n, iv, &m);
+	uint32_t b = 0;
+	uint64_t hi = 0;
+
+	if (!h)
+		return -ENOMEM;
+	/* an item live nowhere overlaps nothing: the first block takes it */
+	for (j = 0; j < n; j++)
+		blk[j] = 0;
+	for (j = 0; j < m; j++) {
+		/* a cut only where every item before it has ended, and only
+		 * after min items: tiny blocks are not worth their overhead */
+		if (cnt >= min && h[j].lo > hi) {
+			b++;
+			cnt = 0;
+		}
+		if (!cnt || h[j].hi > hi)
+			hi = h[j].hi;
+		blk[h[j].i] = b;
+		cnt++;
+	}
+	/* a last block below min joins the one before (still independent of
+	 * the rest) */
+	if (b && cnt < min) {
+		for (j = m; j-- > 0 && blk[h[j].i] == b;)
+			blk[h[j].i] = b - 1;
+		b--;
+	}
+	*nb = (size_t)b + 1;
+	free(h);
+	return 0;
+}
