@@ -100,8 +100,17 @@ static int heap_pristine(int quiet)
 	return ok;
 }
 
+/*
+ * Pristine, once the last file is released: a file used through a ring is
+ * released when io-wq puts its last request, which may be after the
+ * caller saw the CQE and closed both fds. Waits up to 5 s.
+ */
 static int pristine(void)
 {
+	int i;
+
+	for (i = 0; i < 500 && !heap_pristine(1); i++)
+		usleep(10000);
 	return heap_pristine(0);
 }
 
