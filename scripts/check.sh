@@ -139,7 +139,7 @@ stage "VM tests (qemu, KASAN + lockdep + kmemleak)"
 vm_run vm
 
 stage "VM at scale (1 GiB HBM, 2^20 descriptors, 64 cores)"
-vm_run vm-scale --mem 3072 --params "hbm_size=0x40000000 num_blocks=1048576 cores=64" \
+vm_run vm-scale --mem 2560 --params "hbm_size=0x40000000 num_blocks=1048576 cores=64" \
 	-- sh /work/tests/vm/scale.sh
 
 stage "kernel-code gates"

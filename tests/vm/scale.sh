@@ -1,6 +1,6 @@
 #!/bin/sh
 # The device at scale, in the guest: scripts/check.sh boots the VM with
-# --mem 3072 and "hbm_size=0x40000000 num_blocks=1048576 cores=64" for it.
+# --mem 2560 and "hbm_size=0x40000000 num_blocks=1048576 cores=64" for it.
 # TAP lines like run.sh's.
 
 n=0
