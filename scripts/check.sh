@@ -162,11 +162,11 @@ LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
 trap 'rm -rf "$LINTDIR"' EXIT
 lintsrc=$LINTDIR/lint
 mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
-make -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
+make -j"$JOBS" -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
 wr=$?
 grep -E 'warning:|error:' "$RES/w1.log"
 gate $([ $wr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/w1.log" && echo 0 || echo 1) "W=1 build, no warnings"
-make -C "$VM" M="$lintsrc" C=2 modules >"$RES/sparse.log" 2>&1
+make -j"$JOBS" -C "$VM" M="$lintsrc" C=2 modules >"$RES/sparse.log" 2>&1
 sr=$?
 grep -E 'warning:|error:' "$RES/sparse.log"
 gate $([ $sr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/sparse.log" && echo 0 || echo 1) "sparse (C=2), no warnings"

@@ -67,7 +67,7 @@ if [ -f "$MODCACHE/xmemsim.ko" ]; then
 	mkdir -p "$MODSRC/kmod"
 	cp "$MODCACHE"/*.ko "$MODSRC/kmod/"
 else
-	make -s -C "$VM" M="$MODSRC" modules >"$RUN/mod.log" 2>&1 || {
+	make -s -j"$(nproc)" -C "$VM" M="$MODSRC" modules >"$RUN/mod.log" 2>&1 || {
 		cat "$RUN/mod.log" >&2
 		log "module build failed"
 		exit 1
