@@ -21,24 +21,12 @@
 #include "libdramplan.h"
 #include "internal.h"
 
-struct hull {
-	uint64_t lo, hi;
-	uint32_t i;
-};
-
-static int cmp_hull(const void *x, const void *y)
-{
-	const struct hull *p = x, *q = y;
-
-	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
-}
-
 /* The hulls of the items that have an interval, by first live time; *m of
  * them.  NULL when out of memory. */
-static struct hull *hulls(const struct dp_item *it, size_t n,
+static struct dp_span *hulls(const struct dp_item *it, size_t n,
 			  const struct dp_iv *iv, size_t *m)
 {
-	struct hull *h = dp_realloc_array(NULL, n + 1, sizeof(*h));
+	struct dp_span *h = dp_realloc_array(NULL, n + 1, sizeof(*h));
 	size_t i;
 	uint32_t k;
 
@@ -47,18 +35,18 @@ static struct hull *hulls(const struct dp_item *it, size_t n,
 	*m = 0;
 	for (i = 0; i < n; i++) {
 		const struct dp_iv *x = &iv[it[i].iv_first];
-		struct hull *p = &h[*m];
+		struct dp_span *p = &h[*m];
 
 		if (!it[i].iv_count)
 			continue;
-		*p = (struct hull){ x[0].lo, x[0].hi, i };
+		*p = (struct dp_span){ x[0].lo, x[0].hi, i };
 		for (k = 1; k < it[i].iv_count; k++) {
 			p->lo = x[k].lo < p->lo ? x[k].lo : p->lo;
 			p->hi = x[k].hi > p->hi ? x[k].hi : p->hi;
 		}
 		(*m)++;
 	}
-	qsort(h, *m, sizeof(*h), cmp_hull);
+	qsort(h, *m, sizeof(*h), dp_cmp_span);
 	return h;
 }
 
@@ -66,7 +54,7 @@ int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		   size_t min, uint32_t *blk, size_t *nb)
 {
 	size_t m, j, cnt = 0;
-	struct hull *h = hulls(it, n, iv, &m);
+	struct dp_span *h = hulls(it, n, iv, &m);
 	uint32_t b = 0;
 	uint64_t hi = 0;
 

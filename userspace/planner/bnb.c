@@ -363,18 +363,6 @@ void dp_bnb_free(struct bnb *b)
 
 /* ---- the overlaps ------------------------------------------------------- */
 
-struct ep {
-	uint64_t lo, hi;
-	uint32_t i;
-};
-
-static int cmp_ep(const void *x, const void *y)
-{
-	const struct ep *p = x, *q = y;
-
-	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
-}
-
 /*
  * Which items overlap which (closed intervals): one sweep over the
  * intervals by start, the open ones in an array compacted as it goes (an
@@ -387,7 +375,7 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 {
 	struct dp_ovl *o = calloc(1, sizeof(*o));
 	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
-	struct ep *e, *act;
+	struct dp_span *e, *act;
 	uint32_t (*pr)[2] = NULL, *fill = NULL, *stamp = NULL;
 	int rc = -ENOMEM;
 
@@ -405,10 +393,10 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		for (j = 0; j < it[i].iv_count; j++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + j];
 
-			e[k++] = (struct ep){ v->lo, v->hi, i };
+			e[k++] = (struct dp_span){ v->lo, v->hi, i };
 			o->width[i] += v->hi - v->lo + 1;
 		}
-	qsort(e, niv, sizeof(*e), cmp_ep);
+	qsort(e, niv, sizeof(*e), dp_cmp_span);
 	for (k = 0; k < niv; k++) {
 		size_t keep = 0;
 
@@ -496,6 +484,13 @@ int dp_cmp_key3(const void *x, const void *y)
 		if (p->k[j] != q->k[j])
 			return p->k[j] > q->k[j] ? -1 : 1;	/* descending */
 	return (p->i > q->i) - (p->i < q->i);
+}
+
+int dp_cmp_span(const void *x, const void *y)
+{
+	const struct dp_span *p = x, *q = y;
+
+	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
 }
 
 static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi);

@@ -475,6 +475,12 @@ struct dp_key3 {
 	uint32_t i;
 };
 int dp_cmp_key3(const void *x, const void *y);
+/* a closed time span [lo, hi] of item i; by lo, then i (qsort) */
+struct dp_span {
+	uint64_t lo, hi;
+	uint32_t i;
+};
+int dp_cmp_span(const void *x, const void *y);
 /* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
  * and each item's live time; what best fit and the search share.  0 with
  * *out NULL when there would be more than max_edges entries (two per
