@@ -522,6 +522,17 @@ static bool batch_orphaned(const struct xmemsim_dma_batch *b)
 #endif
 
 /*
+ * One count of batch b gone (a transfer, or its issuer's hold): the CQE
+ * goes with the last. dma->lock held.
+ */
+static void batch_put(struct xmemsim_dma *dma, struct xmemsim_dma_batch *b)
+{
+	lockdep_assert_held(&dma->lock);
+	if (!--b->left)
+		batch_finish(b);
+}
+
+/*
  * A transfer of a batch is done (bytes moved) or dropped: it is reaped
  * here, and the batch's CQE goes with its last one. dma->lock held.
  */
@@ -539,8 +550,7 @@ static void batch_xfer_gone(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 		xmemsim_unpin(x->df->xf->dev, x->drec);
 	}
 	kfree_rcu(x, rcu);
-	if (!--b->left)
-		batch_finish(b);
+	batch_put(dma, b);
 }
 
 /* Drop what is left of batch b: queued transfers and a running one. */
@@ -996,8 +1006,7 @@ int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
 	mutex_lock(&dma->lock);
 	if (ret && !b->err)
 		b->err = ret;
-	if (!--b->left)
-		batch_finish(b);
+	batch_put(dma, b);
 	mutex_unlock(&dma->lock);
 	return -EIOCBQUEUED;
 }
