@@ -24,26 +24,19 @@
 /* The hulls of the items that have an interval, by first live time; *m of
  * them.  NULL when out of memory. */
 static struct dp_span *hulls(const struct dp_item *it, size_t n,
-			  const struct dp_iv *iv, size_t *m)
+			     const struct dp_iv *iv, size_t *m)
 {
 	struct dp_span *h = dp_realloc_array(NULL, n + 1, sizeof(*h));
 	size_t i;
-	uint32_t k;
 
 	if (!h)
 		return NULL;
 	*m = 0;
 	for (i = 0; i < n; i++) {
-		const struct dp_iv *x = &iv[it[i].iv_first];
-		struct dp_span *p = &h[*m];
-
 		if (!it[i].iv_count)
 			continue;
-		*p = (struct dp_span){ x[0].lo, x[0].hi, i };
-		for (k = 1; k < it[i].iv_count; k++) {
-			p->lo = x[k].lo < p->lo ? x[k].lo : p->lo;
-			p->hi = x[k].hi > p->hi ? x[k].hi : p->hi;
-		}
+		h[*m].i = i;
+		dp_item_hull(&it[i], iv, &h[*m].lo, &h[*m].hi);
 		(*m)++;
 	}
 	qsort(h, *m, sizeof(*h), dp_cmp_span);

@@ -481,6 +481,10 @@ struct dp_span {
 	uint32_t i;
 };
 int dp_cmp_span(const void *x, const void *y);
+/* util.c: the first and last live time of an item over its intervals
+ * (UINT64_MAX and 0 when it has none) */
+void dp_item_hull(const struct dp_item *it, const struct dp_iv *iv,
+		  uint64_t *lo, uint64_t *hi);
 /* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
  * and each item's live time; what best fit and the search share.  0 with
  * *out NULL when there would be more than max_edges entries (two per

@@ -56,20 +56,6 @@ struct lns {
 	size_t nf, ns;			/* free items, all items of it */
 };
 
-static void item_hull(const struct lns *L, uint32_t v, uint64_t *lo,
-		      uint64_t *hi)
-{
-	const struct dp_iv *x = &L->iv[L->it[v].iv_first];
-	uint32_t k;
-
-	*lo = UINT64_MAX;
-	*hi = 0;
-	for (k = 0; k < L->it[v].iv_count; k++) {
-		*lo = x[k].lo < *lo ? x[k].lo : *lo;
-		*hi = x[k].hi > *hi ? x[k].hi : *hi;
-	}
-}
-
 static void add_sub(struct lns *L, uint32_t v, int pinned)
 {
 	const struct dp_item *x = &L->it[v];
@@ -207,7 +193,7 @@ static int lns_init(struct lns *L)
 		return -ENOMEM;
 	}
 	for (i = 0; i < L->n; i++) {
-		item_hull(L, i, &L->hlo[i], &L->hhi[i]);
+		dp_item_hull(&L->it[i], L->iv, &L->hlo[i], &L->hhi[i]);
 		k[i] = (struct dp_key3){ { ~L->hlo[i], 0, 0 }, i };
 	}
 	qsort(k, L->n, sizeof(*k), dp_cmp_key3);	/* lo ascending */

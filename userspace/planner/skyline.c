@@ -85,21 +85,6 @@ static uint32_t seg_of(const struct sky *K, uint64_t t)
 	return lo;
 }
 
-static void hull(const struct dp_item *it, const struct dp_iv *iv,
-		 uint64_t *lo, uint64_t *hi)
-{
-	uint32_t j;
-
-	*lo = UINT64_MAX;
-	*hi = 0;
-	for (j = 0; j < it->iv_count; j++) {
-		if (iv[it->iv_first + j].lo < *lo)
-			*lo = iv[it->iv_first + j].lo;
-		if (iv[it->iv_first + j].hi > *hi)
-			*hi = iv[it->iv_first + j].hi;
-	}
-}
-
 static void sky_free(struct sky *K)
 {
 	DP_FREE(K->t, K->cs, K->ce, K->head, K->next, K->prev, K->lvl, K->mn,
@@ -140,7 +125,7 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		hull(&it[i], iv, &lo, &hi);
+		dp_item_hull(&it[i], iv, &lo, &hi);
 		if (lo > hi)
 			continue;
 		if (hi == UINT64_MAX) {
@@ -181,7 +166,7 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 	for (i = 0; i < n; i++) {
 		uint32_t s;
 
-		hull(&it[i], iv, &lo, &hi);
+		dp_item_hull(&it[i], iv, &lo, &hi);
 		K->cs[i] = lo > hi ? K->m : seg_of(K, lo);
 		K->ce[i] = lo > hi ? K->m : seg_of(K, hi + 1);
 		k[i] = (struct skey){ K->cs[i], K->ce[i], key[i], i };

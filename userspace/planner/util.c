@@ -120,6 +120,20 @@ void dp_free_each(void *const *p, size_t n)
 		free(p[i]);
 }
 
+void dp_item_hull(const struct dp_item *it, const struct dp_iv *iv,
+		  uint64_t *lo, uint64_t *hi)
+{
+	const struct dp_iv *x = &iv[it->iv_first];
+	uint32_t k;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (k = 0; k < it->iv_count; k++) {
+		*lo = x[k].lo < *lo ? x[k].lo : *lo;
+		*hi = x[k].hi > *hi ? x[k].hi : *hi;
+	}
+}
+
 int dp_grow(void *pp, size_t *cap, size_t need, size_t sz, size_t first)
 {
 	void **p = pp, *q;
