@@ -143,6 +143,14 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t nodes, enum dp_engine eng,
 		    struct dp_search_stats *st);
 
+/* dp_place_search with the glued items' search (merge.c) on (glue = 1,
+ * as dp_place_search) or off (for tests) */
+int dp_place_search_glue(struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, uint64_t start,
+			 uint64_t ceiling, uint64_t page, uint64_t nodes,
+			 enum dp_engine eng, int glue,
+			 struct dp_search_stats *st);
+
 /* blocks.c: the items' independent time blocks (see the comment there):
  * blk[i] the block of item i, numbered by time from 0, *nb of them; a
  * block is closed at a time no item spans only once it holds min items
@@ -151,6 +159,28 @@ int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		   size_t min, uint32_t *blk, size_t *nb);
 /* the fewest items of a block dp_place_search solves on its own */
 #define DP_BLOCK_MIN	32
+
+/* merge.c: the items glued into rectangles (see the comment there): k
+ * of them in it[] over intervals iv[] (the items' own, then one per glued
+ * rectangle); item i lies at it[node[i]].addr + off[i]. */
+struct dp_glued {
+	struct dp_item *it;
+	struct dp_iv *iv;
+	size_t k;
+	uint32_t *node;
+	uint64_t *off;
+};
+/* 0, or -ENOMEM (g empty) */
+int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	    uint64_t page, struct dp_glued *g);
+/* each of the n items' addresses from its rectangle's */
+void dp_unglue(const struct dp_glued *g, struct dp_item *it, size_t n);
+void dp_glued_free(struct dp_glued *g);
+/* the fewest items the search glues, and the most it keeps glued:
+ * NUM / DEN of the items */
+#define DP_GLUE_MIN	64
+#define DP_GLUE_KEEP_NUM	9
+#define DP_GLUE_KEEP_DEN	10
 
 /* ---- pipeline -------------------------------------------------------- */
 

@@ -181,6 +181,7 @@ struct budgets {
 	uint64_t top;		/* the top search's segments and candidates */
 	uint64_t rr;		/* ruin and recreate's overlap entries */
 	size_t share, of;	/* the default nodes scaled by share / of */
+	int glue;		/* try the items glued (merge.c) */
 };
 
 /* x * k / n, at least 1 when x is not 0: a block's share of a budget */
@@ -355,8 +356,9 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 			}
 		}
 	}
-	st->nodes = b ? dp_bnb_nodes(b) : 0;
-	st->work = b ? dp_bnb_work(b) : 0;
+	/* added: the glued items' search may have counted some */
+	st->nodes += b ? dp_bnb_nodes(b) : 0;
+	st->work += b ? dp_bnb_work(b) : 0;
 	st->built = !!b;
 	st->end = S->best_end;
 	st->how = S->how;
@@ -416,6 +418,61 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 	return r;
 }
 
+static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     uint64_t start, uint64_t ceiling, uint64_t page,
+		     enum dp_engine eng, uint64_t target,
+		     const struct budgets *bu, struct dp_search_stats *st);
+static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     uint64_t start, uint64_t ceiling, uint64_t page,
+		     enum dp_engine eng, uint64_t target,
+		     const struct budgets *bu, struct dp_search_stats *st);
+
+/* The whole search on the items glued into rectangles (merge.c), as one
+ * more candidate after the portfolio, taken when it ends lower; the
+ * search that follows starts from it.  Only when gluing leaves at most
+ * DP_GLUE_KEEP_NUM / DP_GLUE_KEEP_DEN of the items (fewer saves little).
+ * Its budgets are this one's share by rectangles (k of n); the nodes it
+ * spends are counted in st->nodes, which place_one takes out of this
+ * placement's node budget.  0, or -ENOMEM. */
+static int glued(struct srch *S)
+{
+	const struct budgets *bu = S->bud;
+	struct dp_search_stats gs;
+	struct dp_glued g;
+	size_t k;
+	int r;
+
+	if (dp_glue(S->it, S->n, S->iv, S->page, &g))
+		return -ENOMEM;
+	k = g.k;
+	if (k * DP_GLUE_KEEP_DEN <= S->n * DP_GLUE_KEEP_NUM) {
+		struct budgets s = { bu->nodes == DP_UNSET ? DP_UNSET :
+				     scale(bu->nodes, k, S->n),
+				     scale(bu->lns, k, S->n),
+				     scale(bu->top, k, S->n),
+				     scale(bu->rr, k, S->n),
+				     k * bu->share / (bu->of ? bu->of : 1),
+				     S->n, 0 };
+
+		r = place_any(g.it, k, g.iv, S->start, S->ceiling, S->page,
+			      S->eng, S->target, &s, &gs);
+		if (r == -ENOMEM) {
+			dp_glued_free(&g);
+			return r;
+		}
+		S->st->nodes += gs.nodes;
+		S->st->work += gs.work;
+		S->st->lns += gs.lns;
+		if (!r) {
+			dp_unglue(&g, S->it, S->n);
+			keep(S->it, S->n, S->best, &S->best_end, S->start,
+			     &S->how, "glued");
+		}
+	}
+	dp_glued_free(&g);
+	return 0;
+}
+
 /* The whole search on one placement (or one time block of it) that stops
  * at target when that is above its lower bound, within the budgets *bu.
  * dp_place_search's answers. */
@@ -437,19 +494,24 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	S.best = dp_realloc_array(NULL, n + 1, sizeof(*S.best));
 	if (!S.best || portfolio(&S, &ol))
 		goto out;
+	st->portfolio_end = S.best_end;
+	/* the glued items' search spends its nodes out of this budget */
+	if (bu->glue && nodes && n >= DP_GLUE_MIN && S.best_end > S.goal &&
+	    glued(&S))
+		goto out;
 	if (ol && !st->skipped) {
 		if (nodes == DP_UNSET) {
 			nodes = scale(dp_search_budget(n, ol->first[n]),
 				      bu->share, bu->of);
 			nodes = nodes < 1000 ? 1000 : nodes;
 		}
+		nodes = nodes > st->nodes ? nodes - st->nodes : !!nodes;
 		if (S.best_end > S.goal && !nodes)
 			st->skipped = "--search-nodes 0";
 		else if (S.best_end > S.goal &&
 			 !(b = dp_bnb_new(it, n, iv, page, ol)))
 			goto out;
 	}
-	st->portfolio_end = S.best_end;
 	st->budget = b ? nodes : 0;
 	if (exact(&S, b, nodes))
 		goto out;
@@ -580,7 +642,7 @@ static int place_blocks(struct dp_item *it, size_t n, const struct dp_iv *iv,
 				     scale(bu->nodes, k, n),
 				     scale(bu->lns, k, n),
 				     scale(bu->top, k, n),
-				     scale(bu->rr, k, n), k, n };
+				     scale(bu->rr, k, n), k, n, bu->glue };
 
 		r = place_one(sub + t->first, t->n, iv, start, ceiling, page,
 			      eng, st->end, &s, &bs);
@@ -603,15 +665,13 @@ out:
 }
 
 /* The time blocks of the items (blocks.c), each searched alone when there
- * are several (place_blocks); one is searched as a whole. */
-int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		    uint64_t start, uint64_t ceiling, uint64_t page,
-		    uint64_t nodes, enum dp_engine eng,
-		    struct dp_search_stats *st)
+ * are several (place_blocks); one is searched as a whole.  The budgets
+ * bu.  dp_place_search's answers. */
+static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		     uint64_t start, uint64_t ceiling, uint64_t page,
+		     enum dp_engine eng, uint64_t target,
+		     const struct budgets *bu, struct dp_search_stats *st)
 {
-	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
-	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
-			      lns ? dp_rr_budget(n) : 0, n, n };
 	uint32_t *bid = dp_realloc_array(NULL, n + 1, sizeof(*bid));
 	size_t nb = 1;
 	int rc;
@@ -622,13 +682,35 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		return -ENOMEM;
 	}
 	if (nb > 1)
-		rc = place_blocks(it, n, iv, start, ceiling, page, eng, &bu,
+		rc = place_blocks(it, n, iv, start, ceiling, page, eng, bu,
 				  bid, nb, st);
 	else
-		rc = place_one(it, n, iv, start, ceiling, page, eng, 0, &bu,
-			       st);
+		rc = place_one(it, n, iv, start, ceiling, page, eng, target,
+			       bu, st);
 	free(bid);
 	return rc;
+}
+
+int dp_place_search_glue(struct dp_item *it, size_t n,
+			 const struct dp_iv *iv, uint64_t start,
+			 uint64_t ceiling, uint64_t page, uint64_t nodes,
+			 enum dp_engine eng, int glue,
+			 struct dp_search_stats *st)
+{
+	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
+	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
+			      lns ? dp_rr_budget(n) : 0, n, n, !!glue };
+
+	return place_any(it, n, iv, start, ceiling, page, eng, 0, &bu, st);
+}
+
+int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		    uint64_t start, uint64_t ceiling, uint64_t page,
+		    uint64_t nodes, enum dp_engine eng,
+		    struct dp_search_stats *st)
+{
+	return dp_place_search_glue(it, n, iv, start, ceiling, page, nodes,
+				    eng, 1, st);
 }
 
 /*

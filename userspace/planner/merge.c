@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * merge.c - rectangles glued from items (--strategy search).
+ *
+ * Two items live over the same interval can be stacked into one item of
+ * their summed size, and two items of the same size, one live right after
+ * the other ends, can be chained into one live over both intervals.  A
+ * placement of the glued items is a placement of the items: each item at
+ * its rectangle's address plus its offset in it, the bytes it covers at
+ * each time exactly its own.  Gluing only restricts, so the glued problem
+ * can end higher than the items' best, never lower, and the search keeps
+ * it only as one more candidate.  It helps where the items tile, as the
+ * tensors of one layer or a buffer reused from op to op do (and the
+ * guillotine packings of bench-quality do by construction): the glued
+ * problem has a fraction of the items, and the exact search reaches far
+ * more of it.
+ *
+ * Rounds until nothing glues (at most DP_GLUE_ROUNDS): every group of
+ * items with the same interval becomes one stack, in item order; then each
+ * item not glued in the round, in item order, chains with the first such
+ * item of its size and alignment that starts right after its end.  Only
+ * items with one interval, whose size is a multiple of their alignment
+ * and (with the page rule on) above a page, glue: their offsets in a
+ * rectangle keep their alignment, and the page rule never applies to
+ * them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "libdramplan.h"
+#include "internal.h"
+
+#define DP_GLUE_ROUNDS	64
+
+/* a rectangle: its interval, size, alignment; sort key for the rounds */
+struct rect {
+	uint64_t lo, hi, size, align;
+	uint32_t i;		/* its index among the rectangles */
+	uint32_t src;		/* the item it is, UINT32_MAX: glued */
+	uint8_t ok;		/* may glue */
+};
+
+static int cmp_stack(const void *x, const void *y)
+{
+	const struct rect *p = x, *q = y;
+
+	return dp_cmp(q->ok, p->ok) ?: dp_cmp(p->lo, q->lo) ?:
+	       dp_cmp(p->hi, q->hi) ?: dp_cmp(p->align, q->align) ?:
+	       dp_cmp(p->i, q->i);
+}
+
+static int cmp_chain(const void *x, const void *y)
+{
+	const struct rect *p = x, *q = y;
+
+	return dp_cmp(q->ok, p->ok) ?: dp_cmp(p->lo, q->lo) ?:
+	       dp_cmp(p->size, q->size) ?: dp_cmp(p->align, q->align) ?:
+	       dp_cmp(p->i, q->i);
+}
+
+static int glues(const struct dp_item *it, uint64_t page)
+{
+	return it->iv_count == 1 && it->align && !(it->size % it->align) &&
+	       (!page || it->size > page);
+}
+
+/* the first of r[0..k) (sorted by cmp_chain) not below *key */
+static struct rect *lower_bound(const struct rect *key, struct rect *r,
+				size_t k)
+{
+	size_t lo = 0, hi = k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_chain(&r[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return r + lo;
+}
+
+/* One round over r[0..k): into[j] the rectangle j goes to, at[j] its
+ * offset in it; the new rectangles in nr[], *nk of them.  Returns whether
+ * anything glued. */
+static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
+		    uint32_t *into, uint64_t *at, uint8_t *used)
+{
+	size_t a, b, m = 0;
+	int any = 0;
+
+	for (a = 0; a < k; a++)
+		used[a] = 0;
+	qsort(r, k, sizeof(*r), cmp_stack);
+	for (a = 0; a < k && r[a].ok; a = b) {
+		uint64_t sum = r[a].size;
+
+		for (b = a + 1; b < k && r[b].ok && r[b].lo == r[a].lo &&
+		     r[b].hi == r[a].hi && r[b].align == r[a].align &&
+		     sum + r[b].size >= sum; b++)
+			sum += r[b].size;
+		if (b - a < 2)
+			continue;
+		nr[m] = (struct rect){ r[a].lo, r[a].hi, 0, r[a].align,
+				       (uint32_t)m, UINT32_MAX, 1 };
+		for (; a < b; a++) {
+			into[r[a].i] = (uint32_t)m;
+			at[r[a].i] = nr[m].size;
+			nr[m].size += r[a].size;
+			used[r[a].i] = 1;
+		}
+		m++;
+		any = 1;
+	}
+	qsort(r, k, sizeof(*r), cmp_chain);
+	for (a = 0; a < k && r[a].ok; a++) {
+		struct rect key = r[a], *y;
+
+		if (used[r[a].i] || r[a].hi == UINT64_MAX)
+			continue;
+		key.lo = r[a].hi + 1;
+		key.i = 0;
+		y = lower_bound(&key, r, k);
+		for (; y < r + k && y->ok && y->lo == key.lo &&
+		     y->size == key.size && y->align == key.align; y++) {
+			if (used[y->i])
+				continue;
+			nr[m] = (struct rect){ r[a].lo, y->hi, r[a].size,
+					       r[a].align, (uint32_t)m, UINT32_MAX,
+					       1 };
+			into[r[a].i] = into[y->i] = (uint32_t)m;
+			at[r[a].i] = at[y->i] = 0;
+			used[r[a].i] = used[y->i] = 1;
+			m++;
+			any = 1;
+			break;
+		}
+	}
+	for (a = 0; a < k; a++) {
+		if (used[r[a].i])
+			continue;
+		nr[m] = r[a];
+		nr[m].i = (uint32_t)m;
+		into[r[a].i] = (uint32_t)m;
+		at[r[a].i] = 0;
+		m++;
+	}
+	*nk = m;
+	return any;
+}
+
+int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	    uint64_t page, struct dp_glued *g)
+{
+	struct rect *r = dp_realloc_array(NULL, n + 1, sizeof(*r));
+	struct rect *nr = dp_realloc_array(NULL, n + 1, sizeof(*nr));
+	uint32_t *into = dp_realloc_array(NULL, n + 1, sizeof(*into));
+	uint64_t *at = dp_realloc_array(NULL, n + 1, sizeof(*at));
+	uint8_t *used = dp_realloc_array(NULL, n + 1, sizeof(*used));
+	size_t i, k = n, niv = 0, rounds;
+	int rc = -ENOMEM;
+
+	*g = (struct dp_glued){ 0 };
+	g->node = dp_realloc_array(NULL, n + 1, sizeof(*g->node));
+	g->off = dp_realloc_array(NULL, n + 1, sizeof(*g->off));
+	if (!r || !nr || !into || !at || !used || !g->node || !g->off)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct dp_iv *x = &iv[it[i].iv_first];
+		int ok = glues(&it[i], page);
+
+		r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
+				      it[i].size, it[i].align, (uint32_t)i,
+				      (uint32_t)i, (uint8_t)ok };
+		g->node[i] = (uint32_t)i;
+		g->off[i] = 0;
+		if (it[i].iv_first + it[i].iv_count > niv)
+			niv = it[i].iv_first + it[i].iv_count;
+	}
+	for (rounds = 0; rounds < DP_GLUE_ROUNDS; rounds++) {
+		struct rect *t;
+
+		if (!round_of(r, k, nr, &k, into, at, used))
+			break;
+		for (i = 0; i < n; i++) {
+			g->off[i] += at[g->node[i]];
+			g->node[i] = into[g->node[i]];
+		}
+		t = r;
+		r = nr;
+		nr = t;
+	}
+	g->k = k;
+	g->it = dp_realloc_array(NULL, k + 1, sizeof(*g->it));
+	g->iv = dp_realloc_array(NULL, niv + k + 1, sizeof(*g->iv));
+	if (!g->it || !g->iv)
+		goto out;
+	for (i = 0; i < niv; i++)
+		g->iv[i] = iv[i];
+	for (i = 0; i < k; i++) {
+		const struct rect *x = &r[i];
+
+		if (x->src != UINT32_MAX) {
+			g->it[x->i] = it[x->src];
+			continue;
+		}
+		g->iv[niv] = (struct dp_iv){ x->lo, x->hi };
+		g->it[x->i] = (struct dp_item){ .size = x->size,
+						.align = x->align,
+						.iv_first = (uint32_t)niv++,
+						.iv_count = 1 };
+	}
+	rc = 0;
+out:
+	DP_FREE(r, nr, into, at, used);
+	if (rc)
+		dp_glued_free(g);
+	return rc;
+}
+
+void dp_glued_free(struct dp_glued *g)
+{
+	DP_FREE(g->it, g->iv, g->node, g->off);
+	*g = (struct dp_glued){ 0 };
+}
+
+void dp_unglue(const struct dp_glued *g, struct dp_item *it, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		it[i].addr = g->it[g->node[i]].addr + g->off[i];
+}
