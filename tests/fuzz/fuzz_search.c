@@ -18,7 +18,11 @@
  *  - the exact search alone (bnb.c's probe, without the portfolio that
  *    usually finds the optimum of so few buffers first): at the optimum
  *    it finds a placement, which fits and is disjoint, and one below it
- *    it proves none (or, with a few nodes, gives up): never a placement.
+ *    it proves none (or, with a few nodes, gives up): never a placement;
+ *  - the buffers glued into rectangles (merge.c): the rectangles' own
+ *    exhaustive optimum is never below the buffers' (gluing only
+ *    restricts), and a first fit of the rectangles, unglued, is
+ *    disjoint and aligned.
  */
 #include "fuzz.h"
 #include "internal.h"
@@ -46,6 +50,36 @@ static struct dp_csv *csv_of(const struct prob *p, int align)
 	return c;
 }
 
+/* p's buffers as items over iv (closed intervals) */
+static void items_of(const struct prob *p, struct dp_item *it,
+		     struct dp_iv *iv)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		iv[i] = (struct dp_iv){ p->lo[i], p->hi[i] - 1 };
+		it[i] = (struct dp_item){ .size = p->size[i], .align = p->align[i],
+					  .iv_first = i, .iv_count = 1,
+					  .addr = DP_UNSET };
+	}
+}
+
+/* The disjointness and alignment of a placement of p's buffers */
+static void check_disjoint(const struct prob *p, const uint64_t *a,
+			   const char *what)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->n; i++) {
+		if (a[i] % p->align[i])
+			fuzz_die(what, "misaligned");
+		for (j = 0; j < i; j++)
+			if (p->lo[i] < p->hi[j] && p->lo[j] < p->hi[i] &&
+			    a[i] < a[j] + p->size[j] && a[j] < a[i] + p->size[i])
+				fuzz_die(what, "overlaps");
+	}
+}
+
 /* The probe at cap: 1 found (checked here), 0 none, -1 budget spent. */
 static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 {
@@ -54,15 +88,10 @@ static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 	struct dp_ovl *ol;
 	struct bnb *b;
 	const uint64_t *sol;
-	size_t i, j;
+	size_t i;
 	int r;
 
-	for (i = 0; i < p->n; i++) {
-		iv[i] = (struct dp_iv){ p->lo[i], p->hi[i] - 1 };
-		it[i] = (struct dp_item){ .size = p->size[i], .align = p->align[i],
-					  .iv_first = i, .iv_count = 1,
-					  .addr = DP_UNSET };
-	}
+	items_of(p, it, iv);
 	if (dp_ovl_new(it, p->n, iv, 1000, &ol))
 		fuzz_die("out of memory", NULL);
 	if (!ol)
@@ -72,17 +101,56 @@ static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 		fuzz_die("out of memory", NULL);
 	r = dp_bnb_probe(b, 0, cap, budget);
 	sol = dp_bnb_solution(b);
-	for (i = 0; r == 1 && i < p->n; i++) {
-		if (sol[i] % p->align[i] || sol[i] + p->size[i] > cap)
-			fuzz_die("the probe's placement is misaligned or above its cap", NULL);
-		for (j = 0; j < i; j++)
-			if (p->lo[i] < p->hi[j] && p->lo[j] < p->hi[i] &&
-			    sol[i] < sol[j] + p->size[j] && sol[j] < sol[i] + p->size[i])
-				fuzz_die("the probe's placement overlaps", NULL);
-	}
+	for (i = 0; r == 1 && i < p->n; i++)
+		if (sol[i] + p->size[i] > cap)
+			fuzz_die("the probe's placement is above its cap", NULL);
+	if (r == 1)
+		check_disjoint(p, sol, "the probe's placement");
 	dp_bnb_free(b);
 	dp_ovl_free(ol);
 	return r;
+}
+
+/* Gluing (merge.c) against the oracle: see the invariants above. */
+static void glue_check(const struct prob *p, int align, uint64_t opt)
+{
+	struct dp_place_stats ps = { 0 };
+	struct dp_item it[MAXN];
+	struct dp_iv iv[MAXN];
+	struct dp_glued g;
+	struct prob q = { 0 };
+	struct dp_csv *c;
+	uint64_t a[MAXN];
+	size_t i, failed;
+
+	items_of(p, it, iv);
+	if (dp_glue(it, p->n, iv, 0, &g))
+		fuzz_die("out of memory", NULL);
+	q.n = g.k;
+	for (i = 0; i < g.k; i++) {
+		const struct dp_iv *x = &g.iv[g.it[i].iv_first];
+
+		if (g.it[i].iv_count != 1)
+			fuzz_die("a glued rectangle without one interval", NULL);
+		q.lo[i] = x->lo;
+		q.hi[i] = x->hi + 1;
+		q.size[i] = g.it[i].size;
+		q.align[i] = g.it[i].align;
+	}
+	if (g.k < p->n) {
+		c = csv_of(&q, align);
+		if (csv_brute_peak(c) < opt)
+			fuzz_die("the glued rectangles pack below the buffers' optimum", NULL);
+		dp_csv_free(c);
+	}
+	if (dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+		     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
+		fuzz_die("first fit of the glued rectangles failed", NULL);
+	dp_unglue(&g, it, p->n);
+	for (i = 0; i < p->n; i++)
+		a[i] = it[i].addr;
+	check_disjoint(p, a, "a glued placement unglued");
+	dp_glued_free(&g);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -146,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_die("a capacity below the optimum not proven impossible", e.msg);
 	}
 	dp_csv_free(c);
+	glue_check(&p, align, opt);
 	rc = probe(&p, opt, budget);
 	if (rc == 0 || (budget >= 1000000 && rc != 1))
 		fuzz_die("the exact search misses a placement at the optimum", NULL);
