@@ -192,6 +192,21 @@ static uint64_t scale(uint64_t x, size_t k, size_t n)
 	return !x ? 0 : y < 1 ? 1 : y > UINT64_MAX ? UINT64_MAX : (uint64_t)y;
 }
 
+/* bu's share for k of n items (a time block, or the glued rectangles):
+ * each budget times k / n, the default nodes too; glue: whether they
+ * are glued in turn */
+static struct budgets share_of(const struct budgets *bu, size_t k, size_t n,
+			       int glue)
+{
+	struct budgets s = { bu->nodes == DP_UNSET ? DP_UNSET :
+			     scale(bu->nodes, k, n),
+			     scale(bu->lns, k, n), scale(bu->top, k, n),
+			     scale(bu->rr, k, n), scale(k, bu->share, bu->of),
+			     n, glue };
+
+	return s;
+}
+
 /* The search's state, shared by its phases.  goal: where it stops, the
  * lower bound, or another block's end when higher (target). */
 struct srch {
@@ -446,13 +461,7 @@ static int glued(struct srch *S)
 		return -ENOMEM;
 	k = g.k;
 	if (k * DP_GLUE_KEEP_DEN <= S->n * DP_GLUE_KEEP_NUM) {
-		struct budgets s = { bu->nodes == DP_UNSET ? DP_UNSET :
-				     scale(bu->nodes, k, S->n),
-				     scale(bu->lns, k, S->n),
-				     scale(bu->top, k, S->n),
-				     scale(bu->rr, k, S->n),
-				     k * bu->share / (bu->of ? bu->of : 1),
-				     S->n, 0 };
+		struct budgets s = share_of(bu, k, S->n, 0);
 
 		r = place_any(g.it, k, g.iv, S->start, S->ceiling, S->page,
 			      S->eng, S->target, &s, &gs);
@@ -609,7 +618,8 @@ static void merge(struct dp_search_stats *st, const struct dp_search_stats *bs,
 
 /* dp_place_search over nb > 1 time blocks (bid[i]: item i's): each block
  * placed alone, hardest first, each later one stopping at the highest end
- * so far.  The seed's order restricted to a block is the block's own (the
+ * so far (or at target, when higher: the glued rectangles of a block
+ * that has to reach another's end).  The seed's order restricted to a block is the block's own (the
  * simplify rule takes the least (pressure, index), and a pressure only
  * counts neighbours, all in the block), so the seed's plan is the union
  * of the blocks' and its end the highest of theirs: never above it, as
@@ -620,9 +630,9 @@ static void merge(struct dp_search_stats *st, const struct dp_search_stats *bs,
  * answers. */
 static int place_blocks(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			uint64_t start, uint64_t ceiling, uint64_t page,
-			enum dp_engine eng, const struct budgets *bu,
-			const uint32_t *bid, size_t nb,
-			struct dp_search_stats *st)
+			enum dp_engine eng, uint64_t target,
+			const struct budgets *bu, const uint32_t *bid,
+			size_t nb, struct dp_search_stats *st)
 {
 	struct dp_item *sub = dp_realloc_array(NULL, n, sizeof(*sub));
 	uint32_t *map = dp_realloc_array(NULL, n, sizeof(*map));
@@ -638,14 +648,11 @@ static int place_blocks(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	for (b = 0; b < nb && !r; b++) {
 		const struct tblock *t = &B[b];
 		size_t k = b ? t->n : n;
-		struct budgets s = { bu->nodes == DP_UNSET ? DP_UNSET :
-				     scale(bu->nodes, k, n),
-				     scale(bu->lns, k, n),
-				     scale(bu->top, k, n),
-				     scale(bu->rr, k, n), k, n, bu->glue };
+		struct budgets s = share_of(bu, k, n, bu->glue);
 
 		r = place_one(sub + t->first, t->n, iv, start, ceiling, page,
-			      eng, st->end, &s, &bs);
+			      eng, st->end > target ? st->end : target, &s,
+			      &bs);
 		if (r == -ENOMEM) {
 			rc = r;
 			goto out;
@@ -682,8 +689,8 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		return -ENOMEM;
 	}
 	if (nb > 1)
-		rc = place_blocks(it, n, iv, start, ceiling, page, eng, bu,
-				  bid, nb, st);
+		rc = place_blocks(it, n, iv, start, ceiling, page, eng,
+				  target, bu, bid, nb, st);
 	else
 		rc = place_one(it, n, iv, start, ceiling, page, eng, target,
 			       bu, st);
