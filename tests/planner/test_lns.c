@@ -1055,6 +1055,54 @@ TEST(glue_random_problems_verify)
 	}
 }
 
+/* A ladder that glues one pair a round (a stack of two, then a chain
+ * with the next item, a stack with the next, ...) beside 2,000 items of
+ * two intervals that never glue: the rounds stop once they have sorted
+ * 16 times the items (about 16 rounds), not after the ladder's 39; what
+ * glued still places and verifies. */
+TEST(glue_rounds_stop_at_their_work_bound)
+{
+	enum { LADDER = 40, OTHER = 2000, N = LADDER + OTHER };
+	struct dp_place_stats ps = { 0 };
+	struct dp_glued g;
+	struct prob p;
+	uint64_t t = 0, sz = 1;
+	size_t i, m = 0, failed;
+
+	p.n = N;
+	p.it = calloc(N, sizeof(*p.it));
+	p.iv = calloc(LADDER + 2 * OTHER, sizeof(*p.iv));
+	p.key = NULL;
+	REQUIRE(p.it && p.iv);
+	for (i = 0; i < LADDER; i++, m++) {
+		if (i < 2) {			/* [0, 0], size 1, twice */
+			p.iv[m] = (struct dp_iv){ 0, 0 };
+		} else if (i % 2) {		/* stack: [0, t], the size */
+			p.iv[m] = (struct dp_iv){ 0, t };
+		} else {			/* chain: right after, as long */
+			p.iv[m] = (struct dp_iv){ t + 1, 2 * t + 1 };
+			t = 2 * t + 1;
+		}
+		p.it[i] = (struct dp_item){ sz, 1, m, 1, DP_UNSET };
+		if (i % 2)
+			sz *= 2;
+	}
+	for (i = LADDER; i < N; i++, m += 2) {
+		p.iv[m] = (struct dp_iv){ 2 * i, 2 * i };
+		p.iv[m + 1] = (struct dp_iv){ 2 * i + 2, 2 * i + 2 };
+		p.it[i] = (struct dp_item){ 3, 1, m, 2, DP_UNSET };
+	}
+	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, &g));
+	printf("# %zu rectangles of %d items\n", g.k, N);
+	CHECK(g.k < N - 10 && g.k > OTHER + 1 + 10);
+	REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
+	dp_unglue(&g, p.it, p.n);
+	CHECK(valid_iv(&p));
+	dp_glued_free(&g);
+	prob_free(&p);
+}
+
 int main(void)
 {
 	return tap_run();
