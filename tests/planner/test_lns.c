@@ -953,6 +953,19 @@ TEST(glue_stacks_then_chains_by_the_rules)
 	REQUIRE(!dp_glue(it, 0, iv, 0, &g));
 	CHECK(g.k == 0);
 	dp_glued_free(&g);
+	/* sizes whose sum wraps do not stack; nothing chains after the
+	 * last time (its end + 1 wraps to 0, where an item starts) */
+	{
+		static const struct dp_iv big_iv[] = { { 0, 9 }, { 0, 9 },
+			{ 0, UINT64_MAX }, { 0, 3 } };
+		struct dp_item big[] = { { 1ULL << 63, 1, 0, 1, 0 },
+			{ 1ULL << 63, 1, 1, 1, 0 }, { 7, 1, 2, 1, 0 },
+			{ 7, 1, 3, 1, 0 } };
+
+		REQUIRE(!dp_glue(big, 4, big_iv, 0, &g));
+		CHECK(g.k == 4);
+		dp_glued_free(&g);
+	}
 }
 
 /* A perfect packing of 200 (seed 6) with 20,000 nodes: the items glue
