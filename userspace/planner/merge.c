@@ -171,17 +171,19 @@ int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	g->off = dp_realloc_array(NULL, n + 1, sizeof(*g->off));
 	if (!r || !nr || !into || !at || !used || !g->node || !g->off)
 		goto out;
+	for (i = 0; i < n; i++)
+		if ((size_t)it[i].iv_first + it[i].iv_count > niv)
+			niv = (size_t)it[i].iv_first + it[i].iv_count;
 	for (i = 0; i < n; i++) {
 		const struct dp_iv *x = &iv[it[i].iv_first];
-		int ok = glues(&it[i], page);
+		/* a rectangle's interval is numbered after the items' */
+		int ok = glues(&it[i], page) && niv + n < UINT32_MAX;
 
 		r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
 				      it[i].size, it[i].align, (uint32_t)i,
 				      (uint32_t)i, (uint8_t)ok };
 		g->node[i] = (uint32_t)i;
 		g->off[i] = 0;
-		if (it[i].iv_first + it[i].iv_count > niv)
-			niv = it[i].iv_first + it[i].iv_count;
 	}
 	for (rounds = 0; rounds < DP_GLUE_ROUNDS && work <= DP_GLUE_WORK * n;
 	     rounds++) {
