@@ -19,10 +19,10 @@
  *    usually finds the optimum of so few buffers first): at the optimum
  *    it finds a placement, which fits and is disjoint, and one below it
  *    it proves none (or, with a few nodes, gives up): never a placement;
- *  - the buffers glued into rectangles (merge.c): the rectangles' own
- *    exhaustive optimum is never below the buffers' (gluing only
- *    restricts), and a first fit of the rectangles, unglued, is
- *    disjoint and aligned.
+ *  - the buffers glued into rectangles (merge.c, both rules): the
+ *    rectangles' own exhaustive optimum is never below the buffers'
+ *    (gluing only restricts), and a first fit of the rectangles,
+ *    unglued, is disjoint and aligned.
  */
 #include "fuzz.h"
 #include "internal.h"
@@ -112,7 +112,8 @@ static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 }
 
 /* Gluing (merge.c) against the oracle: see the invariants above. */
-static void glue_check(const struct prob *p, int align, uint64_t opt)
+static void glue_check(const struct prob *p, int align, uint64_t opt,
+		       int rule)
 {
 	struct dp_place_stats ps = { 0 };
 	struct dp_item it[MAXN];
@@ -124,7 +125,7 @@ static void glue_check(const struct prob *p, int align, uint64_t opt)
 	size_t i, failed;
 
 	items_of(p, it, iv);
-	if (dp_glue(it, p->n, iv, 0, &g))
+	if (dp_glue(it, p->n, iv, 0, rule, &g))
 		fuzz_die("out of memory", NULL);
 	q.n = g.k;
 	for (i = 0; i < g.k; i++) {
@@ -214,7 +215,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_die("a capacity below the optimum not proven impossible", e.msg);
 	}
 	dp_csv_free(c);
-	glue_check(&p, align, opt);
+	glue_check(&p, align, opt, DP_GLUE_ALL);
+	glue_check(&p, align, opt, DP_GLUE_LONG);
 	rc = probe(&p, opt, budget);
 	if (rc == 0 || (budget >= 1000000 && rc != 1))
 		fuzz_die("the exact search misses a placement at the optimum", NULL);

@@ -923,7 +923,7 @@ TEST(glue_stacks_then_chains_by_the_rules)
 	const struct dp_iv *x;
 	size_t i;
 
-	REQUIRE(!dp_glue(it, 8, iv, 0, &g));
+	REQUIRE(!dp_glue(it, 8, iv, 0, DP_GLUE_ALL, &g));
 	CHECK(g.k == 4);
 	for (i = 0; i < 4; i++)
 		CHECK(g.node[i] == g.node[0] && g.off[i] == off[i]);
@@ -945,12 +945,12 @@ TEST(glue_stacks_then_chains_by_the_rules)
 	CHECK(it[2].addr == 64 * g.node[2] + 9 && it[7].addr == it[6].addr + 8);
 	dp_glued_free(&g);
 	/* the page rule on: only the 80-byte item is above a page */
-	REQUIRE(!dp_glue(it, 8, iv, 64, &g));
+	REQUIRE(!dp_glue(it, 8, iv, 64, DP_GLUE_ALL, &g));
 	CHECK(g.k == 8);
 	for (i = 0; i < 8; i++)
 		CHECK(g.off[i] == 0);
 	dp_glued_free(&g);
-	REQUIRE(!dp_glue(it, 0, iv, 0, &g));
+	REQUIRE(!dp_glue(it, 0, iv, 0, DP_GLUE_ALL, &g));
 	CHECK(g.k == 0);
 	dp_glued_free(&g);
 	/* sizes whose sum wraps do not stack; nothing chains after the
@@ -962,8 +962,28 @@ TEST(glue_stacks_then_chains_by_the_rules)
 			{ 1ULL << 63, 1, 1, 1, 0 }, { 7, 1, 2, 1, 0 },
 			{ 7, 1, 3, 1, 0 } };
 
-		REQUIRE(!dp_glue(big, 4, big_iv, 0, &g));
+		REQUIRE(!dp_glue(big, 4, big_iv, 0, DP_GLUE_ALL, &g));
 		CHECK(g.k == 4);
+		dp_glued_free(&g);
+	}
+	/* DP_GLUE_LONG: spans (hi - lo) 0, 0, 19, 19, 5, 0 (median 5):
+	 * the items live over 20 times stack, those live once do not, and
+	 * one of them chains with the item live right after it instead */
+	{
+		static const struct dp_iv l_iv[] = { { 0, 0 }, { 0, 0 },
+			{ 0, 19 }, { 0, 19 }, { 0, 5 }, { 1, 1 } };
+		struct dp_item l[] = { { 1, 1, 0, 1, 0 }, { 1, 1, 1, 1, 0 },
+			{ 2, 1, 2, 1, 0 }, { 2, 1, 3, 1, 0 },
+			{ 3, 1, 4, 1, 0 }, { 1, 1, 5, 1, 0 } };
+
+		REQUIRE(!dp_glue(l, 6, l_iv, 0, DP_GLUE_ALL, &g));
+		CHECK(g.k == 4 && g.node[0] == g.node[1] &&
+		      g.node[2] == g.node[3] && g.node[5] != g.node[0]);
+		dp_glued_free(&g);
+		REQUIRE(!dp_glue(l, 6, l_iv, 0, DP_GLUE_LONG, &g));
+		CHECK(g.k == 4 && g.node[0] != g.node[1] &&
+		      g.node[2] == g.node[3] && g.node[0] == g.node[5] &&
+		      g.off[5] == 0);
 		dp_glued_free(&g);
 	}
 }
@@ -1046,7 +1066,7 @@ TEST(glue_random_problems_verify)
 					xorshift64_below(&rs, 4);
 			}
 		}
-		REQUIRE(!dp_glue(p.it, p.n, p.iv, page, &g));
+		REQUIRE(!dp_glue(p.it, p.n, p.iv, page, DP_GLUE_ALL, &g));
 		CHECK(g.k < p.n);
 		memset(&ps, 0, sizeof(ps));
 		REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, page,
@@ -1105,7 +1125,7 @@ TEST(glue_rounds_stop_at_their_work_bound)
 		p.iv[m + 1] = (struct dp_iv){ 2 * i + 2, 2 * i + 2 };
 		p.it[i] = (struct dp_item){ 3, 1, m, 2, DP_UNSET };
 	}
-	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, &g));
+	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, DP_GLUE_ALL, &g));
 	printf("# %zu rectangles of %d items\n", g.k, N);
 	CHECK(g.k < N - 10 && g.k > OTHER + 1 + 10);
 	REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,

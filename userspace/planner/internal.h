@@ -170,9 +170,15 @@ struct dp_glued {
 	uint32_t *node;
 	uint64_t *off;
 };
-/* 0, or -ENOMEM (g empty) */
+/* rule: DP_GLUE_ALL, or DP_GLUE_LONG (stacks only of items live longer
+ * than the median item that glues: a short interval is shared by chance
+ * far more often).  The search tries both, in that order.  0, or
+ * -ENOMEM (g empty) */
+#define DP_GLUE_ALL	0
+#define DP_GLUE_LONG	1
+#define DP_GLUE_RULES	2
 int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	    uint64_t page, struct dp_glued *g);
+	    uint64_t page, int rule, struct dp_glued *g);
 /* each of the n items' addresses from its rectangle's */
 void dp_unglue(const struct dp_glued *g, struct dp_item *it, size_t n);
 void dp_glued_free(struct dp_glued *g);

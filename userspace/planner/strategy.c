@@ -442,14 +442,16 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     enum dp_engine eng, uint64_t target,
 		     const struct budgets *bu, struct dp_search_stats *st);
 
-/* The whole search on the items glued into rectangles (merge.c), as one
- * more candidate after the portfolio, taken when it ends lower; the
- * search that follows starts from it.  Only when gluing leaves at most
- * DP_GLUE_KEEP_NUM / DP_GLUE_KEEP_DEN of the items (fewer saves little).
- * Its budgets are this one's share by rectangles (k of n); the nodes it
- * spends are counted in st->nodes, which place_one takes out of this
- * placement's node budget.  0, or -ENOMEM. */
-static int glued(struct srch *S)
+/* The whole search on the items glued into rectangles (merge.c) by
+ * rule, as one more candidate after the portfolio, taken when it ends
+ * lower; the search that follows starts from it.  Only when gluing leaves
+ * at most DP_GLUE_KEEP_NUM / DP_GLUE_KEEP_DEN of the items (fewer saves
+ * little) and other rectangles than *last (the previous rule's count,
+ * updated).  Its budgets are this one's share by rectangles (k of n),
+ * divided among the DP_GLUE_RULES rules; the nodes it spends are counted
+ * in st->nodes, which place_one takes out of this placement's node
+ * budget.  0, or -ENOMEM. */
+static int glued(struct srch *S, int rule, size_t *last)
 {
 	const struct budgets *bu = S->bud;
 	struct dp_search_stats gs;
@@ -457,11 +459,11 @@ static int glued(struct srch *S)
 	size_t k;
 	int r;
 
-	if (dp_glue(S->it, S->n, S->iv, S->page, &g))
+	if (dp_glue(S->it, S->n, S->iv, S->page, rule, &g))
 		return -ENOMEM;
 	k = g.k;
-	if (k * DP_GLUE_KEEP_DEN <= S->n * DP_GLUE_KEEP_NUM) {
-		struct budgets s = share_of(bu, k, S->n, 0);
+	if (k * DP_GLUE_KEEP_DEN <= S->n * DP_GLUE_KEEP_NUM && k != *last) {
+		struct budgets s = share_of(bu, k, DP_GLUE_RULES * S->n, 0);
 
 		r = place_any(g.it, k, g.iv, S->start, S->ceiling, S->page,
 			      S->eng, S->target, &s, &gs);
@@ -478,6 +480,7 @@ static int glued(struct srch *S)
 			     &S->how, "glued");
 		}
 	}
+	*last = k;
 	dp_glued_free(&g);
 	return 0;
 }
@@ -495,8 +498,8 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	uint64_t nodes = bu->nodes;
 	struct dp_ovl *ol = NULL;
 	struct bnb *b = NULL;
-	size_t i;
-	int rc = -ENOMEM;
+	size_t i, last = SIZE_MAX;
+	int rc = -ENOMEM, rule;
 
 	memset(st, 0, sizeof(*st));
 	st->seed_end = UINT64_MAX;
@@ -504,10 +507,11 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	if (!S.best || portfolio(&S, &ol))
 		goto out;
 	st->portfolio_end = S.best_end;
-	/* the glued items' search spends its nodes out of this budget */
-	if (bu->glue && nodes && n >= DP_GLUE_MIN && S.best_end > S.goal &&
-	    glued(&S))
-		goto out;
+	/* the glued items' searches spend their nodes out of this budget */
+	for (rule = 0; rule < DP_GLUE_RULES && bu->glue && nodes &&
+	     n >= DP_GLUE_MIN && S.best_end > S.goal; rule++)
+		if (glued(&S, rule, &last))
+			goto out;
 	if (ol && !st->skipped) {
 		if (nodes == DP_UNSET) {
 			nodes = scale(dp_search_budget(n, ol->first[n]),
