@@ -249,6 +249,8 @@ int dp_read_file(const char *path, char **text, size_t *len,
 
 /* -1, 0 or 1 as a < b, a == b, a > b: qsort comparators chain it with ?: */
 #define dp_cmp(a, b) (((a) > (b)) - ((a) < (b)))
+/* util.c: uint64_t ascending (qsort) */
+int dp_cmp_u64(const void *x, const void *y);
 /* a macro's value as a string literal */
 #define DP_STR_(x) #x
 #define DP_STR(x) DP_STR_(x)

@@ -68,11 +68,6 @@ static int cmp_chain(const void *x, const void *y)
 	       dp_cmp(p->i, q->i);
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	return dp_cmp(*(const uint64_t *)x, *(const uint64_t *)y);
-}
-
 static int glues(const struct dp_item *it, uint64_t page)
 {
 	return it->iv_count == 1 && it->align && !(it->size % it->align) &&
@@ -179,7 +174,7 @@ static uint64_t stack_span(const struct rect *r, size_t n, int rule,
 			w[m++] = r[i].hi - r[i].lo;
 	if (!m)
 		return 0;
-	qsort(w, m, sizeof(*w), cmp_u64);
+	qsort(w, m, sizeof(*w), dp_cmp_u64);
 	return w[m / 2] + 1;
 }
 

@@ -65,11 +65,6 @@ struct sky {
 	const uint64_t *key;
 };
 
-static int cmp_u64(const void *x, const void *y)
-{
-	return dp_cmp(*(const uint64_t *)x, *(const uint64_t *)y);
-}
-
 static uint32_t seg_of(const struct sky *K, uint64_t t)
 {
 	size_t lo = 0, hi = K->m + 1;
@@ -135,7 +130,7 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		K->t[nt++] = lo;
 		K->t[nt++] = hi + 1;
 	}
-	qsort(K->t, nt, sizeof(*K->t), cmp_u64);
+	qsort(K->t, nt, sizeof(*K->t), dp_cmp_u64);
 	for (i = 0, K->m = 0; i < nt; i++)
 		if (!K->m || K->t[K->m - 1] != K->t[i])
 			K->t[K->m++] = K->t[i];

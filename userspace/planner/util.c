@@ -120,6 +120,11 @@ void dp_free_each(void *const *p, size_t n)
 		free(p[i]);
 }
 
+int dp_cmp_u64(const void *x, const void *y)
+{
+	return dp_cmp(*(const uint64_t *)x, *(const uint64_t *)y);
+}
+
 void dp_item_hull(const struct dp_item *it, const struct dp_iv *iv,
 		  uint64_t *lo, uint64_t *hi)
 {
