@@ -87,6 +87,7 @@ struct job {
 	char plan[1 << 16];
 	size_t plan_len;
 	int searched;		/* the exact search ran (CSV job) */
+	int above;		/* the portfolio missed the lower bound */
 };
 
 struct job_in {
@@ -180,6 +181,7 @@ static void csv_job(const struct job_in *in, struct job *j)
 	if (dp_csv_solve_search(c, 0, 300, &st, &e) || dp_csv_verify(c, &e))
 		goto free_csv;
 	j->searched = st.built && st.searched;
+	j->above = st.portfolio_end > st.lower_bound;
 	if (dp_csv_solve_best(c, 0, NULL, NULL, &e) || dp_csv_verify(c, &e))
 		goto free_csv;
 	m = dp_csv_model(c, 1, &e);
@@ -198,12 +200,37 @@ out:
 		printf("# %s\n", e.msg);
 }
 
+/* The CSV's search alone, with 20 nodes (the slice searches' budgets
+ * too), and its plan */
+static void search_job(const struct job_in *in, struct job *j)
+{
+	struct dp_search_stats st;
+	struct dp_err e = { "" };
+	struct dp_csv *c;
+	FILE *f;
+	int rc = -1;
+
+	memset(j->plan, 0, sizeof(j->plan));
+	c = dp_csv_parse("glue.csv", in->model, strlen(in->model), &e);
+	if (c && !dp_csv_solve_search(c, 0, 20, &st, &e)) {
+		j->above = st.portfolio_end > st.lower_bound;
+		f = buf_file(j->plan, sizeof(j->plan));
+		rc = dp_csv_write(c, f);
+		fclose(f);
+		j->plan_len = strlen(j->plan);
+	}
+	dp_csv_free(c);
+	j->rc = err_code(rc, &e);
+	if (j->rc && j->rc != -ENOMEM)
+		printf("# %s\n", e.msg);
+}
+
 typedef void job_fn(const struct job_in *in, struct job *j);
 
-/* The job once clean, then once per allocation with that one failing. */
-static void every_allocation_fails_once(job_fn *run_job,
-					const struct job_in *in,
-					const char *name)
+/* The job once clean, then once per stride-th allocation (from the
+ * first) with that one failing. */
+static void allocations_fail(job_fn *run_job, const struct job_in *in,
+			     const char *name, long stride)
 {
 	static struct job clean, j;
 	long k, n, bad_rc = 0, leaked = 0;
@@ -215,8 +242,9 @@ static void every_allocation_fails_once(job_fn *run_job,
 	REQUIRE(clean.rc == 0);
 	REQUIRE(live == 0);
 	REQUIRE(k > 0);
-	printf("# %s: %ld allocations\n", name, k);
-	for (n = 1; n <= k; n++) {
+	printf("# %s: %ld allocations, every %ld failing once\n", name, k,
+	       stride);
+	for (n = 1; n <= k; n += stride) {
 		armed = 1, nalloc = 0, fail_at = n, live = 0;
 		run_job(in, &j);
 		armed = 0;
@@ -234,6 +262,13 @@ static void every_allocation_fails_once(job_fn *run_job,
 	armed = 0;
 	CHECK(j.rc == 0 && live == 0);
 	CHECK(j.plan_len == clean.plan_len && !strcmp(j.plan, clean.plan));
+}
+
+static void every_allocation_fails_once(job_fn *run_job,
+					const struct job_in *in,
+					const char *name)
+{
+	allocations_fail(run_job, in, name, 1);
 }
 
 /* The example models, each with the options that reach the most code
@@ -311,6 +346,53 @@ TEST(minimalloc_time_blocks_survive_every_allocation_failure)
 	REQUIRE(j.rc == 0);
 	CHECK(j.searched);
 	every_allocation_fails_once(csv_job, &in, "two staircases");
+}
+
+/* A staircase of 32 steps, each buffer twice (the same interval and
+ * size): 64 buffers that the portfolio cannot place at the bound and
+ * that glue into 32 stacks or fewer, so the glued searches (merge.c)
+ * run.  dp_glue alone with each of its allocations failing; the search
+ * with every 11th (its thousands of runs would take minutes under
+ * ASan; the stride still fails allocations inside the glued searches,
+ * hundreds of them, and in dp_glue's run of consecutive ones). */
+TEST(minimalloc_glued_search_survives_every_allocation_failure)
+{
+	static char text[4096];
+	struct job_in in = { .model = text };
+	static struct job j;
+	struct dp_item it[2 * 32];
+	struct dp_iv iv[2 * 32];
+	struct dp_glued g;
+	size_t len, i;
+	long k;
+	int r;
+
+	len = sprintf(text, "id,lower,upper,size\n");
+	for (i = 0; i < 2 * 32; i++) {
+		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, i / 2,
+			       i / 2 + 7, (i / 2 * 7919) % 97 + 1);
+		iv[i] = (struct dp_iv){ i / 2, i / 2 + 6 };
+		it[i] = (struct dp_item){ (i / 2 * 7919) % 97 + 1, 1, i, 1,
+					  DP_UNSET };
+	}
+	REQUIRE(2 * 32 >= DP_GLUE_MIN);
+	REQUIRE(!dp_glue(it, 2 * 32, iv, 0, DP_GLUE_ALL, &g));
+	CHECK(g.k * DP_GLUE_KEEP_DEN <= 2 * 32 * DP_GLUE_KEEP_NUM);
+	dp_glued_free(&g);
+	for (k = 1;; k++) {
+		armed = 1, nalloc = 0, fail_at = k, live = 0;
+		r = dp_glue(it, 2 * 32, iv, 0, DP_GLUE_LONG, &g);
+		armed = 0;
+		if (!r)
+			break;
+		CHECK(r == -ENOMEM && live == 0);
+	}
+	CHECK(k > 5);
+	dp_glued_free(&g);
+	search_job(&in, &j);
+	REQUIRE(j.rc == 0);
+	CHECK(j.above);
+	allocations_fail(search_job, &in, "doubled staircase", 11);
 }
 
 /* Ruin and recreate (rr.c) from first fit by size on a CSV instance:
