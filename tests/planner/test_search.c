@@ -98,6 +98,59 @@ TEST(search_sorts_occupied_first)
 	CHECK_EQ_U64(occ[2].lo, 20480);
 }
 
+static int cmp_lo_hi(const void *a, const void *b)
+{
+	const struct dp_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo) ?:
+	       (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/*
+ * dp_sort_ranges against qsort: random keys, few distinct keys, sorted,
+ * reversed and organ-pipe inputs, at sizes around the insertion-sort
+ * cutoff and far above it, with the automatic depth and with depths 0-2
+ * (the heapsort, whole or below a partition).  Equal keys may come in
+ * any order, so both sides are compared after sorting by (lo, hi).
+ */
+TEST(sort_ranges_matches_qsort)
+{
+	static const size_t sizes[] = { 0, 1, 2, 23, 24, 25, 26, 100, 1000,
+					4097 };
+	static const unsigned int depths[] = { DP_SORT_DEPTH_AUTO, 0, 1, 2 };
+	struct dp_range *a = malloc(4097 * sizeof(*a));
+	struct dp_range *b = malloc(4097 * sizeof(*b));
+	uint64_t rs = 77;
+	size_t si, i, bad = 0;
+	unsigned int d, shape;
+
+	CHECK(a && b);
+	for (si = 0; a && b && si < sizeof(sizes) / sizeof(*sizes); si++)
+		for (shape = 0; shape < 5; shape++)
+			for (d = 0; d < 4; d++) {
+				size_t n = sizes[si];
+
+				for (i = 0; i < n; i++) {
+					uint64_t k = shape == 0 ? xorshift64(&rs) :
+						     shape == 1 ? xorshift64_below(&rs, 4) :
+						     shape == 2 ? i : shape == 3 ? n - i :
+						     (i < n / 2 ? i : n - i);
+
+					a[i] = (struct dp_range){ k, i };
+				}
+				memcpy(b, a, n * sizeof(*a));
+				dp_sort_ranges(a, n, depths[d]);
+				for (i = 1; i < n; i++)
+					bad += a[i - 1].lo > a[i].lo;
+				qsort(a, n, sizeof(*a), cmp_lo_hi);
+				qsort(b, n, sizeof(*b), cmp_lo_hi);
+				bad += n && memcmp(a, b, n * sizeof(*a)) != 0;
+			}
+	CHECK_EQ_U64(bad, 0);
+	free(a);
+	free(b);
+}
+
 TEST(search_start_and_overlapping_occupants)
 {
 	check_case(2);

@@ -37,6 +37,12 @@ int dp_search(struct dp_range *occ, size_t n, uint64_t start,
 	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
 	      uint64_t *addr);
 
+/* r[0..n) by lo (not stable: dp_search needs only lo's order); past
+ * depth levels of quicksort a part is heapsorted.  DP_SORT_DEPTH_AUTO:
+ * 2 log2 n, as dp_search sorts; the tests force the heapsort with 0. */
+#define DP_SORT_DEPTH_AUTO	(~0U)
+void dp_sort_ranges(struct dp_range *r, size_t n, unsigned int depth);
+
 /* find_start_addr: 0 if hwm == 0, else hwm + 1. */
 uint64_t dp_find_start_addr(uint64_t hwm);
 
