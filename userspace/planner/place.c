@@ -189,31 +189,36 @@ int dp_lower_bound_r(const struct dp_item *it, size_t n,
 #define DENSE_AVG_DEGREE	64
 #define FEW_NEIGHBOURS		64
 
-/* The placed neighbours of one item, through the interval tree. */
+/* The placed neighbours of one item, through the interval tree: rng[u]
+ * item u's bytes once placed (hi 0 before: a placed item has a size);
+ * stamp[] drops the second meeting of an item with several intervals
+ * (multi: there is one), which no other item can be met twice by. */
 struct pick {
 	uint32_t self, qid;
 	uint32_t *stamp;
-	const uint8_t *placed;
-	const struct dp_item *it;
+	struct dp_range *rng;
 	struct dp_range *occ;
 	size_t n, cap;
-	int nomem;
+	int nomem, multi;
 };
 
 static void pick_placed(uint32_t u, void *arg)
 {
 	struct pick *p = arg;
+	const struct dp_range *r = &p->rng[u];
 
-	if (u == p->self || p->stamp[u] == p->qid || !p->placed[u])
+	if (!r->hi || u == p->self)
 		return;
-	p->stamp[u] = p->qid;
+	if (p->multi) {
+		if (p->stamp[u] == p->qid)
+			return;
+		p->stamp[u] = p->qid;
+	}
 	if (dp_grow(&p->occ, &p->cap, p->n + 1, sizeof(*p->occ), 64)) {
 		p->nomem = 1;
 		return;
 	}
-	p->occ[p->n].lo = p->it[u].addr;
-	p->occ[p->n].hi = p->it[u].addr + p->it[u].size;
-	p->n++;
+	p->occ[p->n++] = *r;
 }
 
 static void count_one(uint32_t payload, void *arg)
@@ -441,8 +446,11 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 		if (!P->at)
 			return -ENOMEM;
 		P->pk.stamp = P->nb.stamp;	/* used only without an adjacency */
-		P->pk.placed = P->placed;
-		P->pk.it = it;
+		P->pk.rng = calloc(P->n ? P->n : 1, sizeof(*P->pk.rng));
+		if (!P->pk.rng)
+			return -ENOMEM;
+		for (i = 0; i < P->n; i++)
+			P->pk.multi |= it[i].iv_count > 1;
 	}
 	for (i = 0; i < P->n; i++) {
 		uint32_t v = P->ord[i];
@@ -456,8 +464,11 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 			return -1;
 		}
 		P->placed[v] = 1;
-		if (P->at)
+		if (P->at) {
 			dp_atree_insert(P->at, v, it[v].addr);
+			P->pk.rng[v] = (struct dp_range){ it[v].addr,
+							  it[v].addr + it[v].size };
+		}
 		if (it[v].addr + it[v].size > *peak)
 			*peak = it[v].addr + it[v].size;
 	}
@@ -520,6 +531,7 @@ out:
 	free(P.ord);
 	free(P.occ);
 	free(P.pk.occ);
+	free(P.pk.rng);
 	free(P.nb.stamp);
 	free(P.nb.adj);
 	free(P.adj_first);
