@@ -909,7 +909,7 @@ TEST(time_blocks_random_problems)
  * live right after ([10, 19]); two of alignment 8 stack apart from them;
  * one with two intervals, one whose size is not a multiple of its
  * alignment, and (with a page of 64) the sub-page ones stay alone. */
-TEST(glue_stacks_then_chains_by_the_rules)
+TEST(glue_chains_then_stacks_by_the_rules)
 {
 	static const struct dp_iv iv[] = { { 0, 9 }, { 0, 9 }, { 0, 9 },
 		{ 10, 19 }, { 0, 9 }, { 30, 39 }, { 0, 9 }, { 20, 29 },
@@ -966,25 +966,41 @@ TEST(glue_stacks_then_chains_by_the_rules)
 		CHECK(g.k == 4);
 		dp_glued_free(&g);
 	}
-	/* DP_GLUE_LONG: spans (hi - lo) 0, 0, 19, 19, 5, 0 (median 5):
-	 * the items live over 20 times stack, those live once do not, and
-	 * one of them chains with the item live right after it instead */
+	/* DP_GLUE_LONG: spans (hi - lo) 0, 0, 19, 19, 5 (median 5): the
+	 * items live over 20 times stack, those live once do not (under
+	 * DP_GLUE_ALL they do) */
 	{
 		static const struct dp_iv l_iv[] = { { 0, 0 }, { 0, 0 },
-			{ 0, 19 }, { 0, 19 }, { 0, 5 }, { 1, 1 } };
+			{ 0, 19 }, { 0, 19 }, { 0, 5 } };
 		struct dp_item l[] = { { 1, 1, 0, 1, 0 }, { 1, 1, 1, 1, 0 },
 			{ 2, 1, 2, 1, 0 }, { 2, 1, 3, 1, 0 },
-			{ 3, 1, 4, 1, 0 }, { 1, 1, 5, 1, 0 } };
+			{ 3, 1, 4, 1, 0 } };
 
-		REQUIRE(!dp_glue(l, 6, l_iv, 0, DP_GLUE_ALL, &g));
-		CHECK(g.k == 4 && g.node[0] == g.node[1] &&
-		      g.node[2] == g.node[3] && g.node[5] != g.node[0]);
+		REQUIRE(!dp_glue(l, 5, l_iv, 0, DP_GLUE_ALL, &g));
+		CHECK(g.k == 3 && g.node[0] == g.node[1] &&
+		      g.node[2] == g.node[3]);
 		dp_glued_free(&g);
-		REQUIRE(!dp_glue(l, 6, l_iv, 0, DP_GLUE_LONG, &g));
+		REQUIRE(!dp_glue(l, 5, l_iv, 0, DP_GLUE_LONG, &g));
 		CHECK(g.k == 4 && g.node[0] != g.node[1] &&
-		      g.node[2] == g.node[3] && g.node[0] == g.node[5] &&
-		      g.off[5] == 0);
+		      g.node[2] == g.node[3]);
 		dp_glued_free(&g);
+	}
+	/* chains first: a [0, 9] and b [10, 19] of one size chain, though
+	 * x shares a's interval; stacked first, a would go with x and b
+	 * would be left alone (the order before: b's other half lost) */
+	{
+		static const struct dp_iv c_iv[] = { { 0, 9 }, { 10, 19 },
+			{ 0, 9 } };
+		struct dp_item c[] = { { 4, 1, 0, 1, 0 }, { 4, 1, 1, 1, 0 },
+			{ 4, 1, 2, 1, 0 } };
+		int rule;
+
+		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
+			REQUIRE(!dp_glue(c, 3, c_iv, 0, rule, &g));
+			CHECK(g.k == 2 && g.node[0] == g.node[1] &&
+			      g.node[2] != g.node[0] && g.off[1] == 0);
+			dp_glued_free(&g);
+		}
 	}
 }
 

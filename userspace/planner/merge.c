@@ -16,10 +16,18 @@
  * more of it.
  *
  * Rounds until nothing glues (at most DP_GLUE_ROUNDS, and while the
- * rectangles sorted so far are at most DP_GLUE_WORK x n): every group of
- * items with the same interval becomes one stack, in item order; then each
- * item not glued in the round, in item order, chains with the first such
- * item of its size and alignment that starts right after its end.  Under
+ * rectangles sorted so far are at most DP_GLUE_WORK x n), chains first: a
+ * round chains each rectangle, in item order, with the first one not yet
+ * glued in the round of its size and alignment that starts right after
+ * its end; only a round that finds no chain stacks instead, every group
+ * of rectangles with the same interval becoming one, in item order.
+ * Chains come first because they are rarely wrong (an item of the same
+ * size starting right where another ends is mostly its other half)
+ * while a stack is often a coincidence, and each takes its rectangles
+ * out of the other: an item stacked with a stranger no longer has the
+ * size its other half waits for.  On the benchmark's 10,000-buffer
+ * packings, stacks first (each round stacking, then chaining what was
+ * left) ended 1.071 x the optimum on average, chains first 1.052.  Under
  * DP_GLUE_LONG only rectangles live longer than the median item (of those
  * that glue) stack: on the benchmark's packings a stack of items live 1-3
  * times is wrong about half the time, one of items live over 40 times
@@ -91,19 +99,23 @@ static struct rect *lower_bound(const struct rect *key, struct rect *r,
 	return r + lo;
 }
 
-/* One round over r[0..k): into[j] the rectangle j goes to, at[j] its
- * offset in it; the new rectangles in nr[], *nk of them.  Returns whether
- * anything glued. */
+/* Which glue a round makes */
+enum glue_kind { GLUE_CHAINS, GLUE_STACKS };
+
+/* One round of kind over r[0..k): into[j] the rectangle j goes to, at[j]
+ * its offset in it; the new rectangles in nr[], *nk of them.  Returns
+ * whether anything glued. */
 static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
-		    uint32_t *into, uint64_t *at, uint8_t *used, uint64_t wide)
+		    uint32_t *into, uint64_t *at, uint8_t *used, uint64_t wide,
+		    enum glue_kind kind)
 {
 	size_t a, b, m = 0;
 	int any = 0;
 
 	for (a = 0; a < k; a++)
 		used[a] = 0;
-	qsort(r, k, sizeof(*r), cmp_stack);
-	for (a = 0; a < k && r[a].ok; a = b) {
+	qsort(r, k, sizeof(*r), kind == GLUE_STACKS ? cmp_stack : cmp_chain);
+	for (a = 0; kind == GLUE_STACKS && a < k && r[a].ok; a = b) {
 		uint64_t sum = r[a].size;
 
 		for (b = a + 1; b < k && r[b].ok && r[b].lo == r[a].lo &&
@@ -123,8 +135,7 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		m++;
 		any = 1;
 	}
-	qsort(r, k, sizeof(*r), cmp_chain);
-	for (a = 0; a < k && r[a].ok; a++) {
+	for (a = 0; kind == GLUE_CHAINS && a < k && r[a].ok; a++) {
 		struct rect key = r[a], *y;
 
 		if (used[r[a].i] || r[a].hi == UINT64_MAX)
@@ -215,8 +226,13 @@ int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		struct rect *t;
 
 		work += k;
-		if (!round_of(r, k, nr, &k, into, at, used, wide))
-			break;
+		if (!round_of(r, k, nr, &k, into, at, used, wide,
+			      GLUE_CHAINS)) {
+			work += k;	/* nothing glued: r[] is as it was */
+			if (!round_of(r, k, nr, &k, into, at, used, wide,
+				      GLUE_STACKS))
+				break;
+		}
 		for (i = 0; i < n; i++) {
 			g->off[i] += at[g->node[i]];
 			g->node[i] = into[g->node[i]];
