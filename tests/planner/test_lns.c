@@ -417,7 +417,7 @@ TEST(top_search_never_worse_and_deterministic)
 
 	for (seed = 1; seed <= 6; seed++) {
 		struct dp_csv *c = perfect(500, seed);
-		uint64_t *b[2], e0, e[2], w = 0, lb;
+		uint64_t *b[2], e0, e[2], w = 0, lb, spent;
 		struct prob p;
 		int k;
 
@@ -431,7 +431,8 @@ TEST(top_search_never_worse_and_deterministic)
 			e[k] = e0;
 			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
 					  k ? DP_LNS_TOP_WORK : 0, 0, b[k],
-					  &e[k]));
+					  &e[k], &spent));
+			CHECK(k ? spent > 0 : !spent);
 			CHECK(e[k] == end_of(&p));
 			CHECK(valid(&p));
 			if (!k) {
@@ -447,7 +448,8 @@ TEST(top_search_never_worse_and_deterministic)
 			for (i = 0; i < p.n; i++)
 				b[0][i] = p.it[i].addr;
 			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					  DP_LNS_TOP_WORK, 0, b[0], &e[0]));
+					  DP_LNS_TOP_WORK, 0, b[0], &e[0],
+					  &spent));
 			CHECK(e[0] == e[1]);
 			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
 		}

@@ -485,15 +485,18 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * *best_end, towards lb, within the ceiling and budget segments and
  * candidates visited by its skyline passes, its tie weights drawn from
  * seed (round 0, 1, ...: each a different sequence); best[] and
- * *best_end lowered when it finds better, it[].addr = best[] on return.
- * 0, or -ENOMEM (best[] still a valid placement). */
+ * *best_end lowered when it finds better, it[].addr = best[] on return,
+ * *spent the work done (it may pass budget by one pass's).  0, or
+ * -ENOMEM (best[] still a valid placement). */
 int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
 	       uint64_t budget, uint64_t seed, uint64_t *best,
-	       uint64_t *best_end);
+	       uint64_t *best_end, uint64_t *spent);
 #define DP_LNS_TOP_WORK	(1ULL << 29)
 /* the top search and the slice search again, from what they reached,
- * while a round lowers the end (strategy.c) */
+ * while a round lowers the end and the rounds' top searches have not
+ * spent DP_LNS_TOP_WORK (or the placement's share of it) in all
+ * (strategy.c) */
 #define DP_LNS_ROUNDS	3
 /* rr.c: ruin and recreate (see the comment there) from best[] ending at
  * *best_end, towards lb, within the ceiling and budget overlap entries

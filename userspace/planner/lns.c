@@ -265,7 +265,7 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
 	       uint64_t budget, uint64_t seed, uint64_t *best,
-	       uint64_t *best_end)
+	       uint64_t *best_end, uint64_t *spent)
 {
 	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
 	uint64_t work = 0, L, e;
@@ -273,6 +273,7 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	int j, k, r = 0;
 	size_t i;
 
+	*spent = 0;
 	if (!key)
 		return -ENOMEM;
 	for (j = 1; j <= LNS_TOP_LEVELS; j++)
@@ -298,5 +299,6 @@ out:
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
 	free(key);
+	*spent = work;
 	return r == -ENOMEM ? r : 0;
 }

@@ -402,18 +402,23 @@ static void improved(struct srch *S, uint64_t end, const char *how)
 /* The top search, then the slice search (lns.c) from the best placement,
  * within budget (0: none of these); again from what they reached, the top
  * search with other ties, while a round lowers the end, at most
- * DP_LNS_ROUNDS rounds; then ruin and recreate (rr.c).  0, or -ENOMEM. */
+ * DP_LNS_ROUNDS rounds, the rounds' top searches within one budget
+ * (per round, three rounds cost 10,000 items 5 s for 0.1 % once the
+ * glued searches had come close); then ruin and recreate (rr.c).  0, or
+ * -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 {
 	struct dp_search_stats *st = S->st;
-	uint64_t end, start = UINT64_MAX, spent;
+	uint64_t end, start = UINT64_MAX, spent, top = 0;
 	int r = 0, k;
 
-	for (k = 0; !r && k < DP_LNS_ROUNDS && S->best_end < start; k++) {
+	for (k = 0; !r && k < DP_LNS_ROUNDS && S->best_end < start &&
+	     top < S->bud->top; k++) {
 		start = end = S->best_end;
 		r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling,
-			       S->page, S->goal, S->bud->top, k, S->best,
-			       &S->best_end);
+			       S->page, S->goal, S->bud->top - top, k, S->best,
+			       &S->best_end, &spent);
+		top += spent;
 		improved(S, end, "skyline top");
 		if (r)
 			break;
