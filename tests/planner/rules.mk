@@ -32,5 +32,7 @@ $(O)/tests/planner/test_mm2model: | $(O)/mm2model
 # goes through its injector.
 $(O)/tests/planner/test_nomem: XLDFLAGS += \
 	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+# and plans one of the benchmark's perfect packings
+$(O)/tests/planner/test_nomem: $(O)/scripts/bench-synth.o
 # test_lns plans the benchmark's perfect packings (scripts/bench-synth.c)
 $(O)/tests/planner/test_lns: $(O)/scripts/bench-synth.o

@@ -1049,41 +1049,51 @@ TEST(glue_reaches_optima_the_search_misses)
 
 /* Random problems as time_blocks_random_problems', with a third of the
  * items given the interval (or the size, right after) of another so that
- * they glue: the glued items placed by first fit and unglued verify
- * (alignment and the page rule included), and so does the search with
- * gluing, never above the portfolio, the same twice. */
+ * they glue.  0, or -1 (out of memory). */
+static int glue_prone(uint64_t seed, struct prob *p, uint64_t *page)
+{
+	uint64_t rs = seed * 0x9e3779b97f4a7c15ULL + 7;
+	size_t i, j;
+
+	if (random_blocks(seed, p, 2, page))
+		return -1;
+	for (i = 0; i < p->n; i++) {
+		struct dp_item *x = &p->it[i], *y;
+
+		j = xorshift64_below(&rs, p->n);
+		y = &p->it[j];
+		if (j == i || x->iv_count != 1 || y->iv_count != 1 ||
+		    xorshift64_below(&rs, 3))
+			continue;
+		x->size = x->size * 8 + 70;	/* above the page */
+		x->align = y->align;
+		x->size -= x->size % x->align;
+		if (xorshift64_below(&rs, 2)) {
+			p->iv[x->iv_first] = p->iv[y->iv_first];
+		} else {
+			x->size = y->size;
+			p->iv[x->iv_first].lo = p->iv[y->iv_first].hi + 1;
+			p->iv[x->iv_first].hi = p->iv[x->iv_first].lo +
+				xorshift64_below(&rs, 4);
+		}
+	}
+	return 0;
+}
+
+/* glue_prone's problems: the glued items placed by first fit and unglued
+ * verify (alignment and the page rule included), and so does the search
+ * with gluing, never above the portfolio, the same twice. */
 TEST(glue_random_problems_verify)
 {
-	uint64_t seed, page, rs, e1;
+	uint64_t seed, page, e1;
 	struct dp_search_stats st, s2;
 	struct dp_place_stats ps;
 	struct dp_glued g;
-	size_t i, j, failed;
+	size_t failed;
 	struct prob p;
 
 	for (seed = 1; seed <= 8; seed++) {
-		REQUIRE(!random_blocks(seed, &p, 2, &page));
-		rs = seed * 0x9e3779b97f4a7c15ULL + 7;
-		for (i = 0; i < p.n; i++) {
-			struct dp_item *x = &p.it[i], *y;
-
-			j = xorshift64_below(&rs, p.n);
-			y = &p.it[j];
-			if (j == i || x->iv_count != 1 || y->iv_count != 1 ||
-			    xorshift64_below(&rs, 3))
-				continue;
-			x->size = x->size * 8 + 70;	/* above the page */
-			x->align = y->align;
-			x->size -= x->size % x->align;
-			if (xorshift64_below(&rs, 2)) {
-				p.iv[x->iv_first] = p.iv[y->iv_first];
-			} else {
-				x->size = y->size;
-				p.iv[x->iv_first].lo = p.iv[y->iv_first].hi + 1;
-				p.iv[x->iv_first].hi = p.iv[x->iv_first].lo +
-					xorshift64_below(&rs, 4);
-			}
-		}
+		REQUIRE(!glue_prone(seed, &p, &page));
 		REQUIRE(!dp_glue(p.it, p.n, p.iv, page, DP_GLUE_ALL, &g));
 		CHECK(g.k < p.n);
 		memset(&ps, 0, sizeof(ps));
@@ -1104,6 +1114,80 @@ TEST(glue_random_problems_verify)
 		CHECK(s2.end == e1 && s2.nodes == st.nodes);
 		prob_free(&p);
 	}
+}
+
+/* Is every rectangle of part (fewer rounds) inside one of whole, at one
+ * offset?  The refinement (strategy.c) places part's rectangles where
+ * whole's placement put their items. */
+static int nests(const struct dp_glued *part, const struct dp_glued *whole,
+		 size_t n)
+{
+	uint32_t *w = malloc((part->k + 1) * sizeof(*w));
+	uint64_t *d = malloc((part->k + 1) * sizeof(*d));
+	size_t i;
+	int ok = w && d;
+
+	for (i = 0; ok && i < part->k; i++)
+		w[i] = UINT32_MAX;
+	for (i = 0; ok && i < n; i++) {
+		uint32_t x = part->node[i];
+		uint64_t at = whole->off[i] - part->off[i];
+
+		if (whole->off[i] < part->off[i] ||
+		    (w[x] != UINT32_MAX && (w[x] != whole->node[i] ||
+					    d[x] != at)))
+			ok = 0;
+		w[x] = whole->node[i];
+		d[x] = at;
+	}
+	free(w);
+	free(d);
+	return ok;
+}
+
+/* dp_glue_rounds stopped after r rounds, for every r up to dp_glue's
+ * count, on glue_prone's problems and on perfect packings of 300 (many
+ * rounds), under both rules: at most r rounds, at least as many
+ * rectangles, each inside one of the whole glue's at a fixed offset; at
+ * r = the count, the same rectangles. */
+TEST(glue_rounds_nest_in_the_whole_glue)
+{
+	uint64_t seed, page;
+	size_t r, bad = 0, levels = 0;
+	struct prob p;
+	int rule;
+
+	for (seed = 1; seed <= 8; seed++) {
+		struct dp_csv *c = NULL;
+
+		if (seed <= 4) {
+			REQUIRE(!glue_prone(seed, &p, &page));
+		} else {
+			c = perfect(300, seed);
+			REQUIRE(c && !prob_of(c, &p));
+			page = 0;
+		}
+		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
+			struct dp_glued whole, part;
+
+			REQUIRE(!dp_glue(p.it, p.n, p.iv, page, rule, &whole));
+			for (r = 1; r <= whole.rounds; r++) {
+				REQUIRE(!dp_glue_rounds(p.it, p.n, p.iv, page,
+							rule, r, &part));
+				bad += part.rounds > r || part.k < whole.k ||
+				       !nests(&part, &whole, p.n) ||
+				       (r == whole.rounds && part.k != whole.k);
+				levels++;
+				dp_glued_free(&part);
+			}
+			dp_glued_free(&whole);
+		}
+		prob_free(&p);
+		dp_csv_free(c);
+	}
+	printf("# %zu levels\n", levels);
+	CHECK(levels > 40);
+	CHECK_EQ_U64(bad, 0);
 }
 
 /* A ladder that glues one pair a round (a stack of two, then a chain

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../scripts/bench-synth.h"
 #include "internal.h"
 #include "planner_util.h"
 #include "tap.h"
@@ -348,40 +349,48 @@ TEST(minimalloc_time_blocks_survive_every_allocation_failure)
 	every_allocation_fails_once(csv_job, &in, "two staircases");
 }
 
-/* A staircase of 32 steps, each buffer twice (the same interval and
- * size): 64 buffers that the portfolio cannot place at the bound and
- * that glue into 32 stacks or fewer, so the glued searches (merge.c)
- * run.  dp_glue alone with each of its allocations failing; the search
- * with every 11th (its thousands of runs would take minutes under
- * ASan; the stride still fails allocations inside the glued searches,
- * hundreds of them, and in dp_glue's run of consecutive ones). */
+/* A staircase of 16 steps, each of four buffers live over the same
+ * interval and a fifth of their summed size live right after them: 80
+ * buffers that glue in two rounds (the four stack, then chain with the
+ * fifth), so that a level of one round (2 of each 5) is there to refine
+ * (strategy.c).  dp_glue alone with each of its allocations failing,
+ * dp_glue_rounds stopped after one round.  Then the search on the
+ * benchmark's perfect packing of 200 buffers (seed 6): the portfolio
+ * misses the bound and the glued searches (merge.c) run and refine their
+ * placement level by level, with every 17th allocation failing (all of
+ * them would take minutes under ASan; the stride still fails hundreds
+ * inside the glued searches and their refinement). */
+#define STEPS 16
 TEST(minimalloc_glued_search_survives_every_allocation_failure)
 {
-	static char text[4096];
+	static char text[16384];
 	struct job_in in = { .model = text };
 	static struct job j;
-	struct dp_item it[2 * 32];
-	struct dp_iv iv[2 * 32];
+	struct dp_item it[5 * STEPS];
+	struct dp_iv iv[5 * STEPS];
 	struct dp_glued g;
-	size_t len, i;
+	size_t i;
+	FILE *f;
 	long k;
 	int r;
 
-	len = sprintf(text, "id,lower,upper,size\n");
-	for (i = 0; i < 2 * 32; i++) {
-		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, i / 2,
-			       i / 2 + 7, (i / 2 * 7919) % 97 + 1);
-		iv[i] = (struct dp_iv){ i / 2, i / 2 + 6 };
-		it[i] = (struct dp_item){ (i / 2 * 7919) % 97 + 1, 1, i, 1,
-					  DP_UNSET };
+	for (i = 0; i < 5 * STEPS; i++) {
+		size_t s = i / 5, z = (s * 7919) % 97 + 1, last = i % 5 == 4;
+
+		iv[i] = (struct dp_iv){ last ? s + 7 : s, last ? s + 9 : s + 6 };
+		it[i] = (struct dp_item){ last ? 4 * z : z, 1, i, 1, DP_UNSET };
 	}
-	REQUIRE(2 * 32 >= DP_GLUE_MIN);
-	REQUIRE(!dp_glue(it, 2 * 32, iv, 0, DP_GLUE_ALL, &g));
-	CHECK(g.k * DP_GLUE_KEEP_DEN <= 2 * 32 * DP_GLUE_KEEP_NUM);
+	REQUIRE(5 * STEPS >= DP_GLUE_MIN);
+	REQUIRE(!dp_glue(it, 5 * STEPS, iv, 0, DP_GLUE_ALL, &g));
+	CHECK(g.k == STEPS && g.rounds == 2);
+	dp_glued_free(&g);
+	REQUIRE(!dp_glue_rounds(it, 5 * STEPS, iv, 0, DP_GLUE_ALL, 1, &g));
+	CHECK(g.k == 2 * STEPS && g.rounds == 1 &&
+	      g.k * DP_REFINE_DEN <= 5 * STEPS * DP_REFINE_NUM);
 	dp_glued_free(&g);
 	for (k = 1;; k++) {
 		armed = 1, nalloc = 0, fail_at = k, live = 0;
-		r = dp_glue(it, 2 * 32, iv, 0, DP_GLUE_LONG, &g);
+		r = dp_glue_rounds(it, 5 * STEPS, iv, 0, DP_GLUE_LONG, 1, &g);
 		armed = 0;
 		if (!r)
 			break;
@@ -389,10 +398,14 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 	}
 	CHECK(k > 5);
 	dp_glued_free(&g);
+	f = buf_file(text, sizeof(text));
+	bench_synth_perfect(f, 200, 6);
+	fclose(f);
+	REQUIRE(strlen(text) < sizeof(text) - 1);
 	search_job(&in, &j);
 	REQUIRE(j.rc == 0);
 	CHECK(j.above);
-	allocations_fail(search_job, &in, "doubled staircase", 11);
+	allocations_fail(search_job, &in, "perfect packing of 200", 17);
 }
 
 /* Ruin and recreate (rr.c) from first fit by size on a CSV instance:

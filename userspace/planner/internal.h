@@ -168,11 +168,12 @@ int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 /* merge.c: the items glued into rectangles (see the comment there): k
  * of them in it[] over intervals iv[] (the items' own, then one per glued
- * rectangle); item i lies at it[node[i]].addr + off[i]. */
+ * rectangle); item i lies at it[node[i]].addr + off[i]; rounds: how many
+ * glued anything. */
 struct dp_glued {
 	struct dp_item *it;
 	struct dp_iv *iv;
-	size_t k;
+	size_t k, rounds;
 	uint32_t *node;
 	uint64_t *off;
 };
@@ -185,6 +186,12 @@ struct dp_glued {
 #define DP_GLUE_RULES	2
 int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	    uint64_t page, int rule, struct dp_glued *g);
+/* the same, stopped after at most max_rounds rounds: each of its
+ * rectangles lies inside one of dp_glue's, at a fixed offset (the rounds
+ * after only glue rectangles whole) */
+int dp_glue_rounds(const struct dp_item *it, size_t n,
+		   const struct dp_iv *iv, uint64_t page, int rule,
+		   size_t max_rounds, struct dp_glued *g);
 /* each of the n items' addresses from its rectangle's */
 void dp_unglue(const struct dp_glued *g, struct dp_item *it, size_t n);
 void dp_glued_free(struct dp_glued *g);
@@ -193,6 +200,10 @@ void dp_glued_free(struct dp_glued *g);
 #define DP_GLUE_MIN	64
 #define DP_GLUE_KEEP_NUM	9
 #define DP_GLUE_KEEP_DEN	10
+/* the most rectangles a level of the glued placement's refinement has
+ * (strategy.c): NUM / DEN of the items */
+#define DP_REFINE_NUM	1
+#define DP_REFINE_DEN	2
 
 /* ---- pipeline -------------------------------------------------------- */
 

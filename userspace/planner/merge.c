@@ -192,6 +192,13 @@ static uint64_t stack_span(const struct rect *r, size_t n, int rule,
 int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	    uint64_t page, int rule, struct dp_glued *g)
 {
+	return dp_glue_rounds(it, n, iv, page, rule, DP_GLUE_ROUNDS, g);
+}
+
+int dp_glue_rounds(const struct dp_item *it, size_t n,
+		   const struct dp_iv *iv, uint64_t page, int rule,
+		   size_t max_rounds, struct dp_glued *g)
+{
 	struct rect *r = dp_realloc_array(NULL, n + 1, sizeof(*r));
 	struct rect *nr = dp_realloc_array(NULL, n + 1, sizeof(*nr));
 	uint32_t *into = dp_realloc_array(NULL, n + 1, sizeof(*into));
@@ -221,7 +228,9 @@ int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		g->off[i] = 0;
 	}
 	wide = stack_span(r, n, rule, at);	/* at[]: scratch until the rounds */
-	for (rounds = 0; rounds < DP_GLUE_ROUNDS && work <= DP_GLUE_WORK * n;
+	if (max_rounds > DP_GLUE_ROUNDS)
+		max_rounds = DP_GLUE_ROUNDS;
+	for (rounds = 0; rounds < max_rounds && work <= DP_GLUE_WORK * n;
 	     rounds++) {
 		struct rect *t;
 
@@ -242,6 +251,7 @@ int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		nr = t;
 	}
 	g->k = k;
+	g->rounds = rounds;
 	g->it = dp_realloc_array(NULL, k + 1, sizeof(*g->it));
 	g->iv = dp_realloc_array(NULL, niv + k + 1, sizeof(*g->iv));
 	if (!g->it || !g->iv)

@@ -447,6 +447,72 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     enum dp_engine eng, uint64_t target,
 		     const struct budgets *bu, struct dp_search_stats *st);
 
+/*
+ * The placement of the items glued by rule in rounds rounds (in S->it, as
+ * glued() found it) refined level by level: the items glued again in
+ * rounds / 2, rounds / 4, ... 1 rounds, each of those rectangles where
+ * the placement put it (it lies inside one of the coarser ones at a fixed
+ * offset, merge.c), and that placement lowered by the top, slice and ruin
+ * and recreate searches (lns_phase) within the glued search's budgets.
+ * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
+ * it: finer ones cost about what the items do, and the search refines
+ * the items after; so does meeting the goal.  Each level's placement is
+ * one more candidate; S->it holds the last.  The coarse search settles a layout the items alone
+ * cannot reach and the finer levels move what it could not split.  0, or
+ * -ENOMEM.
+ */
+static int refine(struct srch *S, int rule, size_t rounds)
+{
+	struct budgets s;
+	struct dp_glued g;
+	size_t r, i;
+
+	for (r = rounds / 2; r && S->best_end > S->goal; r /= 2) {
+		struct dp_search_stats st = { .lower_bound = S->st->lower_bound };
+		struct srch L = *S;
+		struct dp_ovl *ol = NULL;
+		int rc = -ENOMEM;
+
+		if (dp_glue_rounds(S->it, S->n, S->iv, S->page, rule, r, &g))
+			return -ENOMEM;
+		if (g.k * DP_REFINE_DEN > S->n * DP_REFINE_NUM) {
+			dp_glued_free(&g);
+			return 0;
+		}
+		s = share_of(S->bud, g.k, DP_GLUE_RULES * S->n, 0);
+		L.it = g.it;
+		L.n = g.k;
+		L.iv = g.iv;
+		L.st = &st;
+		L.bud = &s;
+		L.best = dp_realloc_array(NULL, g.k + 1, sizeof(*L.best));
+		if (!L.best ||
+		    dp_ovl_new(g.it, g.k, g.iv, DP_SEARCH_MAX_EDGES, &ol))
+			goto next;
+		for (i = 0; i < S->n; i++)
+			L.best[g.node[i]] = S->it[i].addr - g.off[i];
+		for (i = 0; i < g.k; i++)
+			g.it[i].addr = L.best[i];
+		L.best_end = dp_items_end(g.it, g.k, S->start);
+		rc = ol ? lns_phase(&L, ol) : 0;
+		S->st->lns += st.lns;
+		if (!rc) {
+			for (i = 0; i < g.k; i++)
+				g.it[i].addr = L.best[i];
+			dp_unglue(&g, S->it, S->n);
+			keep(S->it, S->n, S->best, &S->best_end, S->start,
+			     &S->how, "glued");
+		}
+next:
+		free(L.best);
+		dp_ovl_free(ol);
+		dp_glued_free(&g);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The whole search on the items glued into rectangles (merge.c) by
  * rule, as one more candidate after the portfolio, taken when it ends
  * lower; the search that follows starts from it.  Only when gluing leaves
@@ -472,10 +538,6 @@ static int glued(struct srch *S, int rule, size_t *last)
 
 		r = place_any(g.it, k, g.iv, S->start, S->ceiling, S->page,
 			      S->eng, S->target, &s, &gs);
-		if (r == -ENOMEM) {
-			dp_glued_free(&g);
-			return r;
-		}
 		S->st->nodes += gs.nodes;
 		S->st->work += gs.work;
 		S->st->lns += gs.lns;
@@ -483,6 +545,11 @@ static int glued(struct srch *S, int rule, size_t *last)
 			dp_unglue(&g, S->it, S->n);
 			keep(S->it, S->n, S->best, &S->best_end, S->start,
 			     &S->how, "glued");
+			r = refine(S, rule, g.rounds);
+		}
+		if (r == -ENOMEM) {
+			dp_glued_free(&g);
+			return r;
 		}
 	}
 	*last = k;
