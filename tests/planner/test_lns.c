@@ -988,8 +988,8 @@ TEST(glue_chains_then_stacks_by_the_rules)
 		dp_glued_free(&g);
 	}
 	/* chains first: a [0, 9] and b [10, 19] of one size chain, though
-	 * x shares a's interval; stacked first, a would go with x and b
-	 * would be left alone (the order before: b's other half lost) */
+	 * x shares a's interval; stacks first (DP_GLUE_STACKS_FIRST), a
+	 * goes with x and b is left alone */
 	{
 		static const struct dp_iv c_iv[] = { { 0, 9 }, { 10, 19 },
 			{ 0, 9 } };
@@ -998,9 +998,12 @@ TEST(glue_chains_then_stacks_by_the_rules)
 		int rule;
 
 		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
+			int first = rule == DP_GLUE_STACKS_FIRST ? 2 : 1;
+
 			REQUIRE(!dp_glue(c, 3, c_iv, 0, rule, &g));
-			CHECK(g.k == 2 && g.node[0] == g.node[1] &&
-			      g.node[2] != g.node[0] && g.off[1] == 0);
+			CHECK(g.k == 2 && g.node[0] == g.node[first] &&
+			      g.node[3 - first] != g.node[0] &&
+			      g.off[first] == (first == 2 ? 4 : 0));
 			dp_glued_free(&g);
 		}
 	}

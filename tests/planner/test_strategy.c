@@ -302,6 +302,28 @@ TEST(cli_strategy_option)
 	CHECK_EQ_U64(cli("--strategy search --no-svg -q -o /dev/null examples/transformer.json"), 0);
 }
 
+/* MiniMalloc's A-K with --capacity 1048576 (their best known peaks are at
+ * or below it): the search places every one within it.  Chains glued
+ * before stacks alone (merge.c) left F and I without a placement; the
+ * stacks-first rule is what reaches them. */
+TEST(minimalloc_a_to_k_fit_one_mib)
+{
+	char args[256];
+	int failed = 0, rc;
+	char x;
+
+	for (x = 'A'; x <= 'K'; x++) {
+		snprintf(args, sizeof(args),
+			 "--format=minimalloc --strategy search --capacity 1048576 -q -o /dev/null --no-svg ../shared/bench/minimalloc/%c.1048576.csv",
+			 x);
+		rc = cli(args);
+		if (rc)
+			printf("# %c: exit %d, no placement within 1 MiB\n", x, rc);
+		failed += rc != 0;
+	}
+	CHECK_EQ_U64(failed, 0);
+}
+
 int main(void)
 {
 	return tap_run();

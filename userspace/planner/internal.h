@@ -177,13 +177,16 @@ struct dp_glued {
 	uint32_t *node;
 	uint64_t *off;
 };
-/* rule: DP_GLUE_ALL, or DP_GLUE_LONG (stacks only of items live longer
+/* rule: DP_GLUE_ALL (chains first: a round stacks only when no chain is
+ * left), DP_GLUE_LONG (the same, but stacks only of items live longer
  * than the median item that glues: a short interval is shared by chance
- * far more often).  The search tries both, in that order.  0, or
- * -ENOMEM (g empty) */
-#define DP_GLUE_ALL	0
-#define DP_GLUE_LONG	1
-#define DP_GLUE_RULES	2
+ * far more often), or DP_GLUE_STACKS_FIRST (everything, a round stacking
+ * and then chaining what is left).  The search tries the three, in that
+ * order.  0, or -ENOMEM (g empty) */
+#define DP_GLUE_ALL		0
+#define DP_GLUE_LONG		1
+#define DP_GLUE_STACKS_FIRST	2
+#define DP_GLUE_RULES		3
 int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	    uint64_t page, int rule, struct dp_glued *g);
 /* the same, stopped after at most max_rounds rounds: each of its

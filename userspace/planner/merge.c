@@ -16,18 +16,24 @@
  * more of it.
  *
  * Rounds until nothing glues (at most DP_GLUE_ROUNDS, and while the
- * rectangles sorted so far are at most DP_GLUE_WORK x n), chains first: a
- * round chains each rectangle, in item order, with the first one not yet
- * glued in the round of its size and alignment that starts right after
- * its end; only a round that finds no chain stacks instead, every group
- * of rectangles with the same interval becoming one, in item order.
- * Chains come first because they are rarely wrong (an item of the same
- * size starting right where another ends is mostly its other half)
- * while a stack is often a coincidence, and each takes its rectangles
- * out of the other: an item stacked with a stranger no longer has the
- * size its other half waits for.  On the benchmark's 10,000-buffer
- * packings, stacks first (each round stacking, then chaining what was
- * left) ended 1.071 x the optimum on average, chains first 1.052.  Under
+ * rectangles sorted so far are at most DP_GLUE_WORK x n), chains first
+ * under DP_GLUE_ALL and DP_GLUE_LONG: a round chains each rectangle, in
+ * item order, with the first one not yet glued in the round of its size
+ * and alignment that starts right after its end; only a round that finds
+ * no chain stacks instead, every group of rectangles with the same
+ * interval becoming one, in item order.
+ * Each glue takes its rectangles out of the other: an item stacked with a
+ * stranger no longer has the size its other half (the item after it)
+ * waits for, and an item chained by chance no longer has the interval of
+ * the items it should stack with.  Which is the coincidence depends on
+ * the input, so the search tries both orders.  On the benchmark's
+ * packings a chain is rarely wrong (an item of the same size starting
+ * right where another ends is mostly its other half) and a stack often
+ * is: over 24 packings of 10,000, stacks first ended 1.071 x the optimum
+ * on average, chains first 1.055.  On MiniMalloc's F and I, real traces
+ * where many buffers of one size follow each other, chains first left no
+ * placement within 1 MiB, and stacks first (DP_GLUE_STACKS_FIRST: each
+ * round stacks, then chains what is left) reaches the bound.  Under
  * DP_GLUE_LONG only rectangles live longer than the median item (of those
  * that glue) stack: on the benchmark's packings a stack of items live 1-3
  * times is wrong about half the time, one of items live over 40 times
@@ -99,8 +105,9 @@ static struct rect *lower_bound(const struct rect *key, struct rect *r,
 	return r + lo;
 }
 
-/* Which glue a round makes */
-enum glue_kind { GLUE_CHAINS, GLUE_STACKS };
+/* Which glue a round makes: both, stacks and then chains of what is
+ * left, is DP_GLUE_STACKS_FIRST's round */
+enum glue_kind { GLUE_STACKS = 1, GLUE_CHAINS = 2 };
 
 /* One round of kind over r[0..k): into[j] the rectangle j goes to, at[j]
  * its offset in it; the new rectangles in nr[], *nk of them.  Returns
@@ -114,8 +121,8 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 
 	for (a = 0; a < k; a++)
 		used[a] = 0;
-	qsort(r, k, sizeof(*r), kind == GLUE_STACKS ? cmp_stack : cmp_chain);
-	for (a = 0; kind == GLUE_STACKS && a < k && r[a].ok; a = b) {
+	qsort(r, k, sizeof(*r), kind & GLUE_STACKS ? cmp_stack : cmp_chain);
+	for (a = 0; (kind & GLUE_STACKS) && a < k && r[a].ok; a = b) {
 		uint64_t sum = r[a].size;
 
 		for (b = a + 1; b < k && r[b].ok && r[b].lo == r[a].lo &&
@@ -135,7 +142,9 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		m++;
 		any = 1;
 	}
-	for (a = 0; kind == GLUE_CHAINS && a < k && r[a].ok; a++) {
+	if (kind == (GLUE_STACKS | GLUE_CHAINS))
+		qsort(r, k, sizeof(*r), cmp_chain);
+	for (a = 0; (kind & GLUE_CHAINS) && a < k && r[a].ok; a++) {
 		struct rect key = r[a], *y;
 
 		if (used[r[a].i] || r[a].hi == UINT64_MAX)
@@ -235,8 +244,13 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 		struct rect *t;
 
 		work += k;
-		if (!round_of(r, k, nr, &k, into, at, used, wide,
-			      GLUE_CHAINS)) {
+		if (rule == DP_GLUE_STACKS_FIRST) {
+			work += k;	/* sorted twice */
+			if (!round_of(r, k, nr, &k, into, at, used, wide,
+				      GLUE_STACKS | GLUE_CHAINS))
+				break;
+		} else if (!round_of(r, k, nr, &k, into, at, used, wide,
+				      GLUE_CHAINS)) {
 			work += k;	/* nothing glued: r[] is as it was */
 			if (!round_of(r, k, nr, &k, into, at, used, wide,
 				      GLUE_STACKS))
