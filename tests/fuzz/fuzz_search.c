@@ -19,10 +19,12 @@
  *    usually finds the optimum of so few buffers first): at the optimum
  *    it finds a placement, which fits and is disjoint, and one below it
  *    it proves none (or, with a few nodes, gives up): never a placement;
- *  - the buffers glued into rectangles (merge.c, both rules): the
+ *  - the buffers glued into rectangles (merge.c, all three rules): the
  *    rectangles' own exhaustive optimum is never below the buffers'
- *    (gluing only restricts), and a first fit of the rectangles,
- *    unglued, is disjoint and aligned.
+ *    (gluing only restricts), a first fit of the rectangles, unglued, is
+ *    disjoint and aligned, and the glue stopped after fewer rounds has
+ *    each rectangle inside one of the whole glue's at a fixed offset
+ *    (what the refinement in strategy.c relies on).
  */
 #include "fuzz.h"
 #include "internal.h"
@@ -122,7 +124,7 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 	struct prob q = { 0 };
 	struct dp_csv *c;
 	uint64_t a[MAXN];
-	size_t i, failed;
+	size_t i, failed, r;
 
 	items_of(p, it, iv);
 	if (dp_glue(it, p->n, iv, 0, rule, &g))
@@ -151,6 +153,17 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 	for (i = 0; i < p->n; i++)
 		a[i] = it[i].addr;
 	check_disjoint(p, a, "a glued placement unglued");
+	items_of(p, it, iv);
+	for (r = 1; r < g.rounds; r++) {
+		struct dp_glued part;
+
+		if (dp_glue_rounds(it, p->n, iv, 0, rule, r, &part))
+			fuzz_die("out of memory", NULL);
+		if (part.rounds > r || part.k < g.k ||
+		    glue_nests(&part, &g, p->n) != 1)
+			fuzz_die("a glue of fewer rounds is not inside the whole glue", NULL);
+		dp_glued_free(&part);
+	}
 	dp_glued_free(&g);
 }
 
@@ -217,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dp_csv_free(c);
 	glue_check(&p, align, opt, DP_GLUE_ALL);
 	glue_check(&p, align, opt, DP_GLUE_LONG);
+	glue_check(&p, align, opt, DP_GLUE_STACKS_FIRST);
 	rc = probe(&p, opt, budget);
 	if (rc == 0 || (budget >= 1000000 && rc != 1))
 		fuzz_die("the exact search misses a placement at the optimum", NULL);

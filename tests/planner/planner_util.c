@@ -487,3 +487,34 @@ uint64_t csv_brute_peak(const struct dp_csv *c)
 		perm[i] = i;
 	return brute(c, perm, 0, off);
 }
+
+int glue_nests(const struct dp_glued *part, const struct dp_glued *whole,
+	       size_t n)
+{
+	uint32_t *w = malloc((part->k + 1) * sizeof(*w));
+	uint64_t *d = malloc((part->k + 1) * sizeof(*d));
+	size_t i;
+	int ok = 1;
+
+	if (!w || !d) {
+		free(w);
+		free(d);
+		return -1;
+	}
+	for (i = 0; i < part->k; i++)
+		w[i] = UINT32_MAX;
+	for (i = 0; ok && i < n; i++) {
+		uint32_t x = part->node[i];
+		uint64_t at = whole->off[i] - part->off[i];
+
+		if (whole->off[i] < part->off[i] ||
+		    (w[x] != UINT32_MAX && (w[x] != whole->node[i] ||
+					    d[x] != at)))
+			ok = 0;
+		w[x] = whole->node[i];
+		d[x] = at;
+	}
+	free(w);
+	free(d);
+	return ok;
+}

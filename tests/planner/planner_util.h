@@ -134,4 +134,12 @@ struct dp_csv *csv_of_rows(const char *file, char prefix,
 #define CSV_BRUTE_MAX 10
 uint64_t csv_brute_peak(const struct dp_csv *c);
 
+/* Is every rectangle of part (the n items glued in fewer rounds) inside
+ * one of whole's, at one offset?  The glue's refinement (strategy.c)
+ * places part's rectangles where whole's placement put their items.
+ * 1 or 0; -1 when out of memory. */
+struct dp_glued;
+int glue_nests(const struct dp_glued *part, const struct dp_glued *whole,
+	       size_t n);
+
 #endif

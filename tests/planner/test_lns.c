@@ -1119,35 +1119,6 @@ TEST(glue_random_problems_verify)
 	}
 }
 
-/* Is every rectangle of part (fewer rounds) inside one of whole, at one
- * offset?  The refinement (strategy.c) places part's rectangles where
- * whole's placement put their items. */
-static int nests(const struct dp_glued *part, const struct dp_glued *whole,
-		 size_t n)
-{
-	uint32_t *w = malloc((part->k + 1) * sizeof(*w));
-	uint64_t *d = malloc((part->k + 1) * sizeof(*d));
-	size_t i;
-	int ok = w && d;
-
-	for (i = 0; ok && i < part->k; i++)
-		w[i] = UINT32_MAX;
-	for (i = 0; ok && i < n; i++) {
-		uint32_t x = part->node[i];
-		uint64_t at = whole->off[i] - part->off[i];
-
-		if (whole->off[i] < part->off[i] ||
-		    (w[x] != UINT32_MAX && (w[x] != whole->node[i] ||
-					    d[x] != at)))
-			ok = 0;
-		w[x] = whole->node[i];
-		d[x] = at;
-	}
-	free(w);
-	free(d);
-	return ok;
-}
-
 /* dp_glue_rounds stopped after r rounds, for every r up to dp_glue's
  * count, on glue_prone's problems and on perfect packings of 300 (many
  * rounds), under both rules: at most r rounds, at least as many
@@ -1178,7 +1149,7 @@ TEST(glue_rounds_nest_in_the_whole_glue)
 				REQUIRE(!dp_glue_rounds(p.it, p.n, p.iv, page,
 							rule, r, &part));
 				bad += part.rounds > r || part.k < whole.k ||
-				       !nests(&part, &whole, p.n) ||
+				       glue_nests(&part, &whole, p.n) != 1 ||
 				       (r == whole.rounds && part.k != whole.k);
 				levels++;
 				dp_glued_free(&part);
