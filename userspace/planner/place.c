@@ -190,7 +190,8 @@ int dp_lower_bound_r(const struct dp_item *it, size_t n,
 #define FEW_NEIGHBOURS		64
 
 /* The placed neighbours of one item, through the interval tree: rng[u]
- * item u's bytes once placed (hi 0 before: a placed item has a size);
+ * item u's bytes once placed (the placer's rng[]: hi 0 before, as a placed
+ * item has a size);
  * stamp[] drops the second meeting of an item with several intervals
  * (multi: there is one), which no other item can be met twice by. */
 struct pick {
@@ -264,7 +265,8 @@ struct placer {
 	struct dp_dense *dense;	/* no adjacency (dense.c) */
 	struct dp_atree *at;		/* the address tree of placed items */
 	struct pick pk;
-	uint8_t *placed;
+	struct dp_range *rng;		/* item -> its bytes once placed
+					 * (hi 0 before) */
 	struct dp_range *occ;
 	size_t cap_occ, edges, skip, backoff;
 	enum { SEL_ADJ, SEL_TREE, SEL_TRY_ITREE, SEL_TRY_ADJ } sel;
@@ -365,13 +367,11 @@ static int select_adj(struct placer *P, uint32_t v, uint64_t align)
 	for (k = P->adj_first[v]; k < P->adj_first[v + 1]; k++) {
 		uint32_t u = P->nb.adj[k];
 
-		if (!P->placed[u])
+		if (!P->rng[u].hi)
 			continue;
 		if (dp_grow(&P->occ, &P->cap_occ, no + 1, sizeof(*P->occ), 64))
 			return -ENOMEM;
-		P->occ[no].lo = it[u].addr;
-		P->occ[no].hi = it[u].addr + it[u].size;
-		no++;
+		P->occ[no++] = P->rng[u];
 	}
 	return dp_search(P->occ, no, P->start, P->ceiling, it[v].size, P->page,
 			 align, &it[v].addr);
@@ -446,9 +446,7 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 		if (!P->at)
 			return -ENOMEM;
 		P->pk.stamp = P->nb.stamp;	/* used only without an adjacency */
-		P->pk.rng = calloc(P->n ? P->n : 1, sizeof(*P->pk.rng));
-		if (!P->pk.rng)
-			return -ENOMEM;
+		P->pk.rng = P->rng;
 		for (i = 0; i < P->n; i++)
 			P->pk.multi |= it[i].iv_count > 1;
 	}
@@ -463,12 +461,10 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 				*failed = v;
 			return -1;
 		}
-		P->placed[v] = 1;
-		if (P->at) {
+		P->rng[v] = (struct dp_range){ it[v].addr,
+					       it[v].addr + it[v].size };
+		if (P->at)
 			dp_atree_insert(P->at, v, it[v].addr);
-			P->pk.rng[v] = (struct dp_range){ it[v].addr,
-							  it[v].addr + it[v].size };
-		}
 		if (it[v].addr + it[v].size > *peak)
 			*peak = it[v].addr + it[v].size;
 	}
@@ -502,9 +498,9 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	P.adj_first = dp_realloc_array(NULL, n + 1, sizeof(*P.adj_first));
 	P.nb.stamp = calloc(n ? n : 1, sizeof(*P.nb.stamp));
 	P.ord = dp_realloc_array(NULL, n ? n : 1, sizeof(*P.ord));
-	P.placed = calloc(n ? n : 1, 1);
+	P.rng = calloc(n ? n : 1, sizeof(*P.rng));
 	if (pick_engine(&P) || !P.adj_first || !P.nb.stamp || !P.ord ||
-	    !P.placed)
+	    !P.rng)
 		goto out;
 	rc = neighbours(&P);
 	if (rc)
@@ -527,11 +523,10 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			st->peak = peak;
 	}
 out:
-	free(P.placed);
+	free(P.rng);
 	free(P.ord);
 	free(P.occ);
 	free(P.pk.occ);
-	free(P.pk.rng);
 	free(P.nb.stamp);
 	free(P.nb.adj);
 	free(P.adj_first);
