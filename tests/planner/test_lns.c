@@ -233,7 +233,7 @@ TEST(bnb_pinned_items_stay)
 static int sky(struct prob *p, int chain, uint64_t ceiling, uint64_t *w)
 {
 	return chain ? dp_skyline_chain(p->it, p->n, p->iv, p->key, 0, ceiling,
-					0, 0, w) :
+					0, 0, w, NULL) :
 		       dp_skyline(p->it, p->n, p->iv, p->key, 0, ceiling, 0);
 }
 
@@ -381,11 +381,71 @@ TEST(skyline_chain_completes_a_partial_placement)
 	}
 	CHECK(kept > 0 && kept < p.n);
 	CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX, 0,
-				DP_SKY_KEEP, &w));
+				DP_SKY_KEEP, &w, NULL));
 	CHECK(valid(&p));
 	for (i = 0; i < p.n; i++)
 		if (a0[i] < L)
 			CHECK(p.it[i].addr == a0[i]);
+	free(a0);
+	prob_free(&p);
+	dp_csv_free(c);
+}
+
+/* Hulls shared by the passes over one item set place each pass as the
+ * pass's own would: the same addresses and work for perturbed ties, both
+ * tie rules, from scratch and completing a partial placement; an item
+ * without an interval leaves them intact, and a time of UINT64_MAX
+ * makes none (-1, nothing left to free). */
+TEST(skyline_shared_hulls_place_as_their_own)
+{
+	struct dp_csv *c = perfect(300, 5);
+	uint64_t rs = 7, *a0, *from, w0, w1, half = 0;
+	struct dp_sky_hulls hu;
+	struct prob p;
+	size_t i;
+	int k;
+
+	REQUIRE(c && !prob_of(c, &p));
+	a0 = calloc(p.n, sizeof(*a0));
+	from = calloc(p.n, sizeof(*from));
+	REQUIRE(a0 && from);
+	p.it[p.n - 1].iv_count = 0;		/* an item live nowhere */
+	REQUIRE(!dp_sky_hulls_new(p.it, p.n, p.iv, &hu));
+	CHECK(hu.cs[p.n - 1] == hu.m && hu.ce[p.n - 1] == hu.m);
+	for (i = 0; i < p.n; i++)
+		from[i] = DP_UNSET;
+	for (k = 0; k < 8; k++) {
+		int flags = (k % 2 ? DP_SKY_SPAN2 : 0) | (k >= 4 ? DP_SKY_KEEP : 0);
+
+		dp_sky_perturb(p.it, p.n, 2, &rs, p.key);
+		for (i = 0; i < p.n; i++)	/* KEEP: the lower half stays */
+			p.it[i].addr = from[i];
+		w0 = w1 = 0;
+		CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX,
+					0, flags, &w0, NULL));
+		for (i = 0; i < p.n; i++) {
+			a0[i] = p.it[i].addr;
+			p.it[i].addr = from[i];
+		}
+		CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX,
+					0, flags, &w1, &hu));
+		CHECK(w0 == w1 && w0 > 0);
+		for (i = 0; i < p.n; i++)
+			CHECK(p.it[i].addr == a0[i]);
+		if (k == 3) {			/* a partial placement for KEEP */
+			half = end_of(&p) / 2;
+			for (i = 0; i < p.n; i++)
+				from[i] = a0[i] < half ? a0[i] : DP_UNSET;
+		}
+	}
+	CHECK(half > 0);
+	dp_sky_hulls_free(&hu);
+	CHECK(!hu.t && !hu.cs && !hu.ce);
+	p.it[p.n - 1].iv_count = 1;
+	p.iv[p.it[p.n - 1].iv_first].hi = UINT64_MAX;
+	CHECK(dp_sky_hulls_new(p.it, p.n, p.iv, &hu) == -1);
+	CHECK(!hu.t && !hu.cs && !hu.ce);
+	free(from);
 	free(a0);
 	prob_free(&p);
 	dp_csv_free(c);

@@ -476,13 +476,29 @@ int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * segments and candidates it visited. */
 #define DP_SKY_SPAN2	1
 #define DP_SKY_KEEP	2
+/* skyline.c: the distinct times of n items and each item's hull [cs, ce)
+ * among them (m, m: no interval), which depend on the items' intervals
+ * only: the passes of one search over the same items share them (hu;
+ * NULL: a pass finds its own), so that each pass sorts only the ties of
+ * items with the same hull.
+ * dp_sky_hulls_new: 0; -1 when a time is UINT64_MAX; -ENOMEM. */
+struct dp_sky_hulls {
+	uint64_t *t;		/* m + 1 times */
+	size_t m;
+	uint32_t *cs, *ce;
+	uint32_t *ord;		/* the items by cs, then ce descending */
+};
+int dp_sky_hulls_new(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, struct dp_sky_hulls *h);
+void dp_sky_hulls_free(struct dp_sky_hulls *h);
 /* skyline.c: ties perturbed for a rerun: key[i] = it[i].size x a weight
  * drawn from [64, 64 x spread) by *rs, in item order (saturating). */
 void dp_sky_perturb(const struct dp_item *it, size_t n, uint64_t spread,
 		    uint64_t *rs, uint64_t *key);
 int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     const uint64_t *key, uint64_t start, uint64_t ceiling,
-		     uint64_t page, int flags, uint64_t *work);
+		     uint64_t page, int flags, uint64_t *work,
+		     const struct dp_sky_hulls *hu);
 /* lns.c: the slice search (see the comment there) from the placement
  * best[] ending at *best_end, towards lb (start + the lower bound), within
  * budget (search nodes and subproblem items); best[] and *best_end

@@ -270,12 +270,18 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
 	uint64_t work = 0, L, e;
 	uint64_t rs = 0x9e3779b97f4a7c15ULL * (3 + 2 * seed) + 1;
+	struct dp_sky_hulls hu;
 	int j, k, r = 0;
 	size_t i;
 
 	*spent = 0;
 	if (!key)
 		return -ENOMEM;
+	r = dp_sky_hulls_new(it, n, iv, &hu);
+	if (r) {			/* -1: no pass can place these */
+		free(key);
+		return r == -ENOMEM ? r : 0;
+	}
 	for (j = 1; j <= LNS_TOP_LEVELS; j++)
 		for (k = 0; k < LNS_TOP_TRIES; k++) {
 			if (*best_end <= lb || work >= budget || r == -ENOMEM)
@@ -288,7 +294,7 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			dp_sky_perturb(it, n, LNS_TOP_SPREAD, &rs, key);
 			r = dp_skyline_chain(it, n, iv, key, start, ceiling, page,
 					     DP_SKY_KEEP | (k % 2 ? DP_SKY_SPAN2 : 0),
-					     &work);
+					     &work, &hu);
 			if (r || (e = dp_items_end(it, n, start)) >= *best_end)
 				continue;
 			*best_end = e;
@@ -298,6 +304,7 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 out:
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
+	dp_sky_hulls_free(&hu);
 	free(key);
 	*spent = work;
 	return r == -ENOMEM ? r : 0;

@@ -47,9 +47,10 @@
 #include "xorshift.h"
 
 struct sky {
-	uint64_t *t;		/* the distinct times, m + 1 of them */
+	struct dp_sky_hulls own;	/* when the caller gave none */
+	const uint64_t *t;	/* the distinct times, m + 1 of them */
 	size_t m;
-	uint32_t *cs, *ce;	/* item -> hull [cs, ce) in segments */
+	const uint32_t *cs, *ce;	/* item -> hull [cs, ce) in segments */
 	uint32_t *head, *next, *prev;	/* per start segment, a list */
 	uint64_t *lvl;		/* the skyline, per segment */
 	uint64_t *mn;		/* a min tree over lvl[] (leaves at tsz) */
@@ -63,16 +64,17 @@ struct sky {
 				 * area (size x span) of that cover */
 	uint32_t *cho;		/* the item that starts the cover, or none */
 	const uint64_t *key;
+	const struct dp_iv *iv;
 };
 
-static uint32_t seg_of(const struct sky *K, uint64_t t)
+static uint32_t seg_of(const struct dp_sky_hulls *h, uint64_t t)
 {
-	size_t lo = 0, hi = K->m + 1;
+	size_t lo = 0, hi = h->m + 1;
 
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 
-		if (K->t[mid] <= t)
+		if (h->t[mid] <= t)
 			lo = mid;
 		else
 			hi = mid;
@@ -82,8 +84,9 @@ static uint32_t seg_of(const struct sky *K, uint64_t t)
 
 static void sky_free(struct sky *K)
 {
-	DP_FREE(K->t, K->cs, K->ce, K->head, K->next, K->prev, K->lvl, K->mn,
-		K->cov, K->area, K->cho);
+	dp_sky_hulls_free(&K->own);
+	DP_FREE(K->head, K->next, K->prev, K->lvl, K->mn, K->cov, K->area,
+		K->cho);
 }
 
 /* The key of the buckets' order: segment, longest first, key, index */
@@ -101,22 +104,27 @@ static int cmp_skey(const void *x, const void *y)
 	       dp_cmp(q->key, p->key) ?: dp_cmp(p->i, q->i);
 }
 
-/* The times, the hulls and the buckets (in cmp_skey order).  0, -1 when
- * a time is UINT64_MAX (no end after it), or -ENOMEM. */
-static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
-		    const struct dp_iv *iv, const uint64_t *key, uint64_t start)
+void dp_sky_hulls_free(struct dp_sky_hulls *h)
+{
+	DP_FREE(h->t, h->cs, h->ce, h->ord);
+	*h = (struct dp_sky_hulls){ 0 };
+}
+
+int dp_sky_hulls_new(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, struct dp_sky_hulls *h)
 {
 	struct skey *k = dp_realloc_array(NULL, n + 1, sizeof(*k));
 	size_t i, nt = 0;
 	uint64_t lo, hi;
 
-	K->t = dp_realloc_array(NULL, 2 * n + 2, sizeof(*K->t));
-	K->cs = dp_realloc_array(NULL, n + 1, sizeof(*K->cs));
-	K->ce = dp_realloc_array(NULL, n + 1, sizeof(*K->ce));
-	K->next = dp_realloc_array(NULL, n + 1, sizeof(*K->next));
-	K->prev = dp_realloc_array(NULL, n + 1, sizeof(*K->prev));
-	if (!k || !K->t || !K->cs || !K->ce || !K->next || !K->prev) {
+	*h = (struct dp_sky_hulls){ 0 };
+	h->t = dp_realloc_array(NULL, 2 * n + 2, sizeof(*h->t));
+	h->cs = dp_realloc_array(NULL, n + 1, sizeof(*h->cs));
+	h->ce = dp_realloc_array(NULL, n + 1, sizeof(*h->ce));
+	h->ord = dp_realloc_array(NULL, n + 1, sizeof(*h->ord));
+	if (!k || !h->t || !h->cs || !h->ce || !h->ord) {
 		free(k);
+		dp_sky_hulls_free(h);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -125,16 +133,89 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 			continue;
 		if (hi == UINT64_MAX) {
 			free(k);
+			dp_sky_hulls_free(h);
 			return -1;
 		}
-		K->t[nt++] = lo;
-		K->t[nt++] = hi + 1;
+		h->t[nt++] = lo;
+		h->t[nt++] = hi + 1;
 	}
-	qsort(K->t, nt, sizeof(*K->t), dp_cmp_u64);
-	for (i = 0, K->m = 0; i < nt; i++)
-		if (!K->m || K->t[K->m - 1] != K->t[i])
-			K->t[K->m++] = K->t[i];
-	K->m = K->m ? K->m - 1 : 0;
+	qsort(h->t, nt, sizeof(*h->t), dp_cmp_u64);
+	for (i = 0, h->m = 0; i < nt; i++)
+		if (!h->m || h->t[h->m - 1] != h->t[i])
+			h->t[h->m++] = h->t[i];
+	h->m = h->m ? h->m - 1 : 0;
+	for (i = 0; i < n; i++) {
+		dp_item_hull(&it[i], iv, &lo, &hi);
+		h->cs[i] = lo > hi ? h->m : seg_of(h, lo);
+		h->ce[i] = lo > hi ? h->m : seg_of(h, hi + 1);
+		k[i] = (struct skey){ h->cs[i], h->ce[i], 0, (uint32_t)i };
+	}
+	qsort(k, n, sizeof(*k), cmp_skey);
+	for (i = 0; i < n; i++)
+		h->ord[i] = k[i].i;
+	free(k);
+	return 0;
+}
+
+/* k[0 .. n) in cmp_skey order: the hulls' order, each run of one hull
+ * sorted by its ties (mostly a few items: by insertion) */
+static void order_by(struct skey *k, size_t n, const struct dp_sky_hulls *h,
+		     const uint64_t *key)
+{
+	size_t a, b, j;
+
+	for (j = 0; j < n; j++) {
+		uint32_t v = h->ord[j];
+
+		k[j] = (struct skey){ h->cs[v], h->ce[v], key[v], v };
+	}
+	for (a = 0; a < n; a = b) {
+		for (b = a + 1; b < n && k[b].cs == k[a].cs &&
+		     k[b].ce == k[a].ce; b++)
+			;
+		if (b - a > 16) {
+			qsort(k + a, b - a, sizeof(*k), cmp_skey);
+			continue;
+		}
+		for (j = a + 1; j < b; j++) {
+			struct skey x = k[j];
+			size_t i = j;
+
+			for (; i > a && cmp_skey(&k[i - 1], &x) > 0; i--)
+				k[i] = k[i - 1];
+			k[i] = x;
+		}
+	}
+}
+
+/* The hulls (hu's, or its own when NULL), the skyline and the buckets
+ * (in cmp_skey order).  0, -1 when a time is UINT64_MAX (no end after
+ * it), or -ENOMEM. */
+static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
+		    const uint64_t *key, uint64_t start,
+		    const struct dp_sky_hulls *hu)
+{
+	struct skey *k;
+	size_t i;
+	int rc;
+
+	if (!hu) {
+		rc = dp_sky_hulls_new(it, n, K->iv, &K->own);
+		if (rc)
+			return rc;
+		hu = &K->own;
+	}
+	K->t = hu->t;
+	K->m = hu->m;
+	K->cs = hu->cs;
+	K->ce = hu->ce;
+	k = dp_realloc_array(NULL, n + 1, sizeof(*k));
+	K->next = dp_realloc_array(NULL, n + 1, sizeof(*K->next));
+	K->prev = dp_realloc_array(NULL, n + 1, sizeof(*K->prev));
+	if (!k || !K->next || !K->prev) {
+		free(k);
+		return -ENOMEM;
+	}
 	K->head = dp_realloc_array(NULL, K->m + 1, sizeof(*K->head));
 	K->lvl = dp_realloc_array(NULL, K->m + 1, sizeof(*K->lvl));
 	if (K->chain) {
@@ -161,10 +242,6 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 	for (i = 0; i < n; i++) {
 		uint32_t s;
 
-		dp_item_hull(&it[i], iv, &lo, &hi);
-		K->cs[i] = lo > hi ? K->m : seg_of(K, lo);
-		K->ce[i] = lo > hi ? K->m : seg_of(K, hi + 1);
-		k[i] = (struct skey){ K->cs[i], K->ce[i], key[i], i };
 		if (!K->keep || it[i].addr == DP_UNSET)
 			continue;
 		K->kept++;		/* a floor under the others */
@@ -177,7 +254,7 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 	for (i = K->tsz; i-- > 1;)
 		K->mn[i] = K->mn[2 * i] < K->mn[2 * i + 1] ? K->mn[2 * i] :
 			   K->mn[2 * i + 1];
-	qsort(k, n, sizeof(*k), cmp_skey);
+	order_by(k, n, hu, key);
 	for (i = n; i-- > 0;) {		/* push front, last first */
 		uint32_t v = k[i].i, s = K->cs[v];
 
@@ -361,10 +438,11 @@ static int fill(struct sky *K, struct dp_item *it, size_t n,
 
 static int skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		   const uint64_t *key, uint64_t start, uint64_t ceiling,
-		   uint64_t page, int chain, int keep, uint64_t *work)
+		   uint64_t page, int chain, int keep, uint64_t *work,
+		   const struct dp_sky_hulls *hu)
 {
-	struct sky K = { .chain = chain, .keep = keep, .key = key };
-	int rc = sky_init(&K, it, n, iv, key, start);
+	struct sky K = { .iv = iv, .chain = chain, .keep = keep, .key = key };
+	int rc = sky_init(&K, it, n, key, start, hu);
 
 	if (!rc)
 		rc = fill(&K, it, n, start, ceiling, page);
@@ -390,14 +468,15 @@ int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       const uint64_t *key, uint64_t start, uint64_t ceiling,
 	       uint64_t page)
 {
-	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL);
+	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL, NULL);
 }
 
 int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     const uint64_t *key, uint64_t start, uint64_t ceiling,
-		     uint64_t page, int flags, uint64_t *work)
+		     uint64_t page, int flags, uint64_t *work,
+		     const struct dp_sky_hulls *hu)
 {
 	return skyline(it, n, iv, key, start, ceiling, page,
 		       1 + !!(flags & DP_SKY_SPAN2), !!(flags & DP_SKY_KEEP),
-		       work);
+		       work, hu);
 }

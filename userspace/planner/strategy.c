@@ -232,6 +232,7 @@ static int skyline_pass(struct srch *S)
 {
 	uint64_t *key = dp_realloc_array(NULL, S->n + 1, sizeof(*key));
 	uint64_t work = 0, rs = 0x9e3779b97f4a7c15ULL + 1;
+	struct dp_sky_hulls hu = { 0 };
 	size_t i, k;
 	int r;
 
@@ -243,17 +244,23 @@ static int skyline_pass(struct srch *S)
 	if (!r)
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
 		     "skyline");
-	for (k = 0; k <= DP_SKYLINE_RESTARTS && r != -ENOMEM &&
+	if (r != -ENOMEM && S->best_end > S->goal)
+		r = dp_sky_hulls_new(S->it, S->n, S->iv, &hu);
+	/* r == -1 here: a time is UINT64_MAX, and no pass can place them */
+	for (k = 0; k <= DP_SKYLINE_RESTARTS && !r &&
 	     S->best_end > S->goal && work < DP_SKYLINE_WORK; k++) {
 		if (k)
 			dp_sky_perturb(S->it, S->n, 2, &rs, key);
 		r = dp_skyline_chain(S->it, S->n, S->iv, key, S->start,
 				     S->ceiling, S->page,
-				     k % 2 ? DP_SKY_SPAN2 : 0, &work);
+				     k % 2 ? DP_SKY_SPAN2 : 0, &work, &hu);
 		if (!r)
 			keep(S->it, S->n, S->best, &S->best_end, S->start,
 			     &S->how, "skyline chain");
+		else if (r == -1)
+			r = 0;	/* this pass did not fit: the next may */
 	}
+	dp_sky_hulls_free(&hu);
 	free(key);
 	return r == -ENOMEM ? r : 0;
 }
