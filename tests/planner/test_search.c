@@ -151,6 +151,43 @@ TEST(sort_ranges_matches_qsort)
 	free(b);
 }
 
+/* Random occupants, pages and alignments: the search on ranges sorted
+ * beforehand answers as the one that sorts them (rr.c keeps its ranges
+ * sorted between calls). */
+TEST(search_sorted_answers_as_search)
+{
+	struct dp_range a[64], b[64];
+	uint64_t rs = 91, x, y;
+	int k, bad = 0, fit = 0;
+
+	for (k = 0; k < 4000; k++) {
+		size_t n = xorshift64_below(&rs, 64), i;
+		uint64_t size = 1 + xorshift64_below(&rs, 3 * P);
+		uint64_t page = xorshift64_below(&rs, 2) ? P : 0;
+		uint64_t align = 1ULL << xorshift64_below(&rs, 13);
+		uint64_t start = xorshift64_below(&rs, 2 * P);
+		int r0, r1;
+
+		for (i = 0; i < n; i++) {
+			uint64_t lo = xorshift64_below(&rs, 16 * P);
+
+			a[i] = (struct dp_range){ lo,
+				lo + 1 + xorshift64_below(&rs, 4 * P) };
+		}
+		memcpy(b, a, sizeof(a));
+		qsort(b, n, sizeof(*b), cmp_lo_hi);
+		x = y = 1;
+		r0 = dp_search(a, n, start, 16 * P, size, page, align, &x);
+		r1 = dp_search_sorted(b, n, start, 16 * P, size, page, align,
+				      &y);
+		bad += r0 != r1 || (!r0 && x != y);
+		fit += !r0;
+	}
+	CHECK_EQ_U64(bad, 0);
+	printf("# fit %d of 4000\n", fit);
+	CHECK(fit > 500 && fit < 3500);	/* both answers met */
+}
+
 TEST(search_start_and_overlapping_occupants)
 {
 	check_case(2);

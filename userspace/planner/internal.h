@@ -36,6 +36,10 @@ struct dp_range {
 int dp_search(struct dp_range *occ, size_t n, uint64_t start,
 	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
 	      uint64_t *addr);
+/* The same on occ already sorted by lo */
+int dp_search_sorted(const struct dp_range *occ, size_t n, uint64_t start,
+		     uint64_t ceiling, uint64_t size, uint64_t page,
+		     uint64_t align, uint64_t *addr);
 
 /* r[0..n) by lo (not stable: dp_search needs only lo's order); past
  * depth levels of quicksort a part is heapsorted.  DP_SORT_DEPTH_AUTO:

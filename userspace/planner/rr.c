@@ -53,6 +53,8 @@ struct rr {
 	struct dp_key3 *k;
 	struct dp_range *occ;
 	size_t cap;
+	uint32_t *nb;		/* each item's neighbours (ol's lists), by
+				 * address when it last went back in */
 	uint32_t force;		/* the ejected item, or UINT32_MAX */
 	uint64_t fa;		/* its new address */
 	uint64_t rs, work;
@@ -63,24 +65,52 @@ static uint64_t top_of(const struct rr *R, uint32_t v)
 	return R->it[v].addr + R->it[v].size;
 }
 
+/* v's neighbours nb[0 .. d) by address, the unplaced (DP_UNSET) last.
+ * Between two of v's insertions few of them move, so the order they had
+ * is nearly right: insertion sort, until it has shifted more than 4 d
+ * entries; then a full sort (occ as scratch: lo the address, hi the
+ * item). */
+static void by_address(struct rr *R, uint32_t *nb, size_t d)
+{
+	const struct dp_item *it = R->it;
+	size_t j, i, shifts = 0;
+
+	for (j = 1; j < d && shifts <= 4 * d; j++) {
+		uint32_t u = nb[j];
+		uint64_t a = it[u].addr;
+
+		for (i = j; i > 0 && it[nb[i - 1]].addr > a; i--)
+			nb[i] = nb[i - 1];
+		nb[i] = u;
+		shifts += j - i;
+	}
+	if (shifts <= 4 * d)
+		return;
+	for (j = 0; j < d; j++)
+		R->occ[j] = (struct dp_range){ it[nb[j]].addr, nb[j] };
+	dp_sort_ranges(R->occ, d, DP_SORT_DEPTH_AUTO);
+	for (j = 0; j < d; j++)
+		nb[j] = (uint32_t)R->occ[j].hi;
+}
+
 /* item v at the lowest gap among its placed neighbours; 0, -1 when none
  * below the ceiling, -ENOMEM */
 static int insert(struct rr *R, uint32_t v)
 {
 	const struct dp_ovl *ol = R->ol;
 	size_t nov = ol->first[v + 1] - ol->first[v], no = 0, j;
-	const uint32_t *ov = ol->ov + ol->first[v];
+	uint32_t *nb = R->nb + ol->first[v];
 	struct dp_item *it = R->it;
 
 	if (dp_grow(&R->occ, &R->cap, nov + 1, sizeof(*R->occ), 64))
 		return -ENOMEM;
-	for (j = 0; j < nov; j++)
-		if (it[ov[j]].addr != DP_UNSET)
-			R->occ[no++] = (struct dp_range){ it[ov[j]].addr,
-				it[ov[j]].addr + it[ov[j]].size };
+	by_address(R, nb, nov);
+	for (j = 0; j < nov && it[nb[j]].addr != DP_UNSET; j++)
+		R->occ[no++] = (struct dp_range){ it[nb[j]].addr,
+			it[nb[j]].addr + it[nb[j]].size };
 	R->work += nov + no;
-	return dp_search(R->occ, no, R->start, R->ceiling, it[v].size, R->page,
-			 it[v].align, &it[v].addr) ? -1 : 0;
+	return dp_search_sorted(R->occ, no, R->start, R->ceiling, it[v].size,
+				R->page, it[v].align, &it[v].addr) ? -1 : 0;
 }
 
 /* rm[0 .. nr) out: their addresses kept in old[] */
@@ -273,9 +303,12 @@ int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 	R.old = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.old));
 	R.k = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.k));
 	R.mark = calloc(n, 1);
+	R.nb = dp_realloc_array(NULL, ol->first[n] + 1, sizeof(*R.nb));
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
-	if (!R.rm || !R.old || !R.k || !R.mark)
+	if (R.nb)
+		memcpy(R.nb, ol->ov, ol->first[n] * sizeof(*R.nb));
+	if (!R.rm || !R.old || !R.k || !R.mark || !R.nb)
 		rc = -ENOMEM;
 	else
 		rr_peak(&R);
@@ -289,6 +322,6 @@ int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 	}
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
-	DP_FREE(R.rm, R.old, R.k, R.mark, R.occ);
+	DP_FREE(R.rm, R.old, R.k, R.mark, R.occ, R.nb);
 	return rc;
 }

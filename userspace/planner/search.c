@@ -159,12 +159,22 @@ int dp_search(struct dp_range *occ, size_t n, uint64_t start,
 	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
 	      uint64_t *addr)
 {
+	if (!size || start >= ceiling)
+		return -1;
+	dp_sort_ranges(occ, n, DP_SORT_DEPTH_AUTO);
+	return dp_search_sorted(occ, n, start, ceiling, size, page, align,
+				addr);
+}
+
+int dp_search_sorted(const struct dp_range *occ, size_t n, uint64_t start,
+		     uint64_t ceiling, uint64_t size, uint64_t page,
+		     uint64_t align, uint64_t *addr)
+{
 	uint64_t prev = start;
 	size_t i;
 
 	if (!size || start >= ceiling)
 		return -1;
-	dp_sort_ranges(occ, n, DP_SORT_DEPTH_AUTO);
 	for (i = 0; i < n && prev < ceiling; i++) {
 		if (occ[i].lo > prev &&
 		    dp_try_gap(prev, occ[i].lo < ceiling ? occ[i].lo : ceiling,
