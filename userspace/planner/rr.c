@@ -22,8 +22,8 @@
  * Valid by construction (each item in a gap of its placed neighbours);
  * never worse (nothing kept raises the peak); deterministic (a seeded
  * xorshift; the budget counts overlap entries visited, never time).
- * Cost: a step visits the neighbours of the items it moves, and sorts
- * the placed ones once per item put back.
+ * Cost: a step visits the neighbours of the items it moves, and puts
+ * each item's back in address order (by_address: mostly a few shifts).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -36,7 +36,9 @@
  * as many distinct times costs a bounded second or so.  (Before the min
  * tree each step scanned all m segments: the pass gave up on the
  * 100,000-tensor training model of scripts/bench-quality.c, and now
- * completes there, at the lower bound.)
+ * completes there, at the lower bound.)  The times and hulls depend on
+ * the items' intervals only; passes over one item set share them
+ * (struct dp_sky_hulls) and sort only the ties within a hull.
  */
 #include <errno.h>
 #include <stdlib.h>
