@@ -38,7 +38,10 @@
  * 100,000-tensor training model of scripts/bench-quality.c, and now
  * completes there, at the lower bound.)  The times and hulls depend on
  * the items' intervals only; passes over one item set share them
- * (struct dp_sky_hulls) and sort only the ties within a hull.
+ * (struct dp_sky_hulls) and sort only the ties within a hull.  The
+ * steps look only at the run's segments where an unplaced item starts
+ * (busy(): a union-find over the segments whose lists emptied), not at
+ * all of them: late in a pass most are empty.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +57,9 @@ struct sky {
 	size_t m;
 	const uint32_t *cs, *ce;	/* item -> hull [cs, ce) in segments */
 	uint32_t *head, *next, *prev;	/* per start segment, a list */
+	uint32_t *nx;		/* towards the next segment whose list is not
+				 * empty (itself when its own is not; m) */
+	uint32_t *ne;		/* cover's scratch: a run's such segments */
 	uint64_t *lvl;		/* the skyline, per segment */
 	uint64_t *mn;		/* a min tree over lvl[] (leaves at tsz) */
 	uint32_t tsz;
@@ -87,8 +93,8 @@ static uint32_t seg_of(const struct dp_sky_hulls *h, uint64_t t)
 static void sky_free(struct sky *K)
 {
 	dp_sky_hulls_free(&K->own);
-	DP_FREE(K->head, K->next, K->prev, K->lvl, K->mn, K->cov, K->area,
-		K->cho);
+	DP_FREE(K->head, K->next, K->prev, K->nx, K->ne, K->lvl, K->mn,
+		K->cov, K->area, K->cho);
 }
 
 /* The key of the buckets' order: segment, longest first, key, index */
@@ -219,14 +225,16 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		return -ENOMEM;
 	}
 	K->head = dp_realloc_array(NULL, K->m + 1, sizeof(*K->head));
+	K->nx = dp_realloc_array(NULL, K->m + 1, sizeof(*K->nx));
 	K->lvl = dp_realloc_array(NULL, K->m + 1, sizeof(*K->lvl));
 	if (K->chain) {
 		K->cov = dp_realloc_array(NULL, K->m + 1, sizeof(*K->cov));
 		K->area = dp_realloc_array(NULL, K->m + 1, sizeof(*K->area));
 		K->cho = dp_realloc_array(NULL, K->m + 1, sizeof(*K->cho));
+		K->ne = dp_realloc_array(NULL, K->m + 1, sizeof(*K->ne));
 	}
-	if (!K->head || !K->lvl ||
-	    (K->chain && (!K->cov || !K->area || !K->cho))) {
+	if (!K->head || !K->nx || !K->lvl ||
+	    (K->chain && (!K->cov || !K->area || !K->cho || !K->ne))) {
 		free(k);
 		return -ENOMEM;
 	}
@@ -268,6 +276,8 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 			K->prev[K->head[s]] = v;
 		K->head[s] = v;
 	}
+	for (i = 0; i <= K->m; i++)
+		K->nx[i] = i == K->m || K->head[i] != UINT32_MAX ? i : i + 1;
 	free(k);
 	return 0;
 }
@@ -291,6 +301,19 @@ static void set_level(struct sky *K, uint32_t s0, uint32_t s1, uint64_t h)
 		}
 }
 
+/* The first segment from s on whose list is not empty, or m: lists only
+ * empty during a pass, so nx[] is a union-find towards m (halved paths).
+ * Only the lists' segments hold anything for pick() and cover(), and
+ * late in a pass most runs' segments have none. */
+static uint32_t busy(struct sky *K, uint32_t s)
+{
+	while (K->nx[s] != s) {
+		K->nx[s] = K->nx[K->nx[s]];
+		s = K->nx[s];
+	}
+	return s;
+}
+
 static void unlink_item(struct sky *K, uint32_t v)
 {
 	uint32_t s = K->cs[v];
@@ -301,6 +324,8 @@ static void unlink_item(struct sky *K, uint32_t v)
 		K->head[s] = K->next[v];
 	if (K->next[v] != UINT32_MAX)
 		K->prev[K->next[v]] = K->prev[v];
+	if (K->head[s] == UINT32_MAX && s < K->m)
+		K->nx[s] = s + 1;
 }
 
 /* The item for the run [s0, s1): the longest span inside it; UINT32_MAX
@@ -310,7 +335,7 @@ static uint32_t pick(struct sky *K, uint32_t s0, uint32_t s1)
 	uint32_t s, v, best = UINT32_MAX;
 	uint64_t bw = 0;
 
-	for (s = s0; s < s1; s++)
+	for (s = busy(K, s0); s < s1; s = busy(K, s + 1))
 		for (v = K->head[s]; v != UINT32_MAX; v = K->next[v]) {
 			uint64_t w;
 
@@ -334,23 +359,30 @@ static uint32_t pick(struct sky *K, uint32_t s0, uint32_t s1)
  * time covered; cho[] from s0 on lists the cover. */
 static uint64_t cover(struct sky *K, uint32_t s0, uint32_t s1)
 {
-	uint32_t s, v;
+	uint32_t s, v, e, j, k = 0;
 
-	K->cov[s1] = K->area[s1] = 0;
-	for (s = s1; s-- > s0;) {
-		K->cov[s] = K->cov[s + 1];
-		K->area[s] = K->area[s + 1];
+	/* only segments whose lists hold items: cov[] and area[] of any
+	 * other are those of the next such segment (or 0 from s1 on) */
+	for (s = busy(K, s0); s < s1; s = busy(K, s + 1))
+		K->ne[k++] = s;
+	for (j = k; j-- > 0;) {
+		s = K->ne[j];
+		K->cov[s] = j + 1 < k ? K->cov[K->ne[j + 1]] : 0;
+		K->area[s] = j + 1 < k ? K->area[K->ne[j + 1]] : 0;
 		K->cho[s] = UINT32_MAX;
 		for (v = K->head[s]; v != UINT32_MAX; v = K->next[v]) {
-			uint64_t w = K->t[K->ce[v]] - K->t[s], c, a;
+			uint64_t w = K->t[K->ce[v]] - K->t[s], c, a, ca, aa;
 
 			K->work++;
 			if (K->ce[v] > s1)
 				continue;
-			c = w + K->cov[K->ce[v]];
+			e = busy(K, K->ce[v]);
+			ca = e < s1 ? K->cov[e] : 0;
+			aa = e < s1 ? K->area[e] : 0;
+			c = w + ca;
 			if (__builtin_mul_overflow(w, K->key[v], &a) ||
 			    (K->chain > 1 && __builtin_mul_overflow(w, a, &a)) ||
-			    __builtin_add_overflow(a, K->area[K->ce[v]], &a))
+			    __builtin_add_overflow(a, aa, &a))
 				a = UINT64_MAX;
 			if (c > K->cov[s] || (c == K->cov[s] && a > K->area[s])) {
 				K->cov[s] = c;
@@ -359,7 +391,7 @@ static uint64_t cover(struct sky *K, uint32_t s0, uint32_t s1)
 			}
 		}
 	}
-	return K->cov[s0];
+	return k ? K->cov[K->ne[0]] : 0;
 }
 
 /* Item v at the lowest legal offset from h; 0, or -1 above ceiling. */
@@ -410,7 +442,8 @@ static int fill(struct sky *K, struct dp_item *it, size_t n,
 			return -1;
 		h = lowest_run(K, &s0, &s1);
 		if (K->chain && cover(K, s0, s1)) {
-			for (s = s0; s < s1; s = v == UINT32_MAX ? s + 1 : K->ce[v]) {
+			for (s = busy(K, s0); s < s1;
+			     s = busy(K, v == UINT32_MAX ? s + 1 : K->ce[v])) {
 				v = K->cho[s];
 				if (v == UINT32_MAX)
 					continue;
