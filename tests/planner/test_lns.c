@@ -234,7 +234,8 @@ static int sky(struct prob *p, int chain, uint64_t ceiling, uint64_t *w)
 {
 	return chain ? dp_skyline_chain(p->it, p->n, p->iv, p->key, 0, ceiling,
 					0, 0, w, NULL) :
-		       dp_skyline(p->it, p->n, p->iv, p->key, 0, ceiling, 0);
+		       dp_skyline(p->it, p->n, p->iv, p->key, 0, ceiling, 0,
+				  NULL);
 }
 
 /* Both skyline passes: a placement, within the ceiling they are given;

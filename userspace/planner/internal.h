@@ -462,29 +462,11 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 
 /* strategy.c: the end of a placement, max(start, addr + size) */
 uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start);
-/* skyline.c: the bottom-up pass of the portfolio (see the comment there);
- * key[] orders items of the same span (larger first).  0; -1 when an item
- * would end above ceiling, a time is UINT64_MAX or the pass would visit
- * more than DP_SKYLINE_WORK segments and candidates; -ENOMEM. */
-#define DP_SKYLINE_WORK	(1ULL << 29)
-/* the chain pass's reruns with perturbed ties (strategy.c) */
-#define DP_SKYLINE_RESTARTS	60
-int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       const uint64_t *key, uint64_t start, uint64_t ceiling,
-	       uint64_t page);
-/* skyline.c: the chain pass, the same with each lowest run given the
- * items inside it that cover most of its time (ties: the largest sum of
- * span x key, or with DP_SKY_SPAN2 of span^2 x key), all at once; with
- * DP_SKY_KEEP the items that have an address keep it and the others go
- * above them (a partial placement completed); same answers; *work += the
- * segments and candidates it visited. */
-#define DP_SKY_SPAN2	1
-#define DP_SKY_KEEP	2
 /* skyline.c: the distinct times of n items and each item's hull [cs, ce)
  * among them (m, m: no interval), which depend on the items' intervals
- * only: the passes of one search over the same items share them (hu;
- * NULL: a pass finds its own), so that each pass sorts only the ties of
- * items with the same hull.
+ * only: the passes of one search over the same items share them (hu, of
+ * these very items; NULL: a pass finds its own), so that each pass sorts
+ * only the ties of items with the same hull.
  * dp_sky_hulls_new: 0; -1 when a time is UINT64_MAX; -ENOMEM. */
 struct dp_sky_hulls {
 	uint64_t *t;		/* m + 1 times */
@@ -495,6 +477,24 @@ struct dp_sky_hulls {
 int dp_sky_hulls_new(const struct dp_item *it, size_t n,
 		     const struct dp_iv *iv, struct dp_sky_hulls *h);
 void dp_sky_hulls_free(struct dp_sky_hulls *h);
+/* skyline.c: the bottom-up pass of the portfolio (see the comment there);
+ * key[] orders items of the same span (larger first).  0; -1 when an item
+ * would end above ceiling, a time is UINT64_MAX or the pass would visit
+ * more than DP_SKYLINE_WORK segments and candidates; -ENOMEM. */
+#define DP_SKYLINE_WORK	(1ULL << 29)
+/* the chain pass's reruns with perturbed ties (strategy.c) */
+#define DP_SKYLINE_RESTARTS	60
+int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       const uint64_t *key, uint64_t start, uint64_t ceiling,
+	       uint64_t page, const struct dp_sky_hulls *hu);
+/* skyline.c: the chain pass, the same with each lowest run given the
+ * items inside it that cover most of its time (ties: the largest sum of
+ * span x key, or with DP_SKY_SPAN2 of span^2 x key), all at once; with
+ * DP_SKY_KEEP the items that have an address keep it and the others go
+ * above them (a partial placement completed); same answers; *work += the
+ * segments and candidates it visited. */
+#define DP_SKY_SPAN2	1
+#define DP_SKY_KEEP	2
 /* skyline.c: ties perturbed for a rerun: key[i] = it[i].size x a weight
  * drawn from [64, 64 x spread) by *rs, in item order (saturating). */
 void dp_sky_perturb(const struct dp_item *it, size_t n, uint64_t spread,

@@ -501,9 +501,9 @@ void dp_sky_perturb(const struct dp_item *it, size_t n, uint64_t spread,
 
 int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       const uint64_t *key, uint64_t start, uint64_t ceiling,
-	       uint64_t page)
+	       uint64_t page, const struct dp_sky_hulls *hu)
 {
-	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL, NULL);
+	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL, hu);
 }
 
 int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,

@@ -232,22 +232,27 @@ static int skyline_pass(struct srch *S)
 {
 	uint64_t *key = dp_realloc_array(NULL, S->n + 1, sizeof(*key));
 	uint64_t work = 0, rs = 0x9e3779b97f4a7c15ULL + 1;
-	struct dp_sky_hulls hu = { 0 };
+	struct dp_sky_hulls hu;
 	size_t i, k;
 	int r;
 
 	if (!key)
 		return -ENOMEM;
+	/* the passes' times and hulls, once; -1: a time is UINT64_MAX,
+	 * and no pass can place these items */
+	r = dp_sky_hulls_new(S->it, S->n, S->iv, &hu);
+	if (r) {
+		free(key);
+		return r == -ENOMEM ? r : 0;
+	}
 	for (i = 0; i < S->n; i++)
 		key[i] = S->it[i].size;
-	r = dp_skyline(S->it, S->n, S->iv, key, S->start, S->ceiling, S->page);
+	r = dp_skyline(S->it, S->n, S->iv, key, S->start, S->ceiling, S->page,
+		       &hu);
 	if (!r)
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
 		     "skyline");
-	if (r != -ENOMEM && S->best_end > S->goal)
-		r = dp_sky_hulls_new(S->it, S->n, S->iv, &hu);
-	/* r == -1 here: a time is UINT64_MAX, and no pass can place them */
-	for (k = 0; k <= DP_SKYLINE_RESTARTS && !r &&
+	for (k = 0; k <= DP_SKYLINE_RESTARTS && r != -ENOMEM &&
 	     S->best_end > S->goal && work < DP_SKYLINE_WORK; k++) {
 		if (k)
 			dp_sky_perturb(S->it, S->n, 2, &rs, key);
@@ -257,8 +262,6 @@ static int skyline_pass(struct srch *S)
 		if (!r)
 			keep(S->it, S->n, S->best, &S->best_end, S->start,
 			     &S->how, "skyline chain");
-		else if (r == -1)
-			r = 0;	/* this pass did not fit: the next may */
 	}
 	dp_sky_hulls_free(&hu);
 	free(key);
@@ -531,9 +534,9 @@ next:
  * updated).  Its budgets are this one's share by rectangles (k of n),
  * for each rule (a third each ended 0.002 higher on average at 1,000
  * and 10,000 items; the time the whole costs was freed by the skyline's
- * shared hulls and ruin and recreate's kept order); the
- * nodes it spends are counted in st->nodes, which place_one takes out of
- * this placement's node budget.  0, or -ENOMEM. */
+ * shared hulls and ruin and recreate's kept order); the nodes it spends
+ * are counted in st->nodes, which place_one takes out of this
+ * placement's node budget.  0, or -ENOMEM. */
 static int glued(struct srch *S, int rule, size_t *last)
 {
 	const struct budgets *bu = S->bud;
