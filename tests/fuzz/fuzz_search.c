@@ -231,6 +231,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	glue_check(&p, align, opt, DP_GLUE_ALL);
 	glue_check(&p, align, opt, DP_GLUE_LONG);
 	glue_check(&p, align, opt, DP_GLUE_STACKS_FIRST);
+	glue_check(&p, align, opt, DP_GLUE_FEWEST);
+	glue_check(&p, align, opt, DP_GLUE_FEWEST_CHAINS);
 	rc = probe(&p, opt, budget);
 	if (rc == 0 || (budget >= 1000000 && rc != 1))
 		fuzz_die("the exact search misses a placement at the optimum", NULL);

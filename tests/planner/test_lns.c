@@ -1068,6 +1068,33 @@ TEST(glue_chains_then_stacks_by_the_rules)
 			dp_glued_free(&g);
 		}
 	}
+	/* the fewest partners first (DP_GLUE_FEWEST): a [0, 9] and a2
+	 * [0, 9] of 4 bytes could each chain with b [10, 19] of 4, which
+	 * could also stack with c [10, 19] of 6; a, a2 and b have two or
+	 * three partners, c one.  Chains first, a chains with b and the
+	 * others are left alone; fewest first, the two stacks (scores 4)
+	 * glue before either chain (5); with a stack counting one more
+	 * (DP_GLUE_FEWEST_CHAINS) all four pairs score 5 and the chain
+	 * goes first, as under chains first */
+	{
+		static const struct dp_iv f_iv[] = { { 0, 9 }, { 0, 9 },
+			{ 10, 19 }, { 10, 19 } };
+		struct dp_item fw[] = { { 4, 1, 0, 1, 0 }, { 4, 1, 1, 1, 0 },
+			{ 4, 1, 2, 1, 0 }, { 6, 1, 3, 1, 0 } };
+
+		REQUIRE(!dp_glue(fw, 4, f_iv, 0, DP_GLUE_ALL, &g));
+		CHECK(g.k == 3 && g.node[0] == g.node[2]);
+		dp_glued_free(&g);
+		REQUIRE(!dp_glue(fw, 4, f_iv, 0, DP_GLUE_FEWEST, &g));
+		CHECK(g.k == 2 && g.rounds == 1);
+		CHECK(g.node[0] == g.node[1] && g.off[0] == 0 && g.off[1] == 4);
+		CHECK(g.node[2] == g.node[3] && g.off[2] == 0 && g.off[3] == 4);
+		CHECK(g.it[g.node[0]].size == 8 && g.it[g.node[2]].size == 10);
+		dp_glued_free(&g);
+		REQUIRE(!dp_glue(fw, 4, f_iv, 0, DP_GLUE_FEWEST_CHAINS, &g));
+		CHECK(g.k == 3 && g.node[0] == g.node[2] && g.off[2] == 0);
+		dp_glued_free(&g);
+	}
 }
 
 /* A perfect packing of 200 (seed 6) with 20,000 nodes: the items glue
@@ -1265,6 +1292,49 @@ TEST(glue_rounds_stop_at_their_work_bound)
 	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, DP_GLUE_ALL, &g));
 	printf("# %zu rectangles of %d items\n", g.k, N);
 	CHECK(g.k < N - 10 && g.k > OTHER + 1 + 10);
+	REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
+	dp_unglue(&g, p.it, p.n);
+	CHECK(valid_iv(&p));
+	dp_glued_free(&g);
+	prob_free(&p);
+}
+
+/* DP_GLUE_FEWEST on one long chain: L items of 1 byte, each live at one
+ * time right after the one before.  Only the ends have a single partner,
+ * so a round glues the pair at each end, and about L / 2 rounds would
+ * glue it whole.  Beside 2 L items that glue nothing (two intervals) the
+ * rounds pass the work bound (DP_GLUE_FEWEST_WORK x n) before: the glue
+ * stops with the middle of the chain unglued, and what it made places. */
+TEST(glue_fewest_stops_at_its_work_bound)
+{
+	enum { L = 3000, N = 3 * L };
+	struct dp_place_stats ps = { 0 };
+	struct dp_glued g;
+	struct prob p;
+	size_t i, m = 0, failed;
+
+	p.n = N;
+	p.it = calloc(N, sizeof(*p.it));
+	p.iv = calloc(L + 2 * (N - L), sizeof(*p.iv));
+	p.key = NULL;
+	REQUIRE(p.it && p.iv);
+	for (i = 0; i < L; i++, m++) {
+		p.iv[m] = (struct dp_iv){ i, i };
+		p.it[i] = (struct dp_item){ 1, 1, m, 1, DP_UNSET };
+	}
+	for (i = L; i < N; i++, m += 2) {
+		p.iv[m] = (struct dp_iv){ 2 * i, 2 * i };
+		p.iv[m + 1] = (struct dp_iv){ 2 * i + 2, 2 * i + 2 };
+		p.it[i] = (struct dp_item){ 3, 1, m, 2, DP_UNSET };
+	}
+	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, DP_GLUE_FEWEST, &g));
+	printf("# %zu rectangles of %d items after %zu rounds\n", g.k, N,
+	       g.rounds);
+	CHECK(g.k > 2 * L + 10 && g.k < N - 10 && g.rounds < L / 2);
+	/* the pairs glued are the ends' */
+	CHECK(g.node[0] == g.node[1] && g.node[L - 1] == g.node[L - 2] &&
+	      g.node[L / 2] != g.node[L / 2 + 1]);
 	REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
 			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
 	dp_unglue(&g, p.it, p.n);

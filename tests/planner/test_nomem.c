@@ -398,6 +398,17 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 	}
 	CHECK(k > 5);
 	dp_glued_free(&g);
+	/* DP_GLUE_FEWEST keeps five more arrays across its rounds */
+	for (k = 1;; k++) {
+		armed = 1, nalloc = 0, fail_at = k, live = 0;
+		r = dp_glue(it, 5 * STEPS, iv, 0, DP_GLUE_FEWEST, &g);
+		armed = 0;
+		if (!r)
+			break;
+		CHECK(r == -ENOMEM && live == 0);
+	}
+	CHECK(k > 10 && g.k == STEPS);
+	dp_glued_free(&g);
 	f = buf_file(text, sizeof(text));
 	bench_synth_perfect(f, 200, 6);
 	fclose(f);

@@ -184,13 +184,16 @@ struct dp_glued {
 /* rule: DP_GLUE_ALL (chains first: a round stacks only when no chain is
  * left), DP_GLUE_LONG (the same, but stacks only of items live longer
  * than the median item that glues: a short interval is shared by chance
- * far more often), or DP_GLUE_STACKS_FIRST (everything, a round stacking
- * and then chaining what is left).  The search tries the three, in that
- * order.  0, or -ENOMEM (g empty) */
+ * far more often), DP_GLUE_STACKS_FIRST (everything, a round stacking
+ * and then chaining what is left), or DP_GLUE_FEWEST (everything, a round
+ * gluing the pairs with the fewest alternatives).  The search tries the
+ * four, in that order.  0, or -ENOMEM (g empty) */
 #define DP_GLUE_ALL		0
 #define DP_GLUE_LONG		1
 #define DP_GLUE_STACKS_FIRST	2
-#define DP_GLUE_RULES		3
+#define DP_GLUE_FEWEST		3
+#define DP_GLUE_FEWEST_CHAINS	4
+#define DP_GLUE_RULES		5
 int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	    uint64_t page, int rule, struct dp_glued *g);
 /* the same, stopped after at most max_rounds rounds: each of its
@@ -211,6 +214,8 @@ void dp_glued_free(struct dp_glued *g);
  * (strategy.c): NUM / DEN of the items */
 #define DP_REFINE_NUM	1
 #define DP_REFINE_DEN	2
+/* and the part of the rectangles' share of the budgets a level spends */
+#define DP_REFINE_PART	3
 
 /* ---- pipeline -------------------------------------------------------- */
 

@@ -38,7 +38,19 @@
  * that glue) stack: on the benchmark's packings a stack of items live 1-3
  * times is wrong about half the time, one of items live over 40 times
  * about 3 % (wrong: in the packing their generator built, items between
- * them are live outside their interval).  Only
+ * them are live outside their interval).
+ * DP_GLUE_FEWEST orders the glues by how ambiguous they are instead of by
+ * kind: each rectangle counts the others it could glue with (chain at
+ * either end, or stack), and a round glues only the pairs whose two
+ * counts sum lowest.  A pair with no alternative glues first, and a
+ * choice waits until the glues around it have settled it or nothing less
+ * ambiguous is left.  DP_GLUE_FEWEST_CHAINS counts a stack one more (a
+ * chain wins a tie, and a stack needs a clearer case).  The two end on
+ * different packings for small reasons, as every rule does, so each is
+ * one more candidate.  It takes more rounds (hundreds on the benchmark's
+ * packings of 10,000: at most n, and while the rectangles walked are at
+ * most DP_GLUE_FEWEST_WORK x n), so it keeps its rectangles in order
+ * across rounds instead of sorting them again.  Only
  * items with one interval, whose size is a multiple of their alignment
  * and (with the page rule on) above a page, glue: their offsets in a
  * rectangle keep their alignment, and the page rule never applies to
@@ -46,6 +58,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "libdramplan.h"
 #include "internal.h"
@@ -55,6 +68,11 @@
  * input that glues a pair a round stops after about 16 rounds (the
  * benchmark's packings sort 3-4 n in all) */
 #define DP_GLUE_WORK	16
+/* the rectangles walked in all rounds of DP_GLUE_FEWEST, which glues only
+ * the least ambiguous pairs a round: the benchmark's packings of 10,000
+ * take 800-1,100 rounds and walk 180-330 n (a chain of n items of one
+ * size, glued only at its two ends a round, stops here) */
+#define DP_GLUE_FEWEST_WORK	1024
 
 /* a rectangle: its interval, size, alignment; sort key for the rounds */
 struct rect {
@@ -62,6 +80,7 @@ struct rect {
 	uint32_t i;		/* its index among the rectangles */
 	uint32_t src;		/* the item it is, UINT32_MAX: glued */
 	uint8_t ok;		/* may glue */
+	uint64_t id;		/* DP_GLUE_FEWEST's tie-break: when it was made */
 };
 
 static int cmp_stack(const void *x, const void *y)
@@ -132,7 +151,7 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		if (b - a < 2 || r[a].hi - r[a].lo < wide)
 			continue;
 		nr[m] = (struct rect){ r[a].lo, r[a].hi, 0, r[a].align,
-				       (uint32_t)m, UINT32_MAX, 1 };
+				       (uint32_t)m, UINT32_MAX, 1, 0 };
 		for (; a < b; a++) {
 			into[r[a].i] = (uint32_t)m;
 			at[r[a].i] = nr[m].size;
@@ -158,7 +177,7 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 				continue;
 			nr[m] = (struct rect){ r[a].lo, y->hi, r[a].size,
 					       r[a].align, (uint32_t)m, UINT32_MAX,
-					       1 };
+					       1, 0 };
 			into[r[a].i] = into[y->i] = (uint32_t)m;
 			at[r[a].i] = at[y->i] = 0;
 			used[r[a].i] = used[y->i] = 1;
@@ -178,6 +197,313 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 	}
 	*nk = m;
 	return any;
+}
+
+/*
+ * DP_GLUE_FEWEST keeps the glueable rectangles in three orders across its
+ * rounds (by start, by end, by interval; ties by the order they were made
+ * in, which never changes), so a round is linear in the rectangles: it
+ * drops those that glued and merges the new ones in.  The same sort key
+ * (start, size, alignment; or end, ...; or interval) is a run.
+ */
+enum { BY_START, BY_END, BY_IV, ORDERS };
+
+static int cmp_key(const struct rect *p, const struct rect *q, int by)
+{
+	switch (by) {
+	case BY_START:
+		return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->size, q->size) ?:
+		       dp_cmp(p->align, q->align);
+	case BY_END:
+		return dp_cmp(p->hi, q->hi) ?: dp_cmp(p->size, q->size) ?:
+		       dp_cmp(p->align, q->align);
+	default:
+		return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->hi, q->hi) ?:
+		       dp_cmp(p->align, q->align);
+	}
+}
+
+static int cmp_by(const struct rect *p, const struct rect *q, int by)
+{
+	return cmp_key(p, q, by) ?: dp_cmp(p->id, q->id);
+}
+
+static int cmp_start(const void *x, const void *y)
+{
+	return cmp_by(x, y, BY_START);
+}
+
+static int cmp_end(const void *x, const void *y)
+{
+	return cmp_by(x, y, BY_END);
+}
+
+static int cmp_iv(const void *x, const void *y)
+{
+	return cmp_by(x, y, BY_IV);
+}
+
+static int (*const cmp_order[ORDERS])(const void *, const void *) = {
+	cmp_start, cmp_end, cmp_iv
+};
+
+/* a DP_GLUE_FEWEST glue's state; arrays of n + 1 */
+struct fewest {
+	uint32_t *o[ORDERS];	/* the glueable rectangles' indices, ordered */
+	uint32_t *tmp;		/* merge scratch */
+	struct rect *fresh;	/* the new rectangles, sorted */
+	uint32_t *amb;		/* by rectangle: how many it could glue with */
+	uint32_t *run;		/* by by-end position: the matching start run */
+	size_t k;		/* entries in each o[] */
+	uint64_t born;		/* the next new rectangle's id */
+	uint32_t pen;		/* added to a stack's score */
+};
+
+static uint32_t sat_add(uint32_t a, uint32_t b)
+{
+	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+/* the end of the run of o[] (order by) starting at a, within k */
+static size_t run_end(const struct rect *r, const uint32_t *o, size_t a,
+		      size_t k, int by)
+{
+	size_t b;
+
+	for (b = a + 1; b < k && !cmp_key(&r[o[b]], &r[o[a]], by); b++)
+		;
+	return b;
+}
+
+/* the lowest count in o[a..b), and the second lowest in *second */
+static uint32_t lowest(const uint32_t *amb, const uint32_t *o, size_t a,
+		       size_t b, uint32_t *second)
+{
+	uint32_t l1 = UINT32_MAX, l2 = UINT32_MAX;
+
+	for (; a < b; a++) {
+		uint32_t v = amb[o[a]];
+
+		if (v < l1) {
+			l2 = l1;
+			l1 = v;
+		} else if (v < l2) {
+			l2 = v;
+		}
+	}
+	if (second)
+		*second = l2;
+	return l1;
+}
+
+/* Each by-end run's matching by-start run (the rectangles a chain from it
+ * continues with: starting right after its end, same size and alignment):
+ * f->run[e] its first position, f->k when none, at the run's first e. */
+static void match_runs(const struct rect *r, struct fewest *f)
+{
+	const uint32_t *oe = f->o[BY_END], *os = f->o[BY_START];
+	size_t e, b, s = 0;
+
+	for (e = 0; e < f->k; e = b) {
+		struct rect key = r[oe[e]];
+
+		b = run_end(r, oe, e, f->k, BY_END);
+		f->run[e] = (uint32_t)f->k;
+		if (key.hi == UINT64_MAX)
+			continue;
+		key.lo = key.hi + 1;
+		while (s < f->k && cmp_key(&r[os[s]], &key, BY_START) < 0)
+			s++;
+		if (s < f->k && !cmp_key(&r[os[s]], &key, BY_START))
+			f->run[e] = (uint32_t)s;
+	}
+}
+
+/* the rectangles of new numbering nr[0..nk) in each order: those of o[]
+ * that did not glue (renumbered by into[]) merged with the m new ones */
+static void reorder(struct fewest *f, const struct rect *nr, size_t m,
+		    const uint32_t *into, const uint8_t *used)
+{
+	size_t a, b, c, j, by;
+
+	for (by = 0; by < ORDERS; by++) {
+		uint32_t *o = f->o[by];
+
+		for (a = 0, j = 0; a < f->k; a++)
+			if (!used[o[a]])
+				f->tmp[j++] = into[o[a]];
+		memcpy(f->fresh, nr, m * sizeof(*nr));
+		qsort(f->fresh, m, sizeof(*nr), cmp_order[by]);
+		for (a = 0, b = 0, c = 0; a < j || b < m; c++)
+			if (b == m || (a < j && cmp_by(&nr[f->tmp[a]],
+						       &f->fresh[b], (int)by) < 0))
+				o[c] = f->tmp[a++];
+			else
+				o[c] = f->fresh[b++].i;
+	}
+	f->k -= m;	/* each new one glued two */
+}
+
+/* p and q glued into nr[m] (stacked: q on top of p; else chained, q
+ * after p); returns m + 1 */
+static size_t pair(const struct rect *p, const struct rect *q, int stack,
+		   struct rect *nr, size_t m, uint32_t *into, uint64_t *at,
+		   uint8_t *used, struct fewest *f)
+{
+	nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
+			       stack ? p->size + q->size : p->size, p->align,
+			       (uint32_t)m, UINT32_MAX, 1, f->born++ };
+	into[p->i] = into[q->i] = (uint32_t)m;
+	at[p->i] = 0;
+	at[q->i] = stack ? p->size : 0;
+	used[p->i] = used[q->i] = 1;
+	return m + 1;
+}
+
+/*
+ * One DP_GLUE_FEWEST round over r[0..k) (r[x].i == x): each rectangle
+ * counts its partners (those it could chain with at either end and those
+ * with its interval), a pair's score is its two counts summed, and every
+ * pair at the lowest score glues (disjoint pairs: chains by end, then
+ * stacks by interval, each in order).
+ * The pairs with no alternative glue first, and an ambiguous one only
+ * when nothing less ambiguous is left, by which time the glues around it
+ * may have settled it.  Fills nr[], into[], at[] and *nk as round_of
+ * does; nr[] keeps r[]'s property and f->o[] its orders.
+ */
+static int round_fewest(struct rect *r, size_t k, struct rect *nr,
+			size_t *nk, uint32_t *into, uint64_t *at,
+			uint8_t *used, struct fewest *f)
+{
+	const uint32_t *oe = f->o[BY_END], *os = f->o[BY_START];
+	const uint32_t *og = f->o[BY_IV];
+	uint32_t best = UINT32_MAX, l1, l2;
+	size_t a, b, c, x, m = 0;
+
+	for (a = 0; a < k; a++) {
+		used[a] = 0;
+		f->amb[a] = 0;
+	}
+	match_runs(r, f);
+	for (a = 0; a < f->k; a = b) {
+		b = run_end(r, oe, a, f->k, BY_END);
+		if (f->run[a] == f->k)
+			continue;
+		c = run_end(r, os, f->run[a], f->k, BY_START);
+		for (x = a; x < b; x++)
+			f->amb[oe[x]] += (uint32_t)(c - f->run[a]);
+		for (x = f->run[a]; x < c; x++)
+			f->amb[os[x]] += (uint32_t)(b - a);
+	}
+	for (a = 0; a < f->k; a = b) {
+		b = run_end(r, og, a, f->k, BY_IV);
+		for (x = a; x < b; x++)
+			f->amb[og[x]] += (uint32_t)(b - a - 1);
+	}
+	for (a = 0; a < f->k; a = b) {
+		b = run_end(r, oe, a, f->k, BY_END);
+		if (f->run[a] == f->k)
+			continue;
+		c = run_end(r, os, f->run[a], f->k, BY_START);
+		x = sat_add(lowest(f->amb, oe, a, b, NULL),
+			    lowest(f->amb, os, f->run[a], c, NULL));
+		best = x < best ? (uint32_t)x : best;
+	}
+	for (a = 0; a < f->k; a = b) {
+		b = run_end(r, og, a, f->k, BY_IV);
+		l1 = lowest(f->amb, og, a, b, &l2);
+		x = sat_add(sat_add(l1, l2), f->pen);
+		best = b - a > 1 && x < best ? (uint32_t)x : best;
+	}
+	if (best == UINT32_MAX)
+		return 0;
+	/* a pair scores best only when both have their run's lowest count */
+	for (a = 0; a < f->k; a = b) {
+		size_t s0 = f->run[a], s1;
+
+		b = run_end(r, oe, a, f->k, BY_END);
+		if (s0 == f->k)
+			continue;
+		s1 = run_end(r, os, s0, f->k, BY_START);
+		l1 = lowest(f->amb, oe, a, b, NULL);
+		l2 = lowest(f->amb, os, s0, s1, NULL);
+		if (sat_add(l1, l2) != best)
+			continue;
+		for (c = a, x = s0; c < b; c++) {
+			const struct rect *p = &r[oe[c]];
+
+			if (used[p->i] || f->amb[p->i] != l1)
+				continue;
+			while (x < s1 && (used[os[x]] || f->amb[os[x]] != l2))
+				x++;
+			if (x == s1)
+				break;
+			m = pair(p, &r[os[x]], 0, nr, m, into, at, used, f);
+		}
+	}
+	for (a = 0; a < f->k; a = b) {
+		b = run_end(r, og, a, f->k, BY_IV);
+		l1 = lowest(f->amb, og, a, b, &l2);
+		if (b - a < 2 || sat_add(sat_add(l1, l2), f->pen) != best)
+			continue;
+		/* l1 < l2: one has l1, and it goes with the first of l2;
+		 * else those with l1 go in pairs, in order */
+		for (c = a, x = a; c < b; c++) {
+			const struct rect *p = &r[og[c]];
+
+			if (used[p->i] || f->amb[p->i] != l1)
+				continue;
+			if (l1 == l2 && x <= c)
+				x = c + 1;
+			while (x < b && (x == c || used[og[x]] ||
+					 f->amb[og[x]] != l2))
+				x++;
+			if (x == b)
+				break;
+			if (p->size + r[og[x]].size < p->size)
+				continue;	/* wraps: no stack */
+			/* the one made first at the bottom */
+			if (x < c)
+				m = pair(&r[og[x]], p, 1, nr, m, into, at,
+					 used, f);
+			else
+				m = pair(p, &r[og[x]], 1, nr, m, into, at,
+					 used, f);
+		}
+	}
+	if (!m)
+		return 0;
+	for (a = 0, c = m; a < k; a++) {
+		if (used[a])
+			continue;
+		nr[c] = r[a];
+		nr[c].i = (uint32_t)c;
+		into[a] = (uint32_t)c;
+		at[a] = 0;
+		c++;
+	}
+	reorder(f, nr, m, into, used);
+	*nk = c;
+	return 1;
+}
+
+/* f's orders of r[0..n) (r[x].i == x, ids the items'), from scratch */
+static void order_all(const struct rect *r, size_t n, struct fewest *f)
+{
+	size_t a, by;
+
+	for (by = 0; by < ORDERS; by++) {
+		size_t j = 0;
+
+		for (a = 0; a < n; a++)
+			if (r[a].ok)
+				f->fresh[j++] = r[a];
+		qsort(f->fresh, j, sizeof(*r), cmp_order[by]);
+		for (a = 0; a < j; a++)
+			f->o[by][a] = f->fresh[a].i;
+		f->k = j;
+	}
+	f->born = n;
 }
 
 /* The stacks' shortest span (hi - lo) under rule: 0 (any), or one
@@ -201,7 +527,7 @@ static uint64_t stack_span(const struct rect *r, size_t n, int rule,
 int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	    uint64_t page, int rule, struct dp_glued *g)
 {
-	return dp_glue_rounds(it, n, iv, page, rule, DP_GLUE_ROUNDS, g);
+	return dp_glue_rounds(it, n, iv, page, rule, SIZE_MAX, g);
 }
 
 int dp_glue_rounds(const struct dp_item *it, size_t n,
@@ -213,7 +539,8 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 	uint32_t *into = dp_realloc_array(NULL, n + 1, sizeof(*into));
 	uint64_t *at = dp_realloc_array(NULL, n + 1, sizeof(*at));
 	uint8_t *used = dp_realloc_array(NULL, n + 1, sizeof(*used));
-	size_t i, k = n, niv = 0, rounds, work = 0;
+	struct fewest f = { 0 };
+	size_t i, k = n, niv = 0, rounds, work = 0, most_rounds, most_work;
 	uint64_t wide;
 	int rc = -ENOMEM;
 
@@ -222,6 +549,18 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 	g->off = dp_realloc_array(NULL, n + 1, sizeof(*g->off));
 	if (!r || !nr || !into || !at || !used || !g->node || !g->off)
 		goto out;
+	if (rule == DP_GLUE_FEWEST || rule == DP_GLUE_FEWEST_CHAINS) {
+		f.pen = rule == DP_GLUE_FEWEST_CHAINS;
+		for (i = 0; i < ORDERS; i++)
+			f.o[i] = dp_realloc_array(NULL, n + 1, sizeof(*f.o[i]));
+		f.tmp = dp_realloc_array(NULL, n + 1, sizeof(*f.tmp));
+		f.fresh = dp_realloc_array(NULL, n + 1, sizeof(*f.fresh));
+		f.amb = dp_realloc_array(NULL, n + 1, sizeof(*f.amb));
+		f.run = dp_realloc_array(NULL, n + 1, sizeof(*f.run));
+		if (!f.o[BY_START] || !f.o[BY_END] || !f.o[BY_IV] || !f.tmp ||
+		    !f.fresh || !f.amb || !f.run)
+			goto out;
+	}
 	for (i = 0; i < n; i++)
 		if ((size_t)it[i].iv_first + it[i].iv_count > niv)
 			niv = (size_t)it[i].iv_first + it[i].iv_count;
@@ -232,19 +571,25 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 
 		r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
 				      it[i].size, it[i].align, (uint32_t)i,
-				      (uint32_t)i, (uint8_t)ok };
+				      (uint32_t)i, (uint8_t)ok, i };
 		g->node[i] = (uint32_t)i;
 		g->off[i] = 0;
 	}
+	if (f.o[BY_START])
+		order_all(r, n, &f);
 	wide = stack_span(r, n, rule, at);	/* at[]: scratch until the rounds */
-	if (max_rounds > DP_GLUE_ROUNDS)
-		max_rounds = DP_GLUE_ROUNDS;
-	for (rounds = 0; rounds < max_rounds && work <= DP_GLUE_WORK * n;
-	     rounds++) {
+	most_rounds = f.o[BY_START] ? n : DP_GLUE_ROUNDS;
+	most_work = (f.o[BY_START] ? DP_GLUE_FEWEST_WORK : DP_GLUE_WORK) * n;
+	if (max_rounds > most_rounds)
+		max_rounds = most_rounds;
+	for (rounds = 0; rounds < max_rounds && work <= most_work; rounds++) {
 		struct rect *t;
 
 		work += k;
-		if (rule == DP_GLUE_STACKS_FIRST) {
+		if (f.o[BY_START]) {
+			if (!round_fewest(r, k, nr, &k, into, at, used, &f))
+				break;
+		} else if (rule == DP_GLUE_STACKS_FIRST) {
 			work += k;	/* sorted twice */
 			if (!round_of(r, k, nr, &k, into, at, used, wide,
 				      GLUE_STACKS | GLUE_CHAINS))
@@ -287,7 +632,8 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 	}
 	rc = 0;
 out:
-	DP_FREE(r, nr, into, at, used);
+	DP_FREE(r, nr, into, at, used, f.o[BY_START], f.o[BY_END],
+		f.o[BY_IV], f.tmp, f.fresh, f.amb, f.run);
 	if (rc)
 		dp_glued_free(g);
 	return rc;

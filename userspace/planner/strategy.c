@@ -464,7 +464,7 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * the placement put it (it lies inside one of the coarser ones at a fixed
  * offset, merge.c), and that placement lowered by the top, slice and ruin
  * and recreate searches (lns_phase) within the level's share of the
- * budgets by rectangles (k of n), a third of it (DP_GLUE_RULES): with
+ * budgets by rectangles (k of n), a third of it (DP_REFINE_PART): with
  * the whole share the ends were the same within 0.0003 on average and
  * the time 1.4 times as long.
  * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
@@ -492,7 +492,7 @@ static int refine(struct srch *S, int rule, size_t rounds)
 			dp_glued_free(&g);
 			return 0;
 		}
-		s = share_of(S->bud, g.k, DP_GLUE_RULES * S->n, 0);
+		s = share_of(S->bud, g.k, DP_REFINE_PART * S->n, 0);
 		L.it = g.it;
 		L.n = g.k;
 		L.iv = g.iv;
