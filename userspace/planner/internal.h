@@ -216,6 +216,11 @@ void dp_glued_free(struct dp_glued *g);
 #define DP_REFINE_DEN	2
 /* and the part of the rectangles' share of the budgets a level spends */
 #define DP_REFINE_PART	3
+/* a rule's glued placement is refined only when it ends at most 1 /
+ * DP_REFINE_NEAR above the best placement before it, at most
+ * DP_REFINE_LEVELS levels (the kinds-first rules' 64 rounds make 6) */
+#define DP_REFINE_NEAR	50
+#define DP_REFINE_LEVELS	6
 
 /* ---- pipeline -------------------------------------------------------- */
 

@@ -469,7 +469,7 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * the time 1.4 times as long.
  * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
  * it: finer ones cost about what the items do, and the search refines
- * the items after; so does meeting the goal.  Each level's placement is
+ * the items after; so do meeting the goal and DP_REFINE_LEVELS levels.  Each level's placement is
  * one more candidate; S->it holds the last.  The coarse search settles a
  * layout the items alone cannot reach, and the finer levels move what it
  * could not split.  0, or -ENOMEM.
@@ -478,9 +478,10 @@ static int refine(struct srch *S, int rule, size_t rounds)
 {
 	struct budgets s;
 	struct dp_glued g;
-	size_t r, i;
+	size_t r, i, level = 0;
 
-	for (r = rounds / 2; r && S->best_end > S->goal; r /= 2) {
+	for (r = rounds / 2; r && S->best_end > S->goal &&
+	     level++ < DP_REFINE_LEVELS; r /= 2) {
 		struct dp_search_stats st = { .lower_bound = S->st->lower_bound };
 		struct srch L = *S;
 		struct dp_ovl *ol = NULL;
@@ -536,7 +537,10 @@ next:
  * and 10,000 items; the time the whole costs was freed by the skyline's
  * shared hulls and ruin and recreate's kept order); the nodes it spends
  * are counted in st->nodes, which place_one takes out of this
- * placement's node budget.  0, or -ENOMEM. */
+ * placement's node budget.  Refined (refine()) only when it ends within
+ * 1 / DP_REFINE_NEAR of the best before it: over 48 packings of 10,000,
+ * the refinement of a rule's placement further above lowered the best
+ * by 0.0001 on average and took 0.5 s.  0, or -ENOMEM. */
 static int glued(struct srch *S, int rule, size_t *last)
 {
 	const struct budgets *bu = S->bud;
@@ -557,10 +561,15 @@ static int glued(struct srch *S, int rule, size_t *last)
 		S->st->work += gs.work;
 		S->st->lns += gs.lns;
 		if (!r) {
+			uint64_t before = S->best_end, e;
+
 			dp_unglue(&g, S->it, S->n);
+			e = dp_items_end(S->it, S->n, S->start);
 			keep(S->it, S->n, S->best, &S->best_end, S->start,
 			     &S->how, "glued");
-			r = refine(S, rule, g.rounds);
+			if (before == UINT64_MAX || e <= before ||
+			    e - before <= before / DP_REFINE_NEAR)
+				r = refine(S, rule, g.rounds);
 		}
 		if (r == -ENOMEM) {
 			dp_glued_free(&g);
