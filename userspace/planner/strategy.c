@@ -469,10 +469,10 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * the time 1.4 times as long.
  * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
  * it: finer ones cost about what the items do, and the search refines
- * the items after; so do meeting the goal and DP_REFINE_LEVELS levels.  Each level's placement is
- * one more candidate; S->it holds the last.  The coarse search settles a
- * layout the items alone cannot reach, and the finer levels move what it
- * could not split.  0, or -ENOMEM.
+ * the items after; so do meeting the goal and DP_REFINE_LEVELS levels.
+ * Each level's placement is one more candidate; S->it holds the last.
+ * The coarse search settles a layout the items alone cannot reach, and
+ * the finer levels move what it could not split.  0, or -ENOMEM.
  */
 static int refine(struct srch *S, int rule, size_t rounds)
 {
