@@ -1252,6 +1252,19 @@ TEST(glue_rounds_nest_in_the_whole_glue)
 	CHECK_EQ_U64(bad, 0);
 }
 
+/* first fit of the rectangles g, unglued into p: disjoint and aligned */
+static int glued_first_fit_valid(struct prob *p, const struct dp_glued *g)
+{
+	struct dp_place_stats ps = { 0 };
+	size_t failed;
+
+	if (dp_place(g->it, g->k, g->iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+		     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
+		return 0;
+	dp_unglue(g, p->it, p->n);
+	return valid_iv(p);
+}
+
 /* A ladder that glues one pair a round (a stack of two, then a chain
  * with the next item, a stack with the next, ...) beside 2,000 items of
  * two intervals that never glue: the rounds stop once they have sorted
@@ -1260,11 +1273,10 @@ TEST(glue_rounds_nest_in_the_whole_glue)
 TEST(glue_rounds_stop_at_their_work_bound)
 {
 	enum { LADDER = 40, OTHER = 2000, N = LADDER + OTHER };
-	struct dp_place_stats ps = { 0 };
 	struct dp_glued g;
 	struct prob p;
 	uint64_t t = 0, sz = 1;
-	size_t i, m = 0, failed;
+	size_t i, m = 0;
 
 	p.n = N;
 	p.it = calloc(N, sizeof(*p.it));
@@ -1292,10 +1304,7 @@ TEST(glue_rounds_stop_at_their_work_bound)
 	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, DP_GLUE_ALL, &g));
 	printf("# %zu rectangles of %d items\n", g.k, N);
 	CHECK(g.k < N - 10 && g.k > OTHER + 1 + 10);
-	REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
-			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
-	dp_unglue(&g, p.it, p.n);
-	CHECK(valid_iv(&p));
+	CHECK(glued_first_fit_valid(&p, &g));
 	dp_glued_free(&g);
 	prob_free(&p);
 }
@@ -1309,10 +1318,9 @@ TEST(glue_rounds_stop_at_their_work_bound)
 TEST(glue_fewest_stops_at_its_work_bound)
 {
 	enum { L = 3000, N = 3 * L };
-	struct dp_place_stats ps = { 0 };
 	struct dp_glued g;
 	struct prob p;
-	size_t i, m = 0, failed;
+	size_t i, m = 0;
 
 	p.n = N;
 	p.it = calloc(N, sizeof(*p.it));
@@ -1335,10 +1343,7 @@ TEST(glue_fewest_stops_at_its_work_bound)
 	/* the pairs glued are the ends' */
 	CHECK(g.node[0] == g.node[1] && g.node[L - 1] == g.node[L - 2] &&
 	      g.node[L / 2] != g.node[L / 2 + 1]);
-	REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
-			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
-	dp_unglue(&g, p.it, p.n);
-	CHECK(valid_iv(&p));
+	CHECK(glued_first_fit_valid(&p, &g));
 	dp_glued_free(&g);
 	prob_free(&p);
 }
