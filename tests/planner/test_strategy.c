@@ -305,20 +305,28 @@ TEST(cli_strategy_option)
 /* MiniMalloc's A-K with --capacity 1048576 (their best known peaks are at
  * or below it): the search places every one within it.  Chains glued
  * before stacks alone (merge.c) left F and I without a placement; the
- * stacks-first rule is what reaches them. */
+ * stacks-first rule is what reaches them.  Under ASan the same search
+ * runs instrumented, for its memory errors, on F and I only: the plain
+ * build checks all eleven, and the eleven took 47 s under ASan. */
+#ifdef __SANITIZE_ADDRESS__
+static const char mm_insts[] = "FI";
+#else
+static const char mm_insts[] = "ABCDEFGHIJK";
+#endif
+
 TEST(minimalloc_a_to_k_fit_one_mib)
 {
 	char args[256];
 	int failed = 0, rc;
-	char x;
+	const char *x;
 
-	for (x = 'A'; x <= 'K'; x++) {
+	for (x = mm_insts; *x; x++) {
 		snprintf(args, sizeof(args),
 			 "--format=minimalloc --strategy search --capacity 1048576 -q -o /dev/null --no-svg ../shared/bench/minimalloc/%c.1048576.csv",
-			 x);
+			 *x);
 		rc = cli(args);
 		if (rc)
-			printf("# %c: exit %d, no placement within 1 MiB\n", x, rc);
+			printf("# %c: exit %d, no placement within 1 MiB\n", *x, rc);
 		failed += rc != 0;
 	}
 	CHECK_EQ_U64(failed, 0);
