@@ -1024,10 +1024,13 @@ TEST(glue_chains_then_stacks_by_the_rules)
 		struct dp_item big[] = { { 1ULL << 63, 1, 0, 1, 0 },
 			{ 1ULL << 63, 1, 1, 1, 0 }, { 7, 1, 2, 1, 0 },
 			{ 7, 1, 3, 1, 0 } };
+		int rule;
 
-		REQUIRE(!dp_glue(big, 4, big_iv, 0, DP_GLUE_ALL, &g));
-		CHECK(g.k == 4);
-		dp_glued_free(&g);
+		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
+			REQUIRE(!dp_glue(big, 4, big_iv, 0, rule, &g));
+			CHECK(g.k == 4);
+			dp_glued_free(&g);
+		}
 	}
 	/* DP_GLUE_LONG: spans (hi - lo) 0, 0, 19, 19, 5 (median 5): the
 	 * items live over 20 times stack, those live once do not (under
