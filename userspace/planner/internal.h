@@ -185,9 +185,10 @@ struct dp_glued {
  * left), DP_GLUE_LONG (the same, but stacks only of items live longer
  * than the median item that glues: a short interval is shared by chance
  * far more often), DP_GLUE_STACKS_FIRST (everything, a round stacking
- * and then chaining what is left), or DP_GLUE_FEWEST (everything, a round
- * gluing the pairs with the fewest alternatives).  The search tries the
- * four, in that order.  0, or -ENOMEM (g empty) */
+ * and then chaining what is left), DP_GLUE_FEWEST (everything, a round
+ * gluing the pairs with the fewest alternatives) or DP_GLUE_FEWEST_CHAINS
+ * (the same, a stack counting one alternative more).  The search tries
+ * the five, in that order.  0, or -ENOMEM (g empty) */
 #define DP_GLUE_ALL		0
 #define DP_GLUE_LONG		1
 #define DP_GLUE_STACKS_FIRST	2
