@@ -58,10 +58,6 @@
  */
 #include <kunit/visibility.h>
 #include <linux/hrtimer.h>
-#ifdef XMEMSIM_URING_DEFERRED
-#include <linux/io_uring.h>
-#include <linux/io_uring_types.h>
-#endif
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -74,19 +70,25 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "compat.h"
 #include "xmemsim.h"
 #include "trace.h"
 
 /*
  * The transfers of one DMA_SUBMIT issued through io_uring: its CQE comes
  * when the last is done, or -ECANCELED when the issuing task exits or the
- * ring is closed first (the monitor's check).
+ * ring is closed first. io_uring says so itself where it can cancel a
+ * uring_cmd (IO_URING_F_CANCEL, 6.7); on older kernels the monitor looks
+ * every 20 ms.
  */
 struct xmemsim_dma_batch {
-	struct list_head node;		/* in df->batches */
+	struct list_head node;		/* in df->batches until finished */
 	struct io_uring_cmd *cmd;
+	struct xmemsim_dma_file *df;
 	u32 left;			/* transfers not done, +1 until written back */
 	int err;
+	bool finished;			/* its CQE is decided */
+	bool cancel_inline;		/* the cancel callback posts the CQE */
 };
 
 /*
@@ -495,29 +497,21 @@ static void batch_cqe(struct io_uring_cmd *cmd, unsigned int issue_flags)
 	io_uring_cmd_done(cmd, err, 0, issue_flags);
 }
 
+/*
+ * The batch's last count is gone: its CQE goes through task work, or
+ * from io_uring's cancel callback, which is running. dma->lock held.
+ */
 static void batch_finish(struct xmemsim_dma_batch *b)
 {
 	list_del(&b->node);
-	io_uring_cmd_complete_in_task(b->cmd, batch_cqe);
-}
-
-/* Is the task that issued b exiting, or its ring closing? */
-static bool batch_orphaned(const struct xmemsim_dma_batch *b)
-{
-	const struct io_kiocb *req = cmd_to_io_kiocb(b->cmd);
-
-	return (req->task->flags & PF_EXITING) ||
-	       percpu_ref_is_dying(&req->ctx->refs);
+	b->finished = true;
+	if (!b->cancel_inline)
+		io_uring_cmd_complete_in_task(b->cmd, batch_cqe);
 }
 #else
 static void batch_finish(struct xmemsim_dma_batch *b)
 {
 	WARN_ON_ONCE(1);	/* no batch is ever made */
-}
-
-static bool batch_orphaned(const struct xmemsim_dma_batch *b)
-{
-	return false;
 }
 #endif
 
@@ -574,9 +568,20 @@ static void batch_cancel(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 	}
 }
 
+#if defined(XMEMSIM_URING_DEFERRED) && !defined(XMEMSIM_HAVE_URING_CANCEL)
+/* Is the task that issued b exiting, or its ring closing? */
+static bool batch_orphaned(const struct xmemsim_dma_batch *b)
+{
+	const struct io_kiocb *req = cmd_to_io_kiocb(b->cmd);
+
+	return (req->task->flags & PF_EXITING) ||
+	       percpu_ref_is_dying(&req->ctx->refs);
+}
+
 /*
  * Every 20 ms while batches wait: end those whose task or ring is going
- * away, since io_uring waits for them and 6.1 cannot cancel a uring_cmd.
+ * away. io_uring waits for them and, before 6.7, cannot cancel a
+ * uring_cmd itself.
  */
 static void dma_monitor(struct work_struct *work)
 {
@@ -600,6 +605,21 @@ static void dma_monitor(struct work_struct *work)
 	mutex_unlock(&dma->lock);
 	dma_kick(dma);		/* engines may be free */
 }
+
+static void dma_monitor_start(struct xmemsim_dma *dma)
+{
+	schedule_delayed_work(&dma->monitor, msecs_to_jiffies(20));
+}
+#else
+static void dma_monitor(struct work_struct *work)
+{
+}
+
+/* io_uring cancels the batches itself, or none is ever made */
+static void dma_monitor_start(struct xmemsim_dma *dma)
+{
+}
+#endif
 
 /* The wall time at which modeled time t arrives (time_scale > 0). */
 static ktime_t dma_wall(const struct xmemsim_dma *dma, u64 t)
@@ -914,10 +934,11 @@ static int dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s,
 		b->left = s->count + 1;
 		for (i = 0; i < s->count; i++)
 			x[i]->batch = b;
+		b->df = df;
 		list_add_tail(&b->node, &df->batches);
 		memcpy(cmd->pdu, &b, sizeof(b));
 		b = NULL;
-		schedule_delayed_work(&dma->monitor, msecs_to_jiffies(20));
+		dma_monitor_start(dma);
 	}
 	if (!ret) {
 		s->ticket = df->next_ticket;
@@ -970,25 +991,27 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
  * @xf: the caller
  * @cmd: the command, whose CQE comes when its transfers are done
  * @uarg: the caller's struct xmemsim_dma_submit
- * @nonblock: io_uring issues it inline and it may not block
+ * @issue_flags: io_uring's; IO_URING_F_NONBLOCK: it may not block
  *
  * The argument is copied and checked as xmemsim_dispatch() does (its own
  * bytes written back first, the ticket after, always before the CQE).
- * Issued without blocking, it asks io_uring for a worker.
+ * Issued without blocking, it asks io_uring for a worker. Where io_uring
+ * can cancel it, the command is marked cancelable before its issuer lets
+ * go of the batch, so its CQE cannot come first.
  *
  * Return: -EIOCBQUEUED (the CQE follows: 0, the first transfer's error,
  * -EFAULT if the ticket could not be written back, or -ECANCELED if the
  * task or ring went first), or DMA_SUBMIT's errors at once.
  */
 int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
-			     void __user *uarg, bool nonblock)
+			     void __user *uarg, unsigned int issue_flags)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_batch *b;
 	struct xmemsim_dma_submit s;
 	int ret;
 
-	if (nonblock)
+	if (issue_flags & IO_URING_F_NONBLOCK)
 		return -EAGAIN;
 	if (copy_from_user(&s, uarg, sizeof(s)) || copy_to_user(uarg, &s, sizeof(s)))
 		return -EFAULT;
@@ -1003,12 +1026,53 @@ int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
 	 */
 	ret = copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 	memcpy(&b, cmd->pdu, sizeof(b));
+#ifdef XMEMSIM_HAVE_URING_CANCEL
+	io_uring_cmd_mark_cancelable(cmd, issue_flags);
+#endif
 	mutex_lock(&dma->lock);
 	if (ret && !b->err)
 		b->err = ret;
 	batch_put(dma, b);
 	mutex_unlock(&dma->lock);
 	return -EIOCBQUEUED;
+}
+#endif
+
+#ifdef XMEMSIM_HAVE_URING_CANCEL
+/**
+ * xmemsim_dma_cancel_uring() - io_uring cancels a queued DMA_SUBMIT
+ * @cmd: the command, marked cancelable and not yet completed
+ * @issue_flags: io_uring's (IO_URING_F_CANCEL, its uring_lock held)
+ *
+ * The ring is closing or its task exiting: the batch's queued and running
+ * transfers are dropped (no byte moves) and its CQE, -ECANCELED, is posted
+ * here. A batch whose CQE is already on its way through task work is left
+ * to it; one whose issuer still holds it (a worker between queueing and
+ * write-back) is finished by that issuer, and io_uring calls again until
+ * the command is done.
+ */
+void xmemsim_dma_cancel_uring(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	struct xmemsim_file *xf = cmd->file->private_data;
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_batch *b;
+	bool post;
+
+	memcpy(&b, cmd->pdu, sizeof(b));
+	mutex_lock(&dma->lock);
+	post = false;
+	if (!b->finished) {
+		b->cancel_inline = true;
+		batch_cancel(dma, b->df, b);
+		b->cancel_inline = false;
+		post = b->finished;
+	}
+	mutex_unlock(&dma->lock);
+	dma_kick(dma);		/* engines may be free */
+	if (post) {
+		kfree(b);
+		io_uring_cmd_done(cmd, -ECANCELED, 0, issue_flags);
+	}
 }
 #endif
 

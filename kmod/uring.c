@@ -10,41 +10,31 @@
  * them again from a worker; everything else completes inline, and the
  * result lands in cqe->res.
  */
-/*
- * The io_uring_cmd API moved between kernel versions. Rather than test
- * LINUX_VERSION_CODE (which says nothing about backports: Debian's 6.1 has
- * the 4-argument io_uring_cmd_done() of 6.2), kmod/Kbuild probes the
- * headers of the kernel being built against and defines what it found.
- */
-#ifdef XMEMSIM_HAVE_IO_URING_CMD_H
-#include <linux/io_uring/cmd.h>
-#else
-#include <linux/io_uring.h>
-#endif
-
+/* The io_uring_cmd API of the kernel built against: kmod/compat.h */
+#include "compat.h"
 #include "xmemsim.h"
 
 /*
- * Where the command area is. Every command but DMA_SUBMIT completes
- * inline; DMA_SUBMIT completes later where the kernel's API allows it
- * (XMEMSIM_URING_DEFERRED, probed by kmod/Kbuild).
+ * Every command but DMA_SUBMIT completes inline; DMA_SUBMIT completes
+ * later where the kernel's API allows it (XMEMSIM_URING_DEFERRED), and
+ * where io_uring can cancel a queued command (XMEMSIM_HAVE_URING_CANCEL)
+ * it calls back here with IO_URING_F_CANCEL when the ring or the issuing
+ * task goes away.
  */
-static const void *xmemsim_sqe_cmd(struct io_uring_cmd *ioucmd)
-{
-#ifdef XMEMSIM_IOUCMD_HAS_SQE
-	return ioucmd->sqe->cmd;
-#else
-	return ioucmd->cmd;
-#endif
-}
-
 int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
-	const struct xmemsim_uring_cmd *sqe_cmd = xmemsim_sqe_cmd(ioucmd);
+	const struct xmemsim_uring_cmd *sqe_cmd;
 	struct xmemsim_file *xf = ioucmd->file->private_data;
 	struct xmemsim_uring_cmd c;
 
 	BUILD_BUG_ON(sizeof(c) != 16);
+#ifdef XMEMSIM_HAVE_URING_CANCEL
+	if (issue_flags & IO_URING_F_CANCEL) {
+		xmemsim_dma_cancel_uring(ioucmd, issue_flags);
+		return 0;
+	}
+#endif
+	sqe_cmd = xmemsim_uring_cmd_area(ioucmd);
 	c.arg = READ_ONCE(sqe_cmd->arg);
 	c.reserved = READ_ONCE(sqe_cmd->reserved);
 	if (c.reserved)
@@ -53,7 +43,7 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	/* completes when its transfers do (kmod/dma.c) */
 	if (ioucmd->cmd_op == XMEMSIM_IOC_DMA_SUBMIT)
 		return xmemsim_dma_submit_uring(xf, ioucmd, u64_to_user_ptr(c.arg),
-						issue_flags & IO_URING_F_NONBLOCK);
+						issue_flags);
 #endif
 	return xmemsim_dispatch(xf, ioucmd->cmd_op, u64_to_user_ptr(c.arg),
 				issue_flags & IO_URING_F_NONBLOCK);

@@ -23,6 +23,7 @@
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "xmemsim.h"
 
 static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
@@ -174,8 +175,8 @@ int xmemsim_mmap(struct file *file, struct vm_area_struct *vma)
 	ret = xmemsim_rec_map(xf, addr, end, &rec);	/* counts the mapping */
 	if (ret)
 		return ret;
-	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
-			 VM_DONTCOPY;
+	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP |
+		     VM_DONTCOPY);
 	ret = xmemsim_remap(vma, xmemsim_kaddr(xf->dev, rec->heap, addr), len);
 	if (ret) {
 		/* nothing is mapped any more; ->close is not called */

@@ -367,7 +367,8 @@ void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
 struct io_uring_cmd;
 int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
-			     void __user *uarg, bool nonblock);
+			     void __user *uarg, unsigned int issue_flags);
+void xmemsim_dma_cancel_uring(struct io_uring_cmd *cmd, unsigned int issue_flags);
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			   bool write, enum xmemsim_dma_hazard kind,
 			   const char *what, bool nowait);

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xmemsim compatibility with the kernels it builds for (6.1 to 6.12 and,
+ * most likely, everything between).
+ *
+ * The driver is written against the newest API it uses. Where an older
+ * kernel lacks a piece of it, this header supplies it, as the kernel's
+ * own backports do. No LINUX_VERSION_CODE: distributions backport (Debian's
+ * 6.1 has the four-argument io_uring_cmd_done() of 6.2), so kmod/Kbuild
+ * probes the headers of the kernel being built against and defines
+ * XMEMSIM_HAVE_* for what it found. Every probe is listed here:
+ *
+ *   XMEMSIM_HAVE_VM_FLAGS_SET     vm_flags_set() (6.3: vm_flags read-only)
+ *   XMEMSIM_HAVE_IO_URING_CMD_H   <linux/io_uring/cmd.h> (6.6)
+ *   XMEMSIM_IOUCMD_HAS_SQE        struct io_uring_cmd carries the SQE (6.3)
+ *   XMEMSIM_HAVE_IO_URING_SQE_CMD io_uring_sqe_cmd() (6.6)
+ *   XMEMSIM_URING_DEFERRED        io_uring_cmd_complete_in_task() with
+ *                                 issue_flags and cmd_to_io_kiocb(): a
+ *                                 DMA_SUBMIT may complete later
+ *   XMEMSIM_HAVE_URING_CANCEL     io_uring_cmd_mark_cancelable() and
+ *                                 IO_URING_F_CANCEL (6.7)
+ */
+#ifndef XMEMSIM_COMPAT_H
+#define XMEMSIM_COMPAT_H
+
+#include <linux/mm.h>
+
+#ifdef XMEMSIM_HAVE_IO_URING_CMD_H
+#include <linux/io_uring/cmd.h>
+#else
+#include <linux/io_uring.h>
+#ifdef XMEMSIM_URING_DEFERRED
+#include <linux/io_uring_types.h>	/* cmd_to_io_kiocb(), for the monitor */
+#endif
+#endif
+
+#ifndef XMEMSIM_HAVE_VM_FLAGS_SET
+/* before 6.3, vm_flags is written directly (the caller holds mmap_lock) */
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#endif
+
+#if defined(XMEMSIM_IOUCMD_HAS_SQE) && !defined(XMEMSIM_HAVE_IO_URING_SQE_CMD)
+/* 6.3 to 6.5: the SQE is there, its accessor is not */
+static inline const void *io_uring_sqe_cmd(const struct io_uring_sqe *sqe)
+{
+	return sqe->cmd;
+}
+#endif
+
+/*
+ * The command area of a uring_cmd's SQE. 6.1 points at it from the
+ * command itself, later kernels hand over the SQE.
+ */
+static inline const void *xmemsim_uring_cmd_area(const struct io_uring_cmd *ioucmd)
+{
+#ifdef XMEMSIM_IOUCMD_HAS_SQE
+	return io_uring_sqe_cmd(ioucmd->sqe);
+#else
+	return ioucmd->cmd;
+#endif
+}
+
+#endif /* XMEMSIM_COMPAT_H */
