@@ -760,7 +760,9 @@ static void overlap_rejected(int uring)
 	printf("#   %s: %s\n", path_name(uring), err);
 	CHECK(strstr(err, "'p'") && strstr(err, "'q'"));
 	CHECK((bad[0] == 1 && bad[1] == 3) || (bad[0] == 3 && bad[1] == 1));
-	CHECK(dmesg_has(err));
+	/* the kernel log is root's where dmesg_restrict is set (Debian) */
+	if (geteuid() == 0)
+		CHECK(dmesg_has(err));
 	snapshot(&d, 0, &after);
 	CHECK(same_snap(&before, &after));
 
@@ -1204,6 +1206,8 @@ TEST(random_models_on_four_cores)
 		printf("# not in the test VM (no /lib/modules/xmemsim.ko): nothing to reload\n");
 		return;
 	}
+	if (geteuid() != 0)
+		SKIP("reloading the module with cores=4 needs root");
 	ok = reload("$(cat /params 2>/dev/null) cores=4") == 0;
 	CHECK(ok);
 	ok = ok && read_info() == 0 && info.cores == 4;
