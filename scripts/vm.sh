@@ -9,6 +9,14 @@
 #   scripts/vm.sh --timeout SECONDS     whole-run limit (default 600)
 #   scripts/vm.sh --kernel vm-perf ...  another kernel (scripts/NAME.config)
 #   scripts/vm.sh --mem MIB ...         guest memory (default 1024)
+#   scripts/vm.sh --stock LINE ...      Debian's own kernel of LINE (6.1, 6.12):
+#                                       the image fetched with apt-get download
+#                                       and unpacked into the cache, the module
+#                                       built by DKMS against the installed
+#                                       linux-headers of the same release,
+#                                       loaded by modprobe from updates/dkms
+#                                       with udevd applying udev/60-xmemsim.rules
+#   XMEMSIM_KV=6.12 scripts/vm.sh ...   the debug kernel of another line
 #
 # The module is built against the VM kernel from a private copy of the
 # sources; userspace is built static. The guest runs CMD with its output on
@@ -25,6 +33,7 @@ PARAMS=""
 INSMOD=1
 KERNEL=vm
 MEM=1024
+STOCK=""
 INCLUDES=()
 CMD=()
 
@@ -36,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--no-insmod) INSMOD=0; shift ;;
 	--kernel) KERNEL=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
+	--stock) STOCK=$2; shift 2 ;;
 	--) shift; CMD=("$@"); break ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -45,10 +55,62 @@ done
 log() { echo "vm.sh: $*" >&2; }
 
 "$REPO/scripts/deps.sh"
-VM=$("$REPO/scripts/kernel.sh" "$KERNEL")
-
 RUN=$(mktemp -d "$CACHE/run.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
+ROOT=$RUN/root
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,work,include,lib/modules,tests,etc}
+
+# stock_image KREL: Debian's linux-image-KREL, unpacked once into the cache
+# (never installed on the host); prints its folder
+stock_image() {
+	local dir=$CACHE/stock-$1 tmp
+	if [ ! -f "$dir/boot/vmlinuz-$1" ]; then
+		tmp=$(mktemp -d "$CACHE/stock.XXXXXX")
+		(cd "$tmp" && apt-get download -qq "linux-image-$1" >/dev/null 2>&1) || {
+			rm -rf "$tmp"
+			log "apt-get download linux-image-$1 failed"
+			return 1
+		}
+		dpkg -x "$tmp"/linux-image-*.deb "$tmp/root"
+		rm -rf "$dir"
+		mv "$tmp/root" "$dir"
+		rm -rf "$tmp"
+	fi
+	echo "$dir"
+}
+
+# guest_bin PATH...: host programs into the guest, with the libraries ldd
+# names for them
+guest_bin() {
+	local f l
+	for f in "$@"; do
+		mkdir -p "$ROOT$(dirname "$f")"
+		cp -L "$f" "$ROOT$f"
+		for l in $(ldd "$f" | grep -oE '/[^ ]+'); do
+			[ -e "$ROOT$l" ] && continue
+			mkdir -p "$ROOT$(dirname "$l")"
+			cp -L "$l" "$ROOT$l"
+		done
+	done
+}
+
+if [ -n "$STOCK" ]; then
+	. "$REPO/scripts/matrix.sh"
+	HDR=$(xmemsim_headers_dir "$STOCK")
+	[ -n "$HDR" ] || { log "no linux-headers of $STOCK installed (scripts/deps.sh)"; exit 2; }
+	KREL=${HDR##*/linux-headers-}
+	IMG=$(stock_image "$KREL")
+	KIMAGE=$IMG/boot/vmlinuz-$KREL
+	KCONFIG=$IMG/boot/config-$KREL
+	KSYMS=$HDR/Module.symvers
+	MODTAG=stock-$KREL
+else
+	VM=$(XMEMSIM_KV=${XMEMSIM_KV:-} "$REPO/scripts/kernel.sh" "$KERNEL")
+	KIMAGE=$VM/arch/x86/boot/bzImage
+	KCONFIG=$VM/.config
+	KSYMS=$VM/Module.symvers
+	MODTAG=$(basename "$VM")
+fi
 
 # The module, built from a private copy in this run's own folder, so its
 # objects never mix with other builds of the same sources, nor with another
@@ -58,21 +120,49 @@ trap 'rm -rf "$RUN"' EXIT
 MODSRC=$RUN/mod
 mkdir -p "$MODSRC"
 cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$MODSRC/"
-modkey=$( (cd "$REPO" && find Kbuild VERSION kmod uapi -type f \
+modkey=$( (cd "$REPO" && find Kbuild VERSION dkms.conf.in kmod uapi -type f \
 	\( -name '*.[ch]' -o -name Kbuild -o -name Kconfig -o -name Makefile \
-	-o -name VERSION \) ! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum
-	sha256sum "$VM/.config" "$VM/Module.symvers") | sha256sum | cut -c1-16)
-MODCACHE=$CACHE/mod-$KERNEL-$modkey
+	-o -name VERSION -o -name '*.in' \) ! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum
+	sha256sum "$KCONFIG" "$KSYMS") | sha256sum | cut -c1-16)
+MODCACHE=$CACHE/mod-$KERNEL-$MODTAG-$modkey
 if [ -f "$MODCACHE/xmemsim.ko" ]; then
 	mkdir -p "$MODSRC/kmod"
 	cp "$MODCACHE"/*.ko "$MODSRC/kmod/"
+elif [ -n "$STOCK" ]; then
+	# the project's DKMS source, as the package installs it, built by
+	# dkms for the stock kernel's headers in a private tree
+	V=$(cat "$REPO/VERSION")
+	dk=$RUN/dkms
+	mkdir -p "$dk/tree"
+	{ make -s -C "$REPO" dkms-source DESTDIR="$dk" DKMS_SRC=/src &&
+		dkms add -m xmemsim -v "$V" --sourcetree "$dk/src" --dkmstree "$dk/tree" &&
+		dkms build -m xmemsim -v "$V" -k "$KREL" --sourcetree "$dk/src" \
+			--dkmstree "$dk/tree"; } >"$RUN/mod.log" 2>&1 || {
+		cat "$RUN/mod.log" "$dk/tree/xmemsim/$V/build/make.log" >&2 2>/dev/null
+		log "DKMS build for $KREL failed"
+		exit 1
+	}
+	# as DKMS made it (compressed where the kernel's modules are:
+	# xmemsim.ko.xz on 6.12), and plain for the tests' insmod
+	ko=$(find "$dk/tree/xmemsim/$V/$KREL" -name 'xmemsim.ko*' | head -1)
+	mkdir -p "$RUN/modcache/dkms"
+	cp "$ko" "$RUN/modcache/dkms/"
+	case "$ko" in
+	*.xz) xz -dc "$ko" >"$RUN/modcache/xmemsim.ko" ;;
+	*.zst) zstd -qdc "$ko" >"$RUN/modcache/xmemsim.ko" ;;
+	*) cp "$ko" "$RUN/modcache/xmemsim.ko" ;;
+	esac
+	mkdir -p "$MODSRC/kmod"
+	cp "$RUN/modcache/xmemsim.ko" "$MODSRC/kmod/"
+	rm -rf "$CACHE/mod-$KERNEL-$MODTAG-"*
+	mv "$RUN/modcache" "$MODCACHE" 2>/dev/null || true
 else
 	make -s -j"$(nproc)" -C "$VM" M="$MODSRC" modules >"$RUN/mod.log" 2>&1 || {
 		cat "$RUN/mod.log" >&2
 		log "module build failed"
 		exit 1
 	}
-	rm -rf "$CACHE/mod-$KERNEL-"*
+	rm -rf "$CACHE/mod-$KERNEL-$MODTAG-"*
 	mkdir -p "$RUN/modcache"
 	find "$MODSRC/kmod" -name '*.ko' -exec cp {} "$RUN/modcache/" \;
 	mv "$RUN/modcache" "$MODCACHE" 2>/dev/null || true
@@ -80,12 +170,26 @@ fi
 
 # Userspace, static, for the initramfs.
 make -s -C "$REPO" -j"$(nproc)" O=build/static STATIC=1 vm-userspace >&2
-ROOT=$RUN/root
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,work,include,lib/modules,tests}
 cp /bin/busybox "$ROOT/bin/busybox"
 cp "$MODSRC/kmod/xmemsim.ko" "$ROOT/lib/modules/"
 find "$MODSRC/kmod" -name '*.ko' ! -name xmemsim.ko -exec cp {} "$ROOT/lib/modules/" \;
-[ -f "$VM/lib/kunit/kunit.ko" ] && cp "$VM/lib/kunit/kunit.ko" "$ROOT/lib/modules/"
+[ -z "$STOCK" ] && [ -f "$VM/lib/kunit/kunit.ko" ] && cp "$VM/lib/kunit/kunit.ko" "$ROOT/lib/modules/"
+if [ -n "$STOCK" ]; then
+	# where DKMS installs it, found by the real modprobe (kmod) through
+	# depmod's index; udevd with the project's rule alone; a member of
+	# group xmemsim (gid 600, the group the multi-user tests expect)
+	mkdir -p "$ROOT/lib/modules/$KREL/updates/dkms" "$ROOT/lib/udev/rules.d" "$ROOT/run"
+	cp "$MODCACHE"/dkms/* "$ROOT/lib/modules/$KREL/updates/dkms/"
+	cp "$IMG/lib/modules/$KREL"/modules.{order,builtin,builtin.modinfo} "$ROOT/lib/modules/$KREL/"
+	depmod -b "$ROOT" "$KREL"
+	guest_bin /bin/kmod /lib/systemd/systemd-udevd /bin/udevadm
+	for l in modprobe modinfo; do ln -s /bin/kmod "$ROOT/usr/sbin/$l"; done
+	cp "$REPO/udev/60-xmemsim.rules" "$ROOT/lib/udev/rules.d/"
+	printf '%s\n' root:x:0:0:root:/root:/bin/sh xuser:x:1000:1000:xuser:/tmp:/bin/sh \
+		nobody:x:65534:65534:nobody:/nonexistent:/bin/sh >"$ROOT/etc/passwd"
+	printf '%s\n' root:x:0: xuser:x:1000: xmemsim:x:600:xuser nogroup:x:65534: >"$ROOT/etc/group"
+	echo "$KREL" >"$ROOT/stock"
+fi
 for f in "$REPO"/build/static/xmemctl "$REPO"/build/static/dramplan; do
 	[ -x "$f" ] && cp "$f" "$ROOT/usr/bin/"
 done
@@ -118,7 +222,14 @@ out=/dev/ttyS1
 stty -F $out raw -echo 2>/dev/null
 # Leaks from boot are not ours: forget them.
 echo clear > /sys/kernel/debug/kmemleak 2>/dev/null
-if [ "$(cat /insmod)" = 1 ]; then
+if [ -f /stock ]; then
+	# a distribution's boot: udevd, then the module by name
+	/lib/systemd/systemd-udevd --daemon 2>/dev/null
+	if [ "$(cat /insmod)" = 1 ]; then
+		/usr/sbin/modprobe xmemsim $(cat /params) || echo "XMEMSIM-MARK insmod-failed" > $out
+		/bin/udevadm settle --timeout=10
+	fi
+elif [ "$(cat /insmod)" = 1 ]; then
 	insmod /lib/modules/xmemsim.ko $(cat /params) || echo "XMEMSIM-MARK insmod-failed" > $out
 fi
 cd /work
@@ -154,7 +265,7 @@ if [ -w /dev/kvm ] && [ ! -f "$probe" ]; then
 	# a subshell, so the shell's "Aborted" for a qemu that dies on
 	# SIGABRT (-cpu host without working KVM) goes nowhere
 	(timeout -k 5 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
-		-kernel "$VM/arch/x86/boot/bzImage" -initrd "$RUN/probe.cpio" \
+		-kernel "$KIMAGE" -initrd "$RUN/probe.cpio" \
 		-append "console=ttyS0 panic=-1" -display none -monitor none \
 		-serial "file:$RUN/probe.log" -no-reboot) >/dev/null 2>&1 || true
 	if grep -q KVM-PROBE-OK "$RUN/probe.log" 2>/dev/null; then
@@ -173,7 +284,7 @@ set +e
 # guest's two CPUs really run at once.
 [ "$accel" = tcg ] && accel=tcg,thread=multi
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
-	-m "$MEM" -smp 2 -kernel "$VM/arch/x86/boot/bzImage" \
+	-m "$MEM" -smp 2 -kernel "$KIMAGE" \
 	-initrd "$RUN/initramfs.cpio" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=6" \
 	-display none -monitor none -no-reboot \

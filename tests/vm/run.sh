@@ -4,11 +4,7 @@
 # Each C test binary in /tests/vm prints its own TAP; its lines are prefixed
 # with the binary's name.
 
-n=0
-tap() {	# tap STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - sh: $2"; else echo "not ok $n - sh: $2"; fi
-}
+. /work/tests/vm/lib.sh
 
 # --- the machine: two CPUs, so races race -------------------------------------
 [ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]
@@ -113,21 +109,6 @@ tap $? "reload as booted"
 [ "$(stat -c %a /dev/xmemsim)" = 600 ]
 tap $? "the node is mode 0600 by default"
 
-# run_c NAME ARGS...: a C test binary's TAP lines, prefixed with its name
-run_c() {
-	name=$1
-	shift
-	t=$(date +%s)
-	"/tests/vm/$name" "$@" > /tmp/$name.tap 2>&1
-	rc=$?
-	echo "# $name: $(( $(date +%s) - t )) s"
-	sed -n -e "s/^\(not \)\{0,1\}ok [0-9]* - /&$name: /p" -e '/^#/p' /tmp/$name.tap
-	if ! grep -q '^1\.\.' /tmp/$name.tap; then
-		tail -5 /tmp/$name.tap
-		n=$((n + 1))
-		echo "not ok $n - $name: exited with $rc before its plan"
-	fi
-}
 export XMEMSIM_NODE=closed TAP_ONLY=node
 run_c hostile
 unset TAP_ONLY

@@ -1,0 +1,36 @@
+# shellcheck shell=sh
+# Helpers of the guest's test scripts (run.sh on the debug kernels, stock.sh
+# on the distributions' own): TAP lines that scripts/check.sh counts.
+
+n=0
+tap() {	# tap STATUS NAME
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - sh: $2"; else echo "not ok $n - sh: $2"; fi
+}
+
+skip() {	# skip NAME REASON: counted as skipped
+	n=$((n + 1))
+	echo "ok $n - sh: $1 # SKIP $2"
+}
+
+# run_c NAME ARGS...: a C test binary's TAP lines, prefixed with its name
+# (RUN_AS=USER: run it as that user, with the user's groups)
+run_c() {
+	name=$1
+	shift
+	t=$(date +%s)
+	if [ -n "${RUN_AS:-}" ]; then
+		su -s /bin/sh -c "$(printf '%s ' "/tests/vm/$name" "$@")" "$RUN_AS" > /tmp/$name.tap 2>&1
+	else
+		"/tests/vm/$name" "$@" > /tmp/$name.tap 2>&1
+	fi
+	rc=$?
+	label=$name${RUN_AS:+ as $RUN_AS}
+	echo "# $label: $(( $(date +%s) - t )) s"
+	sed -n -e "s/^\(not \)\{0,1\}ok [0-9]* - /&$label: /p" -e '/^#/p' /tmp/$name.tap
+	if ! grep -q '^1\.\.' /tmp/$name.tap; then
+		tail -5 /tmp/$name.tap
+		n=$((n + 1))
+		echo "not ok $n - $label: exited with $rc before its plan"
+	fi
+}

@@ -1,0 +1,55 @@
+#!/bin/sh
+# The VM suite on a distribution's own kernel (scripts/vm.sh --stock LINE):
+# no KASAN, lockdep, kmemleak, fault injection or KUnit, the module built by
+# DKMS and loaded by modprobe, its node made by udevd from the project's
+# rule. Every C test runs as root and again as xuser, an unprivileged member
+# of group xmemsim; what needs a debug option skips with its reason.
+. /work/tests/vm/lib.sh
+krel=$(cat /stock)
+
+# --- the module as a distribution loads it -------------------------------------
+[ "$(uname -r)" = "$krel" ]
+tap $? "booted Debian's $krel"
+[ "$(cat /sys/devices/system/cpu/online)" = 0-1 ]
+tap $? "two CPUs online"
+case "$(modinfo -n xmemsim)" in
+"/lib/modules/$krel/updates/dkms/xmemsim.ko"*) r=0 ;;
+*) r=1 ;;
+esac
+[ $r = 0 ] && grep -q '^xmemsim ' /proc/modules
+tap $r "modprobe loaded xmemsim from updates/dkms ($(modinfo -n xmemsim))"
+[ "$(stat -c '%U:%G %a' /dev/xmemsim)" = "root:xmemsim 660" ]
+tap $? "udevd applied 60-xmemsim.rules: $(stat -c '%U:%G %a' /dev/xmemsim)"
+dmesg | grep -E 'xmemsim' | grep -vE 'taints kernel|tainting kernel|: HBM 0x' > /tmp/klog
+[ ! -s /tmp/klog ]
+tap $? "nothing but the taint lines and the banner in the kernel log"
+[ "xmemctl $(cat /sys/module/xmemsim/version)" = "$(xmemctl --version)" ]
+tap $? "MODULE_VERSION is the tools' version"
+su -s /bin/sh -c 'xmemctl info' xuser > /tmp/xi.txt 2>&1
+tap $? "a member of group xmemsim opens the node ($(cut -c1-40 /tmp/xi.txt))"
+su -s /bin/sh -c 'xmemctl info' nobody > /tmp/xn.txt 2>&1
+[ $? -ne 0 ] && grep -q 'Permission denied' /tmp/xn.txt
+tap $? "a user outside the group is refused ($(cat /tmp/xn.txt))"
+
+# --- what needs the debug kernels ----------------------------------------------
+skip "faults" "no CONFIG_FAULT_INJECTION in Debian's $krel"
+skip "xmemsim_test.ko" "no CONFIG_KUNIT in Debian's $krel"
+
+# --- the C tests, as root and as a member of group xmemsim ----------------------
+for who in "" xuser; do
+	# each user starts from an empty /tmp: the tests' scratch files are
+	# the user's own (the TAP files are written by the shell, as root)
+	find /tmp -mindepth 1 ! -name '*.tap' -exec rm -rf {} + 2>/dev/null
+	for t in /tests/vm/test_*; do
+		[ -x "$t" ] || continue
+		RUN_AS=$who run_c "$(basename "$t")"
+	done
+	RUN_AS=$who run_c custom_op
+done
+
+modprobe -r xmemsim && ! grep -q '^xmemsim ' /proc/modules
+tap $? "modprobe -r xmemsim"
+/usr/sbin/modprobe xmemsim && /bin/udevadm settle --timeout=10 &&
+	[ "$(stat -c '%G %a' /dev/xmemsim)" = "xmemsim 660" ]
+tap $? "modprobe again: udevd gives the new node the group again"
+exit 0
