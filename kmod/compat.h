@@ -19,6 +19,9 @@
  *                                 DMA_SUBMIT may complete later
  *   XMEMSIM_HAVE_URING_CANCEL     io_uring_cmd_mark_cancelable() and
  *                                 IO_URING_F_CANCEL (6.7)
+ *   XMEMSIM_HAVE_KUNIT_FAIL_AND_ABORT  the KUnit tests' name for a failed
+ *                                 assertion with a message (6.2; 6.1 calls
+ *                                 it KUNIT_ASSERT_FAILURE)
  */
 #ifndef XMEMSIM_COMPAT_H
 #define XMEMSIM_COMPAT_H
@@ -62,5 +65,10 @@ static inline const void *xmemsim_uring_cmd_area(const struct io_uring_cmd *iouc
 	return ioucmd->cmd;
 #endif
 }
+
+#ifndef XMEMSIM_HAVE_KUNIT_FAIL_AND_ABORT
+#define KUNIT_FAIL_AND_ABORT(test, fmt, ...) \
+	KUNIT_ASSERT_FAILURE(test, fmt, ##__VA_ARGS__)
+#endif
 
 #endif /* XMEMSIM_COMPAT_H */

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
+#include "../compat.h"
 #include "../xmem_heap.h"
 
 static unsigned long long heap_test_seed = 0x5eedc0de;
@@ -1204,7 +1205,7 @@ static void compare_dumps(struct kunit *test, struct xmem_heap *a,
 	KUNIT_ASSERT_EQ_MSG(test, na, nb, "op %u", op);
 	for (i = 0; i < na; i++) {
 		if (!info_equal(&da[i], &db[i]))
-			KUNIT_ASSERT_FAILURE(test, "op %u: dump differs at %u",
+			KUNIT_FAIL_AND_ABORT(test, "op %u: dump differs at %u",
 					     op, i);
 	}
 }
