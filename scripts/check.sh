@@ -4,12 +4,16 @@
 #  1. scripts/deps.sh
 #  2. userspace build; host tests; host tests again under ASan/UBSan; the
 #     fuzz seed corpus replayed under clang's ASan/UBSan
-#  3. KUnit suites in UML (scripts/kunit.sh)
-#  4. VM test suite under KASAN/lockdep/kmemleak (scripts/vm.sh): the
-#     device's tests, the hostile-user tests, a bounded fuzzer run, reloads;
-#     then a second boot at scale (tests/vm/scale.sh)
-#  5. checkpatch --strict, sparse (C=2) and W=1 on kmod/ and uapi/, and a
-#     build through DKMS against Debian's linux-headers-6.1
+#  3. KUnit suites in UML (scripts/kunit.sh), once per kernel line of
+#     scripts/matrix.sh (XMEMSIM_KERNELS: 6.1 and 6.12)
+#  4. per line, the VM test suite under KASAN/lockdep/kmemleak
+#     (scripts/vm.sh): the device's tests, the hostile-user tests, a
+#     bounded fuzzer run, reloads; a boot at scale (tests/vm/scale.sh) on
+#     the first line; then Debian's own kernel of each line with the
+#     module built by DKMS (scripts/vm.sh --stock, tests/vm/stock.sh)
+#  5. checkpatch --strict (each line's script), sparse (C=2) and W=1 on
+#     kmod/ and uapi/ against each line's kernel, and a build through DKMS
+#     against each line's Debian linux-headers
 #  6. packaging: man pages render, one version, the Debian packages built,
 #     lintian, installed here, used, purged
 #
@@ -29,8 +33,12 @@ JOBS=${JOBS:-$(nproc)}
 export WERROR=1
 CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 
+. scripts/matrix.sh
+FIRST=${XMEMSIM_KERNELS%% *}
+
 pass=0 fail=0 skip=0
 t0=$(date +%s)
+declare -A per_kernel	# line -> "label: counts; ..."
 
 stage() { echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
 
@@ -44,6 +52,7 @@ count_tap() {
 	echo "$label: $p passed, $fl failed, $s skipped"
 	grep -E '^not ok ' "$f" | sed 's/^/  /'
 	pass=$((pass + p)) fail=$((fail + fl)) skip=$((skip + s))
+	kernel_note "$label" "$p/$fl/$s"
 	[ $((p + fl + s)) -gt 0 ]
 }
 
@@ -58,6 +67,15 @@ collect_tap() {
 		grep -q '^1\.\.' "$t" || echo "not ok - $(basename "$t" .tap): died before its plan" >>"$out"
 	done
 	count_tap "$out" "$label" || gate 1 "$label: no tests ran"
+}
+
+# kernel_note LABEL P/F/S: a kernel stage's counts for the summary
+# (labels end in -<line>)
+kernel_note() {
+	local line
+	for line in $XMEMSIM_KERNELS; do
+		case "$1" in *-"$line") per_kernel[$line]+="${1%-"$line"} $2  " ;; esac
+	done
 }
 
 gate() {	# gate NAME: one counted result from the last command's status
@@ -99,27 +117,31 @@ else
 	gate 1 "fuzz-clang: build"
 fi
 
-stage "KUnit (UML)"
-if KUNIT_OUT=$RES/kunit.log bash scripts/kunit.sh >/dev/null 2>"$RES/kunit.err"; then
-	kr=0
-else
-	kr=1
-fi
-line=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$RES/kunit.log" | tail -1)
-if [ -n "$line" ]; then
-	kp=$(echo "$line" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
-	kf=$(echo "$line" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
-	kc=$(echo "$line" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
-	ks=$(echo "$line" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
-	kp=${kp:-0} kf=$(( ${kf:-0} + ${kc:-0} )) ks=${ks:-0}
-	echo "kunit: $kp passed, $kf failed, $ks skipped"
-	grep -E '\[(FAILED|CRASHED)\]' "$RES/kunit.log" | sed 's/^/  /'
-	pass=$((pass + kp)) fail=$((fail + kf)) skip=$((skip + ks))
-	[ $kr -ne 0 ] && [ "$kf" -eq 0 ] && gate 1 "kunit: kunit.py failed"
-else
-	tail -n 40 "$RES/kunit.err" "$RES/kunit.log" 2>/dev/null
-	gate 1 "kunit: no results"
-fi
+for line in $XMEMSIM_KERNELS; do
+	stage "KUnit (UML, linux-source-$line)"
+	klog=$RES/kunit-$line.log
+	if XMEMSIM_KV=$line KUNIT_OUT=$klog bash scripts/kunit.sh >/dev/null 2>"$RES/kunit-$line.err"; then
+		kr=0
+	else
+		kr=1
+	fi
+	kline=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$klog" | tail -1)
+	if [ -n "$kline" ]; then
+		kp=$(echo "$kline" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+		kf=$(echo "$kline" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+		kc=$(echo "$kline" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
+		ks=$(echo "$kline" | sed -n 's/.*skipped: \([0-9]*\).*/\1/p')
+		kp=${kp:-0} kf=$(( ${kf:-0} + ${kc:-0} )) ks=${ks:-0}
+		echo "kunit-$line: $kp passed, $kf failed, $ks skipped"
+		grep -E '\[(FAILED|CRASHED)\]' "$klog" | sed 's/^/  /'
+		pass=$((pass + kp)) fail=$((fail + kf)) skip=$((skip + ks))
+		kernel_note "kunit-$line" "$kp/$kf/$ks"
+		[ $kr -ne 0 ] && [ "$kf" -eq 0 ] && gate 1 "kunit-$line: kunit.py failed"
+	else
+		tail -n 40 "$RES/kunit-$line.err" "$klog" 2>/dev/null
+		gate 1 "kunit-$line: no results"
+	fi
+done
 
 # vm_run LABEL VM.SH-ARGS...: one guest boot, its TAP counted; a run that
 # failed (kernel report, timeout, rmmod) counts once more
@@ -135,67 +157,91 @@ vm_run() {
 	fi
 }
 
-stage "VM tests (qemu, KASAN + lockdep + kmemleak)"
-vm_run vm
+for line in $XMEMSIM_KERNELS; do
+	stage "VM tests ($line debug kernel, qemu, KASAN + lockdep + kmemleak)"
+	XMEMSIM_KV=$line vm_run "vm-$line"
+done
 
-stage "VM at scale (1 GiB HBM, 2^20 descriptors, 64 cores)"
-vm_run vm-scale --mem 2560 --params "hbm_size=0x40000000 num_blocks=1048576 cores=64" \
-	-- sh /work/tests/vm/scale.sh
+stage "VM at scale ($FIRST, 1 GiB HBM, 2^20 descriptors, 64 cores)"
+XMEMSIM_KV=$FIRST vm_run "vm-scale-$FIRST" --mem 2560 \
+	--params "hbm_size=0x40000000 num_blocks=1048576 cores=64" -- sh /work/tests/vm/scale.sh
+
+for line in $XMEMSIM_KERNELS; do
+	stage "VM tests on Debian's stock $line kernel (DKMS, modprobe, udev)"
+	vm_run "stock-$line" --stock "$line" -- sh /work/tests/vm/stock.sh
+done
 
 stage "kernel-code gates"
-SRC=$(bash scripts/kernel.sh src)
-VM=$(bash scripts/kernel.sh vm)
 KFILES=$(ls kmod/*.[ch] kmod/tests/*.[ch] kmod/*/*.[ch] uapi/*.h 2>/dev/null | sort -u)
-"$SRC/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types -f $KFILES \
-	>"$RES/checkpatch.log" 2>&1
-[ -s "$RES/checkpatch.log" ] && cat "$RES/checkpatch.log"
-gate $([ -s "$RES/checkpatch.log" ] && echo 1 || echo 0) "checkpatch --strict, no findings"
-
-# the ioctl magic (uapi/xmemsim.h) must stay free in the kernel's own table
-magic=$(sed -n 's/^#define XMEMSIM_IOC_MAGIC[[:space:]]*\(0x[0-9A-Fa-f]*\).*/\1/p' uapi/xmemsim.h)
-table=$SRC/Documentation/userspace-api/ioctl/ioctl-number.rst
-[ -n "$magic" ] && [ -f "$table" ] && ! grep -qiE "^$magic[[:space:]]" "$table"
-gate $? "ioctl magic $magic is not taken in $(basename "$table")"
-
 # private build folders: another checkout's make check may run beside this
 LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
 trap 'rm -rf "$LINTDIR"' EXIT
-lintsrc=$LINTDIR/lint
-mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
-make -j"$JOBS" -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1.log" 2>&1
-wr=$?
-grep -E 'warning:|error:' "$RES/w1.log"
-gate $([ $wr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/w1.log" && echo 0 || echo 1) "W=1 build, no warnings"
-make -j"$JOBS" -C "$VM" M="$lintsrc" C=2 modules >"$RES/sparse.log" 2>&1
-sr=$?
-grep -E 'warning:|error:' "$RES/sparse.log"
-gate $([ $sr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/sparse.log" && echo 0 || echo 1) "sparse (C=2), no warnings"
-
-# The distribution's headers, through DKMS: `make dkms-source` into a
-# private tree, `dkms add` and `dkms build` there (--sourcetree, --dkmstree),
-# nothing in /usr/src or /var/lib/dkms
 V=$(cat VERSION)
-HDR=$(ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -1)
-if [ -n "$HDR" ]; then
-	KVER=${HDR##*/linux-headers-}
-	dk=$LINTDIR/dkms
-	mkdir -p "$dk/tree" &&
-		make -s dkms-source DESTDIR="$dk" DKMS_SRC=/src >"$RES/distro.log" 2>&1 &&
-		dkms add -m xmemsim -v "$V" --sourcetree "$dk/src" --dkmstree "$dk/tree" \
-			>>"$RES/distro.log" 2>&1 &&
-		dkms build -m xmemsim -v "$V" -k "$KVER" --sourcetree "$dk/src" \
-			--dkmstree "$dk/tree" >>"$RES/distro.log" 2>&1
-	dr=$?
-	ko=$(find "$dk/tree/xmemsim/$V/$KVER" -name xmemsim.ko 2>/dev/null | head -1)
-	[ $dr -eq 0 ] && [ -n "$ko" ]
-	dr=$?
-	[ $dr -ne 0 ] && tail -n 30 "$RES/distro.log"
-	gate $dr "module builds against $(basename "$HDR") (dkms add/build, private tree)"
-	[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$V" ]
-	gate $? "MODULE_VERSION is $V (VERSION)"
-else
-	skip=$((skip + 2)); echo "ok - distro headers build # SKIP no linux-headers-6.1"
-fi
+for line in $XMEMSIM_KERNELS; do
+	SRC=$(XMEMSIM_KV=$line bash scripts/kernel.sh src)
+	VM=$(XMEMSIM_KV=$line bash scripts/kernel.sh vm)
+	"$SRC/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types -f $KFILES \
+		>"$RES/checkpatch-$line.log" 2>&1
+	[ -s "$RES/checkpatch-$line.log" ] && cat "$RES/checkpatch-$line.log"
+	gate $([ -s "$RES/checkpatch-$line.log" ] && echo 1 || echo 0) \
+		"checkpatch --strict of linux-source-$line, no findings"
+
+	# the ioctl magic (uapi/xmemsim.h) must stay free in the kernel's own table
+	magic=$(sed -n 's/^#define XMEMSIM_IOC_MAGIC[[:space:]]*\(0x[0-9A-Fa-f]*\).*/\1/p' uapi/xmemsim.h)
+	table=$SRC/Documentation/userspace-api/ioctl/ioctl-number.rst
+	[ -n "$magic" ] && [ -f "$table" ] && ! grep -qiE "^$magic[[:space:]]" "$table"
+	gate $? "ioctl magic $magic is not taken in $line's $(basename "$table")"
+
+	lintsrc=$LINTDIR/lint-$line
+	mkdir -p "$lintsrc" && cp -rs "$REPO/Kbuild" "$REPO/VERSION" "$REPO/kmod" "$REPO/uapi" "$lintsrc/"
+	make -j"$JOBS" -C "$VM" M="$lintsrc" W=1 modules >"$RES/w1-$line.log" 2>&1
+	wr=$?
+	grep -E 'warning:|error:' "$RES/w1-$line.log"
+	gate $([ $wr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/w1-$line.log" && echo 0 || echo 1) \
+		"W=1 build against the $line kernel, no warnings"
+	make -j"$JOBS" -C "$VM" M="$lintsrc" C=2 modules >"$RES/sparse-$line.log" 2>&1
+	sr=$?
+	grep -E 'warning:|error:' "$RES/sparse-$line.log"
+	gate $([ $sr -eq 0 ] && ! grep -qE 'warning:|error:' "$RES/sparse-$line.log" && echo 0 || echo 1) \
+		"sparse (C=2) against the $line kernel, no warnings"
+
+	# The distribution's headers, through DKMS: `make dkms-source` into a
+	# private tree, `dkms add` and `dkms build` there (--sourcetree,
+	# --dkmstree), nothing in /usr/src or /var/lib/dkms
+	HDR=$(xmemsim_headers_dir "$line")
+	if [ -n "$HDR" ]; then
+		KVER=${HDR##*/linux-headers-}
+		dk=$LINTDIR/dkms-$line
+		mkdir -p "$dk/tree" &&
+			make -s dkms-source DESTDIR="$dk" DKMS_SRC=/src >"$RES/distro-$line.log" 2>&1 &&
+			dkms add -m xmemsim -v "$V" --sourcetree "$dk/src" --dkmstree "$dk/tree" \
+				>>"$RES/distro-$line.log" 2>&1 &&
+			dkms build -m xmemsim -v "$V" -k "$KVER" --sourcetree "$dk/src" \
+				--dkmstree "$dk/tree" >>"$RES/distro-$line.log" 2>&1
+		dr=$?
+		ko=$(find "$dk/tree/xmemsim/$V/$KVER" -name 'xmemsim.ko*' 2>/dev/null | head -1)
+		[ $dr -eq 0 ] && [ -n "$ko" ]
+		dr=$?
+		[ $dr -ne 0 ] && tail -n 30 "$RES/distro-$line.log"
+		gate $dr "module builds against $(basename "$HDR") (dkms add/build, private tree)"
+		[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$V" ]
+		gate $? "MODULE_VERSION is $V (VERSION), $KVER"
+	else
+		skip=$((skip + 2)); echo "ok - distro headers build # SKIP no linux-headers-$line"
+	fi
+done
+# A kernel outside the range dkms.conf names (BUILD_EXCLUSIVE_KERNEL) is
+# skipped with DKMS's status 77, which its postinst takes as "skipped", so
+# the package still configures for the others: 7.0 with 6.12's headers.
+dk=$LINTDIR/dkms-excl
+HDR=$(xmemsim_headers_dir "$FIRST")
+mkdir -p "$dk/tree" && make -s dkms-source DESTDIR="$dk" DKMS_SRC=/src >"$RES/excl.log" 2>&1 &&
+	dkms add -m xmemsim -v "$V" --sourcetree "$dk/src" --dkmstree "$dk/tree" >>"$RES/excl.log" 2>&1
+dkms build -m xmemsim -v "$V" -k 7.0.0-1-amd64 --kernelsourcedir "$HDR" --sourcetree "$dk/src" \
+	--dkmstree "$dk/tree" >>"$RES/excl.log" 2>&1
+er=$?
+[ $er -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' "$RES/excl.log"
+gate $? "DKMS skips a kernel outside 6.1-6.12 (status $er, BUILD_EXCLUSIVE_KERNEL)"
 
 stage "packaging gates"
 make -s man-check >"$RES/man.log" 2>&1
@@ -212,8 +258,13 @@ gate $? "debian/changelog and dkms.conf take VERSION ($V)"
 # again; a run that stopped half way is purged first.
 PKGS="xmemsim-dkms libxmemsim1 libxmemsim-dev xmemsim-tools"
 ARCH=$(dpkg --print-architecture)
-if [ "$(id -u)" -ne 0 ] || [ -z "$HDR" ]; then
-	skip=$((skip + 1)); echo "ok - Debian packages # SKIP needs root and linux-headers-6.1"
+KVERS=""	# every line's installed headers: DKMS builds for each at install
+for line in $XMEMSIM_KERNELS; do
+	HDR=$(xmemsim_headers_dir "$line")
+	[ -n "$HDR" ] && KVERS+=" ${HDR##*/linux-headers-}"
+done
+if [ "$(id -u)" -ne 0 ] || [ -z "$KVERS" ]; then
+	skip=$((skip + 1)); echo "ok - Debian packages # SKIP needs root and linux-headers"
 else
 	make -s deb >"$RES/deb.log" 2>&1
 	br=$?
@@ -229,7 +280,7 @@ else
 	dpkg -i $debs >>"$RES/pkg-install.log" 2>&1
 	ir=$?
 	[ $ir -ne 0 ] && tail -n 30 "$RES/pkg-install.log"
-	gate $ir "the packages install"
+	gate $ir "the packages install (DKMS builds for$KVERS)"
 	[ "$(/usr/bin/xmemctl --version)" = "xmemctl $V" ] &&
 		[ "$(/usr/bin/dramplan --version)" = "dramplan $V" ] &&
 		/usr/bin/dramplan -q --no-svg -o /dev/null examples/mlp.json &&
@@ -248,15 +299,20 @@ else
 		! nm "$LINTDIR/planner_consumer" | grep -E ' xms_' >/dev/null &&
 		! ldd "$LINTDIR/planner_consumer" | grep -E 'libxmemsim|liburing' >/dev/null
 	gate $? "a program outside the tree plans with pkg-config libdramplan alone"
-	dkms status -m xmemsim -v "$V" -k "$KVER" | grep ": installed" >/dev/null &&
-		[ -f "/lib/modules/$KVER/updates/dkms/xmemsim.ko" ]
-	gate $? "dkms status: xmemsim/$V installed for $KVER"
-	dpkg --purge $PKGS >>"$RES/pkg-install.log" 2>&1 &&
-		[ ! -e "/lib/modules/$KVER/updates/dkms/xmemsim.ko" ] && [ ! -e /usr/bin/xmemctl ]
+	for KVER in $KVERS; do
+		dkms status -m xmemsim -v "$V" -k "$KVER" | grep ": installed" >/dev/null &&
+			ls /lib/modules/"$KVER"/updates/dkms/xmemsim.ko* >/dev/null 2>&1
+		gate $? "dkms status: xmemsim/$V installed for $KVER"
+	done
+	dpkg --purge $PKGS >>"$RES/pkg-install.log" 2>&1 && [ ! -e /usr/bin/xmemctl ] &&
+		! ls /lib/modules/*/updates/dkms/xmemsim.ko* >/dev/null 2>&1
 	gate $? "the packages purge cleanly (module and tools gone)"
 fi
 
 echo
+for line in $XMEMSIM_KERNELS; do
+	echo "kernel $line (passed/failed/skipped): ${per_kernel[$line]:-none}"
+done
 echo "make check took $(( $(date +%s) - t0 )) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

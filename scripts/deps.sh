@@ -6,7 +6,6 @@ set -euo pipefail
 pkgs=(
 	build-essential flex bison bc cpio xz-utils kmod
 	libelf-dev libssl-dev dwarves
-	linux-source-6.1
 	busybox-static
 	qemu-system-x86
 	liburing-dev
@@ -17,6 +16,12 @@ pkgs=(
 	pkg-config
 	dkms dh-dkms debhelper lintian man-db groff-base adduser
 )
+
+# every kernel line of the matrix: its source (UML and debug VM kernels)
+. "$(dirname "$0")/matrix.sh"
+for line in $XMEMSIM_KERNELS; do
+	pkgs+=("linux-source-$line")
+done
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -36,15 +41,19 @@ for p in "${optional[@]}"; do
 	fi
 done
 
-# Debian's distribution headers, for the "builds against a distro's headers"
-# check. The exact version follows whatever the archive currently serves.
-if ! ls -d /usr/src/linux-headers-6.1.*-amd64 >/dev/null 2>&1; then
-	missing+=("linux-headers-amd64")
-fi
+# Debian's headers of every line, for the DKMS builds and the stock-kernel
+# boots; the newest release the archive serves, looked up after
+# apt-get update. (6.12's headers package depends on its linux-image: apt
+# installs that package too, which the host never boots.)
+hdr_lines=()
+for line in $XMEMSIM_KERNELS; do
+	[ -n "$(xmemsim_headers_dir "$line")" ] || hdr_lines+=("$line")
+done
 
-[ ${#missing[@]} -eq 0 ] && [ ${#opt_missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && [ ${#opt_missing[@]} -eq 0 ] && [ ${#hdr_lines[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
+	[ ${#hdr_lines[@]} -eq 0 ] || missing+=("linux-headers of ${hdr_lines[*]}")
 	if [ ${#missing[@]} -eq 0 ]; then
 		echo "deps.sh: optional, not installed (need root): ${opt_missing[*]}" >&2
 		exit 0
@@ -55,6 +64,11 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+for line in "${hdr_lines[@]}"; do
+	p=$(xmemsim_headers_pkg "$line")
+	[ -n "$p" ] || { echo "deps.sh: no linux-headers package of $line in the archive" >&2; exit 1; }
+	missing+=("$p")
+done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing ${missing[*]}"
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build (or reuse) the kernels xmemsim runs in, from Debian's linux-source-6.1.
+# Build (or reuse) the kernels xmemsim runs in, from Debian's
+# linux-source-<line> (XMEMSIM_KV, default the first of scripts/matrix.sh's
+# XMEMSIM_KERNELS; make check runs every line of it).
 #
 #   scripts/kernel.sh src   extract the source into the cache, link kmod/ in
 #   scripts/kernel.sh uml   UML KUnit kernel (kunit.py build)
@@ -7,16 +9,21 @@
 #   scripts/kernel.sh vm-perf  the same without the debug options (benchmarks)
 #
 # Cache: $XMEMSIM_CACHE (default ~/.cache/xmemsim). Everything is keyed by the
-# source package version; the VM kernel also by the hash of its fragment. A
-# call with nothing to do returns in well under a second.
+# source package version (6.1.192-3, 6.12.118-1~deb12u1: one set of folders
+# per line); the VM kernel also by the hash of its fragment. A call with
+# nothing to do returns in well under a second.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 JOBS=${JOBS:-$(nproc)}
-VER=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || true)
-[ -n "$VER" ] || { echo "kernel.sh: linux-source-6.1 missing; run scripts/deps.sh" >&2; exit 1; }
+. "$REPO/scripts/matrix.sh"
+KV=${XMEMSIM_KV:-${XMEMSIM_KERNELS%% *}}
+VER=$(dpkg-query -W -f='${Version}' "linux-source-$KV" 2>/dev/null || true)
+[ -n "$VER" ] || { echo "kernel.sh: linux-source-$KV missing; run scripts/deps.sh" >&2; exit 1; }
 
+# the version as a folder name: Debian's 6.12 is 6.12.118-1~deb12u1
+VER=${VER//\~/_}
 SRC=$CACHE/linux-$VER
 UML=$CACHE/uml-$VER
 
@@ -25,18 +32,18 @@ mkdir -p "$CACHE"
 # runs never build in one directory at once (kunit.sh takes the UML lock
 # around its runs too), while a cached VM kernel stays usable during a UML
 # build.
-lock() { exec 9>"$CACHE/.lock-$1"; flock 9; }
+lock() { exec 9>"$CACHE/.lock-$1-$VER"; flock 9; }
 
 log() { echo "kernel.sh: $*" >&2; }
 
 src() {
-	exec 8>"$CACHE/.lock-src"
+	exec 8>"$CACHE/.lock-src-$VER"
 	flock 8
 	if [ ! -f "$SRC/.xmemsim-extracted" ]; then
-		log "extracting linux-source-6.1 $VER into $SRC"
+		log "extracting linux-source-$KV $VER into $SRC"
 		rm -rf "$SRC" "$SRC.tmp"
 		mkdir -p "$SRC.tmp"
-		tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$SRC.tmp" --strip-components=1
+		tar -xaf "/usr/src/linux-source-$KV.tar.xz" -C "$SRC.tmp" --strip-components=1
 		touch "$SRC.tmp/.xmemsim-extracted"
 		mv "$SRC.tmp" "$SRC"
 	fi
@@ -107,6 +114,6 @@ case "${1:-}" in
 src) src; echo "$SRC" ;;
 uml) uml; echo "$UML" ;;
 vm | vm-*) vm "$1" ;;
-paths) printf 'SRC=%s\nUML=%s\nVM=%s\n' "$SRC" "$UML" "$CACHE/vm-$VER" ;;
+paths) printf 'KV=%s\nSRC=%s\nUML=%s\nVM=%s\n' "$KV" "$SRC" "$UML" "$CACHE/vm-$VER" ;;
 *) echo "usage: $0 src|uml|vm|vm-perf|paths" >&2; exit 2 ;;
 esac

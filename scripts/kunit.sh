@@ -16,7 +16,7 @@ UML=$("$REPO/scripts/kernel.sh" uml)
 SRC=$("$REPO/scripts/kernel.sh" src)
 
 # kunit.py exec shares the build dir with builds: hold the same lock.
-exec 9>"$(dirname "$SRC")/.lock-uml"
+exec 9>"$(dirname "$SRC")/.lock-uml-${UML##*/uml-}"
 flock 9
 cd "$SRC"
 kargs=()
