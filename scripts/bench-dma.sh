@@ -7,17 +7,12 @@
 # check. Under TCG the observed time includes the emulated copy of each
 # transfer's bytes at its end; --kernel vm-perf drops KASAN & co.
 #
-#   scripts/bench-dma.sh [--kernel vm|vm-perf] [REPS]
+#   scripts/bench-dma.sh [--kernel vm|vm-perf | --stock LINE] [REPS]
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-kernel=vm
-if [ "${1:-}" = --kernel ]; then
-	kernel=$2
-	shift 2
-fi
+. "$REPO/scripts/bench-args.sh"
 reps=${1:-20}
-echo "kernel: $kernel (scripts/$kernel.config)"
-exec "$REPO/scripts/vm.sh" --kernel "$kernel" --timeout 900 \
+exec "$REPO/scripts/vm.sh" "${kargs[@]}" --timeout 900 \
 	--params "hbm_size=0x12000000" -- sh -c "/tests/bench/bench_dma $reps &&
 	rmmod xmemsim && insmod /lib/modules/xmemsim.ko hbm_size=0x12000000 \
 		time_scale=1 dma_latency_ns=1000000 && /tests/bench/bench_dma $reps"

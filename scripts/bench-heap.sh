@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The xmem heap benchmark, in the test VM (not a test: it prints figures).
 #
-#   scripts/bench-heap.sh
+#   scripts/bench-heap.sh [--kernel vm|vm-perf | --stock LINE]
 #
 # Builds kmod/bench (xmem_heap_bench.ko: bench.o and the heap's own object,
 # kmod/xmem_heap.c compiled beside it) against the VM kernel, loads it in the VM, and prints mean ns per
@@ -21,7 +21,13 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 
-VM=$("$REPO/scripts/kernel.sh" vm)
+. "$REPO/scripts/bench-args.sh"
+if [ -n "$stock_line" ]; then
+	. "$REPO/scripts/matrix.sh"
+	VM=$(xmemsim_headers_dir "$stock_line")	# Debian's headers build it
+else
+	VM=$("$REPO/scripts/kernel.sh" "${kargs[1]}")
+fi
 SRC=$CACHE/bench-vm
 rm -rf "$SRC"
 mkdir -p "$SRC/kmod"
@@ -40,7 +46,7 @@ trap 'rm -rf "$RUN"' EXIT
 mkdir -p "$RUN/bench"
 cp "$SRC/kmod/bench/xmem_heap_bench.ko" "$RUN/bench/"
 
-"$REPO/scripts/vm.sh" --no-insmod --timeout "${BENCH_TIMEOUT:-1800}" \
+"$REPO/scripts/vm.sh" "${kargs[@]}" --no-insmod --timeout "${BENCH_TIMEOUT:-1800}" \
 	--include "$RUN/bench" -- sh -c "insmod /include/bench/xmem_heap_bench.ko ${BENCH_PARAMS:-} &&
 cat /sys/kernel/debug/xmem_heap_bench/results && rmmod xmem_heap_bench" \
 	>"$RUN/raw.txt"
