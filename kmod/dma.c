@@ -52,15 +52,17 @@
  * moves a transfer's bytes (in 1 MiB steps with resched points), so a
  * cancel never races a copy. It never nests with dev->lock (pins are
  * taken before it and dropped without either) and is never held across
- * a user copy. Waiters sleep on dma->wq without it and read what they
- * wait for locklessly (READ_ONCE; transfers are freed after an RCU grace
- * period).
+ * a user copy. Waiters sleep on their file's wait queue (df->wq, woken
+ * by that file's completions, semaphores and reaps alone) without it and
+ * read what they wait for locklessly (READ_ONCE; transfers are freed
+ * after an RCU grace period).
  */
 #include <kunit/visibility.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -117,6 +119,7 @@ struct xmemsim_xfer {
 	u64 start_ns, end_ns;
 	int status;
 	bool done;
+	bool claimed;			/* a DMA_REAP is copying it out */
 };
 
 /* One open file's queues, semaphores and transfers. */
@@ -130,8 +133,10 @@ struct xmemsim_dma_file {
 	u64 *sem;
 	struct xarray xfers;		/* ticket -> transfer, until reaped */
 	struct list_head batches;	/* io_uring submits not yet completed */
+	wait_queue_head_t wq;		/* its completions, semaphores, room */
 	u64 next_ticket;
 	u32 inflight;			/* queued, running or unreaped */
+	u32 ready;			/* done, unreaped, unclaimed, no batch */
 };
 
 struct xmemsim_dma_engine {
@@ -467,6 +472,10 @@ static void xfer_complete(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 		WRITE_ONCE(x->df->sem[x->d.signal_sem],
 			   x->df->sem[x->d.signal_sem] + x->d.signal_inc);
 	WRITE_ONCE(x->done, true);
+	if (!x->batch && x->ticket != XMEMSIM_COPY_TICKET)
+		WRITE_ONCE(x->df->ready, x->df->ready + 1);
+	/* only the file's own waiters: its transfer, its semaphores */
+	wake_up_all(&x->df->wq);
 }
 
 /* Take x off its queue and start it at now; NULL stays NULL. */
@@ -684,7 +693,6 @@ static void dma_run(struct xmemsim_dma *dma)
 			if (x->batch)
 				batch_xfer_gone(dma, x);
 		}
-		wake_up_all(&dma->wq);
 		cond_resched();
 	}
 }
@@ -755,12 +763,35 @@ found:
 }
 
 /* The file's DMA state, made at its first DMA or semaphore command. */
+/*
+ * A file's DMA state, zeroed: its queues, stamps, semaphores, transfer
+ * index and wait queue. The one initialiser of the device's files and of
+ * the KUnit model's (xmemsim_dma_model()). 0 or -ENOMEM (the caller
+ * frees what was allocated).
+ */
+static int df_init(const struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+		   gfp_t gfp)
+{
+	u32 i, nq = dma->engines * dma_nq(dma);
+
+	df->q = kvmalloc_array(nq, sizeof(*df->q), gfp);
+	df->stamp = kvcalloc(nq, sizeof(*df->stamp), gfp);
+	df->sem = kvcalloc(dma->sems, sizeof(*df->sem), gfp);
+	if (!df->q || !df->stamp || !df->sem)
+		return -ENOMEM;
+	for (i = 0; i < nq; i++)
+		INIT_LIST_HEAD(&df->q[i]);
+	xa_init(&df->xfers);
+	INIT_LIST_HEAD(&df->batches);
+	init_waitqueue_head(&df->wq);
+	return 0;
+}
+
 static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_user *du;
 	struct xmemsim_dma_file *df;
-	u32 i, nq = dma->engines * dma_nq(dma);
 
 	df = READ_ONCE(xf->dma);	/* set once, under dma->lock */
 	if (df)
@@ -769,16 +800,9 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	du = kzalloc(sizeof(*du), GFP_KERNEL_ACCOUNT);
 	if (!df || !du)
 		goto nomem;
-	df->q = kvmalloc_array(nq, sizeof(*df->q), GFP_KERNEL_ACCOUNT);
-	df->stamp = kvcalloc(nq, sizeof(*df->stamp), GFP_KERNEL_ACCOUNT);
-	df->sem = kvcalloc(dma->sems, sizeof(*df->sem), GFP_KERNEL_ACCOUNT);
 	du->stamp = kcalloc(dma->engines, sizeof(*du->stamp), GFP_KERNEL_ACCOUNT);
-	if (!df->q || !df->stamp || !df->sem || !du->stamp)
+	if (df_init(dma, df, GFP_KERNEL_ACCOUNT) || !du->stamp)
 		goto nomem;
-	for (i = 0; i < nq; i++)
-		INIT_LIST_HEAD(&df->q[i]);
-	xa_init(&df->xfers);
-	INIT_LIST_HEAD(&df->batches);
 	df->xf = xf;
 	df->pid = xf->pid;
 	mutex_lock(&dma->lock);
@@ -1127,7 +1151,7 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 	trace_xmemsim_dma_submit(xf->pid, x->ticket, 0, x->d.queue, len, dma->now);
 	mutex_unlock(&dma->lock);
 	dma_kick(dma);
-	if (wait_event_killable(dma->wq, READ_ONCE(x->done))) {
+	if (wait_event_killable(df->wq, READ_ONCE(x->done))) {
 		mutex_lock(&dma->lock);
 		if (!x->done) {
 			if (dma->eng[0].cur == x)
@@ -1150,11 +1174,11 @@ static long timeout_jiffies(s64 ns)
 }
 
 /*
- * Sleep on dma->wq until cond: 0, -ETIMEDOUT or -EINTR (a signal; the
- * wait can be repeated).
+ * Sleep on the file's queue until cond: 0, -ETIMEDOUT or -EINTR (a
+ * signal; the wait can be repeated).
  */
-#define dma_wait_event(dma, cond, ns) ({				\
-	long __t = wait_event_interruptible_timeout((dma)->wq, cond,	\
+#define dma_wait_event(df, cond, ns) ({				\
+	long __t = wait_event_interruptible_timeout((df)->wq, cond,	\
 						    timeout_jiffies(ns));	\
 	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -EINTR;			\
 })
@@ -1167,7 +1191,8 @@ static bool xfer_done(struct xmemsim_dma_file *df, u64 ticket)
 
 	rcu_read_lock();
 	x = xa_load(&df->xfers, ticket);
-	done = !x || READ_ONCE(x->done);	/* gone: another waiter reaped it */
+	/* gone: another waiter reaped it; claimed: a reaper may give it back */
+	done = !x || (READ_ONCE(x->done) && !READ_ONCE(x->claimed));
 	rcu_read_unlock();
 	return done;
 }
@@ -1191,18 +1216,22 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
 		return -EINVAL;
 	if (!df)
 		return -ENOENT;
-	ret = dma_wait_event(dma, xfer_done(df, w->ticket), w->timeout_ns);
+	ret = dma_wait_event(df, xfer_done(df, w->ticket), w->timeout_ns);
 	if (ret)
 		return ret;
 	mutex_lock(&dma->lock);
 	x = xa_load(&df->xfers, w->ticket);
-	if (x && x->done) {
+	if (x && x->done && !x->claimed) {
 		xa_erase(&df->xfers, w->ticket);
 		df_reaped(df, 1);
+		if (!x->batch)
+			df->ready--;
 	} else {
 		x = NULL;
 	}
 	mutex_unlock(&dma->lock);
+	if (x)
+		wake_up_all(&df->wq);	/* room for a poller's POLLOUT */
 	if (!x)
 		return -ENOENT;
 	w->start_ns = x->start_ns;
@@ -1211,6 +1240,155 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
 	w->status = x->status;
 	kfree_rcu(x, rcu);
 	return 0;
+}
+
+/* How long is left of a wait that began with left jiffies. */
+static int reap_wait(struct xmemsim_dma_file *df, long *left)
+{
+	long t;
+
+	t = wait_event_interruptible_timeout(df->wq, READ_ONCE(df->ready), *left);
+	if (t < 0)
+		return -EINTR;
+	if (!t)
+		return -ETIMEDOUT;
+	*left = t;
+	return 0;
+}
+
+/*
+ * Claim up to cap completed transfers of df that no batch and no other
+ * reaper owns, in ticket order. dma->lock held.
+ */
+static u32 reap_claim(struct xmemsim_dma_file *df, struct xmemsim_xfer **xs,
+		      u32 cap)
+{
+	struct xmemsim_xfer *x;
+	unsigned long ticket;
+	u32 n = 0;
+
+	xa_for_each(&df->xfers, ticket, x) {
+		if (!x->done || x->batch || x->claimed)
+			continue;
+		WRITE_ONCE(x->claimed, true);
+		df->ready--;
+		xs[n++] = x;
+		if (n == cap)
+			break;
+	}
+	return n;
+}
+
+/**
+ * xmemsim_dma_reap() - DMA_REAP: reap the file's completed transfers
+ * @xf: the caller
+ * @r: the command, copied in
+ *
+ * The records are copied out while their transfers are claimed (DMA_WAIT
+ * and other reapers pass them by), and reaped only once the copy worked:
+ * a buffer that faults gives -EFAULT and loses nothing.
+ *
+ * Return: 0 (r->count records written), -EAGAIN (timeout 0, none
+ * completed), -ETIMEDOUT, -EINTR, -ENOENT (nothing in flight), -EINVAL,
+ * -EFAULT or -ENOMEM.
+ */
+int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
+	struct xmemsim_dma_completion *rec = NULL;
+	struct xmemsim_xfer **xs = NULL;
+	long left = timeout_jiffies(r->timeout_ns);
+	u32 i, n = 0;
+	int ret = 0;
+
+	if (r->flags || r->reserved0 || !mem_is_zero(r->reserved, sizeof(r->reserved)) ||
+	    !r->capacity || r->capacity > dma->depth)
+		return -EINVAL;
+	if (!df)
+		return -ENOENT;
+	xs = kvmalloc_array(r->capacity, sizeof(*xs), GFP_KERNEL_ACCOUNT);
+	rec = kvcalloc(r->capacity, sizeof(*rec), GFP_KERNEL_ACCOUNT);
+	if (!xs || !rec) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		mutex_lock(&dma->lock);
+		n = reap_claim(df, xs, r->capacity);
+		if (!n && !df->inflight)
+			ret = -ENOENT;
+		mutex_unlock(&dma->lock);
+		if (n || ret)
+			break;
+		if (!r->timeout_ns) {
+			ret = -EAGAIN;
+			break;
+		}
+		ret = reap_wait(df, &left);
+		if (ret)
+			break;
+	}
+	if (!n)
+		goto out;
+	for (i = 0; i < n; i++) {
+		rec[i].ticket = xs[i]->ticket;
+		rec[i].tag = xs[i]->d.tag;
+		rec[i].start_ns = xs[i]->start_ns;
+		rec[i].end_ns = xs[i]->end_ns;
+		rec[i].status = xs[i]->status;
+	}
+	if (copy_to_user(u64_to_user_ptr(r->recs), rec, array_size(n, sizeof(*rec))))
+		ret = -EFAULT;
+	mutex_lock(&dma->lock);
+	for (i = 0; i < n; i++) {
+		if (ret) {		/* given back, for the next reap */
+			WRITE_ONCE(xs[i]->claimed, false);
+			df->ready++;
+		} else {
+			xa_erase(&df->xfers, xs[i]->ticket);
+		}
+	}
+	if (!ret)
+		df_reaped(df, n);
+	mutex_unlock(&dma->lock);
+	wake_up_all(&df->wq);		/* DMA_WAITs passed them by; room */
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			kfree_rcu(xs[i], rcu);
+		r->count = n;
+	}
+out:
+	kvfree(rec);
+	kvfree(xs);
+	return ret;
+}
+
+/**
+ * xmemsim_dma_poll() - the file's DMA readiness, for poll() and epoll
+ * @xf: the caller
+ * @file: its file
+ * @pt: the poll table
+ *
+ * Return: EPOLLIN | EPOLLRDNORM while a completed transfer waits to be
+ * reaped (DMA_WAIT, DMA_REAP; io_uring batches reap their own), EPOLLOUT
+ * | EPOLLWRNORM while the file holds fewer than file_dma_depth transfers,
+ * EPOLLERR if the file's DMA state cannot be allocated.
+ */
+__poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
+			  struct poll_table_struct *pt)
+{
+	struct xmemsim_dma_file *df = dma_file(xf);
+	__poll_t mask = 0;
+
+	if (!df)
+		return EPOLLERR;
+	poll_wait(file, &df->wq, pt);
+	if (READ_ONCE(df->ready))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(df->inflight) < xf->dev->dma.depth)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
 }
 
 /* A wait condition: semaphores change under dma->lock, are read without. */
@@ -1242,7 +1420,7 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	if (!df)
 		return -ENOMEM;
 	if (cmd == XMEMSIM_IOC_SEM_WAIT)
-		ret = dma_wait_event(dma, sem_reached(df, s->sem, s->value),
+		ret = dma_wait_event(df, sem_reached(df, s->sem, s->value),
 				     s->timeout_ns);
 	mutex_lock(&dma->lock);
 	if (cmd == XMEMSIM_IOC_SEM_SET)
@@ -1253,7 +1431,7 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	mutex_unlock(&dma->lock);
 	if (cmd == XMEMSIM_IOC_SEM_SET) {
 		dma_kick(dma);		/* a queue may wait on it */
-		wake_up_all(&dma->wq);
+		wake_up_all(&df->wq);
 	}
 	return ret;
 }
@@ -1388,7 +1566,6 @@ static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
 	if (!m)
 		return NULL;
 	mutex_init(&m->dma.lock);
-	init_waitqueue_head(&m->dma.wq);
 	INIT_LIST_HEAD(&m->dma.files);
 	INIT_LIST_HEAD(&m->dma.users);
 	m->dma.engines = engines;
@@ -1403,17 +1580,11 @@ static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
 	for (f = 0; f < files; f++, m->files++) {
 		struct xmemsim_dma_file *df = &m->df[f];
 
-		df->q = kvmalloc_array(engines * (queues + 1), sizeof(*df->q), GFP_KERNEL);
-		df->stamp = kvcalloc(engines * (queues + 1), sizeof(*df->stamp),
-				     GFP_KERNEL);
-		df->sem = kvcalloc(sems, sizeof(*df->sem), GFP_KERNEL);
 		m->du[f].stamp = kcalloc(engines, sizeof(u64), GFP_KERNEL);
-		if (!df->q || !df->stamp || !df->sem || !m->du[f].stamp) {
+		if (df_init(&m->dma, df, GFP_KERNEL) || !m->du[f].stamp) {
 			m->files++;
 			goto nomem;
 		}
-		for (i = 0; i < engines * (queues + 1); i++)
-			INIT_LIST_HEAD(&df->q[i]);
 		df->du = &m->du[file_user[f]];
 		list_add_tail(&df->node, &m->dma.files);
 	}
@@ -1499,7 +1670,6 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 			if (!p->bw[kind_of(i)][kind_of(j)])
 				return -EINVAL;
 	mutex_init(&dma->lock);
-	init_waitqueue_head(&dma->wq);
 	INIT_LIST_HEAD(&dma->files);
 	INIT_LIST_HEAD(&dma->users);
 	INIT_WORK(&dma->work, dma_work);

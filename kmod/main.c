@@ -370,6 +370,12 @@ static int xmemsim_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* readiness is the DMA engines': completions to reap, room to submit */
+static __poll_t xmemsim_poll(struct file *file, struct poll_table_struct *pt)
+{
+	return xmemsim_dma_poll(file->private_data, file, pt);
+}
+
 static long xmemsim_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -541,6 +547,7 @@ static const struct file_operations xmemsim_fops = {
 	.open = xmemsim_open,
 	.release = xmemsim_release,
 	.unlocked_ioctl = xmemsim_ioctl,
+	.poll = xmemsim_poll,
 	.compat_ioctl = compat_ptr_ioctl,
 	.read_iter = xmemsim_read_iter,
 	.write_iter = xmemsim_write_iter,

@@ -130,7 +130,6 @@ struct xmemsim_dma {
 	struct work_struct work;	/* the scheduler */
 	struct delayed_work monitor;	/* io_uring batches left behind */
 	struct hrtimer timer;		/* wakes it at a wall deadline */
-	wait_queue_head_t wq;		/* completions, semaphore changes */
 };
 
 /*
@@ -356,6 +355,9 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p);
 void xmemsim_dma_fini(struct xmemsim_dev *d);
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
 int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w);
+int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r);
+__poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
+			  struct poll_table_struct *pt);
 /* COPY's DMA method as a transfer: its ticket in traces */
 #define XMEMSIM_COPY_TICKET	U64_MAX
 int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,

@@ -47,6 +47,7 @@
 #define XMEMSIM_FEAT_USER_LIMITS 0x40ULL /* per-user limits, USER_STATS */
 #define XMEMSIM_FEAT_DMA_QUEUES	0x80ULL	/* DMA_SUBMIT/WAIT, SEM_* */
 #define XMEMSIM_FEAT_FAULTS	0x100ULL /* FAULT_ARM, MEM_ERROR */
+#define XMEMSIM_FEAT_DMA_REAP	0x200ULL /* DMA_REAP, poll() readiness */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -383,6 +384,42 @@ struct xmemsim_dma_wait {
 	__u64 reserved[2];
 };
 
+/*
+ * XMEMSIM_IOC_DMA_REAP: reap the caller's completed transfers, whatever
+ * their tickets: up to capacity records, in ticket order, waiting up to
+ * timeout_ns (wall time) for the first. 0 (count >= 1); -EAGAIN (timeout
+ * 0 and nothing completed); -ETIMEDOUT; -EINTR; -ENOENT (nothing in
+ * flight: no transfer could complete). A DMA_SUBMIT through io_uring
+ * reaps its own transfers with its CQE: REAP never returns those.
+ *
+ * Waiting for completions without a thread per wait: poll(2), select(2)
+ * and epoll on the file report EPOLLIN while a completed transfer waits
+ * to be reaped (DMA_WAIT or DMA_REAP) and EPOLLOUT while the file holds
+ * fewer than file_dma_depth transfers. An event loop polls, then reaps
+ * every completion in one DMA_REAP: one system call per batch, not per
+ * transfer. Readiness on the file, rather than a completion ring mapped
+ * into the process, keeps one copy of each record and one owner of its
+ * reaping (the kernel), at the cost of that one call.
+ */
+struct xmemsim_dma_completion {
+	__u64 ticket;
+	__u64 tag;
+	__u64 start_ns;		/* modeled */
+	__u64 end_ns;
+	__s32 status;		/* 0, or why the transfer failed */
+	__u32 reserved;
+};
+
+struct xmemsim_dma_reap {
+	__u64 recs;		/* in: user pointer to completion[capacity] */
+	__u32 capacity;		/* in: 1 .. file_dma_depth */
+	__u32 count;		/* out: records written */
+	__s64 timeout_ns;	/* in: 0 does not wait, < 0 waits for ever */
+	__u32 flags;		/* in: 0 */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
 /* XMEMSIM_IOC_SEM_SET, _GET, _WAIT: one of the caller's semaphores. */
 struct xmemsim_sem {
 	__u32 sem;		/* in: 0 .. sems - 1 */
@@ -524,5 +561,6 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_DMA_INFO	_IOR(XMEMSIM_IOC_MAGIC, 0x14, struct xmemsim_dma_info)
 #define XMEMSIM_IOC_FAULT_ARM	_IOW(XMEMSIM_IOC_MAGIC, 0x15, struct xmemsim_fault_arm)
 #define XMEMSIM_IOC_MEM_ERROR	_IOW(XMEMSIM_IOC_MAGIC, 0x16, struct xmemsim_mem_error)
+#define XMEMSIM_IOC_DMA_REAP	_IOWR(XMEMSIM_IOC_MAGIC, 0x17, struct xmemsim_dma_reap)
 
 #endif /* _UAPI_XMEMSIM_H */

@@ -760,9 +760,10 @@ static void op_ring_abandon(struct xfile *f)
 /*
  * Queued DMA between the scratch buffers (never checked: a transfer lands
  * whenever the clock reaches it), some held on semaphores that may never
- * come; semaphore sets, gets and waits; waits and reaps of any ticket
- * with short timeouts; wild descriptors, which must queue nothing. Closing
- * the file (op close, kills) cancels what is left.
+ * come; semaphore sets, gets and waits; waits and reaps of any ticket,
+ * and DMA_REAPs of any completions (capacity 0 to 9, into buffers that
+ * may fault), with short timeouts; wild descriptors, which must queue
+ * nothing. Closing the file (op close, kills) cancels what is left.
  */
 static void op_dma(struct xfile *f)
 {
@@ -773,6 +774,10 @@ static void op_dma(struct xfile *f)
 				      .timeout_ns = rnd(3) ? 0 : 1000000 };
 	struct xmemsim_sem sm = { .sem = rnd(20), .value = rnd(4),
 				  .timeout_ns = 1000000 };
+	static struct xmemsim_dma_completion rec[16];
+	struct xmemsim_dma_reap r = { .capacity = rnd(10),
+				      .timeout_ns = rnd(3) ? 0 : 1000000,
+				      .flags = !rnd(16) };
 	static const unsigned long sem_cmds[] = {
 		XMEMSIM_IOC_SEM_SET, XMEMSIM_IOC_SEM_GET, XMEMSIM_IOC_SEM_WAIT,
 	};
@@ -811,7 +816,12 @@ static void op_dma(struct xfile *f)
 			f->dma_next = s.ticket + s.count;
 		break;
 	case 2:
-		cmd(f, XMEMSIM_IOC_DMA_WAIT, rnd_ptr(&w));
+		if (rnd(2)) {
+			cmd(f, XMEMSIM_IOC_DMA_WAIT, rnd_ptr(&w));
+		} else {	/* any completions, into a buffer that may fault */
+			r.recs = (uintptr_t)rnd_ptr(rec);
+			cmd(f, XMEMSIM_IOC_DMA_REAP, rnd_ptr(&r));
+		}
 		break;
 	default:
 		cmd(f, sem_cmds[rnd(3)], rnd_ptr(&sm));

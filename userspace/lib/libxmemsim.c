@@ -304,6 +304,20 @@ int xms_dma_wait(struct xms_dev *dev, uint64_t ticket, int64_t timeout_ns,
 	return ret;
 }
 
+int xms_dma_reap(struct xms_dev *dev, struct xmemsim_dma_completion *recs,
+		 uint32_t cap, int64_t timeout_ns, uint32_t *count)
+{
+	struct xmemsim_dma_reap r = {
+		.recs = (uint64_t)(uintptr_t)recs, .capacity = cap,
+		.timeout_ns = timeout_ns,
+	};
+	int ret = xms_cmd(dev, XMEMSIM_IOC_DMA_REAP, &r);
+
+	if (count)
+		*count = ret ? 0 : r.count;
+	return ret;
+}
+
 /* SEM_SET, SEM_GET or SEM_WAIT on one of the file's semaphores. */
 static int sem_cmd(struct xms_dev *dev, unsigned long cmd, uint32_t sem,
 		   uint64_t *value, int64_t timeout_ns)

@@ -61,6 +61,14 @@ int xms_dma_submit(struct xms_dev *dev, const struct xmemsim_dma_desc *descs,
 		   uint32_t count, uint64_t *ticket);
 int xms_dma_wait(struct xms_dev *dev, uint64_t ticket, int64_t timeout_ns,
 		 struct xmemsim_dma_wait *done);
+/*
+ * Reap up to cap completed transfers, any tickets, in ticket order,
+ * waiting up to timeout_ns for the first (0: not at all, < 0: for ever);
+ * *count records written to recs (XMEMSIM_FEAT_DMA_REAP). With poll() on
+ * dev->fd (POLLIN: completions wait), an event loop reaps a batch per call.
+ */
+int xms_dma_reap(struct xms_dev *dev, struct xmemsim_dma_completion *recs,
+		 uint32_t cap, int64_t timeout_ns, uint32_t *count);
 int xms_sem_set(struct xms_dev *dev, uint32_t sem, uint64_t value);
 int xms_sem_get(struct xms_dev *dev, uint32_t sem, uint64_t *value);
 int xms_sem_wait(struct xms_dev *dev, uint32_t sem, uint64_t value,
