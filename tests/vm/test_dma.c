@@ -961,6 +961,38 @@ TEST(reap_into_a_bad_buffer_loses_nothing)
 	xms_close(&e.xd);
 }
 
+/*
+ * A held DMA_SUBMIT through a ring, reaped with a timeout: nothing by the
+ * deadline (-ETIMEDOUT, the command still in flight), then its CQE once
+ * the semaphore comes. Before xms_ring_reap_timeout() a reap waited for
+ * ever here.
+ */
+TEST(ring_reap_times_out_on_a_held_submit)
+{
+	struct xmemsim_dma_submit sub;
+	struct xmemsim_dma_desc d;
+	struct xms_result res[2];
+	struct xms_ring r;
+	struct env e;
+
+	REQUIRE(env_open(&e) == 0);
+	REQUIRE(xms_ring_init(&r, &e.xd, 4) == 0);
+	d = desc(e.buf[2], e.buf[3], 4096, 1, 0);
+	d.wait_sem = 7;
+	d.wait_value = 1;
+	sub = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d, .count = 1 };
+	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &sub, 9) == 0);
+	REQUIRE(xms_ring_submit(&r) == 1);
+	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 20000000) == -ETIMEDOUT);
+	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 0) == -ETIMEDOUT);
+	CHECK(r.inflight == 1);
+	CHECK(xms_sem_set(&e.xd, 7, 1) == 0);
+	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 10000000000LL) == 1);
+	CHECK(res[0].tag == 9 && res[0].res == 0 && r.inflight == 0);
+	xms_ring_exit(&r);
+	xms_close(&e.xd);
+}
+
 int main(void)
 {
 	struct xms_dev xd;

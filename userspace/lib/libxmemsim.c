@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libxmemsim.h"
@@ -108,16 +109,48 @@ int xms_ring_submit(struct xms_ring *r)
 	return ret;
 }
 
-int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
-		  unsigned int min)
+/* Monotonic now in ns. */
+static int64_t mono_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Wait for one CQE until deadline (ns, CLOCK_MONOTONIC; < 0: for ever),
+ * in io_uring's own timed wait: 0, -ETIMEDOUT or another -errno.
+ */
+static int wait_cqe_until(struct io_uring *ring, struct io_uring_cqe **cqe,
+			  int64_t deadline)
+{
+	struct __kernel_timespec ts;
+	int64_t left;
+	int ret;
+
+	if (deadline < 0)
+		return io_uring_wait_cqe(ring, cqe);
+	left = deadline - mono_ns();
+	if (left < 0)
+		left = 0;
+	ts.tv_sec = left / 1000000000;
+	ts.tv_nsec = left % 1000000000;
+	ret = io_uring_wait_cqe_timeout(ring, cqe, &ts);
+	return ret == -ETIME ? -ETIMEDOUT : ret;
+}
+
+int xms_ring_reap_timeout(struct xms_ring *r, struct xms_result *res,
+			  unsigned int max, unsigned int min, int64_t timeout_ns)
+{
+	int64_t deadline = timeout_ns < 0 ? -1 : mono_ns() + timeout_ns;
 	struct io_uring_cqe *cqe;
 	unsigned int n = 0;
 	int ret;
 
 	while (n < max) {
 		if (n < min)
-			ret = io_uring_wait_cqe(r->ring, &cqe);
+			ret = wait_cqe_until(r->ring, &cqe, deadline);
 		else
 			ret = io_uring_peek_cqe(r->ring, &cqe);
 		if (ret == -EAGAIN)
@@ -131,6 +164,12 @@ int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
 		n++;
 	}
 	return (int)n;
+}
+
+int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
+		  unsigned int min)
+{
+	return xms_ring_reap_timeout(r, res, max, min, -1);
 }
 
 void xms_dev_init(struct xms_dev *dev, int fd)

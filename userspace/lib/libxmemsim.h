@@ -161,6 +161,12 @@ int xms_ring_submit(struct xms_ring *r);
 /* Waits for at least min results, returns up to max of them (or -errno). */
 int xms_ring_reap(struct xms_ring *r, struct xms_result *res, unsigned int max,
 		  unsigned int min);
+/*
+ * The same, waiting at most timeout_ns (wall time, < 0: for ever) for the
+ * min results: what came by then, or -ETIMEDOUT if nothing did.
+ */
+int xms_ring_reap_timeout(struct xms_ring *r, struct xms_result *res,
+			  unsigned int max, unsigned int min, int64_t timeout_ns);
 /* Route dev's commands through r (NULL: back to ioctl); -EINVAL when r is
  * a ring on another file. */
 int xms_attach_ring(struct xms_dev *dev, struct xms_ring *r);
