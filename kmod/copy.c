@@ -73,7 +73,7 @@ int xmemsim_bounce_reserve(struct xmemsim_dev *d)
  * The DMA engine and its bounce buffer for one COPY: takes dma_lock (one
  * DMA at a time; a waiter can be interrupted by a signal) and the buffer,
  * the reserved one or one from the heap. Charged to the caller's user
- * while in use. Return: 0, -EINTR or -EBUSY (the heap has none).
+ * while in use. Return: 0, -ERESTARTSYS or -EBUSY (the heap has none).
  */
 static int bounce_get(struct xmemsim_file *xf, struct xmemsim_bounce *b)
 {
@@ -81,7 +81,7 @@ static int bounce_get(struct xmemsim_file *xf, struct xmemsim_bounce *b)
 	int ret = 0;
 
 	if (mutex_lock_interruptible(&d->dma_lock))
-		return -EINTR;
+		return -ERESTARTSYS;	/* restarts unless a handler says not */
 	mutex_lock(&d->lock);
 	if (xmemsim_fault(xf, XMEMSIM_FAULT_BOUNCE))
 		ret = -EBUSY;
@@ -124,8 +124,9 @@ static void bounce_put(struct xmemsim_file *xf, const struct xmemsim_bounce *b)
  * the caller does not own), -EIO (an uncorrectable memory error in the
  * source, nothing copied; or an injected COPY_DMA fault, the destination
  * written in part), -EBUSY (no bounce buffer in the staging range),
- * -EINTR (a signal came while waiting for the DMA engine; by a fatal one
- * once its transfer was queued: no byte moved), -ENOMEM.
+ * -ERESTARTSYS (a signal or task work came while waiting for the DMA
+ * engine: restarted, nothing done yet), -EINTR (a fatal signal once its
+ * transfer was queued: no byte moved), -ENOMEM.
  */
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 {

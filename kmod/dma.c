@@ -1174,13 +1174,16 @@ static long timeout_jiffies(s64 ns)
 }
 
 /*
- * Sleep on the file's queue until cond: 0, -ETIMEDOUT or -EINTR (a
- * signal; the wait can be repeated).
+ * Sleep on the file's queue until cond: 0, -ETIMEDOUT or -ERESTARTSYS.
+ * The last is a signal, or only task work (io_uring's notifications set
+ * TIF_NOTIFY_SIGNAL): the syscall restarts after it, and a caller sees
+ * -EINTR only for a handler without SA_RESTART. Waiting changes nothing,
+ * so a restart begins the wait anew, with its whole timeout.
  */
 #define dma_wait_event(df, cond, ns) ({				\
 	long __t = wait_event_interruptible_timeout((df)->wq, cond,	\
 						    timeout_jiffies(ns));	\
-	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -EINTR;			\
+	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -ERESTARTSYS;		\
 })
 
 /* A wait condition: no sleeping lock (the task is not running). */
@@ -1203,7 +1206,7 @@ static bool xfer_done(struct xmemsim_dma_file *df, u64 ticket)
  * @w: the command, copied in
  *
  * Return: 0 (the times, tag and status written), -ENOENT (no such ticket,
- * or already reaped), -ETIMEDOUT, -EINTR, -EINVAL.
+ * or already reaped), -ETIMEDOUT, -ERESTARTSYS, -EINVAL.
  */
 int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
 {
@@ -1249,7 +1252,7 @@ static int reap_wait(struct xmemsim_dma_file *df, long *left)
 
 	t = wait_event_interruptible_timeout(df->wq, READ_ONCE(df->ready), *left);
 	if (t < 0)
-		return -EINTR;
+		return -ERESTARTSYS;	/* as dma_wait_event() */
 	if (!t)
 		return -ETIMEDOUT;
 	*left = t;
@@ -1289,8 +1292,8 @@ static u32 reap_claim(struct xmemsim_dma_file *df, struct xmemsim_xfer **xs,
  * a buffer that faults gives -EFAULT and loses nothing.
  *
  * Return: 0 (r->count records written), -EAGAIN (timeout 0, none
- * completed), -ETIMEDOUT, -EINTR, -ENOENT (nothing in flight), -EINVAL,
- * -EFAULT or -ENOMEM.
+ * completed), -ETIMEDOUT, -ERESTARTSYS, -ENOENT (nothing in flight),
+ * -EINVAL, -EFAULT or -ENOMEM.
  */
 int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r)
 {
@@ -1404,7 +1407,7 @@ static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
  * @s: the command, copied in
  *
  * Return: 0, -EINVAL (no such semaphore, flags, reserved), -ETIMEDOUT,
- * -EINTR, -ENOMEM.
+ * -ERESTARTSYS, -ENOMEM.
  */
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		    struct xmemsim_sem *s)

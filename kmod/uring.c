@@ -26,6 +26,7 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	const struct xmemsim_uring_cmd *sqe_cmd;
 	struct xmemsim_file *xf = ioucmd->file->private_data;
 	struct xmemsim_uring_cmd c;
+	long ret;
 
 	BUILD_BUG_ON(sizeof(c) != 16);
 #ifdef XMEMSIM_HAVE_URING_CANCEL
@@ -45,6 +46,8 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 		return xmemsim_dma_submit_uring(xf, ioucmd, u64_to_user_ptr(c.arg),
 						issue_flags);
 #endif
-	return xmemsim_dispatch(xf, ioucmd->cmd_op, u64_to_user_ptr(c.arg),
-				issue_flags & IO_URING_F_NONBLOCK);
+	ret = xmemsim_dispatch(xf, ioucmd->cmd_op, u64_to_user_ptr(c.arg),
+			       issue_flags & IO_URING_F_NONBLOCK);
+	/* no syscall to restart: a CQE says what ioctl()'s caller would see */
+	return ret == -ERESTARTSYS ? -EINTR : ret;
 }

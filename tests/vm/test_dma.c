@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <liburing.h>
+
 #include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
@@ -990,6 +992,51 @@ TEST(ring_reap_times_out_on_a_held_submit)
 	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 10000000000LL) == 1);
 	CHECK(res[0].tag == 9 && res[0].res == 0 && r.inflight == 0);
 	xms_ring_exit(&r);
+	xms_close(&e.xd);
+}
+
+/*
+ * io_uring delivers a completion to its task as task work, which makes a
+ * sleeping task's signal_pending() true (TIF_NOTIFY_SIGNAL) though no
+ * signal came. A DMA_WAIT by ioctl() sleeping then must not end with
+ * -EINTR: its syscall restarts and it times out as asked. The module
+ * before this gave -EINTR when the ring's 20 ms timeout fired, seen on
+ * Debian's 6.12 as a spurious failure of a test run after io_uring ones.
+ */
+TEST(a_wait_is_not_cut_short_by_io_uring_task_work)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 20000000 };
+	struct xmemsim_dma_desc d;
+	struct xmemsim_dma_wait w;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	uint64_t t, v = 0;
+	struct env e;
+
+	REQUIRE(env_open(&e) == 0);
+	REQUIRE(io_uring_queue_init(4, &ring, 0) == 0);
+	d = desc(e.buf[0], e.buf[1], 4096, 0, 2);
+	d.wait_sem = 6;
+	d.wait_value = 1;
+	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_timeout(sqe, &ts, 0, 0);
+	REQUIRE(io_uring_submit(&ring) == 1);
+	CHECK_EQ_U64(dwait(e.fd, t, 300000000, &w), -ETIMEDOUT);
+	CHECK_EQ_U64(sem(e.fd, XMEMSIM_IOC_SEM_WAIT, 6, &(uint64_t){ 1 }, 0), -ETIMEDOUT);
+	REQUIRE(io_uring_wait_cqe(&ring, &cqe) == 0);
+	CHECK(cqe->res == -ETIME);	/* the timeout did fire meanwhile */
+	io_uring_cqe_seen(&ring, cqe);
+	/* and a second timer while a SEM_WAIT sleeps */
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_timeout(sqe, &ts, 0, 0);
+	REQUIRE(io_uring_submit(&ring) == 1);
+	v = 1;
+	CHECK_EQ_U64(sem(e.fd, XMEMSIM_IOC_SEM_WAIT, 6, &v, 300000000), -ETIMEDOUT);
+	io_uring_queue_exit(&ring);
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_SET, 6, &v, 0) == 0);
+	CHECK(dwait(e.fd, t, -1, &w) == 0 && !w.status);
 	xms_close(&e.xd);
 }
 
