@@ -80,8 +80,37 @@ def parse_args(argv):
                    help="one input's shape without the batch dimension "
                    "(repeat for several inputs; default: the model's usual "
                    "image, 3,224,224 or 3,299,299)")
+    p.add_argument("--input", action="append", metavar="NAME:DTYPE:SHAPE",
+                   dest="inputs",
+                   help="one input of forward(), by its parameter name: "
+                   "DTYPE float, float32, float16, bfloat16, float64, "
+                   "int64, int32, int16, int8, uint8, bool or int (a Python "
+                   "integer, SHAPE its value); SHAPE the whole shape, dims "
+                   "integers or batch, seq, cache, max and their sums "
+                   "(cache+seq); an optional :HIGH draws integers in "
+                   "[0, HIGH) (repeat for several inputs; default: the "
+                   "file's input_spec)")
     p.add_argument("--batch", type=int, default=1, metavar="N",
                    help="batch size (default 1)")
+    p.add_argument("--phase", choices=["prefill", "decode"],
+                   help="an inference step of a decoder with a KV cache: "
+                   "prefill (--seq tokens into an empty cache) or decode "
+                   "(one token against --cache-len cached ones)")
+    p.add_argument("--seq", type=int, metavar="N",
+                   help="the `seq` dimension: tokens in the step (decode: "
+                   "default 1)")
+    p.add_argument("--cache-len", type=int, metavar="N",
+                   help="the `cache` dimension: tokens already in the KV "
+                   "cache (decode; prefill: 0)")
+    p.add_argument("--max-len", type=int, metavar="N",
+                   help="the `max` dimension: the KV cache's capacity "
+                   "(default cache + seq); keep it fixed across steps so "
+                   "the cache keeps its addresses")
+    p.add_argument("--trace", default="auto", choices=["auto", "fx", "aten"],
+                   help="inference graph: torch.fx modules (fx), aten "
+                   "operations from make_fx (aten), or auto (default): aten "
+                   "when a torch.nn module hides operations (attention, "
+                   "transformer layers, RNNs) or inputs are given by name")
     p.add_argument("--dtype", default="float32",
                    choices=["float32", "float16", "bfloat16", "float64"],
                    help="element type of floating tensors in the model "
@@ -124,10 +153,33 @@ def parse_args(argv):
         raise Usage("--cores: must be positive")
     if a.threads < 1:
         raise Usage("--threads: must be positive")
-    if a.cores > 1 and not a.train:
-        raise Usage("--cores N needs --train (data parallel training)")
+    if a.cores > 1 and not a.train and not a.phase:
+        raise Usage("--cores N needs --train (data parallel training) or "
+                    "--phase (data parallel serving)")
     if a.sgd and not a.train:
         raise Usage("--sgd needs --train")
+    for opt in ("seq", "cache_len", "max_len"):
+        v = getattr(a, opt)
+        if v is not None and v < (0 if opt == "cache_len" else 1):
+            raise Usage("--%s: must be %s" % (opt.replace("_", "-"),
+                        "non-negative" if opt == "cache_len" else
+                        "positive"))
+    if a.phase and a.train:
+        raise Usage("--phase is an inference step: not with --train")
+    if a.phase == "decode" and a.cache_len is None:
+        raise Usage("--phase decode needs --cache-len N (the tokens "
+                    "already in the cache)")
+    if a.phase == "prefill" and a.cache_len:
+        raise Usage("--phase prefill starts from an empty cache: no "
+                    "--cache-len")
+    if a.phase == "prefill" and a.seq is None:
+        raise Usage("--phase prefill needs --seq N (the prompt's length)")
+    if a.inputs and a.input_shape:
+        raise Usage("--input and --input-shape do not mix")
+    a.specs = [parse_spec(x, "--input %s" % x, Usage)
+               for x in a.inputs or []]
+    if len(set(sp["name"] for sp in a.specs)) != len(a.specs):
+        raise Usage("--input: a name given twice")
     shapes = []
     for s in a.input_shape or []:
         try:
@@ -141,6 +193,72 @@ def parse_args(argv):
         shapes.append(dims)
     a.shapes = shapes
     return a
+
+
+# ---------------------------------------------------------------------------
+# inputs by name: NAME:DTYPE:SHAPE[:HIGH]
+
+FLOAT_TYPES = ("float", "float32", "float16", "bfloat16", "float64")
+INT_TYPES = ("int64", "int32", "int16", "int8", "uint8", "bool")
+SYMBOLS = ("batch", "seq", "cache", "max")
+
+
+def parse_expr(text, where, err):
+    """A dimension: integers and symbols joined by +, as a list of terms."""
+    terms = []
+    for term in text.split("+"):
+        term = term.strip()
+        if term.isdigit():
+            terms.append(int(term))
+        elif term in SYMBOLS:
+            terms.append(term)
+        else:
+            raise err("%s: \"%s\" is not an integer or one of %s"
+                      % (where, term or text, ", ".join(SYMBOLS)))
+    return terms
+
+
+def parse_spec(text, where, err):
+    """{name, dtype, dims (list of term lists), high (term list or None)}."""
+    if not isinstance(text, str):
+        raise err("%s: not a string NAME:DTYPE:SHAPE" % where)
+    parts = text.split(":")
+    if len(parts) not in (3, 4):
+        raise err("%s: not NAME:DTYPE:SHAPE[:HIGH]" % where)
+    name, dtype, shape = (x.strip() for x in parts[:3])
+    if not name.isidentifier():
+        raise err("%s: \"%s\" is not a parameter name" % (where, name))
+    if dtype not in FLOAT_TYPES + INT_TYPES + ("int",):
+        raise err("%s: unknown DTYPE \"%s\" (%s)" % (
+            where, dtype, ", ".join(FLOAT_TYPES + INT_TYPES + ("int",))))
+    dims = [parse_expr(d, where, err) for d in shape.split(",")] \
+        if shape.strip() else []
+    if dtype == "int" and len(dims) != 1:
+        raise err("%s: an int input's SHAPE is its value, one expression"
+                  % where)
+    high = None
+    if len(parts) == 4:
+        if dtype not in INT_TYPES[:-1]:
+            raise err("%s: HIGH is for integer tensors" % where)
+        high = parse_expr(parts[3], where, err)
+    return {"name": name, "dtype": dtype, "dims": dims, "high": high,
+            "text": text}
+
+
+def eval_expr(terms, values, spec):
+    n = 0
+    for t in terms:
+        if isinstance(t, int):
+            n += t
+            continue
+        v = values.get(t)
+        if v is None:
+            opt = {"seq": "--seq N", "cache": "--cache-len N (or --phase "
+                   "prefill)", "max": "--max-len N", "batch": "--batch N"}[t]
+            raise Fail("input '%s' (%s): dimension '%s' has no value: pass "
+                       "%s" % (spec["name"], spec["text"], t, opt))
+        n += v
+    return n
 
 
 def version():
@@ -270,7 +388,46 @@ def from_file(torch, path, attr):
                                                            None)
     if shapes and isinstance(shapes[0], int):
         shapes = [shapes]
+    m._dramplan_spec = (path, getattr(mod, "input_spec", None))
     return m, base, [list(s) for s in shapes] if shapes else None
+
+
+def file_specs(model, phase):
+    """The input_spec for a phase: the module's (an attribute, or a method
+    called with the phase), else the file's.  A list of NAME:DTYPE:SHAPE
+    strings, or a dict of such lists keyed by phase (infer, train,
+    prefill, decode; "default" for the others)."""
+    path, spec = getattr(model, "_dramplan_spec", (None, None))
+    own = getattr(model, "input_spec", None)
+    if own is not None:
+        path = path or type(model).__name__
+        if callable(own):
+            try:
+                own = own(phase)
+            except Exception as e:
+                raise Fail("%s: input_spec(\"%s\"): %s"
+                           % (path, phase, where_failed(e)))
+        spec = own
+    if spec is None:
+        return None
+    if isinstance(spec, dict):
+        if phase in spec:
+            spec = spec[phase]
+        elif phase in ("prefill", "decode") and "infer" in spec:
+            spec = spec["infer"]
+        elif "default" in spec:
+            spec = spec["default"]
+        else:
+            raise Fail("%s: input_spec has no \"%s\" entry (it has %s)"
+                       % (path, phase, ", ".join(sorted(spec))))
+    if not isinstance(spec, (list, tuple)):
+        raise Fail("%s: input_spec: not a list of NAME:DTYPE:SHAPE strings"
+                   % path)
+    out = [parse_spec(x, "%s: input_spec \"%s\"" % (path, x), Fail)
+           for x in spec]
+    if len(set(sp["name"] for sp in out)) != len(out):
+        raise Fail("%s: input_spec: a name given twice" % path)
+    return out
 
 
 def where_failed(e):
@@ -352,6 +509,7 @@ class Program:
                     continue	# tied weights: one tensor
                 seen.add(ptr)
                 tid = self.new_tensor(qn, t, "weight")
+                self.tensors[tid]["module"] = True
                 self.weights[ptr] = tid
                 if kind == "param" and t.requires_grad:
                     self.param_of[tid] = qn
@@ -401,9 +559,11 @@ def recorder_class(torch):
         tensor, so every alias of one storage is one tensor, live from
         its first definition to the last use of any alias."""
 
-        def __init__(self, gm, prog, live_map=None, placeholder=None):
+        def __init__(self, gm, prog, live_map=None, placeholder=None,
+                     input_names=None):
             super().__init__(gm)
             self.prog = prog
+            self.input_names = list(input_names or [])
             self.ids = {}		# node -> [(ptr, tensor id)]
             self.live_map = live_map or {}
             self.on_input = placeholder
@@ -445,7 +605,9 @@ def recorder_class(torch):
                 elif n.op == "placeholder" and self.on_input:
                     tid = self.on_input(n, t)
                 elif n.op == "placeholder":
-                    tid = prog.new_tensor(n.name, t, "input")
+                    tid = prog.new_tensor(self.input_names.pop(0)
+                                          if self.input_names else n.name,
+                                          t, "input")
                 else:
                     name = n.name if i == 0 else "%s.%d" % (n.name, i)
                     tid = prog.new_tensor(name, t)
@@ -499,27 +661,70 @@ def writes_in_place(n, module):
 # ---------------------------------------------------------------------------
 # inference
 
-def trace_inference(torch, model, inputs, prog, label):
-    """torch.fx.symbolic_trace; where Python code needs concrete shapes
-    (x.shape unpacked, as torchvision's ViT does), make_fx's aten graph.
-    Both run on the inputs' device: meta tensors cost no arithmetic."""
+def hides_ops(torch, model):
+    """A torch.nn module that torch.fx keeps as one node but that computes
+    several tensors: attention, transformer layers, recurrent layers."""
+    nn = torch.nn
+    for m in model.modules():
+        if not type(m).__module__.startswith("torch.nn."):
+            continue
+        if isinstance(m, (nn.Sequential, nn.ModuleList, nn.ModuleDict)):
+            continue
+        if isinstance(m, (nn.MultiheadAttention, nn.RNNBase)) or \
+                any(True for _ in m.children()):
+            return type(m).__name__
+    return None
+
+
+def embedding_inputs(torch, model, count):
+    """Positions of forward()'s inputs that go straight into an
+    nn.Embedding (torch.fx, no shapes needed): they are token ids."""
     import torch.fx as fx
-    model.eval()
     try:
         gm = fx.symbolic_trace(model)
-    except Exception as e:
-        first = where_failed(e)
+    except Exception:
+        return set()
+    out = set()
+    ph = [n for n in gm.graph.nodes if n.op == "placeholder"][:count]
+    for i, n in enumerate(ph):
+        for u in n.users:
+            if u.op == "call_module" and isinstance(
+                    gm.get_submodule(u.target), torch.nn.Embedding):
+                out.add(i)
+            elif u.op == "call_function" and \
+                    u.target is torch.nn.functional.embedding and \
+                    u.args and u.args[0] is n:
+                out.add(i)
+    return out
+
+
+def trace_inference(torch, model, call, inputs, prog, label, mode,
+                    names=None):
+    """torch.fx.symbolic_trace (mode fx), or make_fx's aten graph (mode
+    aten, and where Python code needs concrete shapes: x.shape unpacked,
+    as torchvision's ViT does).  Both run on the inputs' device: meta
+    tensors cost no arithmetic.  call(*inputs) runs the model."""
+    import torch.fx as fx
+    from torch.fx.experimental.proxy_tensor import make_fx
+    model.eval()
+    gm, first = None, None
+    if mode == "fx":
         try:
-            from torch.fx.experimental.proxy_tensor import make_fx
+            gm = fx.symbolic_trace(model)
+        except Exception as e:
+            first = "cannot trace (torch.fx.symbolic_trace): %s" \
+                % where_failed(e)
+    if gm is None:
+        try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                gm = make_fx(model)(*inputs)
-        except Exception:
-            raise Fail("%s: cannot trace (torch.fx.symbolic_trace): %s"
-                       % (label, first))
+                gm = make_fx(call)(*inputs)
+        except Exception as e:
+            raise Fail("%s: %s" % (label, first or "cannot trace (make_fx): "
+                                   + where_failed(e)))
     prog.add_weights(model)
     Recorder = recorder_class(torch)
-    rec = Recorder(gm, prog)
+    rec = Recorder(gm, prog, input_names=names)
     with torch.no_grad():
         rec.propagate(*inputs)
     outs = []
@@ -567,16 +772,17 @@ def meta_conv_backward(torch):
     _META_DONE.append(lib)	# keep the registration alive
 
 
-def trace_training(torch, model, inputs, prog, label):
+def trace_training(torch, model, inputs, prog, label, owner=None,
+                   names=None):
     try:
         from functorch.compile import aot_module, make_boxed_func
     except ImportError as e:
         raise Fail("--train needs functorch.compile (PyTorch 1.13 or "
                    "later): %s" % e)
     model.train()
-    if inputs[0].device.type == "meta":
+    if inputs and inputs[0].device.type == "meta":
         meta_conv_backward(torch)
-    prog.add_weights(model)
+    prog.add_weights(owner or model)
     Recorder = recorder_class(torch)
     state = {"fw": None, "bw": None, "fw_outs": [], "primals": [],
              "boundary": None, "nodes": 0}
@@ -585,7 +791,7 @@ def trace_training(torch, model, inputs, prog, label):
         state["nodes"] += len(gm.graph.nodes)
 
         def run(*args):
-            rec = Recorder(gm, prog)
+            rec = Recorder(gm, prog, input_names=names)
             res = rec.propagate(*args)
             state["fw"] = rec
             state["primals"] = [rec.tids(p) for p in rec.order]
@@ -669,13 +875,26 @@ def emit(prog, name, cores, grads, sgd):
     """The dramplan model: `cores` copies of the program; with cores > 1,
     each gradient is staged into a shared tensor (owned by core 0, linked
     on the others) and one collective all-reduces them."""
-    # pre-placed: inputs and weights, packed from 0 in 4 KiB pages
+    # pre-placed: inputs and weights, packed from 0 in 4 KiB pages: the
+    # module's parameters and buffers, then the inputs the step writes in
+    # place (a KV cache: state kept across steps), then the trace's
+    # constants, then the other inputs.  The state's addresses thus depend
+    # on the weights and the state alone, not on the step's length.
+    state = state_inputs(prog)
     addr = 0
     addrs = {}
-    for tid, t in enumerate(prog.tensors):
-        if t["usage"] in ("input", "weight"):
-            addrs[tid] = addr
-            addr += align(t["elems"] * t["elem_size"])
+
+    def rank(tid):
+        t = prog.tensors[tid]
+        if t["usage"] == "weight":
+            return 0 if t.get("module") else 2
+        return 1 if tid in state else 3
+    pre = [tid for tid, t in enumerate(prog.tensors)
+           if t["usage"] in ("input", "weight")]
+    for tid in sorted(pre, key=lambda x: (rank(x), x)):
+        t = prog.tensors[tid]
+        addrs[tid] = addr
+        addr += align(t["elems"] * t["elem_size"])
     training = grads is not None
     grads = grads or []
     gnames = {}
@@ -732,6 +951,12 @@ def emit(prog, name, cores, grads, sgd):
                           "blocks": [{"name": "entry", "succ": [],
                                       "insts": insts}]})
     return {"format": "dramplan-model/1", "model": name, "cores": doc_cores}
+
+
+def state_inputs(prog):
+    """Inputs that an instruction writes (in place): a KV cache."""
+    return set(x for i in prog.insts for x in i["defs"]
+               if prog.tensors[x]["usage"] == "input")
 
 
 def ident(s):
@@ -867,6 +1092,117 @@ def write_output(path, text):
 
 # ---------------------------------------------------------------------------
 
+def tensor_dtype(torch, name):
+    return {"float": torch.float32, "float32": torch.float32,
+            "float16": torch.float32, "bfloat16": torch.float32,
+            "float64": torch.float32, "int64": torch.int64,
+            "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
+            "uint8": torch.uint8, "bool": torch.bool}[name]
+
+
+def forward_params(model):
+    """forward()'s parameter names, or None if it takes **kwargs."""
+    import inspect
+    try:
+        sig = inspect.signature(model.forward)
+    except (TypeError, ValueError):
+        return None
+    names = []
+    for p in sig.parameters.values():
+        if p.kind == p.VAR_KEYWORD:
+            return None
+        if p.kind != p.VAR_POSITIONAL:
+            names.append(p.name)
+    return names
+
+
+def embedding_high(torch, model):
+    """Integer inputs are drawn below the smallest nn.Embedding's
+    num_embeddings: valid token ids and positions for every table."""
+    ns = [m.num_embeddings for m in model.modules()
+          if isinstance(m, torch.nn.Embedding)]
+    return min(ns) if ns else 2
+
+
+def make_inputs(torch, a, model, specs, shapes, dev, values):
+    """(tensors, their names or None, constant keyword arguments)."""
+    high = embedding_high(torch, model)
+    if specs is None:
+        ids = embedding_inputs(torch, model, len(shapes))
+        ts = []
+        for i, sh in enumerate(shapes):
+            if i in ids:
+                ts.append(torch.randint(0, high, [a.batch] + list(sh),
+                                        device=dev))
+            else:
+                ts.append(torch.randn([a.batch] + list(sh), device=dev))
+        return ts, None, {}
+    ts, names, consts = [], [], {}
+    for sp in specs:
+        if sp["dtype"] == "int":
+            consts[sp["name"]] = eval_expr(sp["dims"][0], values, sp)
+            continue
+        shape = [eval_expr(d, values, sp) for d in sp["dims"]]
+        if any(d < 1 for d in shape):
+            raise Fail("input '%s' (%s): shape %s has an empty dimension"
+                       % (sp["name"], sp["text"], shape))
+        dt = tensor_dtype(torch, sp["dtype"])
+        if dt.is_floating_point:
+            t = torch.randn(shape, device=dev)
+        elif dt == torch.bool:
+            t = torch.randint(0, 2, shape, device=dev).to(torch.bool)
+        else:
+            h = eval_expr(sp["high"], values, sp) if sp["high"] else high
+            if h < 1:
+                raise Fail("input '%s' (%s): HIGH must be positive"
+                           % (sp["name"], sp["text"]))
+            t = torch.randint(0, h, shape, dtype=dt, device=dev)
+        ts.append(t)
+        names.append(sp["name"])
+    return ts, names, consts
+
+
+def check_names(model, specs, label):
+    params = forward_params(model)
+    if params is None:
+        return
+    for sp in specs:
+        if sp["name"] not in params:
+            raise Fail("input '%s': %s.forward() has no such parameter (it "
+                       "takes %s)" % (sp["name"], type(model).__name__,
+                                      ", ".join(params) or "none"))
+
+
+def caller(torch, net, names, consts):
+    """A module that runs net with the inputs by name (for make_fx and
+    AOT autograd, which pass tensors by position)."""
+    class Call(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def forward(self, *xs):
+            return self.net(**dict(zip(names, xs)), **consts)
+    return Call()
+
+
+def to_device(model, dev):
+    """model.to(dev), keeping tied parameters tied: Module.to() moves each
+    module's parameters one by one, so a parameter two modules share
+    (GPT-2's head and token embedding) would become two tensors."""
+    owners = {}
+    for m in model.modules():
+        for pn, p in m._parameters.items():
+            if p is not None:
+                owners.setdefault(id(p), []).append((m, pn))
+    model = model.to(dev)
+    for refs in owners.values():
+        first = refs[0][0]._parameters[refs[0][1]]
+        for m, pn in refs[1:]:
+            m._parameters[pn] = first
+    return model
+
+
 def run(a):
     torch = load_torch()
     if getattr(a, "list", False):
@@ -876,13 +1212,34 @@ def run(a):
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     model, base, shapes = build_module(torch, a.model)
+    phase = "train" if a.train else (a.phase or "infer")
+    specs = a.specs or (None if a.shapes else file_specs(model, phase))
     shapes = a.shapes or shapes
-    if not shapes:
-        raise Fail("%s: no input shape: give --input-shape C,H,W (or set "
-                   "input_shape in the file)" % a.model)
-    name = a.name or "%s_%s_b%d%s" % (
-        base, "train" if a.train else "infer", a.batch,
+    if not specs and not shapes:
+        raise Fail("%s: no input shape: give --input NAME:DTYPE:SHAPE or "
+                   "--input-shape C,H,W (or set input_spec or input_shape "
+                   "in the file)" % a.model)
+    if specs:
+        check_names(model, specs, a.model)
+    seq = a.seq if a.seq is not None else (1 if phase == "decode" else None)
+    cache = a.cache_len if a.cache_len is not None else 0
+    maxlen = a.max_len if a.max_len is not None else \
+        (cache + seq if seq is not None else None)
+    if maxlen is not None and seq is not None and maxlen < cache + seq:
+        raise Usage("--max-len %d: below --cache-len + --seq (%d)"
+                    % (maxlen, cache + seq))
+    values = {"batch": a.batch, "seq": seq, "cache": cache, "max": maxlen}
+    name = a.name or "%s_%s_b%d%s%s%s" % (
+        base, phase, a.batch,
+        "_s%d" % seq if seq is not None and (a.phase or a.seq) else "",
+        "_c%d" % cache if phase == "decode" else "",
         "_%dcore" % a.cores if a.cores > 1 else "")
+    mode = a.trace
+    if mode == "auto":
+        mode = "aten" if specs or hides_ops(torch, model) else "fx"
+    if mode == "fx" and specs:
+        raise Usage("--trace fx takes inputs by position (--input-shape): "
+                    "inputs by name need --trace aten")
     # The network runs on meta tensors (shapes, no arithmetic), and on the
     # CPU when an op has no meta kernel.
     devices = [a.device] if a.device != "auto" else ["meta", "cpu"]
@@ -890,26 +1247,49 @@ def run(a):
         prog = Program(torch, a.dtype)
         torch.manual_seed(a.seed)
         net = model.to(dev) if dev == "cpu" else \
-            copy.deepcopy(model).to(dev)
-        inputs = [torch.randn([a.batch] + list(s), device=dev)
-                  for s in shapes]
+            to_device(copy.deepcopy(model), dev)
+        inputs, names, consts = make_inputs(torch, a, net, specs, shapes,
+                                            dev, values)
+        if names is None and not a.train:
+            names = (forward_params(net) or [])[:len(inputs)]
+        call = caller(torch, net, names, consts) if specs else net
         try:
             if a.train:
-                grads, _ = trace_training(torch, net, inputs, prog, a.model)
+                grads, _ = trace_training(torch, call, inputs, prog, a.model,
+                                          owner=net, names=names)
             else:
                 with torch.no_grad():
-                    trace_inference(torch, net, inputs, prog, a.model)
+                    trace_inference(torch, net, call, inputs, prog, a.model,
+                                    mode, names)
                 grads = None
             break
-        except Fail:
+        except Fail as e:
             if i + 1 == len(devices):
-                raise
+                raise Fail(value_hint(str(e), specs))
     if not prog.insts:
         raise Fail("%s: the traced graph has no operation" % a.model)
+    if a.phase and not state_inputs(prog):
+        raise Fail("%s: --phase %s: no input is written in place, so the "
+                   "model keeps no KV cache (give the cache as inputs that "
+                   "forward() writes)" % (a.model, a.phase))
     doc = emit(prog, name, a.cores, grads or ([] if a.train else None),
                a.sgd)
     write_output(a.output, dump(doc))
     return 0
+
+
+def value_hint(msg, specs):
+    """A trace that failed on the values of an integer input: say which
+    input and what to pass."""
+    low = msg.lower()
+    if not any(w in low for w in ("index", "out of range", "out of bounds",
+                                  "item", "data-dependent")):
+        return msg
+    for sp in specs or []:
+        if sp["dtype"] in INT_TYPES[:-1] and sp["high"] is None:
+            return "%s (the trace needs input '%s''s values: give their " \
+                "range, --input %s:HIGH)" % (msg, sp["name"], sp["text"])
+    return msg
 
 
 def main(argv):
