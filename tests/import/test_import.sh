@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=20
+N=49
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -32,6 +32,10 @@ one_line_err() {	# STATUS PATTERN CMD...
 check "usage error: exit 2, one line" one_line_err 2 '^dramplan-import: ' "$IMPORT" --batch 0 x
 check "without PyTorch: exit 1, one line naming the packages" \
 	one_line_err 1 'python3-torch' "$PY" -S "$IMPORT" resnet18
+check "--input with an unknown DTYPE: usage error" one_line_err 2 'unknown DTYPE "complex"' \
+	"$IMPORT" --input x:complex:4 x
+check "--input with an unknown dimension: usage error" one_line_err 2 '"foo" is not an integer' \
+	"$IMPORT" --input x:int64:batch,foo x
 check "--version" sh -c "\"$IMPORT\" --version | grep -qx \"dramplan-import $(cat "$SRC/VERSION")\""
 
 if ! "$PY" -c 'import torch, torchvision, functorch' 2>/dev/null; then
@@ -83,6 +87,96 @@ check "2 cores: gradients shared, linked to core 0, collective" jq_py "$T/t2.jso
 	"len(m['cores']) == 2 and sum(1 for t in m['cores'][1]['tensors'] if t.get('remote')) == 8 and all(t['region'] == ('cc' if c['core'] == 0 else 'linked') for c in m['cores'] for t in c['tensors'] if t['name'].startswith('allreduce.')) and all(t['address'] == [u for u in m['cores'][0]['tensors'] if u['name'] == t['name']][0]['address'] for t in m['cores'][1]['tensors'] if t.get('remote'))"
 check "the VM's example is what the importer writes (examples/tinynet_train_2core.json)" \
 	cmp -s "$T/t2.json" "$SRC/examples/tinynet_train_2core.json"
+
+# language models (issue 34): token ids, attention op by op, KV caches
+EX=$SRC/examples
+# tests/import/encoder.py: ids by position go to an nn.Embedding -> int64
+tensor_is() {	# FILE NAME EXPR: EXPR over the tensor `t` named NAME is true
+	jq_py "$1" "(lambda t: $3)([t for t in m['cores'][0]['tensors'] if t['name'] == '$2'][0])"
+}
+imp "$T/enc.json" "$SRC/tests/import/encoder.py"
+check "token ids by position into nn.Embedding: int64 input" \
+	tensor_is "$T/enc.json" x "(t['elems'], t['elem_size'], t['usage']) == (16, 8, 'input')"
+# per layer of nn.TransformerEncoderLayer (2 layers): the packed QKV, out,
+# and two MLP projections (4 addmm, +1 for the head), scores and weighted
+# values (2 bmm), 1 softmax, 2 layer norms; 21 tensors a layer (the QKV,
+# q scaled, q/k/v/attention made contiguous, scores, softmax, values,
+# out_proj, residual, norm + mean + rstd, MLP in, ReLU, MLP out, residual,
+# norm + mean + rstd), plus the embedding and the head, 27 weights, 1 input
+enc_ops() {
+	jq_py "$1" "(lambda c: c['bmm'] == 4 and c['_softmax'] == 2 and c['native_layer_norm'] == 4 and c['addmm'] == 9 and c['relu'] == 2)(__import__('collections').Counter(__import__('re').sub(r'_[0-9]+\$', '', i['name']) for i in m['cores'][0]['blocks'][0]['insts']))" &&
+		jq_py "$1" "len(m['cores'][0]['tensors']) == 27 + 1 + 2 * 21 + 2"
+}
+check "inference: attention and MLP op by op, per layer counts" enc_ops "$T/enc.json"
+check "inference: plan passes verify" plan_ok "$T/enc.json" --strategy search
+imp "$T/enct.json" "$SRC/tests/import/encoder.py" --train
+check "training's forward has the inference's operations" "$PY" -c "
+import collections, json, re, sys
+def ops(f, fw):
+    ins = json.load(open(f))['cores'][0]['blocks'][0]['insts']
+    if fw:
+        ins = ins[:[i['name'] for i in ins].index('loss')]
+    return collections.Counter(re.sub(r'_[0-9]+\$', '', i['name']) for i in ins)
+sys.exit(0 if ops(sys.argv[1], 0) == ops(sys.argv[2], 1) else 1)" "$T/enc.json" "$T/enct.json"
+
+# inputs by name (the module's input_spec) and their errors
+check "GPT-2-shaped (tiny) inference, inputs by name, imports" \
+	imp "$T/g.json" "$EX/gpt2.py:tiny" --seq 8 --batch 2
+check "GPT-2-shaped (tiny): int64 tokens" tensor_is "$T/g.json" tokens "(t['elems'], t['elem_size']) == (16, 8)"
+check "GPT-2-shaped (tiny): the tied head is the embedding's tensor" \
+	jq_py "$T/g.json" "'head.weight' not in [t['name'] for t in m['cores'][0]['tensors']]"
+check "GPT-2-shaped (tiny): plan passes verify" plan_ok "$T/g.json"
+check "a dimension without a value: one line naming the input and the option" \
+	one_line_err 1 "input 'tokens' (tokens:int64:batch,seq): dimension 'seq' has no value: pass --seq N" \
+	"$IMPORT" "$EX/gpt2.py:tiny"
+check "an input forward() does not take: one line naming it" \
+	one_line_err 1 "input 'foo': GPT.forward() has no such parameter" \
+	"$IMPORT" "$EX/gpt2.py:tiny" --input foo:float:4
+
+# prefill and decode: the cache is written in place and keeps its
+# addresses whatever the step (same --max-len)
+imp "$T/gp.json" "$EX/gpt2.py:tiny" --phase prefill --seq 4 --max-len 16
+imp "$T/gd3.json" "$EX/gpt2.py:tiny" --phase decode --cache-len 3 --max-len 16
+imp "$T/gd9.json" "$EX/gpt2.py:tiny" --phase decode --cache-len 9 --max-len 16
+cache_at() {	# FILE: k_cache's and v_cache's addresses and sizes
+	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); print([(t['name'], t['address'], t['elems']) for t in m['cores'][0]['tensors'] if t['name'] in ('k_cache', 'v_cache')])" "$1"
+}
+same_cache() {
+	local a
+	a=$(cache_at "$T/gp.json")
+	echo "# $a"
+	[ "$a" = "$(cache_at "$T/gd3.json")" ] && [ "$a" = "$(cache_at "$T/gd9.json")" ] &&
+		[ "$a" = "[('k_cache', 548864, 2048), ('v_cache', 557056, 2048)]" ]
+}
+check "prefill and decode at two lengths: the cache at the same addresses" same_cache
+check "decode: the cache is an input written in place by every layer" jq_py "$T/gd9.json" \
+	"all(sum(1 for i in m['cores'][0]['blocks'][0]['insts'] if i['name'].startswith('copy_') and c in i['defs'] and c in i['uses']) == 2 for c in ('k_cache', 'v_cache')) and m['model'] == 'gpt2_decode_b1_s1_c9'"
+check "prefill: plan passes verify" plan_ok "$T/gp.json"
+check "decode: plan passes verify (search)" plan_ok "$T/gd9.json" --strategy search
+check "decode: activations share memory across layers" jq_py "$T/gd9.json.plan" \
+	"(lambda c: sum(t['size'] for t in c['tensors'] if t['region'] == 'general') >= 4 * c['peak'])(m['cores'][0])"
+# the smallest example's 2-core decode plan (serving replicas)
+check "decode on 2 cores: imports" imp "$T/gd2c.json" "$EX/gpt2.py:tiny" --phase decode \
+	--cache-len 3 --max-len 16 --cores 2
+check "decode on 2 cores: plan passes verify" plan_ok "$T/gd2c.json"
+check "decode of an encoder (no cache): one line" one_line_err 1 'no input is written in place' \
+	"$IMPORT" "$EX/bert.py:tiny" --phase decode --cache-len 3
+
+# Llama-shaped (RMSNorm, rotary, SwiGLU, grouped-query attention) and
+# BERT-shaped (attention mask), tiny
+imp "$T/lp.json" "$EX/llama.py:tiny" --phase prefill --seq 8 --max-len 16
+check "Llama-shaped prefill: plan passes verify" plan_ok "$T/lp.json"
+imp "$T/ld.json" "$EX/llama.py:tiny" --phase decode --cache-len 8 --max-len 16
+check "Llama-shaped decode: the cache holds the KV heads only" \
+	tensor_is "$T/ld.json" k_cache "t['elems'] == 2 * 1 * 2 * 16 * 16"
+check "Llama-shaped decode: plan passes verify" plan_ok "$T/ld.json"
+check "Llama-shaped training step imports" imp "$T/lt.json" "$EX/llama.py:tiny" --train --seq 8 --batch 2
+check "Llama-shaped training: plan passes verify" plan_ok "$T/lt.json"
+imp "$T/b.json" "$EX/bert.py:tiny" --seq 8 --batch 2
+check "BERT-shaped inference: a boolean mask" tensor_is "$T/b.json" mask "(t['elems'], t['elem_size']) == (16, 1)"
+check "BERT-shaped inference: plan passes verify" plan_ok "$T/b.json"
+check "BERT-shaped training on 2 cores imports" imp "$T/bt.json" "$EX/bert.py:tiny" --train --seq 8 --batch 2 --cores 2
+check "BERT-shaped training on 2 cores: plan passes verify" plan_ok "$T/bt.json"
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \
