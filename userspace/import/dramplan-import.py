@@ -497,6 +497,14 @@ class Program:
                              "usage": usage})
         return len(self.tensors) - 1
 
+    def new_raw(self, name, elems, elem_size, floating, usage="spill"):
+        """A tensor known by its element count and type (ONNX)."""
+        self.tensors.append({"name": self.unique(short(name), self.names),
+                             "elems": max(1, elems),
+                             "elem_size": self.fsize if floating
+                             else elem_size, "usage": usage})
+        return len(self.tensors) - 1
+
     def add_weights(self, module):
         seen = set()
         for kind, items in (("param", module.named_parameters()),
@@ -1186,6 +1194,371 @@ def caller(torch, net, names, consts):
     return Call()
 
 
+# ---------------------------------------------------------------------------
+# ONNX: the graph as written, shapes from onnx's shape inference
+
+ONNX_FLOAT = (1, 10, 11, 16)	# FLOAT, FLOAT16, DOUBLE, BFLOAT16
+ONNX_SIZE = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8,
+             12: 4, 13: 8, 16: 2}
+# ops whose output is the input's bytes (PyTorch's views): one tensor
+ONNX_ALIAS = ("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity")
+
+
+def load_onnx():
+    try:
+        import onnx
+        import onnx.shape_inference  # noqa: F401
+    except ImportError as e:
+        raise Fail("an ONNX graph needs onnx for %s (%s): install "
+                   "python3-onnx (scripts/deps.sh, or apt-get install "
+                   "python3-onnx)" % (sys.executable, e))
+    return onnx
+
+
+def onnx_node_name(n, k):
+    return n.name or "%s_%d" % (n.op_type, k)
+
+
+def onnx_order(graph, path):
+    """The nodes in an order where every value is made before it is
+    read: a cycle or a value nothing makes is an error naming a node."""
+    made = set(i.name for i in graph.initializer) | \
+        set(i.name for i in graph.input) | {""}
+    maker = {}
+    for k, n in enumerate(graph.node):
+        for o in n.output:
+            if o:
+                maker[o] = k
+    for k, n in enumerate(graph.node):
+        for i in n.input:
+            if i not in made and i not in maker:
+                raise Fail("%s: node '%s' (%s) reads '%s', which no node, "
+                           "input or initializer makes"
+                           % (path, onnx_node_name(n, k), n.op_type, i))
+    order, state = [], {}
+    for root in range(len(graph.node)):
+        if root in state:
+            continue
+        stack = [(root, 0)]
+        state[root] = 1
+        while stack:
+            k, j = stack.pop()
+            ins = [maker[i] for i in graph.node[k].input if i in maker]
+            if j < len(ins):
+                stack.append((k, j + 1))
+                d = ins[j]
+                if state.get(d) == 1:
+                    n = graph.node[d]
+                    raise Fail("%s: the graph has a cycle through node '%s' "
+                               "(%s)" % (path, onnx_node_name(n, d),
+                                         n.op_type))
+                if d not in state:
+                    state[d] = 1
+                    stack.append((d, 0))
+            else:
+                state[k] = 2
+                order.append(k)
+    return order
+
+
+def onnx_dims(vi):
+    """[(dim_value or None, dim_param)] of a value's tensor type, or None
+    if it has no tensor type or no shape."""
+    t = vi.type
+    if t.WhichOneof("value") != "tensor_type" or \
+            not t.tensor_type.HasField("shape"):
+        return None
+    return [(d.dim_value if d.HasField("dim_value") else None,
+             d.dim_param) for d in t.tensor_type.shape.dim]
+
+
+FOLD_MAX = 4096		# elements of a value worth folding (shape data)
+
+
+def onnx_fold(onnx, m, info):
+    """Values computed from constants and known shapes alone (torch's
+    exports compute positions and shapes so: Shape, Gather, Add, Range,
+    ...), for the nodes whose output shape inference leaves open: each
+    such node becomes a Constant node of its value.  Returns whether a
+    node was replaced."""
+    import numpy as np
+    from onnx import numpy_helper
+    g = m.graph
+    val = {}
+    for init in g.initializer:
+        n = 1
+        for d in init.dims:
+            n *= d
+        if n <= FOLD_MAX:
+            val[init.name] = numpy_helper.to_array(init)
+
+    def attr(n, name, default=None):
+        for at in n.attribute:
+            if at.name == name:
+                return onnx.helper.get_attribute_value(at)
+        return default
+
+    def axes_of(n, ins):
+        ax = attr(n, "axes")
+        if ax is None and len(ins) > 1:
+            ax = [int(x) for x in ins[1].reshape(-1)]
+        return ax
+
+    def evaluate(n, ins):
+        op = n.op_type
+        if op == "Constant":
+            t = attr(n, "value")
+            return numpy_helper.to_array(t) if t is not None else None
+        if op == "Cast":
+            dt = onnx.helper.tensor_dtype_to_np_dtype(attr(n, "to"))
+            return ins[0].astype(dt)
+        if op in ("Add", "Sub", "Mul", "Div"):
+            a, b = ins
+            if op == "Div" and a.dtype.kind in "iu":
+                return np.trunc(a / b).astype(a.dtype)
+            return {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
+                    "Div": np.divide}[op](a, b).astype(a.dtype)
+        if op == "Gather":
+            return np.take(ins[0], ins[1], axis=attr(n, "axis", 0))
+        if op == "Unsqueeze":
+            out = ins[0]
+            for ax in sorted(axes_of(n, ins)):
+                out = np.expand_dims(out, ax)
+            return out
+        if op == "Squeeze":
+            ax = axes_of(n, ins)
+            return np.squeeze(ins[0], axis=tuple(ax) if ax else None)
+        if op == "Concat":
+            return np.concatenate(ins, axis=attr(n, "axis"))
+        if op == "Range":
+            return np.arange(ins[0], ins[1], ins[2]).astype(ins[0].dtype)
+        if op == "Reshape":
+            shape = [d if d != 0 else ins[0].shape[i]
+                     for i, d in enumerate(ins[1].tolist())]
+            return ins[0].reshape(shape)
+        if op == "Equal":
+            return np.equal(ins[0], ins[1])
+        if op == "Where":
+            return np.where(ins[0], ins[1], ins[2])
+        if op == "ConstantOfShape":
+            t = attr(n, "value")
+            v = numpy_helper.to_array(t) if t is not None \
+                else np.zeros(1, np.float32)
+            return np.full(ins[0].tolist(), v.reshape(-1)[0], v.dtype)
+        if op == "Slice":
+            x, st, en = ins[0], ins[1], ins[2]
+            ax = ins[3] if len(ins) > 3 else range(len(st))
+            sp = ins[4] if len(ins) > 4 else [1] * len(st)
+            sl = [slice(None)] * x.ndim
+            for a_, b_, c_, d_ in zip(ax, st, en, sp):
+                sl[int(a_)] = slice(int(b_), int(c_), int(d_))
+            return x[tuple(sl)]
+        return None
+
+    changed = False
+    for k, n in enumerate(list(g.node)):
+        if n.op_type == "Shape":
+            dims = onnx_dims(info[n.input[0]]) if n.input[0] in info \
+                else None
+            if dims and all(v is not None for v, _ in dims):
+                sh = np.array([v for v, _ in dims], np.int64)
+                st, en = attr(n, "start", 0), attr(n, "end", None)
+                val[n.output[0]] = sh[st:en]
+            continue
+        ins = [val.get(i) for i in n.input if i]
+        if any(x is None for x in ins):
+            continue
+        try:
+            out = evaluate(n, ins)
+        except Exception:
+            out = None
+        if out is None or np.size(out) > FOLD_MAX:
+            continue
+        out = np.asarray(out)
+        val[n.output[0]] = out
+        vi = info.get(n.output[0])
+        dims = onnx_dims(vi) if vi is not None else None
+        if n.op_type != "Constant" and \
+                (dims is None or any(v is None for v, _ in dims)):
+            c = onnx.helper.make_node(
+                "Constant", [], [n.output[0]], name=n.name,
+                value=numpy_helper.from_array(out, n.output[0]))
+            g.node[k].CopyFrom(c)
+            changed = True
+    return changed
+
+
+def onnx_infer(onnx, m, path):
+    """Shape inference, with values folded where it leaves a shape open."""
+    for _ in range(64):
+        try:
+            m = onnx.shape_inference.infer_shapes(m, strict_mode=True,
+                                                  data_prop=True)
+        except Exception as e:
+            raise Fail("%s: shape inference: %s" % (path, e))
+        info = {}
+        for vi in list(m.graph.input) + list(m.graph.value_info) + \
+                list(m.graph.output):
+            info.setdefault(vi.name, vi)
+        if not onnx_fold(onnx, m, info):
+            return m, info
+    return m, info
+
+
+def import_onnx(a):
+    onnx = load_onnx()
+    path = a.model
+    if not os.path.isfile(path):
+        raise Fail("%s: no such file" % path)
+    try:
+        with open(path, "rb") as f:
+            m = onnx.load_model_from_string(f.read())
+    except Exception as e:
+        raise Fail("%s: not an ONNX model (%s: %s)"
+                   % (path, type(e).__name__, e))
+    g = m.graph
+    if not g.node:
+        raise Fail("%s: the graph has no node (truncated or empty?)" % path)
+    top = onnx.defs.onnx_opset_version()
+    for op in m.opset_import:
+        if op.domain in ("", "ai.onnx") and op.version > top:
+            raise Fail("%s: opset %d is newer than this onnx's (%s, up to "
+                       "opset %d)" % (path, op.version, onnx.__version__,
+                                      top))
+    for k, n in enumerate(g.node):
+        dom = "" if n.domain in ("", "ai.onnx") else n.domain
+        if not onnx.defs.has(n.op_type, dom):
+            raise Fail("%s: node '%s': unknown operator '%s'%s" % (
+                path, onnx_node_name(n, k), n.op_type,
+                " in domain '%s'" % n.domain if n.domain else ""))
+        if any(at.type in (onnx.AttributeProto.GRAPH,
+                           onnx.AttributeProto.GRAPHS)
+               for at in n.attribute):
+            raise Fail("%s: node '%s' (%s): subgraphs (control flow) are "
+                       "not modelled" % (path, onnx_node_name(n, k),
+                                         n.op_type))
+    order = onnx_order(g, path)
+    # the graph's inputs get concrete shapes: --input, else the symbols
+    inits = set(i.name for i in g.initializer)
+    given = {sp["name"]: sp for sp in a.specs}
+    seq = a.seq
+    values = {"batch": a.batch, "seq": seq, "cache": a.cache_len or 0,
+              "max": a.max_len if a.max_len is not None else
+              (None if seq is None else seq + (a.cache_len or 0))}
+    names = [i.name for i in g.input if i.name not in inits]
+    for sp in a.specs:
+        if sp["name"] not in names:
+            raise Fail("input '%s': %s has no such graph input (it has %s)"
+                       % (sp["name"], path, ", ".join(names) or "none"))
+    for vi in g.input:
+        if vi.name in inits:
+            continue
+        dims = onnx_dims(vi)
+        if dims is None:
+            raise Fail("%s: input '%s' is not a tensor with a shape"
+                       % (path, vi.name))
+        sp = given.get(vi.name)
+        if sp:
+            shape = [eval_expr(d, values, sp) for d in sp["dims"]]
+            if len(shape) != len(dims):
+                raise Fail("input '%s' (%s): the graph's input has %d "
+                           "dimensions, not %d" % (vi.name, sp["text"],
+                                                   len(dims), len(shape)))
+        else:
+            shape = []
+            for v, par in dims:
+                if v is None and par in SYMBOLS and values[par] is not None:
+                    v = values[par]
+                if v is None or v < 1:
+                    raise Fail("%s: input '%s': dimension %d ('%s') has "
+                               "no value: pass --input %s:DTYPE:SHAPE%s"
+                               % (path, vi.name, len(shape), par or "?", vi.name,
+                                  " or --%s N" % par if par in
+                                  ("batch", "seq") else ""))
+                shape.append(v)
+        sh = vi.type.tensor_type.shape
+        for d, v in zip(sh.dim, shape):
+            d.Clear()
+            d.dim_value = v
+    m, info = onnx_infer(onnx, m, path)
+    g = m.graph
+    prog = Program(None, a.dtype)
+    tid = {}
+
+    def tensor(name, where, usage):
+        vi = info.get(name)
+        dims = onnx_dims(vi) if vi is not None else None
+        if dims is None or any(v is None for v, _ in dims):
+            raise Fail("%s: %s: shape inference gives no shape for '%s'%s"
+                       % (path, where, name,
+                          " (dimension '%s')" % [p for v, p in dims
+                                                 if v is None][0]
+                          if dims else ""))
+        et = vi.type.tensor_type.elem_type
+        if et not in ONNX_SIZE:
+            raise Fail("%s: %s: '%s' has element type %d, not a number"
+                       % (path, where, name, et))
+        elems = 1
+        for v, _ in dims:
+            elems *= v
+        if elems == 0:
+            return None
+        return prog.new_raw(name, elems, ONNX_SIZE[et], et in ONNX_FLOAT,
+                            usage)
+    for init in g.initializer:
+        elems = 1
+        for d in init.dims:
+            elems *= d
+        if elems == 0:
+            continue
+        if init.data_type not in ONNX_SIZE:
+            raise Fail("%s: initializer '%s' has element type %d, not a "
+                       "number" % (path, init.name, init.data_type))
+        tid[init.name] = prog.new_raw(init.name, elems,
+                                      ONNX_SIZE[init.data_type],
+                                      init.data_type in ONNX_FLOAT, "weight")
+        prog.tensors[tid[init.name]]["module"] = True
+    for vi in g.input:
+        if vi.name not in tid and vi.name not in inits:
+            t = tensor(vi.name, "input '%s'" % vi.name, "input")
+            if t is not None:
+                tid[vi.name] = t
+    for k in order:
+        n = g.node[k]
+        where = "node '%s' (%s)" % (onnx_node_name(n, k), n.op_type)
+        uses = [tid[i] for i in n.input if i in tid]
+        if n.op_type == "Constant":
+            for o in n.output:
+                t = tensor(o, where, "weight")
+                if t is not None:
+                    tid[o] = t
+            continue
+        if n.op_type in ONNX_ALIAS and n.input and n.input[0] in tid:
+            tid[n.output[0]] = tid[n.input[0]]
+            continue
+        defs = []
+        for o in n.output:
+            if not o:
+                continue
+            t = tensor(o, where, "spill")
+            if t is not None:
+                tid[o] = t
+                defs.append(t)
+        if defs:
+            prog.inst(onnx_node_name(n, k), defs, uses)
+    for vi in g.output:
+        t = tid.get(vi.name)
+        if t is not None and prog.tensors[t]["usage"] == "spill":
+            prog.tensors[t]["usage"] = "output"
+    if not prog.insts:
+        raise Fail("%s: the graph has no operation" % path)
+    base = os.path.splitext(os.path.basename(path))[0]
+    name = a.name or "%s_infer_b%d" % (base, a.batch)
+    write_output(a.output, dump(emit(prog, name, 1, None, False)))
+    return 0
+
+
+
 def to_device(model, dev):
     """model.to(dev), keeping tied parameters tied: Module.to() moves each
     module's parameters one by one, so a parameter two modules share
@@ -1204,6 +1577,12 @@ def to_device(model, dev):
 
 
 def run(a):
+    if not getattr(a, "list", False) and a.model.endswith(".onnx"):
+        if a.train or a.phase or a.shapes:
+            raise Usage("an ONNX graph is imported for inference as "
+                        "written: no --train, --phase or --input-shape "
+                        "(shapes: --input, --batch, --seq)")
+        return import_onnx(a)
     torch = load_torch()
     if getattr(a, "list", False):
         _, names = torchvision_models()
