@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=49
+N=62
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -32,11 +32,40 @@ one_line_err() {	# STATUS PATTERN CMD...
 check "usage error: exit 2, one line" one_line_err 2 '^dramplan-import: ' "$IMPORT" --batch 0 x
 check "without PyTorch: exit 1, one line naming the packages" \
 	one_line_err 1 'python3-torch' "$PY" -S "$IMPORT" resnet18
+echo x >"$T/x.onnx"
+check "without onnx: exit 1, one line naming the package" \
+	one_line_err 1 'python3-onnx' "$PY" -S "$IMPORT" "$T/x.onnx"
 check "--input with an unknown DTYPE: usage error" one_line_err 2 'unknown DTYPE "complex"' \
 	"$IMPORT" --input x:complex:4 x
 check "--input with an unknown dimension: usage error" one_line_err 2 '"foo" is not an integer' \
 	"$IMPORT" --input x:int64:batch,foo x
 check "--version" sh -c "\"$IMPORT\" --version | grep -qx \"dramplan-import $(cat "$SRC/VERSION")\""
+
+# ONNX graphs (issue 34): written with onnx.helper, no PyTorch needed
+jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
+	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+# one line, exit 1, and no file at -o
+onnx_bad() {	# FILE PATTERN [ARGS...]
+	local f=$1 pat=$2
+	shift 2
+	one_line_err 1 "$pat" "$IMPORT" "$T/onnx/$f" -o "$T/bad.json" "$@" && [ ! -e "$T/bad.json" ]
+}
+if "$PY" -c 'import onnx' 2>/dev/null && "$PY" "$SRC/tests/import/bad_onnx.py" "$T/onnx"; then
+	check "ONNX: a graph imports (initializer a weight, input, output)" sh -c \
+		"\"$IMPORT\" \"$T/onnx/good.onnx\" -o \"$T/good.json\" && $PY -c \"import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if [(t['name'], t['elems'], t.get('usage')) for t in m['cores'][0]['tensors']] == [('w', 4096, 'weight'), ('x', 128, 'input'), ('h', 128, None), ('y', 128, 'output')] else 1)\" \"$T/good.json\""
+	check "ONNX: truncated: one line, exit 1, nothing written" onnx_bad truncated.onnx 'not an ONNX model'
+	check "ONNX: a cycle: one line naming a node" onnx_bad cycle.onnx "a cycle through node 'loop_a' (Add)"
+	check "ONNX: an unknown operator: one line naming the node" onnx_bad unknown.onnx "node 'frob': unknown operator 'Frobnicate'"
+	check "ONNX: a dynamic dimension without a value: one line naming the input" \
+		onnx_bad dynamic.onnx "input 'x': dimension 0 ('N') has no value: pass --input x:DTYPE:SHAPE"
+	check "ONNX: no static output shape: one line naming the node" \
+		onnx_bad noshape.onnx "node 'fill' (ConstantOfShape): shape inference gives no shape for 'c'"
+	check "ONNX: a dynamic dimension given by --input" sh -c \
+		"\"$IMPORT\" \"$T/onnx/dynamic.onnx\" --input x:float:3,64 | grep -q '\"name\": \"x\", \"elems\": 192,'"
+else
+	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+fi
 
 if ! "$PY" -c 'import torch, torchvision, functorch' 2>/dev/null; then
 	while [ $n -lt $N ]; do skip "importer test" "no PyTorch for $PY (scripts/deps.sh)"; done
@@ -55,9 +84,6 @@ imp() {		# OUT ARGS...: import into OUT
 	local o=$1
 	shift
 	"$IMPORT" "$@" -o "$o" 2>"$T/err" || { sed 's/^/# /' "$T/err"; return 1; }
-}
-jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
-	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
 }
 
 # inference: a real torchvision network (small input) and the tiny CNN
@@ -177,6 +203,37 @@ check "BERT-shaped inference: a boolean mask" tensor_is "$T/b.json" mask "(t['el
 check "BERT-shaped inference: plan passes verify" plan_ok "$T/b.json"
 check "BERT-shaped training on 2 cores imports" imp "$T/bt.json" "$EX/bert.py:tiny" --train --seq 8 --batch 2 --cores 2
 check "BERT-shaped training on 2 cores: plan passes verify" plan_ok "$T/bt.json"
+
+# ONNX exported by torch.onnx against the PyTorch import of one network
+if "$PY" -c 'import onnx' 2>/dev/null; then
+	"$PY" "$SRC/tests/import/export_onnx.py" "$SRC/tests/import/convnet.py" "$T/conv.onnx" 2>"$T/err"
+	imp "$T/convo.json" "$T/conv.onnx"
+	imp "$T/convp.json" "$SRC/tests/import/convnet.py"
+	# the same activations (sizes, in order); the weights but batch
+	# norm's num_batches_tracked, which PyTorch has and ONNX does not
+	same_net() {
+		"$PY" - "$T/convp.json" "$T/convo.json" <<-'EOF'
+		import json, sys
+		p, o = (json.load(open(f))['cores'][0]['tensors'] for f in sys.argv[1:])
+		act = lambda ts: [(t['elems'], t['elem_size'], t.get('usage')) for t in ts if t.get('usage') in (None, 'output')]
+		w = lambda ts: sorted((t['name'], t['elems']) for t in ts if t.get('usage') in ('weight', 'input') and 'num_batches' not in t['name'])
+		sys.exit(0 if act(p) == act(o) and len(act(p)) == 11 and w(p) == w(o) else 1)
+		EOF
+	}
+	check "ONNX vs PyTorch (convnet): the same tensors and sizes" same_net
+	both_plan() { plan_ok "$T/convo.json" --strategy search && plan_ok "$T/convp.json" --strategy search; }
+	check "ONNX vs PyTorch (convnet): plans verify" both_plan
+	check "ONNX vs PyTorch (convnet): peaks within 1 %" "$PY" -c "
+import json, sys
+p, o = (json.load(open(f))['cores'][0]['peak'] for f in sys.argv[1:])
+print('# peaks', p, o)
+sys.exit(0 if abs(p - o) <= 0.01 * max(p, o) else 1)" "$T/convp.json.plan" "$T/convo.json.plan"
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/gpt2.py:tiny" "$T/gpt2.onnx" tokens:int64:1,8 2>"$T/err"
+	check "ONNX: torch's export of the tiny GPT-2 imports" imp "$T/gpt2o.json" "$T/gpt2.onnx"
+	check "ONNX: the tiny GPT-2's plan passes verify" plan_ok "$T/gpt2o.json" --strategy search
+else
+	for i in 1 2 3 4 5; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+fi
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \
