@@ -1,18 +1,22 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""dramplan-import - a PyTorch network as a dramplan model (JSON).
+"""dramplan-import - a PyTorch network or an ONNX graph as a dramplan
+model (JSON).
 
-    dramplan-import [options] NAME|FILE.py[:ATTR] [-o MODEL.json]
+    dramplan-import [options] NAME|FILE.py[:ATTR]|FILE.onnx [-o MODEL.json]
 
 NAME is a torchvision model (resnet18, vit_b_16, ...); FILE.py is a Python
-file that exports an nn.Module (see --help).  The network runs once on a
-random input with random weights: shapes and byte sizes come from that run,
-no weights or data sets are needed.
+file that exports an nn.Module (see --help); FILE.onnx an ONNX graph.  The
+network runs once on random inputs with random weights: shapes and byte
+sizes come from that run, no weights or data sets are needed.
 
-Inference: torch.fx.symbolic_trace + ShapeProp, nodes in program order.
-Training (--train): one step's forward and backward graphs from
-functorch.compile.aot_module, joined on one core; --cores N repeats the
-step on N cores and all-reduces the gradients through shared tensors.
+Inference: torch.fx.symbolic_trace, or make_fx's aten graph where a torch.nn
+module hides operations (attention) or inputs come by name; ShapeProp, nodes
+in program order.  --phase prefill|decode: one step of a decoder whose KV
+cache is inputs written in place.  Training (--train): one step's forward
+and backward graphs from functorch.compile.aot_module, joined on one core;
+--cores N repeats the step on N cores and all-reduces the gradients through
+shared tensors.  ONNX: onnx's shape inference, one instruction per node.
 
 Exit status: 0 success, 1 an error (one line on stderr, nothing written),
 2 a usage error.  docs/dramplan-import.md says how each graph value becomes
@@ -67,12 +71,14 @@ class Parser(argparse.ArgumentParser):
 def parse_args(argv):
     p = Parser(prog=PROG, add_help=False,
                description="Write a dramplan model (JSON) for a PyTorch "
-               "network: a torchvision model NAME or FILE.py[:ATTR].")
-    p.add_argument("model", metavar="NAME|FILE.py[:ATTR]",
-                   help="a torchvision model name (see --list), or a Python "
-                   "file; ATTR (default: `model`, then `make_model()`, then "
-                   "the one nn.Module class the file defines) is an "
-                   "nn.Module, an nn.Module class or a function returning one")
+               "network (a torchvision model NAME or FILE.py[:ATTR]) or an "
+               "ONNX graph (FILE.onnx).")
+    p.add_argument("model", metavar="NAME|FILE.py[:ATTR]|FILE.onnx",
+                   help="a torchvision model name (see --list), a Python "
+                   "file, or an ONNX file; ATTR (default: `model`, then "
+                   "`make_model()`, then the one nn.Module class the file "
+                   "defines) is an nn.Module, an nn.Module class or a "
+                   "function returning one")
     p.add_argument("-o", "--output", default="-", metavar="FILE",
                    help="the model JSON (default -, standard output); "
                    "written like dramplan's outputs")
@@ -121,7 +127,8 @@ def parse_args(argv):
                    "instead of inference")
     p.add_argument("--cores", type=int, default=1, metavar="N",
                    help="(--train) data parallel on N cores: gradients "
-                   "all-reduced through tensors shared across cores")
+                   "all-reduced through tensors shared across cores; "
+                   "(--phase) N serving replicas, each its own cache")
     p.add_argument("--sgd", action="store_true",
                    help="(--train) end the step with an SGD update of each "
                    "parameter from its gradient")
