@@ -128,7 +128,8 @@ def parse_args(argv):
     p.add_argument("--cores", type=int, default=1, metavar="N",
                    help="(--train) data parallel on N cores: gradients "
                    "all-reduced through tensors shared across cores; "
-                   "(--phase) N serving replicas, each its own cache")
+                   "(--phase) tensor parallel on N cores where the file's "
+                   "factory takes `ranks`, else N serving replicas")
     p.add_argument("--sgd", action="store_true",
                    help="(--train) end the step with an SGD update of each "
                    "parameter from its gradient")
@@ -162,7 +163,7 @@ def parse_args(argv):
         raise Usage("--threads: must be positive")
     if a.cores > 1 and not a.train and not a.phase:
         raise Usage("--cores N needs --train (data parallel training) or "
-                    "--phase (data parallel serving)")
+                    "--phase (a serving step on N cores)")
     if a.sgd and not a.train:
         raise Usage("--sgd needs --train")
     for opt in ("seq", "cache_len", "max_len"):
@@ -323,14 +324,16 @@ def default_shape(name):
     return [3, 224, 224]
 
 
-def build_module(torch, spec):
-    """(module, name, input shapes or None) for a model argument."""
+def build_module(torch, spec, ranks=1):
+    """(module, name, input shapes or None) for a model argument; a file's
+    factory that takes `ranks` builds one rank's share of a tensor-parallel
+    network."""
     path, attr = spec, ""
     if ".py:" in spec:
         path, attr = spec.rsplit(".py:", 1)
         path += ".py"
     if path.endswith(".py"):
-        return from_file(torch, path, attr)
+        return from_file(torch, path, attr, ranks)
     tvm, names = torchvision_models()
     if spec not in names:
         raise Fail("%s: not a torchvision model and not a .py file "
@@ -346,7 +349,7 @@ def build_module(torch, spec):
     return m, spec, [default_shape(spec)]
 
 
-def from_file(torch, path, attr):
+def from_file(torch, path, attr, ranks=1):
     import importlib.util
     nn = torch.nn
     if not os.path.isfile(path):
@@ -383,7 +386,8 @@ def from_file(torch, path, attr):
         if isinstance(obj, nn.Module):
             m = obj
         elif callable(obj):
-            m = obj()
+            m = obj(ranks=ranks) if ranks > 1 and takes_ranks(obj) \
+                else obj()
         else:
             m = None
     except Exception as e:
@@ -435,6 +439,41 @@ def file_specs(model, phase):
     if len(set(sp["name"] for sp in out)) != len(out):
         raise Fail("%s: input_spec: a name given twice" % path)
     return out
+
+
+def takes_ranks(f):
+    import inspect
+    try:
+        return "ranks" in inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+_COLLECTIVE = []
+
+
+def register_collective(torch):
+    """torch.ops.dramplan.all_reduce(x): a tensor-parallel network's sum
+    over its ranks.  For the trace it is a copy; its node becomes a tensor
+    shared by the cores and a collective instruction."""
+    if _COLLECTIVE:
+        return
+    lib = torch.library.Library("dramplan", "DEF")
+    lib.define("all_reduce(Tensor x) -> Tensor")
+
+    def copy_of(x):
+        return x.clone()
+
+    def below_autograd(x):
+        guard = torch._C._AutoDispatchBelowAutograd()
+        try:
+            return torch.ops.dramplan.all_reduce(x)
+        finally:
+            del guard
+    lib.impl("all_reduce", copy_of, "CPU")
+    lib.impl("all_reduce", copy_of, "Meta")
+    lib.impl("all_reduce", below_autograd, "Autograd")
+    _COLLECTIVE.append(lib)	# keep the registration alive
 
 
 def where_failed(e):
@@ -626,6 +665,8 @@ def recorder_class(torch):
                 else:
                     name = n.name if i == 0 else "%s.%d" % (n.name, i)
                     tid = prog.new_tensor(name, t)
+                    if str(n.target).startswith("dramplan.all_reduce"):
+                        prog.tensors[tid]["collective"] = True
                     defs.append(tid)
                 out.append((ptr, tid))
             self.ids[n] = out
@@ -915,6 +956,11 @@ def emit(prog, name, cores, grads, sgd):
     gnames = {}
     for p, g in grads:
         gnames[g] = prog.param_of[p]
+    # a tensor-parallel network's all-reduced tensors: one buffer shared
+    # by the cores, owned by core 0, linked on the others
+    coll = set(tid for tid, t in enumerate(prog.tensors)
+               if t.get("collective")) if cores > 1 else set()
+    staged = set(i["name"] for i in prog.insts)
     doc_cores = []
     for c in range(cores):
         tensors = []
@@ -928,11 +974,25 @@ def emit(prog, name, cores, grads, sgd):
                 d["usage"] = usage
             if tid in addrs:
                 d["address"] = addrs[tid]
+            if tid in coll:
+                d["shared"] = True
+                if c > 0:
+                    d["remote"] = {"core": 0, "name": t["name"]}
             tensors.append(d)
-        insts = [{"name": i["name"],
-                  "defs": [prog.tensors[x]["name"] for x in i["defs"]],
-                  "uses": [prog.tensors[x]["name"] for x in i["uses"]]}
-                 for i in prog.insts]
+        insts = []
+        taken = set(staged)
+        for i in prog.insts:
+            d = {"name": i["name"],
+                 "defs": [prog.tensors[x]["name"] for x in i["defs"]],
+                 "uses": [prog.tensors[x]["name"] for x in i["uses"]]}
+            if cores > 1 and any(x in coll for x in i["defs"]):
+                # tensor parallel: this core's partial sum staged into
+                # the shared tensor, then summed over the cores in place
+                d["name"] = prog.unique("stage." + i["name"], taken)
+                insts.append(d)
+                d = {"name": i["name"], "defs": d["defs"],
+                     "uses": d["defs"], "collective": True}
+            insts.append(d)
         if cores > 1 and grads:
             shared = []
             for p, g in grads:
@@ -1597,7 +1657,9 @@ def run(a):
         return 0
     torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
-    model, base, shapes = build_module(torch, a.model)
+    register_collective(torch)
+    ranks = a.cores if a.phase else 1
+    model, base, shapes = build_module(torch, a.model, ranks)
     phase = "train" if a.train else (a.phase or "infer")
     specs = a.specs or (None if a.shapes else file_specs(model, phase))
     shapes = a.shapes or shapes
