@@ -15,30 +15,49 @@
 # attends over positions 0 .. start+seq-1; it returns the last position's
 # logits, as a serving loop does.  Without a cache (training, plain
 # inference) it returns every position's.
+#
+# ranks=N builds one rank's share of an N-way tensor-parallel network
+# (dramplan-import --cores N --phase ...): each core has 1/N of the heads
+# and of the MLP, the attention's output projection and the MLP's down
+# projection give partial sums, all-reduced over the cores (the
+# embeddings and the head are replicated, the bias of a reduced layer
+# added once in a real runtime: the shapes are the same).
 import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+
+def all_reduce(x):
+    """The sum over the tensor-parallel ranks: dramplan-import's collective
+    (torch.ops.dramplan.all_reduce) when it runs the network."""
+    return torch.ops.dramplan.all_reduce(x)
+
 FULL = dict(layers=12, width=768, heads=12, vocab=50257, positions=1024)
 TINY = dict(layers=2, width=64, heads=4, vocab=256, positions=64)
 
 
 class Block(nn.Module):
-    def __init__(self, width, heads):
+    def __init__(self, width, heads, ranks=1):
         super().__init__()
-        self.heads = heads
+        self.heads, self.ranks = heads // ranks, ranks	# this rank's heads
+        part = width // ranks
         self.ln1 = nn.LayerNorm(width)
-        self.qkv = nn.Linear(width, 3 * width)
-        self.proj = nn.Linear(width, width)
+        self.qkv = nn.Linear(width, 3 * part)
+        self.proj = nn.Linear(part, width)
         self.ln2 = nn.LayerNorm(width)
-        self.fc = nn.Linear(width, 4 * width)
-        self.out = nn.Linear(4 * width, width)
+        self.fc = nn.Linear(width, 4 * part)
+        self.out = nn.Linear(4 * part, width)
+
+    def reduce(self, x):
+        return all_reduce(x) if self.ranks > 1 else x
 
     def forward(self, x, k_cache, v_cache, start):
-        b, t, c = x.shape
-        h, d = self.heads, c // self.heads
+        b, t, width = x.shape
+        h = self.heads
+        c = self.proj.in_features	# this rank's share of the width
+        d = c // h
         q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
         q = q.view(b, t, h, d).transpose(1, 2)
         k = k.view(b, t, h, d).transpose(1, 2)
@@ -55,18 +74,19 @@ class Block(nn.Module):
             att = att + mask.triu(start + 1)
         att = att.softmax(dim=-1)
         y = (att @ v).transpose(1, 2).reshape(b, t, c)
-        x = x + self.proj(y)
-        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+        x = x + self.reduce(self.proj(y))
+        return x + self.reduce(self.out(F.gelu(self.fc(self.ln2(x)),
+                                               approximate="tanh")))
 
 
 class GPT(nn.Module):
-    def __init__(self, layers, width, heads, vocab, positions):
+    def __init__(self, layers, width, heads, vocab, positions, ranks=1):
         super().__init__()
-        self.layers, self.heads = layers, heads
+        self.layers, self.heads = layers, heads // ranks
         self.head_dim = width // heads
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(positions, width)
-        self.blocks = nn.ModuleList(Block(width, heads)
+        self.blocks = nn.ModuleList(Block(width, heads, ranks)
                                     for _ in range(layers))
         self.ln_f = nn.LayerNorm(width)
         self.head = nn.Linear(width, vocab, bias=False)
@@ -74,7 +94,10 @@ class GPT(nn.Module):
 
     def forward(self, tokens, start=0, k_cache=None, v_cache=None):
         b, t = tokens.shape
-        pos = torch.arange(start, start + t, device=tokens.device)
+        # past the table's length (a 2,048-token prefill) the positions
+        # wrap: the shapes are what a longer table would give
+        pos = torch.arange(start, start + t, device=tokens.device) \
+            % self.wpe.num_embeddings
         x = self.wte(tokens) + self.wpe(pos)
         for i, blk in enumerate(self.blocks):
             x = blk(x, None if k_cache is None else k_cache[i],
@@ -93,9 +116,9 @@ class GPT(nn.Module):
                 "k_cache:" + cache, "v_cache:" + cache]
 
 
-def make_model():
-    return GPT(**FULL)
+def make_model(ranks=1):
+    return GPT(**FULL, ranks=ranks)
 
 
-def tiny():
-    return GPT(**TINY)
+def tiny(ranks=1):
+    return GPT(**TINY, ranks=ranks)

@@ -12,6 +12,11 @@
 # dim], holds the key/value heads only (a quarter of the query heads'
 # size); the step writes its keys and values in place at start ..
 # start+seq-1.
+#
+# ranks=N builds one rank's share of an N-way tensor-parallel network
+# (dramplan-import --cores N --phase ...): 1/N of the query and key/value
+# heads and of the MLP per core, the output and down projections' partial
+# sums all-reduced over the cores; embeddings and head replicated.
 import math
 
 import torch
@@ -35,6 +40,12 @@ class RMSNorm(nn.Module):
             * self.weight
 
 
+def all_reduce(x):
+    """The sum over the tensor-parallel ranks: dramplan-import's collective
+    (torch.ops.dramplan.all_reduce) when it runs the network."""
+    return torch.ops.dramplan.all_reduce(x)
+
+
 def rotate(x, cos, sin):
     """Rotary positions: each pair of halves turned by its angle."""
     h = x.shape[-1] // 2
@@ -43,10 +54,14 @@ def rotate(x, cos, sin):
 
 
 class Block(nn.Module):
-    def __init__(self, width, heads, kv_heads, hidden):
+    def __init__(self, width, heads, kv_heads, hidden, ranks=1):
         super().__init__()
-        self.heads, self.kv_heads = heads, kv_heads
         d = width // heads
+        # this rank's heads and MLP
+        heads, kv_heads, hidden = heads // ranks, kv_heads // ranks, \
+            hidden // ranks
+        self.heads, self.kv_heads, self.d, self.ranks = heads, kv_heads, d, \
+            ranks
         self.norm1 = RMSNorm(width)
         self.wq = nn.Linear(width, heads * d, bias=False)
         self.wk = nn.Linear(width, kv_heads * d, bias=False)
@@ -57,10 +72,12 @@ class Block(nn.Module):
         self.w3 = nn.Linear(width, hidden, bias=False)	# up
         self.w2 = nn.Linear(hidden, width, bias=False)	# down
 
+    def reduce(self, x):
+        return all_reduce(x) if self.ranks > 1 else x
+
     def forward(self, x, cos, sin, k_cache, v_cache, start):
-        b, t, c = x.shape
-        h, g = self.heads, self.kv_heads
-        d = c // h
+        b, t, _ = x.shape
+        h, g, d = self.heads, self.kv_heads, self.d
         y = self.norm1(x)
         q = rotate(self.wq(y).view(b, t, h, d).transpose(1, 2), cos, sin)
         k = rotate(self.wk(y).view(b, t, g, d).transpose(1, 2), cos, sin)
@@ -79,21 +96,21 @@ class Block(nn.Module):
             mask = torch.full((t, n), float("-inf"), device=x.device)
             att = att + mask.triu(start + 1)
         att = att.softmax(dim=-1)
-        y = (att @ v).transpose(1, 2).reshape(b, t, c)
-        x = x + self.wo(y)
+        y = (att @ v).transpose(1, 2).reshape(b, t, h * d)
+        x = x + self.reduce(self.wo(y))
         y = self.norm2(x)
-        return x + self.w2(F.silu(self.w1(y)) * self.w3(y))
+        return x + self.reduce(self.w2(F.silu(self.w1(y)) * self.w3(y)))
 
 
 class Llama(nn.Module):
     def __init__(self, layers, width, heads, kv_heads, hidden, vocab,
-                 positions):
+                 positions, ranks=1):
         super().__init__()
-        self.layers, self.kv_heads = layers, kv_heads
+        self.layers, self.kv_heads = layers, kv_heads // ranks
         self.head_dim = d = width // heads
         self.embed = nn.Embedding(vocab, width)
-        self.blocks = nn.ModuleList(Block(width, heads, kv_heads, hidden)
-                                    for _ in range(layers))
+        self.blocks = nn.ModuleList(Block(width, heads, kv_heads, hidden,
+                                          ranks) for _ in range(layers))
         self.norm = RMSNorm(width)
         self.head = nn.Linear(width, vocab, bias=False)
         inv = 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d))
@@ -122,9 +139,9 @@ class Llama(nn.Module):
                 "k_cache:" + cache, "v_cache:" + cache]
 
 
-def make_model():
-    return Llama(**FULL)
+def make_model(ranks=1):
+    return Llama(**FULL, ranks=ranks)
 
 
-def tiny():
-    return Llama(**TINY)
+def tiny(ranks=1):
+    return Llama(**TINY, ranks=ranks)
