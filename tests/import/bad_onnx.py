@@ -1,11 +1,12 @@
 # dramplan-import's tests: small ONNX graphs written with onnx.helper (no
-# PyTorch needed), one good and four bad ones, into DIR:
+# PyTorch needed), two good and five bad ones, into DIR:
 #   good.onnx       x[2,64] @ w[64,64] -> relu -> y (opset 13)
 #   truncated.onnx  good.onnx cut in the middle of its weights
 #   cycle.onnx      two nodes that read each other's outputs
 #   unknown.onnx    a node of an operator ONNX does not define
 #   dynamic.onnx    good.onnx with the first input dimension named "N"
 #   noshape.onnx    ConstantOfShape of an input's values: no static shape
+#   folded.onnx     a good graph whose shapes need values folded (below)
 import os
 import sys
 
@@ -47,3 +48,22 @@ x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])
 c = helper.make_node("ConstantOfShape", ["s"], ["c"], name="fill")
 y = helper.make_node("Add", ["c", "x"], ["y"], name="add")
 save(graph([c, y], inputs=[x, s]), "noshape.onnx")
+# and one good graph whose shapes need values computed from constants
+# (torch.onnx writes ViT's class token so): Expand's target shape is
+# ConstantOfShape([2]) * [3, 4]; the importer folds it, y is [3, 4]
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+two = helper.make_node("Constant", [], ["two"], name="two",
+                       value=numpy_helper.from_array(np.array([2], np.int64)))
+ones = helper.make_node("ConstantOfShape", ["two"], ["ones"], name="ones",
+                        value=numpy_helper.from_array(np.array([1], np.int64)))
+dims = helper.make_node("Constant", [], ["dims"], name="dims",
+                        value=numpy_helper.from_array(np.array([3, 4], np.int64)))
+tgt = helper.make_node("Mul", ["ones", "dims"], ["tgt"], name="tgt")
+exp = helper.make_node("Expand", ["x", "tgt"], ["e"], name="expand")
+y = helper.make_node("MatMul", ["e", "w4"], ["y"], name="mm")
+w4 = numpy_helper.from_array(np.ones((4, 4), np.float32), "w4")
+g = helper.make_graph([two, ones, dims, tgt, exp, y], "g", [x],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                     None)], [w4])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+     "folded.onnx")

@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=65
+N=66
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -61,10 +61,12 @@ if "$PY" -c 'import onnx' 2>/dev/null && "$PY" "$SRC/tests/import/bad_onnx.py" "
 		onnx_bad dynamic.onnx "input 'x': dimension 0 ('N') has no value: pass --input x:DTYPE:SHAPE"
 	check "ONNX: no static output shape: one line naming the node" \
 		onnx_bad noshape.onnx "node 'fill' (ConstantOfShape): shape inference gives no shape for 'c'"
+	check "ONNX: a shape from values folded out of constants (Expand)" sh -c \
+		"\"$IMPORT\" \"$T/onnx/folded.onnx\" | grep -q '\"name\": \"e\", \"elems\": 12,'"
 	check "ONNX: a dynamic dimension given by --input" sh -c \
 		"\"$IMPORT\" \"$T/onnx/dynamic.onnx\" --input x:float:3,64 | grep -q '\"name\": \"x\", \"elems\": 192,'"
 else
-	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+	for i in 1 2 3 4 5 6 7 8; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
 
 if ! "$PY" -c 'import torch, torchvision, functorch' 2>/dev/null; then

@@ -1422,7 +1422,7 @@ def onnx_fold(onnx, m, info):
             return x[tuple(sl)]
         return None
 
-    changed = False
+    made = {}
     for k, n in enumerate(list(g.node)):
         if n.op_type == "Shape":
             dims = onnx_dims(info[n.input[0]]) if n.input[0] in info \
@@ -1441,17 +1441,34 @@ def onnx_fold(onnx, m, info):
             out = None
         if out is None or np.size(out) > FOLD_MAX:
             continue
-        out = np.asarray(out)
-        val[n.output[0]] = out
+        val[n.output[0]] = np.asarray(out)
+        made[n.output[0]] = k
+
+    def fold(k):
+        n = g.node[k]
+        if n.op_type == "Constant":
+            return False
+        c = onnx.helper.make_node(
+            "Constant", [], [n.output[0]], name=n.name,
+            value=numpy_helper.from_array(val[n.output[0]], n.output[0]))
+        g.node[k].CopyFrom(c)
+        return True
+    # a node whose output shape is open: its value, else the values of
+    # its inputs (Expand's or Reshape's target shape)
+    changed = False
+    for k, n in enumerate(list(g.node)):
+        if not n.output or not n.output[0]:
+            continue
         vi = info.get(n.output[0])
         dims = onnx_dims(vi) if vi is not None else None
-        if n.op_type != "Constant" and \
-                (dims is None or any(v is None for v, _ in dims)):
-            c = onnx.helper.make_node(
-                "Constant", [], [n.output[0]], name=n.name,
-                value=numpy_helper.from_array(out, n.output[0]))
-            g.node[k].CopyFrom(c)
-            changed = True
+        if dims is not None and all(v is not None for v, _ in dims):
+            continue
+        if n.output[0] in made:
+            changed |= fold(k)
+            continue
+        for i in n.input:
+            if i in made:
+                changed |= fold(made[i])
     return changed
 
 
