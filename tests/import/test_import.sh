@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=66
+N=68
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -160,6 +160,11 @@ check "a dimension without a value: one line naming the input and the option" \
 check "an input forward() does not take: one line naming it" \
 	one_line_err 1 "input 'foo': GPT.forward() has no such parameter" \
 	"$IMPORT" "$EX/gpt2.py:tiny" --input foo:float:4
+check "a trace that reads an input's value: one line naming the inputs and what to pass" \
+	one_line_err 1 "the trace reads the values of an integer input (tokens, n): give the one it needs as a Python integer, --input NAME:int:VALUE" \
+	"$IMPORT" "$SRC/tests/import/lengths.py" --seq 16
+check "that value as a Python integer: imports, a constant of the trace" sh -c \
+	"\"$IMPORT\" \"$SRC/tests/import/lengths.py\" --seq 16 --input tokens:int64:batch,seq --input n:int:5 | grep -q '\"name\": \"embedding\", \"elems\": 40,'"
 
 # prefill and decode: the cache is written in place and keeps its
 # addresses whatever the step (same --max-len)

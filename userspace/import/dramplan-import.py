@@ -1745,15 +1745,20 @@ def run(a):
 
 def value_hint(msg, specs):
     """A trace that failed on the values of an integer input: say which
-    input and what to pass."""
+    inputs and what to pass."""
     low = msg.lower()
-    if not any(w in low for w in ("index", "out of range", "out of bounds",
-                                  "item", "data-dependent")):
+    ints = [sp for sp in specs or [] if sp["dtype"] in INT_TYPES[:-1]]
+    if not ints:
         return msg
-    for sp in specs or []:
-        if sp["dtype"] in INT_TYPES[:-1] and sp["high"] is None:
-            return "%s (the trace needs input '%s''s values: give their " \
-                "range, --input %s:HIGH)" % (msg, sp["name"], sp["text"])
+    names = ", ".join(sp["name"] for sp in ints)
+    if "tracing tensor" in low or "data-dependent" in low:
+        return "%s (the trace reads the values of an integer input (%s): " \
+            "give the one it needs as a Python integer, --input " \
+            "NAME:int:VALUE)" % (msg, names)
+    if any(w in low for w in ("index", "out of range", "out of bounds")):
+        return "%s (integer inputs (%s) are drawn below %s: give their " \
+            "range, --input NAME:DTYPE:SHAPE:HIGH)" % (
+                msg, names, "the smallest nn.Embedding's num_embeddings")
     return msg
 
 
