@@ -42,7 +42,7 @@ class Bert(nn.Module):
         pos = torch.arange(t, device=tokens.device) % self.positions
         typ = torch.zeros_like(tokens)
         x = self.norm(self.tok(tokens) + self.pos(pos) + self.typ(typ))
-        pad = mask.logical_not()
+        pad = ~mask	# torch.onnx (1.13) exports ~ but not logical_not
         for layer in self.layers:
             x = layer(x, src_key_padding_mask=pad)
         return x, torch.tanh(self.pool(x[:, 0]))
