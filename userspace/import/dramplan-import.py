@@ -342,10 +342,21 @@ def build_module(torch, spec, ranks=1):
     if spec.startswith("inception") or spec == "googlenet":
         kw["aux_logits"] = False
         kw["init_weights"] = False
+    seg = getattr(tvm, "segmentation", None)
+    make = getattr(tvm, spec, None)
+    if make is None and seg is not None:
+        # --list names the segmentation models too; their backbone's
+        # weights would be downloaded unless none are asked for
+        make = getattr(seg, spec)
+        kw["weights_backbone"] = None
     try:
-        m = getattr(tvm, spec)(weights=None, **kw)
-    except TypeError:
-        m = getattr(tvm, spec)(**kw)
+        try:
+            m = make(weights=None, **kw)
+        except TypeError:
+            m = make(**kw)
+    except Exception as e:
+        raise Fail("%s: cannot build the torchvision model: %s"
+                   % (spec, where_failed(e)))
     return m, spec, [default_shape(spec)]
 
 
