@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=68
+N=70
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -245,8 +245,14 @@ sys.exit(0 if abs(p - o) <= 0.01 * max(p, o) else 1)" "$T/convp.json.plan" "$T/c
 	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/gpt2.py:tiny" "$T/gpt2.onnx" tokens:int64:1,8 2>"$T/err"
 	check "ONNX: torch's export of the tiny GPT-2 imports" imp "$T/gpt2o.json" "$T/gpt2.onnx"
 	check "ONNX: the tiny GPT-2's plan passes verify" plan_ok "$T/gpt2o.json" --strategy search
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/llama.py:tiny" "$T/llama.onnx" tokens:int64:1,8 2>"$T/err"
+	imp "$T/llamao.json" "$T/llama.onnx"
+	check "ONNX: torch's export of the tiny Llama imports, plan verifies" plan_ok "$T/llamao.json"
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/bert.py:tiny" "$T/bert.onnx" tokens:int64:2,8 mask:bool:2,8 2>"$T/err"
+	imp "$T/berto.json" "$T/bert.onnx"
+	check "ONNX: torch's export of the tiny BERT (a mask) imports, plan verifies" plan_ok "$T/berto.json"
 else
-	for i in 1 2 3 4 5; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
 
 # errors: one line, naming what fails
