@@ -82,6 +82,9 @@ class Block(nn.Module):
 class GPT(nn.Module):
     def __init__(self, layers, width, heads, vocab, positions, ranks=1):
         super().__init__()
+        if heads % ranks:
+            raise ValueError("%d heads do not split over %d ranks"
+                             % (heads, ranks))
         self.layers, self.heads = layers, heads // ranks
         self.head_dim = width // heads
         self.wte = nn.Embedding(vocab, width)

@@ -106,6 +106,9 @@ class Llama(nn.Module):
     def __init__(self, layers, width, heads, kv_heads, hidden, vocab,
                  positions, ranks=1):
         super().__init__()
+        if kv_heads % ranks or hidden % ranks:
+            raise ValueError("%d key/value heads (MLP %d) do not split over "
+                             "%d ranks" % (kv_heads, hidden, ranks))
         self.layers, self.kv_heads = layers, kv_heads // ranks
         self.head_dim = d = width // heads
         self.embed = nn.Embedding(vocab, width)
