@@ -33,7 +33,8 @@ done
 # dramplan-import (issue 23) runs networks with Debian's PyTorch, for
 # /usr/bin/python3 (about 1 GB). Optional: without it everything else
 # builds and runs, the importer says what is missing and its tests skip.
-optional=(python3-torch python3-torchvision)
+# python3-onnx (issue 34) reads ONNX graphs (dramplan-import model.onnx).
+optional=(python3-torch python3-torchvision python3-onnx)
 opt_missing=()
 for p in "${optional[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=20
+N=70
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -32,7 +32,42 @@ one_line_err() {	# STATUS PATTERN CMD...
 check "usage error: exit 2, one line" one_line_err 2 '^dramplan-import: ' "$IMPORT" --batch 0 x
 check "without PyTorch: exit 1, one line naming the packages" \
 	one_line_err 1 'python3-torch' "$PY" -S "$IMPORT" resnet18
+echo x >"$T/x.onnx"
+check "without onnx: exit 1, one line naming the package" \
+	one_line_err 1 'python3-onnx' "$PY" -S "$IMPORT" "$T/x.onnx"
+check "--input with an unknown DTYPE: usage error" one_line_err 2 'unknown DTYPE "complex"' \
+	"$IMPORT" --input x:complex:4 x
+check "--input with an unknown dimension: usage error" one_line_err 2 '"foo" is not an integer' \
+	"$IMPORT" --input x:int64:batch,foo x
 check "--version" sh -c "\"$IMPORT\" --version | grep -qx \"dramplan-import $(cat "$SRC/VERSION")\""
+
+# ONNX graphs (issue 34): written with onnx.helper, no PyTorch needed
+jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
+	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+# one line, exit 1, and no file at -o
+onnx_bad() {	# FILE PATTERN [ARGS...]
+	local f=$1 pat=$2
+	shift 2
+	one_line_err 1 "$pat" "$IMPORT" "$T/onnx/$f" -o "$T/bad.json" "$@" && [ ! -e "$T/bad.json" ]
+}
+if "$PY" -c 'import onnx' 2>/dev/null && "$PY" "$SRC/tests/import/bad_onnx.py" "$T/onnx"; then
+	check "ONNX: a graph imports (initializer a weight, input, output)" sh -c \
+		"\"$IMPORT\" \"$T/onnx/good.onnx\" -o \"$T/good.json\" && $PY -c \"import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if [(t['name'], t['elems'], t.get('usage')) for t in m['cores'][0]['tensors']] == [('w', 4096, 'weight'), ('x', 128, 'input'), ('h', 128, None), ('y', 128, 'output')] else 1)\" \"$T/good.json\""
+	check "ONNX: truncated: one line, exit 1, nothing written" onnx_bad truncated.onnx 'not an ONNX model'
+	check "ONNX: a cycle: one line naming a node" onnx_bad cycle.onnx "a cycle through node 'loop_a' (Add)"
+	check "ONNX: an unknown operator: one line naming the node" onnx_bad unknown.onnx "node 'frob': unknown operator 'Frobnicate'"
+	check "ONNX: a dynamic dimension without a value: one line naming the input" \
+		onnx_bad dynamic.onnx "input 'x': dimension 0 ('N') has no value: pass --input x:DTYPE:SHAPE"
+	check "ONNX: no static output shape: one line naming the node" \
+		onnx_bad noshape.onnx "node 'fill' (ConstantOfShape): shape inference gives no shape for 'c'"
+	check "ONNX: a shape from values folded out of constants (Expand)" sh -c \
+		"\"$IMPORT\" \"$T/onnx/folded.onnx\" | grep -q '\"name\": \"e\", \"elems\": 12,'"
+	check "ONNX: a dynamic dimension given by --input" sh -c \
+		"\"$IMPORT\" \"$T/onnx/dynamic.onnx\" --input x:float:3,64 | grep -q '\"name\": \"x\", \"elems\": 192,'"
+else
+	for i in 1 2 3 4 5 6 7 8; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+fi
 
 if ! "$PY" -c 'import torch, torchvision, functorch' 2>/dev/null; then
 	while [ $n -lt $N ]; do skip "importer test" "no PyTorch for $PY (scripts/deps.sh)"; done
@@ -51,9 +86,6 @@ imp() {		# OUT ARGS...: import into OUT
 	local o=$1
 	shift
 	"$IMPORT" "$@" -o "$o" 2>"$T/err" || { sed 's/^/# /' "$T/err"; return 1; }
-}
-jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
-	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
 }
 
 # inference: a real torchvision network (small input) and the tiny CNN
@@ -83,6 +115,145 @@ check "2 cores: gradients shared, linked to core 0, collective" jq_py "$T/t2.jso
 	"len(m['cores']) == 2 and sum(1 for t in m['cores'][1]['tensors'] if t.get('remote')) == 8 and all(t['region'] == ('cc' if c['core'] == 0 else 'linked') for c in m['cores'] for t in c['tensors'] if t['name'].startswith('allreduce.')) and all(t['address'] == [u for u in m['cores'][0]['tensors'] if u['name'] == t['name']][0]['address'] for t in m['cores'][1]['tensors'] if t.get('remote'))"
 check "the VM's example is what the importer writes (examples/tinynet_train_2core.json)" \
 	cmp -s "$T/t2.json" "$SRC/examples/tinynet_train_2core.json"
+
+# language models (issue 34): token ids, attention op by op, KV caches
+EX=$SRC/examples
+# tests/import/encoder.py: ids by position go to an nn.Embedding -> int64
+tensor_is() {	# FILE NAME EXPR: EXPR over the tensor `t` named NAME is true
+	jq_py "$1" "(lambda t: $3)([t for t in m['cores'][0]['tensors'] if t['name'] == '$2'][0])"
+}
+imp "$T/enc.json" "$SRC/tests/import/encoder.py"
+check "token ids by position into nn.Embedding: int64 input" \
+	tensor_is "$T/enc.json" x "(t['elems'], t['elem_size'], t['usage']) == (16, 8, 'input')"
+# per layer of nn.TransformerEncoderLayer (2 layers): the packed QKV, out,
+# and two MLP projections (4 addmm, +1 for the head), scores and weighted
+# values (2 bmm), 1 softmax, 2 layer norms; 21 tensors a layer (the QKV,
+# q scaled, q/k/v/attention made contiguous, scores, softmax, values,
+# out_proj, residual, norm + mean + rstd, MLP in, ReLU, MLP out, residual,
+# norm + mean + rstd), plus the embedding and the head, 27 weights, 1 input
+enc_ops() {
+	jq_py "$1" "(lambda c: c['bmm'] == 4 and c['_softmax'] == 2 and c['native_layer_norm'] == 4 and c['addmm'] == 9 and c['relu'] == 2)(__import__('collections').Counter(__import__('re').sub(r'_[0-9]+\$', '', i['name']) for i in m['cores'][0]['blocks'][0]['insts']))" &&
+		jq_py "$1" "len(m['cores'][0]['tensors']) == 27 + 1 + 2 * 21 + 2"
+}
+check "inference: attention and MLP op by op, per layer counts" enc_ops "$T/enc.json"
+check "inference: plan passes verify" plan_ok "$T/enc.json" --strategy search
+imp "$T/enct.json" "$SRC/tests/import/encoder.py" --train
+check "training's forward has the inference's operations" "$PY" -c "
+import collections, json, re, sys
+def ops(f, fw):
+    ins = json.load(open(f))['cores'][0]['blocks'][0]['insts']
+    if fw:
+        ins = ins[:[i['name'] for i in ins].index('loss')]
+    return collections.Counter(re.sub(r'_[0-9]+\$', '', i['name']) for i in ins)
+sys.exit(0 if ops(sys.argv[1], 0) == ops(sys.argv[2], 1) else 1)" "$T/enc.json" "$T/enct.json"
+
+# inputs by name (the module's input_spec) and their errors
+check "GPT-2-shaped (tiny) inference, inputs by name, imports" \
+	imp "$T/g.json" "$EX/gpt2.py:tiny" --seq 8 --batch 2
+check "GPT-2-shaped (tiny): int64 tokens" tensor_is "$T/g.json" tokens "(t['elems'], t['elem_size']) == (16, 8)"
+check "GPT-2-shaped (tiny): the tied head is the embedding's tensor" \
+	jq_py "$T/g.json" "'head.weight' not in [t['name'] for t in m['cores'][0]['tensors']]"
+check "GPT-2-shaped (tiny): plan passes verify" plan_ok "$T/g.json"
+check "a dimension without a value: one line naming the input and the option" \
+	one_line_err 1 "input 'tokens' (tokens:int64:batch,seq): dimension 'seq' has no value: pass --seq N" \
+	"$IMPORT" "$EX/gpt2.py:tiny"
+check "an input forward() does not take: one line naming it" \
+	one_line_err 1 "input 'foo': GPT.forward() has no such parameter" \
+	"$IMPORT" "$EX/gpt2.py:tiny" --input foo:float:4
+check "a trace that reads an input's value: one line naming the inputs and what to pass" \
+	one_line_err 1 "the trace reads the values of an integer input (tokens, n): give the one it needs as a Python integer, --input NAME:int:VALUE" \
+	"$IMPORT" "$SRC/tests/import/lengths.py" --seq 16
+check "that value as a Python integer: imports, a constant of the trace" sh -c \
+	"\"$IMPORT\" \"$SRC/tests/import/lengths.py\" --seq 16 --input tokens:int64:batch,seq --input n:int:5 | grep -q '\"name\": \"embedding\", \"elems\": 40,'"
+
+# prefill and decode: the cache is written in place and keeps its
+# addresses whatever the step (same --max-len)
+imp "$T/gp.json" "$EX/gpt2.py:tiny" --phase prefill --seq 4 --max-len 16
+imp "$T/gd3.json" "$EX/gpt2.py:tiny" --phase decode --cache-len 3 --max-len 16
+imp "$T/gd9.json" "$EX/gpt2.py:tiny" --phase decode --cache-len 9 --max-len 16
+cache_at() {	# FILE: k_cache's and v_cache's addresses and sizes
+	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); print([(t['name'], t['address'], t['elems']) for t in m['cores'][0]['tensors'] if t['name'] in ('k_cache', 'v_cache')])" "$1"
+}
+same_cache() {
+	local a
+	a=$(cache_at "$T/gp.json")
+	echo "# $a"
+	[ "$a" = "$(cache_at "$T/gd3.json")" ] && [ "$a" = "$(cache_at "$T/gd9.json")" ] &&
+		[ "$a" = "[('k_cache', 548864, 2048), ('v_cache', 557056, 2048)]" ]
+}
+check "prefill and decode at two lengths: the cache at the same addresses" same_cache
+check "decode: the cache is an input written in place by every layer" jq_py "$T/gd9.json" \
+	"all(sum(1 for i in m['cores'][0]['blocks'][0]['insts'] if i['name'].startswith('copy_') and c in i['defs'] and c in i['uses']) == 2 for c in ('k_cache', 'v_cache')) and m['model'] == 'gpt2_decode_b1_s1_c9'"
+check "prefill: plan passes verify" plan_ok "$T/gp.json"
+check "decode: plan passes verify (search)" plan_ok "$T/gd9.json" --strategy search
+check "decode: activations share memory across layers" jq_py "$T/gd9.json.plan" \
+	"(lambda c: sum(t['size'] for t in c['tensors'] if t['region'] == 'general') >= 4 * c['peak'])(m['cores'][0])"
+# the smallest example's 2-core decode plan: tensor parallel, half the
+# heads and MLP a core, two all-reduces a layer through shared tensors
+check "decode on 2 cores (tensor parallel): imports" imp "$T/gd2c.json" "$EX/gpt2.py:tiny" --phase decode \
+	--cache-len 3 --max-len 16 --cores 2 --name gpt2_decode_2core
+check "decode on 2 cores: plan passes verify" plan_ok "$T/gd2c.json"
+check "decode on 2 cores: half the cache a core, 4 all-reduced tensors shared, linked, in the CC region" \
+	jq_py "$T/gd2c.json.plan" "all(len([t for t in c['tensors'] if t['name'].startswith('all_reduce') and t['region'] == ('cc' if c['core'] == 0 else 'linked') and t['shared']]) == 4 and [t['bytes'] for t in c['tensors'] if t['name'] == 'k_cache'] == [4096] for c in m['cores']) and all(t['address'] == [u for u in m['cores'][0]['tensors'] if u['name'] == t['name']][0]['address'] for t in m['cores'][1]['tensors'] if t.get('remote'))"
+check "decode on 2 cores: one collective per all-reduce, staged from the partial sum" \
+	jq_py "$T/gd2c.json" "(lambda ins: sum(1 for i in ins if i.get('collective') and i['defs'] == i['uses']) == 4 and sum(1 for i in ins if i['name'].startswith('stage.all_reduce')) == 4)(m['cores'][1]['blocks'][0]['insts'])"
+check "the VM's decode example is what the importer writes (examples/gpt2_decode_2core.json)" \
+	cmp -s "$T/gd2c.json" "$SRC/examples/gpt2_decode_2core.json"
+check "decode of an encoder (no cache): one line" one_line_err 1 'no input is written in place' \
+	"$IMPORT" "$EX/bert.py:tiny" --phase decode --cache-len 3
+
+# Llama-shaped (RMSNorm, rotary, SwiGLU, grouped-query attention) and
+# BERT-shaped (attention mask), tiny
+imp "$T/lp.json" "$EX/llama.py:tiny" --phase prefill --seq 8 --max-len 16
+check "Llama-shaped prefill: plan passes verify" plan_ok "$T/lp.json"
+imp "$T/ld.json" "$EX/llama.py:tiny" --phase decode --cache-len 8 --max-len 16
+check "Llama-shaped decode: the cache holds the KV heads only" \
+	tensor_is "$T/ld.json" k_cache "t['elems'] == 2 * 1 * 2 * 16 * 16"
+check "Llama-shaped decode: plan passes verify" plan_ok "$T/ld.json"
+check "Llama-shaped training step imports" imp "$T/lt.json" "$EX/llama.py:tiny" --train --seq 8 --batch 2
+check "Llama-shaped training: plan passes verify" plan_ok "$T/lt.json"
+imp "$T/b.json" "$EX/bert.py:tiny" --seq 8 --batch 2
+check "BERT-shaped inference: a boolean mask" tensor_is "$T/b.json" mask "(t['elems'], t['elem_size']) == (16, 1)"
+check "BERT-shaped inference: plan passes verify" plan_ok "$T/b.json"
+check "BERT-shaped training on 2 cores imports" imp "$T/bt.json" "$EX/bert.py:tiny" --train --seq 8 --batch 2 --cores 2
+check "BERT-shaped training on 2 cores: plan passes verify" plan_ok "$T/bt.json"
+
+# ONNX exported by torch.onnx against the PyTorch import of one network
+if "$PY" -c 'import onnx' 2>/dev/null; then
+	"$PY" "$SRC/tests/import/export_onnx.py" "$SRC/tests/import/convnet.py" "$T/conv.onnx" 2>"$T/err"
+	imp "$T/convo.json" "$T/conv.onnx"
+	imp "$T/convp.json" "$SRC/tests/import/convnet.py"
+	# the same activations (sizes, in order); the weights but batch
+	# norm's num_batches_tracked, which PyTorch has and ONNX does not
+	same_net() {
+		"$PY" - "$T/convp.json" "$T/convo.json" <<-'EOF'
+		import json, sys
+		p, o = (json.load(open(f))['cores'][0]['tensors'] for f in sys.argv[1:])
+		act = lambda ts: [(t['elems'], t['elem_size'], t.get('usage')) for t in ts if t.get('usage') in (None, 'output')]
+		w = lambda ts: sorted((t['name'], t['elems']) for t in ts if t.get('usage') in ('weight', 'input') and 'num_batches' not in t['name'])
+		sys.exit(0 if act(p) == act(o) and len(act(p)) == 11 and w(p) == w(o) else 1)
+		EOF
+	}
+	check "ONNX vs PyTorch (convnet): the same tensors and sizes" same_net
+	both_plan() { plan_ok "$T/convo.json" --strategy search && plan_ok "$T/convp.json" --strategy search; }
+	check "ONNX vs PyTorch (convnet): plans verify" both_plan
+	check "ONNX vs PyTorch (convnet): peaks within 1 %" "$PY" -c "
+import json, sys
+p, o = (json.load(open(f))['cores'][0]['peak'] for f in sys.argv[1:])
+print('# peaks', p, o)
+sys.exit(0 if abs(p - o) <= 0.01 * max(p, o) else 1)" "$T/convp.json.plan" "$T/convo.json.plan"
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/gpt2.py:tiny" "$T/gpt2.onnx" tokens:int64:1,8 2>"$T/err"
+	check "ONNX: torch's export of the tiny GPT-2 imports" imp "$T/gpt2o.json" "$T/gpt2.onnx"
+	check "ONNX: the tiny GPT-2's plan passes verify" plan_ok "$T/gpt2o.json" --strategy search
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/llama.py:tiny" "$T/llama.onnx" tokens:int64:1,8 2>"$T/err"
+	imp "$T/llamao.json" "$T/llama.onnx"
+	check "ONNX: torch's export of the tiny Llama imports, plan verifies" plan_ok "$T/llamao.json"
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/bert.py:tiny" "$T/bert.onnx" tokens:int64:2,8 mask:bool:2,8 2>"$T/err"
+	imp "$T/berto.json" "$T/bert.onnx"
+	check "ONNX: torch's export of the tiny BERT (a mask) imports, plan verifies" plan_ok "$T/berto.json"
+else
+	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+fi
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \
