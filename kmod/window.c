@@ -101,7 +101,12 @@ static int xmemsim_vma_split(struct vm_area_struct *vma, unsigned long addr)
 
 /*
  * A page is missing only where a memory error took it out (kmod/fault.c):
- * SIGBUS while its line is bad, the page again once it was rewritten.
+ * while a line of it is bad, a touch of the page gets what the kernel's
+ * memory-failure path gives for a poisoned page, VM_FAULT_HWPOISON:
+ * SIGBUS with BUS_MCEERR_AR, si_addr the address touched and si_addr_lsb
+ * PAGE_SHIFT (the page is the granule, as there; a kernel without
+ * CONFIG_MEMORY_FAILURE says BUS_ADRERR). The page comes back once the
+ * line was rewritten.
  */
 static vm_fault_t xmemsim_vma_fault(struct vm_fault *vmf)
 {
@@ -113,7 +118,7 @@ static vm_fault_t xmemsim_vma_fault(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	if (xmemsim_mem_page_bad(xf->dev, rec->heap, addr))
-		return VM_FAULT_SIGBUS;
+		return VM_FAULT_HWPOISON;
 	ret = vmf_insert_pfn(vma, va,
 			     vmalloc_to_pfn(xmemsim_kaddr(xf->dev, rec->heap, addr)));
 	/* a line went bad meanwhile, its unmap before this insert: undo */
