@@ -16,6 +16,7 @@
 #                                       linux-headers of the same release,
 #                                       loaded by modprobe from updates/dkms
 #                                       with udevd applying udev/60-xmemsim.rules
+#   scripts/vm.sh --append "ARGS" ...  more kernel command line (lockdown=...)
 #   XMEMSIM_KV=6.12 scripts/vm.sh ...   the debug kernel of another line
 #
 # The module is built against the VM kernel from a private copy of the
@@ -34,6 +35,7 @@ INSMOD=1
 KERNEL=vm
 MEM=1024
 STOCK=""
+APPEND=""
 INCLUDES=()
 CMD=()
 
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--kernel) KERNEL=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
 	--stock) STOCK=$2; shift 2 ;;
+	--append) APPEND=$2; shift 2 ;;
 	--) shift; CMD=("$@"); break ;;
 	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
 	esac
@@ -286,7 +289,7 @@ set +e
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel "$accel" "${cpu[@]}" \
 	-m "$MEM" -smp 2 -kernel "$KIMAGE" \
 	-initrd "$RUN/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=6" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=6${APPEND:+ $APPEND}" \
 	-display none -monitor none -no-reboot \
 	-serial "file:$RUN/console.log" -serial "file:$RUN/out.log" \
 	>"$RUN/qemu.log" 2>&1
