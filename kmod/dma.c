@@ -58,6 +58,7 @@
  * after an RCU grace period).
  */
 #include <kunit/visibility.h>
+#include <linux/bitmap.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -131,8 +132,11 @@ struct xmemsim_dma_file {
 	struct list_head *q;		/* [engine * queues + queue] */
 	u64 *stamp;			/* [engine * queues + queue]: last served */
 	u64 *sem;
+	int *qerr;			/* [engine * queues + queue]: error state */
+	unsigned long *broken;		/* [sem]: its signal will not come */
 	struct xarray xfers;		/* ticket -> transfer, until reaped */
 	struct list_head batches;	/* io_uring submits not yet completed */
+	struct list_head err_node;	/* in dma->err_files, or empty */
 	wait_queue_head_t wq;		/* its completions, semaphores, room */
 	u64 next_ticket;
 	u32 inflight;			/* queued, running or unreaped */
@@ -461,6 +465,45 @@ static int xfer_move(struct xmemsim_xfer *x)
 }
 
 /*
+ * x failed: its queue enters the error state (its first error kept) and
+ * the semaphore it would have signalled is broken (uapi/xmemsim.h, the
+ * error states). COPY's queue never does: COPY reports its own error.
+ * dma->lock held.
+ */
+static void xfer_stops_queue(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	struct xmemsim_dma_file *df = x->df;
+	int *qerr;
+
+	lockdep_assert_held(&dma->lock);
+	if (x->ticket == XMEMSIM_COPY_TICKET)
+		return;
+	qerr = &df->qerr[qidx(dma, x->d.engine, x->d.queue)];
+	if (!*qerr)
+		*qerr = x->status;
+	if (x->d.signal_sem != XMEMSIM_SEM_NONE)
+		set_bit(x->d.signal_sem, df->broken);
+	if (list_empty(&df->err_node))
+		list_add_tail(&df->err_node, &dma->err_files);
+}
+
+/*
+ * Why queue head x must end without running, or 0: its queue is in the
+ * error state (-ECANCELED), or it waits on a broken semaphore whose value
+ * has not come (-EPIPE).
+ */
+static int xfer_doomed(struct xmemsim_dma *dma, const struct xmemsim_xfer *x)
+{
+	const struct xmemsim_dma_file *df = x->df;
+
+	if (df->qerr[qidx(dma, x->d.engine, x->d.queue)])
+		return -ECANCELED;
+	if (!xfer_ready(x) && test_bit(x->d.wait_sem, df->broken))
+		return -EPIPE;
+	return 0;
+}
+
+/*
  * Move a completed transfer's bytes, then signal; a failed one moves what
  * xfer_outcome() says and does not signal. dma->lock held.
  */
@@ -471,6 +514,8 @@ static void xfer_complete(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 	if (!x->status && x->d.signal_sem != XMEMSIM_SEM_NONE)
 		WRITE_ONCE(x->df->sem[x->d.signal_sem],
 			   x->df->sem[x->d.signal_sem] + x->d.signal_inc);
+	if (x->status)
+		xfer_stops_queue(dma, x);
 	WRITE_ONCE(x->done, true);
 	if (!x->batch && x->ticket != XMEMSIM_COPY_TICKET)
 		WRITE_ONCE(x->df->ready, x->df->ready + 1);
@@ -630,6 +675,82 @@ static void dma_monitor_start(struct xmemsim_dma *dma)
 }
 #endif
 
+/*
+ * End x at now without running it: no byte moves, no engine time; its
+ * own queue and signal follow it into the error state. dma->lock held;
+ * x may be freed (a batch's).
+ */
+static void xfer_end_unrun(struct xmemsim_dma *dma, struct xmemsim_xfer *x,
+			   int status)
+{
+	struct xmemsim_dma_file *df = x->df;
+
+	lockdep_assert_held(&dma->lock);
+	list_del_init(&x->node);
+	if (df->xf) {
+		xmemsim_unpin(df->xf->dev, x->srec);
+		xmemsim_unpin(df->xf->dev, x->drec);
+	}
+	x->status = status;
+	x->start_ns = dma->now;
+	x->end_ns = dma->now;
+	xfer_stops_queue(dma, x);
+	WRITE_ONCE(x->done, true);
+	if (!x->batch)
+		WRITE_ONCE(df->ready, df->ready + 1);
+	trace_xmemsim_dma_end(df->pid, x->ticket, x->d.engine, x->d.queue,
+			      x->d.len, x->start_ns, x->end_ns);
+	wake_up_all(&df->wq);
+	if (x->batch)
+		batch_xfer_gone(dma, x);
+}
+
+/*
+ * End every queue head that must end without running (xfer_doomed()),
+ * until none is left: each may break another semaphore. Only the files
+ * with an error state are walked. dma->lock held.
+ */
+static void dma_drain_errors(struct xmemsim_dma *dma)
+{
+	struct xmemsim_dma_file *df, *tmp;
+	struct xmemsim_xfer *x;
+	bool again;
+	u32 i;
+	int st;
+
+	lockdep_assert_held(&dma->lock);
+	do {
+		again = false;
+		list_for_each_entry_safe(df, tmp, &dma->err_files, err_node) {
+			for (i = 0; i < dma->engines * dma_nq(dma); i++) {
+				while (!list_empty(&df->q[i])) {
+					x = list_first_entry(&df->q[i], struct xmemsim_xfer,
+							     node);
+					st = xfer_doomed(dma, x);
+					if (!st)
+						break;
+					xfer_end_unrun(dma, x, st);
+					again = true;
+				}
+			}
+		}
+	} while (again);
+}
+
+/* df left the error state? Then off dma->err_files. dma->lock held. */
+static void df_error_check(struct xmemsim_dma *dma, struct xmemsim_dma_file *df)
+{
+	u32 i;
+
+	lockdep_assert_held(&dma->lock);
+	if (list_empty(&df->err_node) || !bitmap_empty(df->broken, dma->sems))
+		return;
+	for (i = 0; i < dma->engines * dma_nq(dma); i++)
+		if (df->qerr[i])
+			return;
+	list_del_init(&df->err_node);
+}
+
 /* The wall time at which modeled time t arrives (time_scale > 0). */
 static ktime_t dma_wall(const struct xmemsim_dma *dma, u64 t)
 {
@@ -654,6 +775,7 @@ static void dma_run(struct xmemsim_dma *dma)
 	for (;;) {
 		bool running = false;
 
+		dma_drain_errors(dma);
 		for (e = 0; e < dma->engines; e++) {
 			struct xmemsim_dma_engine *eng = &dma->eng[e];
 
@@ -732,6 +854,8 @@ static void df_free(struct xmemsim_dma_file *df)
 	kvfree(df->q);
 	kvfree(df->stamp);
 	kvfree(df->sem);
+	kvfree(df->qerr);
+	bitmap_free(df->broken);
 	kfree(df);
 }
 
@@ -777,12 +901,15 @@ static int df_init(const struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 	df->q = kvmalloc_array(nq, sizeof(*df->q), gfp);
 	df->stamp = kvcalloc(nq, sizeof(*df->stamp), gfp);
 	df->sem = kvcalloc(dma->sems, sizeof(*df->sem), gfp);
-	if (!df->q || !df->stamp || !df->sem)
+	df->qerr = kvcalloc(nq, sizeof(*df->qerr), gfp);
+	df->broken = bitmap_zalloc(dma->sems, gfp);
+	if (!df->q || !df->stamp || !df->sem || !df->qerr || !df->broken)
 		return -ENOMEM;
 	for (i = 0; i < nq; i++)
 		INIT_LIST_HEAD(&df->q[i]);
 	xa_init(&df->xfers);
 	INIT_LIST_HEAD(&df->batches);
+	INIT_LIST_HEAD(&df->err_node);
 	init_waitqueue_head(&df->wq);
 	return 0;
 }
@@ -1406,8 +1533,11 @@ static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
  * @cmd: XMEMSIM_IOC_SEM_*
  * @s: the command, copied in
  *
- * Return: 0, -EINVAL (no such semaphore, flags, reserved), -ETIMEDOUT,
- * -ERESTARTSYS, -ENOMEM.
+ * SEM_SET also mends a broken semaphore; SEM_WAIT on a broken one whose
+ * value has not come ends at once.
+ *
+ * Return: 0, -EINVAL (no such semaphore, flags, reserved), -EPIPE
+ * (SEM_WAIT: broken), -ETIMEDOUT, -ERESTARTSYS, -ENOMEM.
  */
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		    struct xmemsim_sem *s)
@@ -1422,14 +1552,20 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	df = dma_file(xf);
 	if (!df)
 		return -ENOMEM;
-	if (cmd == XMEMSIM_IOC_SEM_WAIT)
-		ret = dma_wait_event(df, sem_reached(df, s->sem, s->value),
-				     s->timeout_ns);
+	if (cmd == XMEMSIM_IOC_SEM_WAIT) {
+		ret = dma_wait_event(df, sem_reached(df, s->sem, s->value) ||
+				     test_bit(s->sem, df->broken), s->timeout_ns);
+		if (!ret && !sem_reached(df, s->sem, s->value))
+			ret = -EPIPE;	/* broken: its signal will not come */
+	}
 	mutex_lock(&dma->lock);
-	if (cmd == XMEMSIM_IOC_SEM_SET)
+	if (cmd == XMEMSIM_IOC_SEM_SET) {
 		WRITE_ONCE(df->sem[s->sem], s->value);
-	else if (cmd == XMEMSIM_IOC_SEM_GET)
+		clear_bit(s->sem, df->broken);
+		df_error_check(dma, df);
+	} else if (cmd == XMEMSIM_IOC_SEM_GET) {
 		s->value = df->sem[s->sem];
+	}
 	s->now_ns = dma->now;
 	mutex_unlock(&dma->lock);
 	if (cmd == XMEMSIM_IOC_SEM_SET) {
@@ -1437,6 +1573,35 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		wake_up_all(&df->wq);
 	}
 	return ret;
+}
+
+/**
+ * xmemsim_dma_reset() - DMA_RESET: take a queue of the caller out of error
+ * @xf: the caller
+ * @r: the command, copied in; r->status: the error that stopped it, or 0
+ *
+ * Return: 0, -EINVAL (engine, queue, flags, reserved), -ENOMEM.
+ */
+int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r)
+{
+	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma_file *df;
+	u32 i;
+
+	if (r->engine >= dma->engines || r->queue >= dma->queues || r->flags ||
+	    !mem_is_zero(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	df = dma_file(xf);
+	if (!df)
+		return -ENOMEM;
+	i = qidx(dma, r->engine, r->queue);
+	mutex_lock(&dma->lock);
+	r->status = df->qerr[i];
+	df->qerr[i] = 0;
+	df_error_check(dma, df);
+	mutex_unlock(&dma->lock);
+	dma_kick(dma);		/* what waits behind it runs again */
+	return 0;
 }
 
 /* DMA_INFO */
@@ -1486,6 +1651,7 @@ void xmemsim_dma_release(struct xmemsim_file *xf)
 			eng->cur = NULL;
 	}
 	list_del(&df->node);
+	list_del_init(&df->err_node);
 	df_reaped(df, df->inflight);
 	if (!--df->du->files) {
 		list_del(&df->du->node);
@@ -1550,6 +1716,8 @@ static void dma_model_free(struct dma_model *m)
 		kvfree(m->df[f].q);
 		kvfree(m->df[f].stamp);
 		kvfree(m->df[f].sem);
+		kvfree(m->df[f].qerr);
+		bitmap_free(m->df[f].broken);
 		kfree(m->du[f].stamp);
 	}
 	kfree(m->dma.eng);
@@ -1570,6 +1738,7 @@ static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
 		return NULL;
 	mutex_init(&m->dma.lock);
 	INIT_LIST_HEAD(&m->dma.files);
+	INIT_LIST_HEAD(&m->dma.err_files);
 	INIT_LIST_HEAD(&m->dma.users);
 	m->dma.engines = engines;
 	m->dma.queues = queues;
@@ -1674,6 +1843,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 				return -EINVAL;
 	mutex_init(&dma->lock);
 	INIT_LIST_HEAD(&dma->files);
+	INIT_LIST_HEAD(&dma->err_files);
 	INIT_LIST_HEAD(&dma->users);
 	INIT_WORK(&dma->work, dma_work);
 	INIT_DELAYED_WORK(&dma->monitor, dma_monitor);

@@ -48,6 +48,7 @@ union xmemsim_arg {
 	struct xmemsim_dma_submit dma_submit;
 	struct xmemsim_dma_wait dma_wait;
 	struct xmemsim_dma_reap dma_reap;
+	struct xmemsim_dma_reset dma_reset;
 	struct xmemsim_sem sem;
 	struct xmemsim_dma_info dma_info;
 	struct xmemsim_fault_arm fault_arm;
@@ -93,7 +94,8 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		       XMEMSIM_FEAT_LIBC_HEAP | XMEMSIM_FEAT_MEMSET |
 		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE |
 		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES |
-		       XMEMSIM_FEAT_FAULTS | XMEMSIM_FEAT_DMA_REAP;
+		       XMEMSIM_FEAT_FAULTS | XMEMSIM_FEAT_DMA_REAP |
+		       XMEMSIM_FEAT_DMA_ERRORS;
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
@@ -358,6 +360,11 @@ static int cmd_dma_reap(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	return xmemsim_dma_reap(xf, &a->dma_reap);
 }
 
+static int cmd_dma_reset(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_dma_reset(xf, &a->dma_reset);
+}
+
 static int cmd_sem_set(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_SET, &a->sem);
@@ -409,6 +416,7 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_DMA_SUBMIT, cmd_dma_submit, NULL, true },
 	{ XMEMSIM_IOC_DMA_WAIT, cmd_dma_wait, NULL, true },
 	{ XMEMSIM_IOC_DMA_REAP, cmd_dma_reap, NULL, true },
+	{ XMEMSIM_IOC_DMA_RESET, cmd_dma_reset, NULL, true },
 	{ XMEMSIM_IOC_SEM_SET, cmd_sem_set, NULL, true },
 	{ XMEMSIM_IOC_SEM_GET, cmd_sem_get, NULL, true },
 	{ XMEMSIM_IOC_SEM_WAIT, cmd_sem_wait, NULL, true },
@@ -460,6 +468,7 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	BUILD_BUG_ON(sizeof(struct xmemsim_dma_wait) != 64);
 	BUILD_BUG_ON(sizeof(struct xmemsim_dma_completion) != 40);
 	BUILD_BUG_ON(sizeof(struct xmemsim_dma_reap) != 48);
+	BUILD_BUG_ON(sizeof(struct xmemsim_dma_reset) != 32);
 	BUILD_BUG_ON(sizeof(struct xmemsim_sem) != 48);
 	BUILD_BUG_ON(sizeof(struct xmemsim_dma_info) != 144);
 	BUILD_BUG_ON(sizeof(struct xmemsim_fault_arm) != 40);

@@ -127,6 +127,7 @@ struct xmemsim_dma {
 	struct xmemsim_dma_engine *eng;
 	struct list_head files;		/* files with DMA state */
 	struct list_head users;		/* their users' shares */
+	struct list_head err_files;	/* files with a queue or semaphore in error */
 	struct work_struct work;	/* the scheduler */
 	struct delayed_work monitor;	/* io_uring batches left behind */
 	struct hrtimer timer;		/* wakes it at a wall deadline */
@@ -356,6 +357,7 @@ void xmemsim_dma_fini(struct xmemsim_dev *d);
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
 int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w);
 int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r);
+int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r);
 __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 			  struct poll_table_struct *pt);
 /* COPY's DMA method as a transfer: its ticket in traces */

@@ -48,6 +48,7 @@
 #define XMEMSIM_FEAT_DMA_QUEUES	0x80ULL	/* DMA_SUBMIT/WAIT, SEM_* */
 #define XMEMSIM_FEAT_FAULTS	0x100ULL /* FAULT_ARM, MEM_ERROR */
 #define XMEMSIM_FEAT_DMA_REAP	0x200ULL /* DMA_REAP, poll() readiness */
+#define XMEMSIM_FEAT_DMA_ERRORS	0x400ULL /* queue error states, DMA_RESET */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -420,6 +421,30 @@ struct xmemsim_dma_reap {
 	__u64 reserved[2];
 };
 
+/*
+ * Errors stop a queue, as on hardware. A transfer that fails (its status
+ * non-zero: -EIO for an injected error or an uncorrectable line of its
+ * source) puts its queue into the error state, and a semaphore it would
+ * have signalled becomes broken:
+ * - every later transfer of that queue, queued then or after, ends
+ *   without running, status -ECANCELED, and moves no byte;
+ * - a transfer that waits on a broken semaphore, its value not reached,
+ *   ends the same way with -EPIPE (and its own queue and signal follow);
+ * - SEM_WAIT on a broken semaphore, its value not reached, gives -EPIPE.
+ * Such ends take no engine time: their start and end are the modeled
+ * now. The state lasts until DMA_RESET clears the queue, or SEM_SET sets
+ * the semaphore. COPY's own queue never enters it (COPY reports its
+ * error itself), nor does a transfer that hangs (it never ends: a wait's
+ * timeout, or closing the file, is what ends it).
+ */
+struct xmemsim_dma_reset {
+	__u32 engine;		/* in */
+	__u32 queue;		/* in: 0 .. queues - 1 */
+	__s32 status;		/* out: the error that stopped it, or 0 */
+	__u32 flags;		/* in: 0 */
+	__u64 reserved[2];
+};
+
 /* XMEMSIM_IOC_SEM_SET, _GET, _WAIT: one of the caller's semaphores. */
 struct xmemsim_sem {
 	__u32 sem;		/* in: 0 .. sems - 1 */
@@ -562,5 +587,6 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_FAULT_ARM	_IOW(XMEMSIM_IOC_MAGIC, 0x15, struct xmemsim_fault_arm)
 #define XMEMSIM_IOC_MEM_ERROR	_IOW(XMEMSIM_IOC_MAGIC, 0x16, struct xmemsim_mem_error)
 #define XMEMSIM_IOC_DMA_REAP	_IOWR(XMEMSIM_IOC_MAGIC, 0x17, struct xmemsim_dma_reap)
+#define XMEMSIM_IOC_DMA_RESET	_IOWR(XMEMSIM_IOC_MAGIC, 0x18, struct xmemsim_dma_reset)
 
 #endif /* _UAPI_XMEMSIM_H */

@@ -293,7 +293,11 @@ static struct xmemsim_dma_desc desc(uint64_t s, uint64_t d, uint64_t len,
 	return x;
 }
 
-TEST(dma_error_completes_with_eio_moves_nothing_signals_nothing)
+/*
+ * The middle one of three on a queue fails: -EIO, no byte, no signal; the
+ * queue is then in error, so the third ends -ECANCELED without running.
+ */
+TEST(dma_error_ends_with_eio_and_stops_its_queue)
 {
 	struct levels before = levels();
 	int path;
@@ -318,18 +322,112 @@ TEST(dma_error_completes_with_eio_moves_nothing_signals_nothing)
 			CHECK_EQ_U64(ret, 0);
 			for (i = 0; i < 3; i++) {
 				CHECK(xms_dma_wait(&xd, t + i, -1, &w) == 0);
-				CHECK_EQ_U64(w.status, i == 1 ? -EIO : 0);
+				CHECK_EQ_U64(w.status, i == 1 ? -EIO : i ? -ECANCELED : 0);
 			}
 		} else {	/* the batch's CQE carries its first error */
 			CHECK_EQ_U64(ret, -EIO);
 		}
-		CHECK(all_bytes(&xd, b[1], 4096, 0x77) && all_bytes(&xd, b[3], 4096, 0x77));
-		CHECK(all_bytes(&xd, b[2], 4096, 0));
+		CHECK(all_bytes(&xd, b[1], 4096, 0x77));
+		CHECK(all_bytes(&xd, b[2], 4096, 0) && all_bytes(&xd, b[3], 4096, 0));
 		CHECK(xms_sem_get(&xd, 0, &v) == 0);
-		CHECK_EQ_U64(v, 2);
+		CHECK_EQ_U64(v, 1);
 		printf("# %s: submit %d, semaphore %llu of 3\n", paths[path], ret,
 		       (unsigned long long)v);
 		close_path(&xd, &r, path);
+	}
+	CHECK_LEVELS(before);
+}
+
+static int dma_reset(struct xms_dev *xd, uint32_t engine, uint32_t queue,
+		     int32_t *status)
+{
+	*status = 0;
+	return xms_dma_reset(xd, engine, queue, status);
+}
+
+/*
+ * A failed load with dependents, through ioctl and through a ring: the
+ * load -EIO, the next on its queue -ECANCELED, the store that waits on
+ * its semaphore -EPIPE, a transfer on another queue untouched; no byte
+ * moves for the three. SEM_WAIT on the broken semaphore -EPIPE at once.
+ * Through the ring the submit's CQE comes (-EIO) instead of never.
+ * DMA_RESET gives each queue's error and runs it again; SEM_SET mends
+ * the semaphore.
+ */
+TEST(a_failed_transfer_fails_its_dependents_until_reset)
+{
+	struct levels before = levels();
+	int path;
+
+	for (path = 0; path < 2; path++) {
+		struct xmemsim_dma_desc d[4];
+		struct xmemsim_dma_submit sub;
+		struct xmemsim_dma_wait w;
+		struct xms_result res[2];
+		struct xms_dev xd;
+		struct xms_ring r;
+		uint64_t b[5], t, v;
+		int32_t st;
+		int i;
+
+		REQUIRE(xms_open(&xd, NULL) == 0);
+		for (i = 0; i < 5; i++)
+			REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &b[i], NULL) == 0);
+		REQUIRE(fill(&xd, b[0], 4096, 0x5a) == 0);
+		d[0] = desc(b[0], b[1], 4096, 0);	/* fails: signals nothing */
+		d[0].signal_sem = 3;
+		d[1] = desc(b[0], b[2], 4096, 0);	/* behind it on its queue */
+		d[1].signal_sem = NONE;
+		d[2] = desc(b[1], b[3], 4096, 0);	/* waits for d[0] */
+		d[2].engine = 1;
+		d[2].wait_sem = 3;
+		d[2].wait_value = 1;
+		d[2].signal_sem = 4;
+		d[3] = desc(b[0], b[4], 4096, 1);	/* another queue: runs */
+		d[3].signal_sem = NONE;
+		CHECK(arm(&xd, XMEMSIM_FAULT_DMA_ERROR, 0, 1) == 0);
+		if (!path) {
+			REQUIRE(xms_dma_submit(&xd, d, 4, &t) == 0);
+			for (i = 0; i < 4; i++) {
+				static const int want[4] = { -EIO, -ECANCELED, -EPIPE, 0 };
+
+				CHECK(xms_dma_wait(&xd, t + i, 10000000000LL, &w) == 0);
+				CHECK_EQ_U64(w.status, want[i]);
+			}
+		} else {
+			REQUIRE(xms_ring_init(&r, &xd, 4) == 0);
+			sub = (struct xmemsim_dma_submit){ .descs = (uintptr_t)d, .count = 4 };
+			REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &sub, 1) == 0);
+			REQUIRE(xms_ring_submit(&r) == 1);
+			CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 10000000000LL) == 1);
+			CHECK(res[0].res == -EIO);
+			xms_ring_exit(&r);
+		}
+		CHECK(all_bytes(&xd, b[2], 4096, 0) && all_bytes(&xd, b[3], 4096, 0));
+		CHECK(all_bytes(&xd, b[4], 4096, 0x5a));
+		CHECK(xms_sem_wait(&xd, 3, 1, 10000000000LL) == -EPIPE);
+		CHECK(xms_sem_wait(&xd, 4, 1, 10000000000LL) == -EPIPE);	/* cascade */
+		/* the queue stays in error until reset */
+		d[1].dst = b[2];
+		REQUIRE(xms_dma_submit(&xd, &d[1], 1, &t) == 0);
+		CHECK(xms_dma_wait(&xd, t, 10000000000LL, &w) == 0);
+		CHECK_EQ_U64(w.status, -ECANCELED);
+		CHECK(dma_reset(&xd, 0, 0, &st) == 0);
+		CHECK_EQ_U64(st, -EIO);
+		CHECK(dma_reset(&xd, 1, 0, &st) == 0);
+		CHECK_EQ_U64(st, -EPIPE);
+		CHECK(dma_reset(&xd, 0, 0, &st) == 0 && st == 0);
+		REQUIRE(xms_dma_submit(&xd, &d[1], 1, &t) == 0);
+		CHECK(xms_dma_wait(&xd, t, 10000000000LL, &w) == 0 && w.status == 0);
+		CHECK(all_bytes(&xd, b[2], 4096, 0x5a));
+		/* SEM_SET mends the semaphore: a wait on it waits again */
+		CHECK(xms_sem_set(&xd, 3, 0) == 0);
+		CHECK(xms_sem_wait(&xd, 3, 1, 20000000) == -ETIMEDOUT);
+		CHECK(xms_sem_get(&xd, 3, &v) == 0 && v == 0);
+		CHECK(dma_reset(&xd, 9999, 0, &st) == -EINVAL);
+		printf("# %s: -EIO, -ECANCELED, -EPIPE, 0; reset gave -EIO and -EPIPE\n",
+		       paths[path]);
+		xms_close(&xd);
 	}
 	CHECK_LEVELS(before);
 }
@@ -454,6 +552,7 @@ TEST(ue_fails_every_read_until_the_line_is_rewritten)
 	struct levels before = levels();
 	long long ue0 = edac("hbm", "ue_count");
 	struct xmemsim_dma_desc d;
+	int32_t st;
 	struct xmemsim_dma_wait w;
 	unsigned char buf[4096];
 	struct xms_dev xd;
@@ -502,6 +601,9 @@ TEST(ue_fails_every_read_until_the_line_is_rewritten)
 	CHECK(xms_mem_error(&xd, x + 4096, XMEMSIM_MEM_UE) == 0);
 	d = desc(a + 4096, x + 4096, 4096, 0);
 	d.signal_sem = NONE;
+	/* the failed transfer above stopped queue 0: a runtime resets it */
+	CHECK(dma_reset(&xd, 0, 0, &st) == 0);
+	CHECK_EQ_U64(st, -EIO);
 	REQUIRE(xms_dma_submit(&xd, &d, 1, &t) == 0);
 	CHECK(xms_dma_wait(&xd, t, -1, &w) == 0 && w.status == 0);
 	CHECK(all_bytes(&xd, x + 4096, 4096, 0x3c));

@@ -775,6 +775,8 @@ static void op_dma(struct xfile *f)
 	struct xmemsim_sem sm = { .sem = rnd(20), .value = rnd(4),
 				  .timeout_ns = 1000000 };
 	static struct xmemsim_dma_completion rec[16];
+	struct xmemsim_dma_reset rq = { .engine = rnd(5), .queue = rnd(5),
+					.flags = !rnd(16) };
 	struct xmemsim_dma_reap r = { .capacity = rnd(10),
 				      .timeout_ns = rnd(3) ? 0 : 1000000,
 				      .flags = !rnd(16) };
@@ -818,9 +820,11 @@ static void op_dma(struct xfile *f)
 	case 2:
 		if (rnd(2)) {
 			cmd(f, XMEMSIM_IOC_DMA_WAIT, rnd_ptr(&w));
-		} else {	/* any completions, into a buffer that may fault */
+		} else if (rnd(4)) {	/* any completions, into a buffer that may fault */
 			r.recs = (uintptr_t)rnd_ptr(rec);
 			cmd(f, XMEMSIM_IOC_DMA_REAP, rnd_ptr(&r));
+		} else {	/* a queue out of error, or none such */
+			cmd(f, XMEMSIM_IOC_DMA_RESET, rnd_ptr(&rq));
 		}
 		break;
 	default:

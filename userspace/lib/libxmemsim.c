@@ -357,6 +357,17 @@ int xms_dma_reap(struct xms_dev *dev, struct xmemsim_dma_completion *recs,
 	return ret;
 }
 
+int xms_dma_reset(struct xms_dev *dev, uint32_t engine, uint32_t queue,
+		  int32_t *status)
+{
+	struct xmemsim_dma_reset r = { .engine = engine, .queue = queue };
+	int ret = xms_cmd(dev, XMEMSIM_IOC_DMA_RESET, &r);
+
+	if (!ret && status)
+		*status = r.status;
+	return ret;
+}
+
 /* SEM_SET, SEM_GET or SEM_WAIT on one of the file's semaphores. */
 static int sem_cmd(struct xms_dev *dev, unsigned long cmd, uint32_t sem,
 		   uint64_t *value, int64_t timeout_ns)

@@ -69,6 +69,12 @@ int xms_dma_wait(struct xms_dev *dev, uint64_t ticket, int64_t timeout_ns,
  */
 int xms_dma_reap(struct xms_dev *dev, struct xmemsim_dma_completion *recs,
 		 uint32_t cap, int64_t timeout_ns, uint32_t *count);
+/*
+ * Take a queue out of the error state a failed transfer put it in
+ * (XMEMSIM_FEAT_DMA_ERRORS); *status: that error, or 0.
+ */
+int xms_dma_reset(struct xms_dev *dev, uint32_t engine, uint32_t queue,
+		  int32_t *status);
 int xms_sem_set(struct xms_dev *dev, uint32_t sem, uint64_t value);
 int xms_sem_get(struct xms_dev *dev, uint32_t sem, uint64_t *value);
 int xms_sem_wait(struct xms_dev *dev, uint32_t sem, uint64_t value,
