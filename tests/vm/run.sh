@@ -195,6 +195,23 @@ tap $? "insmod rejects a fail_<site>= that does not parse"
 insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
+# --- errors that say what to change: ENOMEM names the pool and its parameter ------
+xmemctl alloc hbm 0x8000000 2> /tmp/nm.txt
+[ $? = 1 ] && [ "$(wc -l < /tmp/nm.txt)" = 1 ] &&
+	grep -q '^xmemctl: alloc: ENOMEM ALLOC_FAILED: hbm heap: 134217728 bytes asked, [0-9]* free, .*module parameter hbm_size (now 67108864' /tmp/nm.txt
+tap $? "xmemctl alloc: ENOMEM names the heap, the bytes and hbm_size ($(cat /tmp/nm.txt))"
+# two cores of 40 MiB: within each core's plan window, not within 64 MiB of HBM
+big='{"name": "t", "elems": 41943040, "elem_size": 1}'
+blk='"blocks": [{"name": "e", "insts": [{"defs": ["t"]}, {"uses": ["t"]}]}]'
+echo "{\"cores\": [{\"tensors\": [$big], $blk}, {\"tensors\": [$big], $blk}]}" > /tmp/big.json
+dramplan --submit -q --no-svg -o /tmp/big.plan.json /tmp/big.json > /tmp/big.out 2> /tmp/big.err
+[ $? = 1 ] && [ ! -s /tmp/big.out ] && [ "$(wc -l < /tmp/big.err)" = 1 ] &&
+	grep -q 'PLAN_SYNC failed: ENOMEM.*83886080 bytes asked.*hbm_size' /tmp/big.err
+tap $? "dramplan --submit -q: nothing on stdout; PLAN_SYNC's ENOMEM names the bytes and hbm_size ($(cat /tmp/big.err))"
+dramplan --submit -q --no-svg -o /tmp/ex.plan.json /work/examples/mlp.json > /tmp/q.out
+[ $? = 0 ] && [ ! -s /tmp/q.out ]
+tap $? "dramplan --submit -q: an accepted plan prints nothing"
+
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"

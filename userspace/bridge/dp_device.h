@@ -52,6 +52,12 @@ struct dp_dev_plan {
 int dp_dev_plan_build(const struct dp_plan *p, struct dp_dev_plan *d,
 		      struct dp_err *e);
 void dp_dev_plan_free(struct dp_dev_plan *d);
+/*
+ * The HBM bytes PLAN_SYNC backs d with, in one allocation: the span of the
+ * shared tensors once, then each core's span of private tensors (the
+ * device's layout, kmod/plan_sync.c). Links are their owner's bytes.
+ */
+uint64_t dp_dev_plan_backing(const struct dp_dev_plan *d);
 
 /* ---- agreement: planner and device (dp_agree.c) ------------------------- */
 

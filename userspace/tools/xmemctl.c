@@ -173,6 +173,7 @@ struct call {
 	FILE *err;		/* failure lines: stdout in replay, else stderr */
 	int heap;		/* argv[1]'s heap (commands that take one) */
 	int status;		/* the device's XMEM status; 1 if it gave none */
+	uint64_t asked;		/* alloc: the bytes asked for */
 };
 
 /*
@@ -185,7 +186,15 @@ static int failed(struct call *k, int ret)
 {
 	const char *st = k->status != 1 ? xms_status_name(k->status) : "-";
 
-	if (k->err == stderr)
+	if (k->err == stderr && ret == -ENOMEM && k->heap >= 0) {
+		char why[256];
+
+		/* the pool, the bytes free and the parameter that sizes it */
+		if (xms_nomem_reason(k->dev, k->heap, k->asked, why, sizeof(why)))
+			why[0] = 0;
+		fprintf(stderr, "xmemctl: %s: %s %s%s%s\n", k->argv[0],
+			errno_name(-ret), st, why[0] ? ": " : "", why);
+	} else if (k->err == stderr)
 		fprintf(stderr, "xmemctl: %s: %s %s\n", k->argv[0], errno_name(-ret), st);
 	else
 		fprintf(k->err, "err %s %s\n", errno_name(-ret), st);
@@ -312,6 +321,7 @@ static int cmd_alloc(struct call *k)
 	if (parse_u64(k->argv[2], &size) ||
 	    (k->argc == 4 && parse_u64(k->argv[3], &align)))
 		return 2;
+	k->asked = size;
 	ret = xms_alloc(k->dev, k->heap, size, align, 0, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
@@ -497,6 +507,8 @@ static int cmd_stack(struct call *k)
 
 	if (k->argc == 2 && parse_u64(k->argv[1], &size))
 		return 2;
+	k->heap = XMEMSIM_HEAP_HBM;	/* for the ENOMEM line */
+	k->asked = size;
 	ret = xms_stack_alloc(k->dev, size, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
@@ -783,7 +795,7 @@ static const struct xmemctl_cmd *find_cmd(int argc, char **argv, int *heap)
  */
 static int run_cmd(struct xms_dev *dev, int argc, char **argv, FILE *out, FILE *err)
 {
-	struct call k = { dev, argc, argv, out, err, -1, 1 };
+	struct call k = { dev, argc, argv, out, err, -1, 1, 0 };
 	const struct xmemctl_cmd *c = find_cmd(argc, argv, &k.heap);
 	int rc = c ? c->run(&k) : 2;
 
