@@ -9,6 +9,7 @@
 #   scripts/vm.sh --timeout SECONDS     whole-run limit (default 600)
 #   scripts/vm.sh --kernel vm-perf ...  another kernel (scripts/NAME.config)
 #   scripts/vm.sh --mem MIB ...         guest memory (default 1024)
+#   scripts/vm.sh --help                this text
 #
 # The module is built against the VM kernel from a private copy of the
 # sources; userspace is built static. The guest runs CMD with its output on
@@ -36,8 +37,9 @@ while [ $# -gt 0 ]; do
 	--no-insmod) INSMOD=0; shift ;;
 	--kernel) KERNEL=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	--) shift; CMD=("$@"); break ;;
-	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	*) echo "vm.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
 	esac
 done
 [ ${#CMD[@]} -gt 0 ] || CMD=(sh /work/tests/vm/run.sh)
