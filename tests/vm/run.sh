@@ -288,6 +288,13 @@ sh /work/scripts/dma-timeline.sh --svg $tr/trace > /tmp/tl.svg
 [ "$(grep -o '"ph":"X"' /tmp/tl.json | wc -l)" = 16 ] &&
 	grep -q '"tid":1}' /tmp/tl.json && [ "$(grep -c '<rect' /tmp/tl.svg)" = 16 ]
 tap $? "dma-timeline.sh: the pipeline's 16 transfers as trace events and an SVG"
+grep -q 'class="axis"' /tmp/tl.svg && grep -q 'us of modeled time' /tmp/tl.svg &&
+	grep -q '>core 0 engine 1<' /tmp/tl.svg && grep -q '"name":"core 0 engine 1"' /tmp/tl.json
+tap $? "dma-timeline.sh: a time axis, lanes named by core"
+echo > $tr/trace
+! sh /work/scripts/dma-timeline.sh --svg $tr/trace > /tmp/tl0.svg 2> /tmp/tl0.err &&
+	grep -q 'no xmemsim_dma_end event' /tmp/tl0.err
+tap $? "dma-timeline.sh: an empty trace is an error ($(cat /tmp/tl0.err))"
 grep -Eq '^engine 1 idle queued 0 completed [1-9][0-9]* bytes [1-9][0-9]* busy_ns [1-9][0-9]* bw_mbps [1-9]' $dbg/dma &&
 	[ "$(grep -c '^engine ' $dbg/dma)" = 4 ]
 tap $? "debugfs dma: each engine's queue, totals and achieved bandwidth"
