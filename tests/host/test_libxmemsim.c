@@ -90,6 +90,8 @@ TEST(heap_names_ignore_case_and_take_their_numbers)
 	CHECK(xms_heap_id("DataRAM") == XMEMSIM_HEAP_DATARAM);
 	CHECK(xms_heap_id("0") == XMEMSIM_HEAP_HBM);
 	CHECK(xms_heap_id("1") == XMEMSIM_HEAP_DATARAM);
+	CHECK(xms_heap_id("libc") == XMEMSIM_HEAP_LIBC);
+	CHECK(xms_heap_id("2") == XMEMSIM_HEAP_LIBC);
 	CHECK(xms_heap_id("01") == -EINVAL);
 	CHECK(xms_heap_id("hbm2") == -EINVAL);
 }

@@ -63,7 +63,7 @@ static void usage(FILE *f)
 		"  memerr ADDR ce|ue             a memory error on ADDR's 64-byte line\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
-		"HEAP is hbm or dataram (any case), or 0 or 1; numbers are decimal or\n"
+		"HEAP is hbm, dataram or libc (any case), or 0, 1 or 2; numbers are decimal or\n"
 		"0x-prefixed hex. Options go anywhere on the line. See xmemctl(1).\n");
 }
 
