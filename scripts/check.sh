@@ -207,6 +207,11 @@ gate $mr "man pages render at 80 columns without warnings (man --warnings -l)"
 # docs (scripts/docs-gate.sh; each check one counted TAP line)
 bash scripts/docs-gate.sh build >"$RES/docs.tap" 2>&1
 count_tap "$RES/docs.tap" "docs" || gate 1 "docs: the gate ran no check"
+# xmemctl stats --prometheus: the exposition that tests/host/test_xmstat.c
+# writes passed promtool (Debian's prometheus package, scripts/deps.sh)
+command -v promtool >/dev/null &&
+	grep -q '^# promtool check metrics (every user): 0$' build/results/test_xmstat.tap
+gate $? "promtool check metrics accepts xmemctl stats --prometheus"
 [ "$(dpkg-parsechangelog -S Version)" = "$V" ] &&
 	grep -qx "PACKAGE_VERSION=\"@VERSION@\"" dkms.conf.in
 gate $? "debian/changelog and dkms.conf take VERSION ($V)"

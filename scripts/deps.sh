@@ -16,6 +16,7 @@ pkgs=(
 	python3
 	pkg-config
 	dkms dh-dkms debhelper lintian man-db groff-base adduser
+	prometheus
 )
 
 missing=()

@@ -67,6 +67,28 @@ TEST(errors_go_to_stderr_outside_replay)
 	CHECK(run("$X --dev /dev/null alloc hbm 64 2>/dev/null") == 1 && !out[0]);
 }
 
+/* top and stats --prometheus: their options go with them alone */
+TEST(top_and_prometheus_options)
+{
+	static const char *const bad[] = {
+		"--prometheus info", "--prometheus stats hbm", "--once info",
+		"--interval -1 top", "--interval x top", "top extra",
+	};
+	char cmd[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "$X --dev=/nonexistent %s 2>/dev/null", bad[i]);
+		CHECK(run(cmd) == 2);
+	}
+	CHECK(run("$X --dev=/dev/null stats --prometheus 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: stats: ENOTTY -\n"));
+	CHECK(run("$X --dev=/dev/null top --once --interval 0 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: top: ENOTTY -\n"));
+	/* top never runs inside a replay */
+	CHECK(run("echo top | $X --dev=/dev/null replay") == 2 && !strcmp(out, "err usage\n"));
+}
+
 TEST(options_after_the_command)
 {
 	CHECK(run("echo 'read 0 0' | $X replay --dev=/dev/null --uring") == 0);

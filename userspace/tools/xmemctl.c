@@ -17,15 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <time.h>
 #include <yajl/yajl_gen.h>
 
 #include "libxmemsim.h"
+#include "xmstat.h"
 
 #define MAX_IO (64u << 20)
 #define MAX_ARGS 8
 
 static int json;		/* --json: info, stats and dump as JSON */
 static const char *file_arg;	/* --file F: write's bytes */
+static int prometheus;		/* --prometheus: stats as metrics */
+static int once;		/* --once: top refreshes once */
+static double interval = 1;	/* --interval S: top's refresh */
 
 static void usage(FILE *f)
 {
@@ -34,7 +40,11 @@ static void usage(FILE *f)
 		"  -d, --dev=PATH                the device (default " XMEMSIM_DEFAULT_PATH ")\n"
 		"  -u, --uring                   send every command through io_uring\n"
 		"                                (IORING_OP_URING_CMD, IORING_OP_READ/WRITE)\n"
-		"  -j, --json                    info, stats, user and dump: one JSON object a line\n"
+		"  -j, --json                    info, stats, user, dump and top: one JSON\n"
+		"                                object a line\n"
+		"  -p, --prometheus              stats: every figure in Prometheus' text format\n"
+		"      --once                    top: one refresh, then exit\n"
+		"  -i, --interval=SECONDS        top: the refresh (default 1; rates over it)\n"
 		"  -h, --help                    this text\n"
 		"  -V, --version                 the version\n"
 		"commands:\n"
@@ -43,7 +53,10 @@ static void usage(FILE *f)
 		"  free HEAP ADDR [clear]        free (clear: the seed's clear flag; every\n"
 		"                                free clears the block anyway)\n"
 		"  size HEAP ADDR                an allocation's size asked and usable\n"
-		"  stats HEAP                    heap statistics\n"
+		"  stats [HEAP]                  heap statistics (no HEAP: every heap)\n"
+		"  top                           a live view: heaps, engines by core (busy,\n"
+		"                                queued, bytes/s), your user, every user\n"
+		"                                (root or group xmemsim)\n"
 		"  user                          what your user holds over all its\n"
 		"                                open files, and its limits\n"
 		"  dump HEAP                     the heap's blocks in address order\n"
@@ -741,6 +754,78 @@ static int cmd_memerr(struct call *k)
 	return ok_or_failed(k, ret);
 }
 
+/* "stats" without a heap: each heap's line, or (--prometheus) the metrics. */
+static int cmd_stats_all(struct call *k)
+{
+	static struct xm_snap snap;
+	int ret, rc = 0;
+
+	if (!prometheus) {
+		for (k->heap = 0; k->heap < XMEMSIM_NUM_HEAPS && !rc; k->heap++)
+			rc = cmd_stats(k);
+		return rc;
+	}
+	ret = xm_snap_read(k->dev, NULL, &snap);
+	if (ret)
+		return failed(k, ret);
+	xm_prom_write(k->out, &snap);
+	return 0;
+}
+
+static volatile sig_atomic_t top_stop;
+
+static void top_signal(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	while (!top_stop && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * top: a snapshot each interval, shown with the rates since the one
+ * before (--json: one object a line). --once: two snapshots an interval
+ * apart, one view. Until SIGINT or SIGTERM.
+ */
+static int cmd_top(struct call *k)
+{
+	static struct xm_snap snap[2];
+	int cur = 0, n = 0, tty = isatty(fileno(k->out)), ret;
+
+	signal(SIGINT, top_signal);
+	signal(SIGTERM, top_signal);
+	for (;;) {
+		ret = xm_snap_read(k->dev, NULL, &snap[cur]);
+		if (ret)
+			return failed(k, ret);
+		if (!once || n || interval == 0) {
+			const struct xm_snap *prev = n ? &snap[!cur] : NULL;
+
+			if (json) {
+				xm_top_json(k->out, prev, &snap[cur]);
+			} else {
+				if (tty && !once)
+					fputs("\033[H\033[2J", k->out);
+				xm_top_text(k->out, prev, &snap[cur]);
+			}
+			fflush(k->out);
+			if (once)
+				return 0;
+		}
+		n++;
+		cur = !cur;
+		nap(interval);
+		if (top_stop)
+			return 0;
+	}
+}
+
 /*
  * The commands, as the module's xmemsim_cmds[]: each with how many words
  * it takes (its name included) and whether the first argument is a heap.
@@ -757,6 +842,8 @@ static const struct xmemctl_cmd {
 	{ "free",  3, 4, 1, cmd_free },
 	{ "size",  3, 3, 1, cmd_size },
 	{ "stats", 2, 2, 1, cmd_stats },
+	{ "stats", 1, 1, 0, cmd_stats_all },
+	{ "top",   1, 1, 0, cmd_top },
 	{ "user",  1, 1, 0, cmd_user },
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },
@@ -828,8 +915,10 @@ static int replay(struct xms_dev *dev, FILE *in, FILE *out)
 			fputc('\n', out);
 			continue;
 		}
-		rc = argc > MAX_ARGS ? 2 : run_cmd(dev, argc, argv, out, out);
-		if (argc > MAX_ARGS)
+		/* top runs until stopped: not a replay line */
+		rc = argc > MAX_ARGS || !strcmp(argv[0], "top") ? 2 :
+		     run_cmd(dev, argc, argv, out, out);
+		if (argc > MAX_ARGS || !strcmp(argv[0], "top"))
 			fprintf(out, "err usage\n");
 		if (rc == 2)
 			worst = 2;
@@ -845,6 +934,9 @@ int main(int argc, char **argv)
 		{ "uring",   no_argument,       NULL, 'u' },
 		{ "json",    no_argument,       NULL, 'j' },
 		{ "file",    required_argument, NULL, 'f' },
+		{ "prometheus", no_argument,    NULL, 'p' },
+		{ "once",    no_argument,       NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -854,12 +946,23 @@ int main(int argc, char **argv)
 	struct xms_dev dev;
 	int rc, c, uring = 0, heap, is_replay;
 
-	while ((c = getopt_long(argc, argv, "d:ujhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:ujpi:hV", opts, NULL)) != -1) {
+		char *end;
+
 		switch (c) {
 		case 'd': dev_path = optarg; break;
 		case 'u': uring = 1; break;
 		case 'j': json = 1; break;
 		case 'f': file_arg = optarg; break;
+		case 'p': prometheus = 1; break;
+		case 'o': once = 1; break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(interval >= 0 && interval <= 86400)) {
+				fprintf(stderr, "xmemctl: --interval: '%s': seconds from 0 to 86400\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("xmemctl %s\n", XMEMSIM_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -870,7 +973,9 @@ int main(int argc, char **argv)
 	/* a usage error never opens the device */
 	is_replay = argc == 1 && !strcmp(argv[0], "replay");
 	if (!argc || (!is_replay && !find_cmd(argc, argv, &heap)) ||
-	    (file_arg && (is_replay || strcmp(argv[0], "write")))) {
+	    (file_arg && (is_replay || strcmp(argv[0], "write"))) ||
+	    (prometheus && (argc != 1 || strcmp(argv[0], "stats"))) ||
+	    (once && strcmp(argv[0], "top"))) {
 		if (argc)
 			fprintf(stderr, "xmemctl: %s: bad command or arguments\n", argv[0]);
 		usage(stderr);
