@@ -212,6 +212,23 @@ dramplan --submit -q --no-svg -o /tmp/ex.plan.json /work/examples/mlp.json > /tm
 [ $? = 0 ] && [ ! -s /tmp/q.out ]
 tap $? "dramplan --submit -q: an accepted plan prints nothing"
 
+# --- a plan a runtime can load: xmemctl plan load, examples/runtime.c -----------
+dramplan -q --no-svg -o /tmp/ar.plan.json /work/examples/allreduce_2core.json &&
+	xmemctl plan load /tmp/ar.plan.json > /tmp/pl.txt &&
+	head -1 /tmp/pl.txt | grep -q '^ok [1-9][0-9]* [1-9][0-9]*$' &&
+	grep -Eq '^1 +linked +[^ ]+ +0x[0-9a-f]+ 0x0004[0-9a-f]+ ' /tmp/pl.txt
+tap $? "xmemctl plan load: each tensor's device address ($(head -1 /tmp/pl.txt))"
+# in replay the plan stays for the lines after it: its bytes read back
+printf 'plan load /tmp/ar.plan.json\n' | xmemctl replay > /tmp/pr.txt &&
+	a=$(tr ' ' '\n' < /tmp/pr.txt | sed -n 's/^0:grad_buf=//p') && [ -n "$a" ] &&
+	printf 'plan load /tmp/ar.plan.json\nwrite %s 5a5a\nread %s 2\n' "$a" "$a" | xmemctl replay > /tmp/pr.txt &&
+	[ "$(sed -n 2,3p /tmp/pr.txt | tr '\n' '|')" = "ok 2|ok 5a5a|" ]
+tap $? "xmemctl replay: plan load, then the plan's bytes at its device address ($(sed -n 2,3p /tmp/pr.txt | tr '\n' '|'))"
+xmemctl plan load /tmp/big.plan.json 2> /tmp/pb.err
+[ $? = 1 ] && grep -q 'PLAN_SYNC.*83886080 bytes asked.*hbm_size' /tmp/pb.err && [ "$(wc -l < /tmp/pb.err)" = 1 ]
+tap $? "xmemctl plan load: a plan HBM cannot hold names the bytes and hbm_size ($(cat /tmp/pb.err))"
+run_c runtime /tmp/ar.plan.json
+
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"

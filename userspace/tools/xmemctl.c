@@ -21,6 +21,7 @@
 #include <time.h>
 #include <yajl/yajl_gen.h>
 
+#include "dp_device.h"
 #include "libxmemsim.h"
 #include "xmstat.h"
 
@@ -74,6 +75,9 @@ static void usage(FILE *f)
 		"                                pass, then TIMES fail (0 disarms)\n"
 		"  fault SITE framework [off]    follow debugfs fail_SITE/ instead\n"
 		"  memerr ADDR ce|ue             a memory error on ADDR's 64-byte line\n"
+		"  plan load FILE                a plan.json dramplan wrote: submitted, synced,\n"
+		"                                checked; each tensor's device address (the\n"
+		"                                plan lives while this open file does)\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"HEAP is hbm, dataram or libc (any case), or 0, 1 or 2; numbers are decimal or\n"
@@ -772,6 +776,63 @@ static int cmd_stats_all(struct call *k)
 	return 0;
 }
 
+/* A plan name on one line: blanks and control characters as '?'. */
+static void put_name(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputc((unsigned char)*name <= ' ' ? '?' : *name, f);
+}
+
+/*
+ * "plan load FILE": the plan.json dramplan wrote, submitted, synced and
+ * checked (dp_plan_load_device); "ok TENSORS LINKED" then, outside
+ * replay, a line per tensor with its device address, in replay
+ * CORE:NAME=0xDEV_ADDR on the same line. The plan lives as long as this
+ * open file: in replay, the lines after it use the addresses.
+ */
+static int cmd_plan(struct call *k)
+{
+	struct dp_err e = { "" };
+	struct dp_loaded l;
+	size_t i;
+	int ret;
+
+	if (strcmp(k->argv[1], "load"))
+		return 2;
+	ret = dp_plan_load_device(k->dev, k->argv[2], &l, &e);
+	if (ret) {
+		if (k->err == stderr)
+			fprintf(stderr, "xmemctl: plan load: %s\n", e.msg);
+		else
+			fprintf(k->err, "err %s -\n", errno_name(-ret));
+		return 1;
+	}
+	fprintf(k->out, "ok %zu %u", l.n, l.linked);
+	if (k->err == stderr)
+		fprintf(k->out, "\n%-4s %-7s %-24s %12s %14s %10s\n", "core",
+			"kind", "tensor", "plan", "device", "size");
+	for (i = 0; i < l.n; i++) {
+		const struct dp_loaded_tensor *t = &l.t[i];
+
+		if (k->err != stderr) {
+			fprintf(k->out, " %u:", t->core);
+			put_name(k->out, t->name);
+			fprintf(k->out, "=0x%" PRIx64, t->dev_addr);
+			continue;
+		}
+		fprintf(k->out, "%-4u %-7s ", t->core, t->linked ? "linked" :
+			t->shared ? "shared" : "private");
+		put_name(k->out, t->name);
+		fprintf(k->out, "%*s 0x%010" PRIx64 " 0x%012" PRIx64 " %10" PRIu64 "\n",
+			(int)(strlen(t->name) < 24 ? 24 - strlen(t->name) : 0), "",
+			t->addr, t->dev_addr, t->size);
+	}
+	if (k->err != stderr)
+		fputc('\n', k->out);
+	dp_loaded_free(&l);
+	return 0;
+}
+
 static volatile sig_atomic_t top_stop;
 
 static void top_signal(int sig)
@@ -844,6 +905,7 @@ static const struct xmemctl_cmd {
 	{ "stats", 2, 2, 1, cmd_stats },
 	{ "stats", 1, 1, 0, cmd_stats_all },
 	{ "top",   1, 1, 0, cmd_top },
+	{ "plan",  3, 3, 0, cmd_plan },
 	{ "user",  1, 1, 0, cmd_user },
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },
