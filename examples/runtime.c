@@ -69,7 +69,8 @@ int main(int argc, char **argv)
 		xms_close(&xd);
 		return 1;
 	}
-	/* the inputs: the tensors the model pre-placed, written once */
+	/* the inputs: the tensors the model pre-placed (inputs, weights,
+	 * outputs), each written once and read back */
 	for (i = 0; i < l.n; i++) {
 		const struct dp_loaded_tensor *t = &l.t[i];
 		size_t n = t->size < chunk ? t->size : chunk;
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
 		memset(r, 0, n);
 		if (!ret)
 			ret = xms_read(&xd, t->dev_addr, r, n);
-		report(!ret && !memcmp(w, r, n), "input '%s' of core %u written at its device address", t->name, t->core);
+		report(!ret && !memcmp(w, r, n), "pre-placed '%s' of core %u (an input, weight or output) written at its device address", t->name, t->core);
 		inputs++;
 	}
 	/* each link: its owner's bytes, written through the owner's core,
