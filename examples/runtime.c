@@ -42,6 +42,21 @@ static void pattern(unsigned char *b, size_t n, size_t seed)
 		b[i] = (unsigned char)(seed * 131 + i * 7 + 1);
 }
 
+/* n bytes of a pattern of its own (seed) written at wa and read at ra:
+ * 1 when they came back. */
+static int through(struct xms_dev *xd, uint64_t wa, uint64_t ra,
+		   unsigned char *w, unsigned char *r, size_t n, size_t seed)
+{
+	int ret;
+
+	pattern(w, n, seed);
+	ret = xms_write(xd, wa, w, n);
+	memset(r, 0, n);
+	if (!ret)
+		ret = xms_read(xd, ra, r, n);
+	return !ret && !memcmp(w, r, n);
+}
+
 int main(int argc, char **argv)
 {
 	const size_t chunk = 1 << 20;	/* at most this much of a tensor */
@@ -77,12 +92,7 @@ int main(int argc, char **argv)
 
 		if (t->pt->region != DP_REG_PRE)
 			continue;
-		pattern(w, n, i);
-		ret = xms_write(&xd, t->dev_addr, w, n);
-		memset(r, 0, n);
-		if (!ret)
-			ret = xms_read(&xd, t->dev_addr, r, n);
-		report(!ret && !memcmp(w, r, n), "pre-placed '%s' of core %u (an input, weight or output) written at its device address", t->name, t->core);
+		report(through(&xd, t->dev_addr, t->dev_addr, w, r, n, i), "pre-placed '%s' of core %u (an input, weight or output) written at its device address", t->name, t->core);
 		inputs++;
 	}
 	/* each link: its owner's bytes, written through the owner's core,
@@ -99,12 +109,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		n = t->size < chunk ? t->size : chunk;
-		pattern(w, n, i + 1000);
-		ret = xms_write(&xd, o->dev_addr, w, n);
-		memset(r, 0, n);
-		if (!ret)
-			ret = xms_read(&xd, t->dev_addr, r, n);
-		report(!ret && !memcmp(w, r, n), "shared '%s' read through core %u: its owner's bytes", t->name, t->core);
+		report(through(&xd, o->dev_addr, t->dev_addr, w, r, n, i + 1000), "shared '%s' read through core %u: its owner's bytes", t->name, t->core);
 		shared++;
 	}
 	printf("# %zu inputs written, %zu shared tensors read across cores\n", inputs, shared);

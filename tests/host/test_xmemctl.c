@@ -44,19 +44,26 @@ TEST(version_and_help)
 	CHECK(run("$X -h") == 0 && strstr(out, "usage: xmemctl"));
 }
 
-TEST(usage_errors_do_not_open_the_device)
+/* Each command line is a usage error, exit 2, before the device (a
+ * missing one would be exit 1) is opened. */
+static void usage_errors(const char *const *bad, size_t n)
 {
-	/* a missing device would be exit 1: these stop before, with 2 */
-	static const char *const bad[] = {
-		"bogus", "alloc hbm", "alloc nosuchheap 64", "", "--bogus info",
-	};
 	char cmd[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), "$X --dev=/nonexistent %s 2>/dev/null", bad[i]);
 		CHECK(run(cmd) == 2);
 	}
+}
+
+TEST(usage_errors_do_not_open_the_device)
+{
+	static const char *const bad[] = {
+		"bogus", "alloc hbm", "alloc nosuchheap 64", "", "--bogus info",
+	};
+
+	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
 	CHECK(run("$X --dev=/nonexistent info 2>/dev/null") == 1);
 }
 
@@ -74,13 +81,8 @@ TEST(top_and_prometheus_options)
 		"--prometheus info", "--prometheus stats hbm", "--once info",
 		"--interval -1 top", "--interval x top", "top extra",
 	};
-	char cmd[256];
-	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "$X --dev=/nonexistent %s 2>/dev/null", bad[i]);
-		CHECK(run(cmd) == 2);
-	}
+	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
 	CHECK(run("$X --dev=/dev/null stats --prometheus 2>&1 >/dev/null") == 1);
 	CHECK(!strcmp(out, "xmemctl: stats: ENOTTY -\n"));
 	CHECK(run("$X --dev=/dev/null top --once --interval 0 2>&1 >/dev/null") == 1);

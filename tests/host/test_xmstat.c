@@ -86,6 +86,15 @@ TEST(sysfs_text_parsed_or_refused)
 	CHECK(xm_parse_users(s, "nonsense\n") == -22 && !s->have_users);
 }
 
+static char *prom(const struct xm_snap *s)
+{
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	xm_prom_write(f, s);
+	fclose(f);
+	return buf;
+}
+
 static void promtool_accepts(const char *text, const char *what)
 {
 	char path[] = "/tmp/xmstat_prom_XXXXXX", cmd[256];
@@ -103,12 +112,8 @@ static void promtool_accepts(const char *text, const char *what)
 
 TEST(prometheus_exposition)
 {
-	FILE *f;
-
 	fill();
-	f = fmemopen(buf, sizeof(buf), "w");
-	xm_prom_write(f, &b);
-	fclose(f);
+	prom(&b);
 	CHECK(strstr(buf, "# TYPE xmemsim_heap_used_bytes gauge\n"));
 	CHECK(strstr(buf, "xmemsim_heap_used_bytes{heap=\"hbm\"} 4096\n"));
 	CHECK(strstr(buf, "xmemsim_heap_memory_errors_total{heap=\"hbm\",kind=\"ue\"} 1\n"));
@@ -123,9 +128,7 @@ TEST(prometheus_exposition)
 	/* every user (root): one family each, every uid in it */
 	REQUIRE(xm_parse_users(&b, "uid files allocs hbm dataram libc plan_mem bounce quota_refused\n"
 			       "0 2 1 8192 0 0 0 0 0\n65534 1 1 4096 0 64 0 0 3\n") == 0);
-	f = fmemopen(buf, sizeof(buf), "w");
-	xm_prom_write(f, &b);
-	fclose(f);
+	prom(&b);
 	CHECK(strstr(buf, "xmemsim_user_quota_refused_total{uid=\"65534\"} 3\n"));
 	CHECK(strstr(buf, "xmemsim_user_owned_bytes{heap=\"libc\",uid=\"65534\"} 64\n"));
 	if (system("command -v promtool >/dev/null") == 0)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -178,6 +179,26 @@ static void prom_heaps(FILE *f, const char *name, const char *type,
 		fprintf(f, "%s{heap=\"%s\"} %llu\n", name, xms_heap_name(h), U(v[h]));
 }
 
+/* The HEAP_STATS figures, one family each, a sample per heap. */
+static const struct heap_metric {
+	const char *name, *type, *help;
+	size_t off;
+	int u32;
+} heap_metrics[] = {
+#define HM(n, t, h, f) { n, t, h, offsetof(struct xmemsim_heap_stats, f), \
+	sizeof(((struct xmemsim_heap_stats *)0)->f) == 4 }
+	HM("xmemsim_heap_pool_bytes", "gauge", "Bytes of the heap's pool.", pool_size),
+	HM("xmemsim_heap_used_bytes", "gauge", "Bytes in allocated blocks, alignment slack included.", allocated_bytes),
+	HM("xmemsim_heap_free_bytes", "gauge", "Bytes in free blocks.", free_bytes),
+	HM("xmemsim_heap_largest_free_bytes", "gauge", "The largest free block: the largest allocation that can succeed.", largest_free),
+	HM("xmemsim_heap_slack_bytes", "gauge", "Alignment slack inside allocated blocks.", unused_bytes),
+	HM("xmemsim_heap_descriptors", "gauge", "Descriptors of the heap (module parameter num_blocks).", num_blocks),
+	HM("xmemsim_heap_descriptors_used", "gauge", "Descriptors in use (free and allocated blocks).", blocks_in_use),
+	HM("xmemsim_heap_allocated_blocks", "gauge", "Allocated blocks.", alloc_blocks),
+	HM("xmemsim_heap_split_refused_total", "counter", "Splits skipped for want of a descriptor, since load.", split_refused),
+#undef HM
+};
+
 static unsigned int per_core(const struct xm_snap *s)
 {
 	unsigned int per = s->info.cores && s->have_dma ? s->dma.engines / s->info.cores : 0;
@@ -194,26 +215,22 @@ void xm_prom_write(FILE *f, const struct xm_snap *s)
 	prom_head(f, "xmemsim_info", "gauge", "The device: ABI version, cores, features (always 1).");
 	fprintf(f, "xmemsim_info{abi=\"%u\",cores=\"%u\",features=\"0x%llx\",version=\"%s\"} 1\n",
 		s->info.abi_version, s->info.cores, U(s->info.features), XMEMSIM_VERSION);
-#define HEAPS(field) do { for (h = 0; h < XMEMSIM_NUM_HEAPS; h++) v[h] = s->heap[h].field; } while (0)
-	HEAPS(pool_size);
-	prom_heaps(f, "xmemsim_heap_pool_bytes", "gauge", "Bytes of the heap's pool.", v);
-	HEAPS(allocated_bytes);
-	prom_heaps(f, "xmemsim_heap_used_bytes", "gauge", "Bytes in allocated blocks, alignment slack included.", v);
-	HEAPS(free_bytes);
-	prom_heaps(f, "xmemsim_heap_free_bytes", "gauge", "Bytes in free blocks.", v);
-	HEAPS(largest_free);
-	prom_heaps(f, "xmemsim_heap_largest_free_bytes", "gauge", "The largest free block: the largest allocation that can succeed.", v);
-	HEAPS(unused_bytes);
-	prom_heaps(f, "xmemsim_heap_slack_bytes", "gauge", "Alignment slack inside allocated blocks.", v);
-	HEAPS(num_blocks);
-	prom_heaps(f, "xmemsim_heap_descriptors", "gauge", "Descriptors of the heap (module parameter num_blocks).", v);
-	HEAPS(blocks_in_use);
-	prom_heaps(f, "xmemsim_heap_descriptors_used", "gauge", "Descriptors in use (free and allocated blocks).", v);
-	HEAPS(alloc_blocks);
-	prom_heaps(f, "xmemsim_heap_allocated_blocks", "gauge", "Allocated blocks.", v);
-	HEAPS(split_refused);
-	prom_heaps(f, "xmemsim_heap_split_refused_total", "counter", "Splits skipped for want of a descriptor, since load.", v);
-#undef HEAPS
+	for (k = 0; k < sizeof(heap_metrics) / sizeof(heap_metrics[0]); k++) {
+		const struct heap_metric *m = &heap_metrics[k];
+
+		for (h = 0; h < XMEMSIM_NUM_HEAPS; h++) {
+			const char *p = (const char *)&s->heap[h] + m->off;
+			uint32_t w;
+
+			if (m->u32) {
+				memcpy(&w, p, sizeof(w));
+				v[h] = w;
+			} else {
+				memcpy(&v[h], p, sizeof(v[h]));
+			}
+		}
+		prom_heaps(f, m->name, m->type, m->help, v);
+	}
 	if (s->have_edac) {
 		prom_head(f, "xmemsim_heap_memory_errors_total", "counter", "Memory errors reads met, since load, by kind (ce correctable, ue uncorrectable).");
 		for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
