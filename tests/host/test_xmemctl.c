@@ -74,6 +74,19 @@ TEST(errors_go_to_stderr_outside_replay)
 	CHECK(run("$X --dev /dev/null alloc hbm 64 2>/dev/null") == 1 && !out[0]);
 }
 
+/* A usage error is one line on stderr that says which and where to look. */
+TEST(usage_errors_are_one_line)
+{
+	CHECK(run("$X --dev=/nonexistent watch 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: watch: unknown command (xmemctl --help lists them)\n"));
+	CHECK(run("$X --dev=/nonexistent alloc hbm 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: alloc: bad arguments or options (xmemctl --help gives them)\n"));
+	CHECK(run("$X 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: no command (xmemctl --help lists them)\n"));
+	CHECK(run("$X --bogus info 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: --bogus: unknown option or missing argument (xmemctl --help lists them)\n"));
+}
+
 /* top and stats --prometheus: their options go with them alone */
 TEST(top_and_prometheus_options)
 {

@@ -919,6 +919,17 @@ static const struct xmemctl_cmd {
 	{ "memerr", 3, 3, 0, cmd_memerr },
 };
 
+/* A command of that name, whatever its arguments. */
+static int known_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(xmemctl_cmds) / sizeof(xmemctl_cmds[0]); i++)
+		if (!strcmp(name, xmemctl_cmds[i].name))
+			return 1;
+	return !strcmp(name, "replay");
+}
+
 /* The command argv names with a fitting word count and heap, or NULL. */
 static const struct xmemctl_cmd *find_cmd(int argc, char **argv, int *heap)
 {
@@ -1008,6 +1019,7 @@ int main(int argc, char **argv)
 	struct xms_dev dev;
 	int rc, c, uring = 0, heap, is_replay;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "d:ujpi:hV", opts, NULL)) != -1) {
 		char *end;
 
@@ -1027,7 +1039,10 @@ int main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("xmemctl %s\n", XMEMSIM_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:	/* opterr 0: the one line is ours */
+			fprintf(stderr, "xmemctl: %s: unknown option or missing argument (xmemctl --help lists them)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 	}
 	argc -= optind;
@@ -1038,9 +1053,12 @@ int main(int argc, char **argv)
 	    (file_arg && (is_replay || strcmp(argv[0], "write"))) ||
 	    (prometheus && (argc != 1 || strcmp(argv[0], "stats"))) ||
 	    (once && strcmp(argv[0], "top"))) {
-		if (argc)
-			fprintf(stderr, "xmemctl: %s: bad command or arguments\n", argv[0]);
-		usage(stderr);
+		if (!argc)
+			fprintf(stderr, "xmemctl: no command (xmemctl --help lists them)\n");
+		else if (!known_cmd(argv[0]))
+			fprintf(stderr, "xmemctl: %s: unknown command (xmemctl --help lists them)\n", argv[0]);
+		else
+			fprintf(stderr, "xmemctl: %s: bad arguments or options (xmemctl --help gives them)\n", argv[0]);
 		return 2;
 	}
 	rc = xms_open(&dev, dev_path);
@@ -1063,10 +1081,8 @@ int main(int argc, char **argv)
 		rc = replay(&dev, stdin, stdout);
 	} else {
 		rc = run_cmd(&dev, argc, argv, stdout, stderr);
-		if (rc == 2) {
-			fprintf(stderr, "xmemctl: %s: bad arguments\n", argv[0]);
-			usage(stderr);
-		}
+		if (rc == 2)
+			fprintf(stderr, "xmemctl: %s: bad arguments (xmemctl --help gives them)\n", argv[0]);
 	}
 	if (uring) {
 		xms_attach_ring(&dev, NULL);
