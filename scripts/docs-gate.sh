@@ -8,8 +8,8 @@
 #  1-3. every option and command a tool's --help prints is in its man page
 #       (xmemctl, dramplan, dramplan-import)
 #  4.   every module parameter (module_param in kmod/*.c; and modinfo -p of
-#       a built xmemsim.ko when one is in $XMEMSIM_CACHE, the two sets
-#       compared) is in xmemsim(4) and in a README table
+#       the xmemsim.ko built from this tree, $XMEMSIM_KO, when given: the
+#       two sets compared) is in xmemsim(4) and in a README table
 #  5.   every feature bit and ioctl of uapi/xmemsim.h and every tracepoint
 #       of kmod/trace.h is in xmemsim(4)
 #  6.   every errno kmod/ returns is in xmemsim(4)'s ERRORS
@@ -23,7 +23,6 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 B=${1:-build}
-CACHE=${XMEMSIM_CACHE:-$HOME/.cache/xmemsim}
 n=0 bad=0
 
 # plain PAGE: the man page's source as words a reader sees
@@ -81,8 +80,10 @@ tool_check dramplan-import dramplan-import.1
 gaps=""
 params=$(sed -n -E 's/^[[:space:]]*module_param(_named)?\(([a-z0-9_]+),.*/\2/p' kmod/*.c | sort -u)
 [ -n "$params" ] || gaps="no module_param found in kmod/*.c"
-ko=$(ls -t "$CACHE"/mod-vm-*/xmemsim.ko 2>/dev/null | head -1)
-if [ -n "$ko" ] && command -v modinfo >/dev/null; then
+# the module built from this checkout (make check's W=1 build), when given:
+# a cached one may be another tree's
+ko=${XMEMSIM_KO:-}
+if [ -n "$ko" ] && [ -f "$ko" ] && command -v modinfo >/dev/null; then
 	mi=$(modinfo -p "$ko" 2>/dev/null | sed 's/:.*//' | sort -u)
 	for w in $(comm -13 <(printf '%s\n' "$params") <(printf '%s\n' "$mi")); do
 		gaps+="${gaps:+$'\n'}modinfo -p $ko: $w is no module_param of kmod/*.c (the parser missed it)"
