@@ -2,7 +2,8 @@
 #
 # xmemsim top level.
 #
-#   make              module (against KDIR) and userspace
+#   make              module (against KDIR, when its headers are there) and
+#                     userspace
 #   make userspace    libxmemsim, libdramplan, xmemctl, dramplan, tests
 #   make module       xmemsim.ko against KDIR (default: the running kernel)
 #   make check        every test: host (plain and ASan/UBSan), KUnit, VM, lint
@@ -65,7 +66,14 @@ VM_TESTS :=
 .PHONY: all userspace vm-userspace module modules_install check demo clean \
 	install host-tests deb libs tools
 
+# Without the running kernel's headers (no $(KDIR)/Makefile) a plain make
+# builds userspace and says how to build the module.
+ifeq ($(wildcard $(KDIR)/Makefile),)
+all: userspace
+	@echo "make: no kernel headers at $(KDIR): built userspace only; the module: make module KDIR=<kernel build dir>"
+else
 all: module userspace
+endif
 
 # Test and benchmark objects: tap.h, the heap model, the planner helpers.
 $(O)/tests/%.o $(O)/scripts/%.o: XCFLAGS += -I$(CURDIR)/tests -I$(CURDIR)/tests/model

@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -460,6 +461,62 @@ static ssize_t dma_check_reports_show(struct device *dev,
 static DEVICE_ATTR_RO(dma_check_reports);
 
 /*
+ * dma: the engines as debugfs dma gives them (the modeled clock, then per
+ * engine whether it runs, its queue depth and its totals: transfers,
+ * bytes, busy modeled ns), for everyone: counts and totals of the whole
+ * device, no address, pid or uid. One page: at scale the lines that do
+ * not fit give way to a last line "truncated".
+ */
+static ssize_t dma_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	static const char cut[] = "truncated\n";
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+
+	xmemsim_dma_show(xdev, &m);
+	if (!seq_has_overflowed(&m))
+		return m.count;
+	/* back to the last whole line that leaves room for the marker */
+	m.count = PAGE_SIZE - sizeof(cut);
+	while (m.count && buf[m.count - 1] != '\n')
+		m.count--;
+	memcpy(buf + m.count, cut, sizeof(cut) - 1);
+	return m.count + sizeof(cut) - 1;
+}
+static DEVICE_ATTR_RO(dma);
+
+/*
+ * users: every user's holdings, as debugfs users, root only (0400; the
+ * udev rule gives it to group xmemsim): counts and totals, no address.
+ */
+static ssize_t users_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct xmemsim_user *u;
+	int n;
+
+	n = sysfs_emit(buf, "uid files allocs hbm dataram libc plan_mem bounce quota_refused\n");
+	mutex_lock(&xdev->lock);
+	list_for_each_entry(u, &xdev->users, node) {
+		if (n > PAGE_SIZE - 160) {
+			n += sysfs_emit_at(buf, n, "truncated\n");
+			break;
+		}
+		n += sysfs_emit_at(buf, n, "%u %u %u %llu %llu %llu %lld %llu %llu\n",
+				   from_kuid(&init_user_ns, u->uid), u->files,
+				   u->nr_allocs,
+				   u->owned_bytes[XMEMSIM_HEAP_HBM],
+				   u->owned_bytes[XMEMSIM_HEAP_DATARAM],
+				   u->owned_bytes[XMEMSIM_HEAP_LIBC],
+				   (long long)atomic64_read(&u->plan_mem),
+				   u->bounce_bytes, u->quota_refused);
+	}
+	mutex_unlock(&xdev->lock);
+	return n;
+}
+static DEVICE_ATTR_ADMIN_RO(users);
+
+/*
  * Memory errors per heap, as EDAC names them: hbm/ce_count, hbm/ue_count,
  * and the same under dataram/ and libc/ (kmod/fault.c).
  */
@@ -524,6 +581,8 @@ static const struct attribute_group libc_edac_group = {
 };
 
 static struct attribute *xmemsim_attrs[] = {
+	&dev_attr_dma.attr,
+	&dev_attr_users.attr,
 	&dev_attr_dma_check_reports.attr,
 	&dev_attr_plan_bytes.attr,
 	&dev_attr_geometry.attr,

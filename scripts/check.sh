@@ -14,8 +14,9 @@
 #  5. checkpatch --strict (each line's script), sparse (C=2) and W=1 on
 #     kmod/ and uapi/ against each line's kernel, and a build through DKMS
 #     against each line's Debian linux-headers
-#  6. packaging: man pages render, one version, the Debian packages built,
-#     lintian, installed here, used, purged
+#  6. packaging: man pages render, the docs gate (scripts/docs-gate.sh),
+#     one version, the Debian packages built, lintian, installed here,
+#     used, purged
 #
 # Each TAP "ok"/"not ok" line, each KUnit case and each gate counts once.
 # A stage that dies without results counts as one failure. The last line is
@@ -248,6 +249,15 @@ make -s man-check >"$RES/man.log" 2>&1
 mr=$?
 [ $mr -ne 0 ] && cat "$RES/man.log"
 gate $mr "man pages render at 80 columns without warnings (man --warnings -l)"
+# the docs gate: options, parameters, uapi, errnos, symbols against the
+# docs (scripts/docs-gate.sh; each check one counted TAP line)
+XMEMSIM_KO=$lintsrc/kmod/xmemsim.ko bash scripts/docs-gate.sh build >"$RES/docs.tap" 2>&1
+count_tap "$RES/docs.tap" "docs" || gate 1 "docs: the gate ran no check"
+# xmemctl stats --prometheus: the exposition that tests/host/test_xmstat.c
+# writes passed promtool (Debian's prometheus package, scripts/deps.sh)
+command -v promtool >/dev/null &&
+	grep -q '^# promtool check metrics (every user): 0$' build/results/test_xmstat.tap
+gate $? "promtool check metrics accepts xmemctl stats --prometheus"
 [ "$(dpkg-parsechangelog -S Version)" = "$V" ] &&
 	grep -qx "PACKAGE_VERSION=\"@VERSION@\"" dkms.conf.in
 gate $? "debian/changelog and dkms.conf take VERSION ($V)"

@@ -15,6 +15,7 @@ pkgs=(
 	python3
 	pkg-config
 	dkms dh-dkms debhelper lintian man-db groff-base adduser
+	prometheus
 )
 
 # every kernel line of the matrix: its source (UML and debug VM kernels)

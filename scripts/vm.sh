@@ -18,6 +18,7 @@
 #                                       with udevd applying udev/60-xmemsim.rules
 #   scripts/vm.sh --append "ARGS" ...  more kernel command line (lockdown=...)
 #   XMEMSIM_KV=6.12 scripts/vm.sh ...   the debug kernel of another line
+#   scripts/vm.sh --help                this text
 #
 # The module is built against the VM kernel from a private copy of the
 # sources; userspace is built static. The guest runs CMD with its output on
@@ -49,8 +50,9 @@ while [ $# -gt 0 ]; do
 	--mem) MEM=$2; shift 2 ;;
 	--stock) STOCK=$2; shift 2 ;;
 	--append) APPEND=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	--) shift; CMD=("$@"); break ;;
-	*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
+	*) echo "vm.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
 	esac
 done
 [ ${#CMD[@]} -gt 0 ] || CMD=(sh /work/tests/vm/run.sh)

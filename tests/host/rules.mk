@@ -15,3 +15,9 @@ $(O)/tests/host/test_libxmemsim: $(O)/tests/host/test_libxmemsim.o $(O)/libxmems
 $(O)/tests/host/test_xmemctl.o: XCFLAGS += -DXMEMCTL=\"$(abspath $(O))/xmemctl\"
 $(O)/tests/host/test_xmemctl: $(O)/tests/host/test_xmemctl.o | $(O)/xmemctl
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS)
+
+# xmemctl's device view (top, stats --prometheus) on made-up snapshots
+HOST_TESTS += $(O)/tests/host/test_xmstat
+$(O)/tests/host/test_xmstat.o: XCFLAGS += -I$(CURDIR)/userspace/tools
+$(O)/tests/host/test_xmstat: $(O)/tests/host/test_xmstat.o $(O)/userspace/tools/xmstat.o $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring

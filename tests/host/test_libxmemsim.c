@@ -90,8 +90,23 @@ TEST(heap_names_ignore_case_and_take_their_numbers)
 	CHECK(xms_heap_id("DataRAM") == XMEMSIM_HEAP_DATARAM);
 	CHECK(xms_heap_id("0") == XMEMSIM_HEAP_HBM);
 	CHECK(xms_heap_id("1") == XMEMSIM_HEAP_DATARAM);
+	CHECK(xms_heap_id("libc") == XMEMSIM_HEAP_LIBC);
+	CHECK(xms_heap_id("2") == XMEMSIM_HEAP_LIBC);
 	CHECK(xms_heap_id("01") == -EINVAL);
 	CHECK(xms_heap_id("hbm2") == -EINVAL);
+}
+
+/* Without a device's figures the reason says why there is none. */
+TEST(nomem_reason_on_a_file_that_is_no_device)
+{
+	struct xms_dev d;
+	char buf[200] = "x";
+
+	REQUIRE(xms_open(&d, "/dev/null") == 0);
+	CHECK(xms_nomem_reason(&d, XMEMSIM_HEAP_HBM, 4096, buf, sizeof(buf)) == -ENOTTY);
+	CHECK(strstr(buf, "hbm heap") && strstr(buf, "unreadable"));
+	CHECK(xms_nomem_reason(&d, XMEMSIM_HEAP_HBM, 4096, buf, 0) == -EINVAL);
+	xms_close(&d);
 }
 
 int main(void)

@@ -44,19 +44,26 @@ TEST(version_and_help)
 	CHECK(run("$X -h") == 0 && strstr(out, "usage: xmemctl"));
 }
 
-TEST(usage_errors_do_not_open_the_device)
+/* Each command line is a usage error, exit 2, before the device (a
+ * missing one would be exit 1) is opened. */
+static void usage_errors(const char *const *bad, size_t n)
 {
-	/* a missing device would be exit 1: these stop before, with 2 */
-	static const char *const bad[] = {
-		"bogus", "alloc hbm", "alloc nosuchheap 64", "", "--bogus info",
-	};
 	char cmd[256];
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < n; i++) {
 		snprintf(cmd, sizeof(cmd), "$X --dev=/nonexistent %s 2>/dev/null", bad[i]);
 		CHECK(run(cmd) == 2);
 	}
+}
+
+TEST(usage_errors_do_not_open_the_device)
+{
+	static const char *const bad[] = {
+		"bogus", "alloc hbm", "alloc nosuchheap 64", "", "--bogus info",
+	};
+
+	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
 	CHECK(run("$X --dev=/nonexistent info 2>/dev/null") == 1);
 }
 
@@ -65,6 +72,36 @@ TEST(errors_go_to_stderr_outside_replay)
 	CHECK(run("$X --dev=/dev/null alloc HBM 64 2>&1 >/dev/null") == 1);
 	CHECK(!strcmp(out, "xmemctl: alloc: ENOTTY -\n"));
 	CHECK(run("$X --dev /dev/null alloc hbm 64 2>/dev/null") == 1 && !out[0]);
+}
+
+/* A usage error is one line on stderr that says which and where to look. */
+TEST(usage_errors_are_one_line)
+{
+	CHECK(run("$X --dev=/nonexistent watch 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: watch: unknown command (xmemctl --help lists them)\n"));
+	CHECK(run("$X --dev=/nonexistent alloc hbm 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: alloc: bad arguments or options (xmemctl --help gives them)\n"));
+	CHECK(run("$X 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: no command (xmemctl --help lists them)\n"));
+	CHECK(run("$X --bogus info 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: --bogus: unknown option or missing argument (xmemctl --help lists them)\n"));
+}
+
+/* top and stats --prometheus: their options go with them alone */
+TEST(top_and_prometheus_options)
+{
+	static const char *const bad[] = {
+		"--prometheus info", "--prometheus stats hbm", "--once info",
+		"--interval -1 top", "--interval x top", "top extra",
+	};
+
+	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
+	CHECK(run("$X --dev=/dev/null stats --prometheus 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: stats: ENOTTY -\n"));
+	CHECK(run("$X --dev=/dev/null top --once --interval 0 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: top: ENOTTY -\n"));
+	/* top never runs inside a replay */
+	CHECK(run("echo top | $X --dev=/dev/null replay") == 2 && !strcmp(out, "err usage\n"));
 }
 
 TEST(options_after_the_command)

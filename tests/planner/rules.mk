@@ -36,3 +36,5 @@ $(O)/tests/planner/test_nomem: XLDFLAGS += \
 $(O)/tests/planner/test_nomem: $(O)/scripts/bench-synth.o
 # test_lns plans the benchmark's perfect packings (scripts/bench-synth.c)
 $(O)/tests/planner/test_lns: $(O)/scripts/bench-synth.o
+# test_capacity plans the benchmark's perfect packings too
+$(O)/tests/planner/test_capacity: $(O)/scripts/bench-synth.o

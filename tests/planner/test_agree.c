@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dp_device.h"
 #include "libxmemsim.h"
@@ -165,6 +166,27 @@ int xms_plan_stats(struct xms_dev *xd, uint32_t core, struct xmemsim_plan_stats 
 	if (dev.fault == F_TOTALS && core == 0)
 		st->footprint += 4096;
 	return 0;
+}
+
+/* dp_plan_load_device on a failure: the file's plans dropped. */
+static int released;
+
+int xms_plan_release(struct xms_dev *xd)
+{
+	(void)xd;
+	released++;
+	dev_reset(dev.fault);
+	return 0;
+}
+
+int xms_nomem_reason(struct xms_dev *xd, unsigned int heap, uint64_t size,
+		     char *buf, size_t len)
+{
+	(void)xd;
+	(void)heap;
+	(void)size;
+	snprintf(buf, len, "no figures here");
+	return -ENOTTY;
 }
 
 /* Device bytes at a, len long: inside one core's first SPAN bytes. */
@@ -405,6 +427,54 @@ TEST(the_triple_agrees_and_a_wrong_one_is_its_kind)
 	CHECK(o.a.core[r->core].why[r->t] == DP_AG_TRIPLE + 1);
 	one_free(&o);
 	cur_shape = &shape;
+}
+
+/* A plan file through dp_plan_load_device: every tensor with the device
+ * address PLAN_GET gave, a link at its owner's; a refused sync says which
+ * command and leaves nothing. */
+TEST(a_plan_file_loads_with_its_device_addresses)
+{
+	char path[] = "/tmp/test_agree_plan_XXXXXX";
+	struct dp_err e = { "" };
+	struct dp_loaded l;
+	size_t i, links = 0, bad = 0;
+	struct one o;
+	FILE *f;
+	int fd;
+
+	dev_reset(F_NONE);
+	REQUIRE(one_run(&o, 5, F_NONE, 1, 0) == 0 && o.ret == 0);
+	fd = mkstemp(path);
+	REQUIRE(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
+	REQUIRE(dp_plan_write_json(o.p, f) == 0);
+	fclose(f);
+	dev_reset(F_NONE);
+	REQUIRE(dp_plan_load_device(&fake_dev, path, &l, &e) == 0);
+	CHECK(l.plan && l.n > 0 && l.linked == o.a.linked);
+	for (i = 0; i < l.n; i++) {
+		const struct dp_loaded_tensor *t = &l.t[i], *w;
+
+		bad += t->dev_addr != window(t->core) + t->addr && !t->linked;
+		if (!t->linked)
+			continue;
+		links++;
+		w = dp_loaded_find(&l, t->pt->remote_core, t->pt->remote_name);
+		bad += !w || w->dev_addr != t->dev_addr;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK(links > 0);
+	CHECK(!dp_loaded_find(&l, 0, "no such tensor"));
+	dp_loaded_free(&l);
+	released = 0;
+	dev_reset(F_SYNC);
+	CHECK(dp_plan_load_device(&fake_dev, path, &l, &e) == -ENOENT);
+	CHECK(strstr(e.msg, "PLAN_SYNC") && strstr(e.msg, "no target"));
+	CHECK(released == 1 && !l.t && !l.plan && !dev.n[0]);
+	CHECK(dp_plan_load_device(&fake_dev, "/nonexistent.json", &l, &e) == -EINVAL);
+	CHECK(strstr(e.msg, "/nonexistent.json") != NULL);
+	unlink(path);
+	one_free(&o);
+	dev_reset(F_NONE);
 }
 
 int main(void)

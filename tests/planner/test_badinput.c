@@ -14,7 +14,7 @@ struct bad {
 	const char *name;
 	const char *json;	/* ' for " */
 	int raw;		/* use json as is (malformed cases) */
-	int cc_mib;		/* 0: default */
+	int cc_mib;		/* 0: default; -2: 0 MiB; -3: auto, --dram-size 1 */
 	const char *want[4];	/* substrings of the message */
 };
 
@@ -121,6 +121,13 @@ static const struct bad json_cases[] = {
 	{ "cc_too_small",
 	  "{'cores': [{'tensors': [" A("c") "], 'blocks': [{'name': 'e', 'insts': [{'defs': ['c'], 'collective': true}]}]}]}", 0, -2,
 	  { "t.json", "'c'", "does not fit in the CC buffer", "--allreduce-buffer-size" } },
+	/* the DRAM ceiling closes the CC region first: --dram-size is to blame */
+	{ "cc_above_dram_size",
+	  "{'cores': [{'tensors': [{'name': 'c', 'elems': 1048576, 'elem_size': 4}], 'blocks': [{'name': 'e', 'insts': [{'defs': ['c'], 'collective': true}]}]}]}", 0, -3,
+	  { "'c'", "does not fit in the CC buffer", "DRAM ceiling 0x100000 closes it, --dram-size 1 MiB" } },
+	{ "shared_cc_above_dram_size",
+	  "{'cores': [{'tensors': [{'name': 'c', 'elems': 1048576, 'elem_size': 4, 'shared': true}], 'blocks': [{'name': 'e', 'insts': [{'defs': ['c'], 'collective': true}]}]}]}", 0, -3,
+	  { "shared tensor 'c'", "does not fit in the CC buffer", "DRAM ceiling 0x100000 closes it, --dram-size 1 MiB" } },
 };
 
 TEST(bad_json_table)
@@ -136,6 +143,10 @@ TEST(bad_json_table)
 		dp_opts_default(&o);
 		if (b->cc_mib == -2)
 			o.cc_mib = 0;
+		if (b->cc_mib == -3) {
+			o.cc_mib = -1;
+			o.dram_mib = 1;
+		}
 		if (b->raw) {
 			memset(&r, 0, sizeof(r));
 			r.m = dp_model_parse_json("t.json", b->json, strlen(b->json), &r.e);

@@ -265,6 +265,13 @@ TEST(cc_region_holds_collective_operands)
 	CHECK(t->region == DP_REG_CC && u->region == DP_REG_CC);
 	CHECK(g->region == DP_REG_GENERAL);
 	CHECK(contains(r.log, "Real CC buffer size 12288"));
+	/* peak and lower bound both count the CC buffer whole: the region
+	 * is reserved, T and U never share bytes with G.  (The bound from
+	 * the bytes live at once alone, 12288, would be no bound on this
+	 * layout.)  Labelled, with the figures without it beside. */
+	CHECK_EQ_U64(r.p->core[0].peak, 16384);
+	CHECK_EQ_U64(r.p->core[0].lower_bound, 16384);
+	CHECK(contains(r.log, "peak 16384, lower bound 16384 (both with the CC buffer's 12288 bytes; without: 4096, 4096)"));
 	run_free(&r);
 }
 

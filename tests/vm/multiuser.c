@@ -1132,6 +1132,84 @@ TEST(dma_engine_turns_are_per_user)
 	CHECK(ok);
 }
 
+/* --- what top reads: sysfs dma and users, as uid 65534 ------------------- */
+
+struct sysfs_res {
+	int dma_ok;		/* sysfs dma read, one line per engine */
+	int dma_addr;		/* ... and it holds no "0x" */
+	int users_err;		/* errno opening sysfs users */
+	int top_rc;		/* xmemctl top --once --json, as 65534 */
+	char top[4096];
+};
+
+static int nobody_reads_sysfs(void *arg)
+{
+	struct sysfs_res *r = arg;
+	struct xmemsim_dma_info di;
+	char buf[8192], line[64];
+	struct xms_dev xd;
+	uint64_t a;
+	FILE *f;
+	int fd, n = 0;
+	size_t len;
+
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, 8192, 4096, 0, &a, NULL) ||
+	    xms_dma_info(&xd, &di))
+		return 1;
+	fd = open("/sys/class/misc/xmemsim/dma", O_RDONLY);
+	len = fd < 0 ? 0 : (size_t)read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[len < sizeof(buf) ? len : 0] = 0;
+	for (a = 0; a < di.engines; a++) {
+		snprintf(line, sizeof(line), "\nengine %llu ", (unsigned long long)a);
+		n += strstr(buf, line) != NULL;
+	}
+	r->dma_ok = !strncmp(buf, "now_ns ", 7) && n == (int)di.engines;
+	r->dma_addr = strstr(buf, "0x") != NULL;
+	fd = open("/sys/class/misc/xmemsim/users", O_RDONLY);
+	r->users_err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	f = popen("xmemctl top --once --json 2>&1", "r");
+	len = f ? fread(r->top, 1, sizeof(r->top) - 1, f) : 0;
+	r->top[len] = 0;
+	r->top_rc = f ? pclose(f) : -1;
+	hold();
+	return 0;
+}
+
+TEST(sysfs_dma_for_all_users_for_root_only)
+{
+	struct sysfs_res *r = shared(sizeof(*r));
+	char buf[8192], want[64];
+	size_t len;
+	pid_t pid;
+	int fd;
+
+	REQUIRE(r != NULL);
+	pid = attacker(nobody_reads_sysfs, r);
+	REQUIRE(pid > 0);
+	CHECK(r->dma_ok);
+	CHECK(!r->dma_addr);
+	CHECK_EQ_U64(r->users_err, EACCES);
+	printf("# xmemctl top --once --json as 65534: %d: %.300s\n", r->top_rc, r->top);
+	CHECK(r->top_rc == 0);
+	CHECK(strstr(r->top, "\"engines\":[") && strstr(r->top, "\"uid\":65534"));
+	CHECK(!strstr(r->top, "\"users\":["));	/* not root: only itself */
+	/* root sees 65534's line */
+	fd = open("/sys/class/misc/xmemsim/users", O_RDONLY);
+	REQUIRE(fd >= 0);
+	len = (size_t)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[len < sizeof(buf) ? len : 0] = 0;
+	snprintf(want, sizeof(want), "\n%d 1 1 ", NOBODY);	/* a file, an allocation */
+	printf("# sysfs users: %s", buf);
+	CHECK(strstr(buf, want) != NULL);
+	finish(pid);
+	munmap(r, sizeof(*r));
+}
+
 int main(void)
 {
 	const char *g = getenv("XMEMSIM_NODE_GID");

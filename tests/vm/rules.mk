@@ -16,6 +16,14 @@ VM_TESTS += $(O)/tests/vm/custom_op
 $(O)/tests/vm/custom_op: $(O)/examples/custom_op.o $(O)/libxmemsim.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lpthread
 
+# The example runtime (examples/runtime.c): a plan.json loaded, inputs
+# written, shared tensors read across cores; run by tests/vm/run.sh.
+VM_TESTS += $(O)/tests/vm/runtime
+
+$(O)/tests/vm/runtime: $(O)/examples/runtime.o $(O)/libdramplan-device.a \
+		$(O)/libdramplan.a $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -luring -lpthread
+
 # The many-users tests, run by tests/vm/run.sh with the options of
 # modprobe.d/xmemsim-multiuser.conf.
 VM_TESTS += $(O)/tests/vm/multiuser

@@ -176,6 +176,40 @@ tap $? "insmod rejects a fail_<site>= that does not parse"
 insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
+# --- errors that say what to change: ENOMEM names the pool and its parameter ------
+xmemctl alloc hbm 0x8000000 2> /tmp/nm.txt
+[ $? = 1 ] && [ "$(wc -l < /tmp/nm.txt)" = 1 ] &&
+	grep -q '^xmemctl: alloc: ENOMEM ALLOC_FAILED: hbm heap: 134217728 bytes asked, [0-9]* free, .*module parameter hbm_size (now 67108864' /tmp/nm.txt
+tap $? "xmemctl alloc: ENOMEM names the heap, the bytes and hbm_size ($(cat /tmp/nm.txt))"
+# two cores of 40 MiB: within each core's plan window, not within 64 MiB of HBM
+big='{"name": "t", "elems": 41943040, "elem_size": 1}'
+blk='"blocks": [{"name": "e", "insts": [{"defs": ["t"]}, {"uses": ["t"]}]}]'
+echo "{\"cores\": [{\"tensors\": [$big], $blk}, {\"tensors\": [$big], $blk}]}" > /tmp/big.json
+dramplan --submit -q --no-svg -o /tmp/big.plan.json /tmp/big.json > /tmp/big.out 2> /tmp/big.err
+[ $? = 1 ] && [ ! -s /tmp/big.out ] && [ "$(wc -l < /tmp/big.err)" = 1 ] &&
+	grep -q 'PLAN_SYNC failed: ENOMEM.*83886080 bytes asked.*hbm_size' /tmp/big.err
+tap $? "dramplan --submit -q: nothing on stdout; PLAN_SYNC's ENOMEM names the bytes and hbm_size ($(cat /tmp/big.err))"
+dramplan --submit -q --no-svg -o /tmp/ex.plan.json /work/examples/mlp.json > /tmp/q.out
+[ $? = 0 ] && [ ! -s /tmp/q.out ]
+tap $? "dramplan --submit -q: an accepted plan prints nothing"
+
+# --- a plan a runtime can load: xmemctl plan load, examples/runtime.c -----------
+dramplan -q --no-svg -o /tmp/ar.plan.json /work/examples/allreduce_2core.json &&
+	xmemctl plan load /tmp/ar.plan.json > /tmp/pl.txt &&
+	head -1 /tmp/pl.txt | grep -q '^ok [1-9][0-9]* [1-9][0-9]*$' &&
+	grep -Eq '^1 +linked +[^ ]+ +0x[0-9a-f]+ 0x0004[0-9a-f]+ ' /tmp/pl.txt
+tap $? "xmemctl plan load: each tensor's device address ($(head -1 /tmp/pl.txt))"
+# in replay the plan stays for the lines after it: its bytes read back
+printf 'plan load /tmp/ar.plan.json\n' | xmemctl replay > /tmp/pr.txt &&
+	a=$(tr ' ' '\n' < /tmp/pr.txt | sed -n 's/^0:grad_buf=//p') && [ -n "$a" ] &&
+	printf 'plan load /tmp/ar.plan.json\nwrite %s 5a5a\nread %s 2\n' "$a" "$a" | xmemctl replay > /tmp/pr.txt &&
+	[ "$(sed -n 2,3p /tmp/pr.txt | tr '\n' '|')" = "ok 2|ok 5a5a|" ]
+tap $? "xmemctl replay: plan load, then the plan's bytes at its device address ($(sed -n 2,3p /tmp/pr.txt | tr '\n' '|'))"
+xmemctl plan load /tmp/big.plan.json 2> /tmp/pb.err
+[ $? = 1 ] && grep -q 'PLAN_SYNC.*83886080 bytes asked.*hbm_size' /tmp/pb.err && [ "$(wc -l < /tmp/pb.err)" = 1 ]
+tap $? "xmemctl plan load: a plan HBM cannot hold names the bytes and hbm_size ($(cat /tmp/pb.err))"
+run_c runtime /tmp/ar.plan.json
+
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
@@ -252,6 +286,13 @@ sh /work/scripts/dma-timeline.sh --svg $tr/trace > /tmp/tl.svg
 [ "$(grep -o '"ph":"X"' /tmp/tl.json | wc -l)" = 16 ] &&
 	grep -q '"tid":1}' /tmp/tl.json && [ "$(grep -c '<rect' /tmp/tl.svg)" = 16 ]
 tap $? "dma-timeline.sh: the pipeline's 16 transfers as trace events and an SVG"
+grep -q 'class="axis"' /tmp/tl.svg && grep -q 'us of modeled time' /tmp/tl.svg &&
+	grep -q '>core 0 engine 1<' /tmp/tl.svg && grep -q '"name":"core 0 engine 1"' /tmp/tl.json
+tap $? "dma-timeline.sh: a time axis, lanes named by core"
+echo > $tr/trace
+! sh /work/scripts/dma-timeline.sh --svg $tr/trace > /tmp/tl0.svg 2> /tmp/tl0.err &&
+	grep -q 'no xmemsim_dma_end event' /tmp/tl0.err
+tap $? "dma-timeline.sh: an empty trace is an error ($(cat /tmp/tl0.err))"
 grep -Eq '^engine 1 idle queued 0 completed [1-9][0-9]* bytes [1-9][0-9]* busy_ns [1-9][0-9]* bw_mbps [1-9]' $dbg/dma &&
 	[ "$(grep -c '^engine ' $dbg/dma)" = 4 ]
 tap $? "debugfs dma: each engine's queue, totals and achieved bandwidth"

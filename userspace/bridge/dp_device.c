@@ -22,6 +22,33 @@ void dp_dev_plan_free(struct dp_dev_plan *d)
 	d->ncores = 0;
 }
 
+uint64_t dp_dev_plan_backing(const struct dp_dev_plan *d)
+{
+	uint64_t slo = UINT64_MAX, shi = 0, total = 0;
+	uint32_t ci, i;
+
+	for (ci = 0; ci < d->ncores; ci++) {
+		const struct dp_dev_core *c = &d->core[ci];
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (i = 0; i < c->n; i++) {
+			const struct xmemsim_plan_tensor *t = &c->t[i];
+
+			if (t->flags & XMEMSIM_TENSOR_REMOTE)
+				continue;
+			if (t->flags & XMEMSIM_TENSOR_SHARED) {
+				slo = t->addr < slo ? t->addr : slo;
+				shi = t->addr + t->size > shi ? t->addr + t->size : shi;
+			} else {
+				lo = t->addr < lo ? t->addr : lo;
+				hi = t->addr + t->size > hi ? t->addr + t->size : hi;
+			}
+		}
+		total += hi ? hi - lo : 0;
+	}
+	return total + (shi ? shi - slo : 0);
+}
+
 static int put_name(char *dst, const char *src, const struct dp_plan *p,
 		    uint32_t ci, const char *what, const char *tname,
 		    struct dp_err *e)

@@ -52,6 +52,12 @@ struct dp_dev_plan {
 int dp_dev_plan_build(const struct dp_plan *p, struct dp_dev_plan *d,
 		      struct dp_err *e);
 void dp_dev_plan_free(struct dp_dev_plan *d);
+/*
+ * The HBM bytes PLAN_SYNC backs d with, in one allocation: the span of the
+ * shared tensors once, then each core's span of private tensors (the
+ * device's layout, kmod/plan_sync.c). Links are their owner's bytes.
+ */
+uint64_t dp_dev_plan_backing(const struct dp_dev_plan *d);
 
 /* ---- agreement: planner and device (dp_agree.c) ------------------------- */
 
@@ -195,5 +201,40 @@ int dp_agree_check_private(struct dp_agree *a);
  * the plan and agrees on everything, 1 when it took it and disagrees,
  * else the failing command's -errno. */
 int dp_agree_run(struct dp_agree *a, uint32_t first, int bytes);
+
+/* ---- a plan file loaded for a runtime (dp_load.c) ------------------------ */
+
+struct dp_loaded_tensor {
+	uint32_t core;
+	const char *name;	/* the plan's; valid until dp_loaded_free */
+	uint64_t addr;		/* the planner's, core-relative */
+	uint64_t dev_addr;	/* the device's: pread/pwrite/mmap/DMA here */
+	uint64_t size;
+	int shared, linked;	/* linked: its owner's bytes, on another core */
+	const struct dp_plan_tensor *pt;	/* the plan's entry (region, remote) */
+};
+
+struct dp_loaded {
+	struct dp_plan *plan;	/* the file, as read */
+	size_t n;		/* every tensor, core by core */
+	struct dp_loaded_tensor *t;
+	uint32_t linked;	/* tensors PLAN_SYNC linked */
+};
+
+/*
+ * Loads the plan.json at path (as dramplan wrote it) into dev: every
+ * core's plan submitted, synced and backed, read back and compared with
+ * the file; out gets each tensor's device address. 0, or -errno with the
+ * reason in e (the file, the device command and its sentence; for a plan
+ * HBM cannot hold, how much it needs and hbm_size), and nothing left on
+ * the device. The plan lives as long as dev's open file (or until
+ * xms_plan_release()); dp_loaded_free() frees out, not the device's plan.
+ */
+int dp_plan_load_device(struct xms_dev *dev, const char *path,
+			struct dp_loaded *out, struct dp_err *e);
+void dp_loaded_free(struct dp_loaded *l);
+/* core's tensor name, or NULL. */
+const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
+					      uint32_t core, const char *name);
 
 #endif /* DP_DEVICE_H */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <liburing.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -578,6 +579,60 @@ const char *xms_heap_name(unsigned int heap)
 	default:
 		return "?";
 	}
+}
+
+/* The module parameter that sizes a heap's pool, and its value now. */
+static const char *pool_param(unsigned int heap, const struct xmemsim_info *in,
+			      uint64_t *now)
+{
+	switch (heap) {
+	case XMEMSIM_HEAP_HBM:
+		*now = in->hbm_size;
+		return "hbm_size";
+	case XMEMSIM_HEAP_LIBC:
+		*now = in->libc_pool_size;
+		return "libc_pool_size";
+	default:
+		*now = in->dataram_pool_size;
+		return NULL;	/* fixed by the seed's layout */
+	}
+}
+
+int xms_nomem_reason(struct xms_dev *dev, unsigned int heap, uint64_t size,
+		     char *buf, size_t len)
+{
+	struct xmemsim_heap_stats st = { 0 };
+	struct xmemsim_info in = { 0 };
+	const char *param;
+	char asked[48] = "";
+	uint64_t now;
+	int ret;
+
+	if (!len)
+		return -EINVAL;
+	ret = xms_get_info(dev, &in);
+	if (!ret)
+		ret = xms_stats(dev, heap, &st);
+	if (ret) {
+		snprintf(buf, len, "the %s heap's figures are unreadable: %s",
+			 xms_heap_name(heap), strerror(-ret));
+		return ret;
+	}
+	if (size)
+		snprintf(asked, sizeof(asked), "%" PRIu64 " bytes asked, ", size);
+	param = pool_param(heap, &in, &now);
+	if (param)
+		snprintf(buf, len, "%s heap: %s%" PRIu64 " free, largest free block %"
+			 PRIu64 ", of a %" PRIu64 "-byte pool; its size is module parameter %s (now %" PRIu64 " = 0x%" PRIx64 ")",
+			 xms_heap_name(heap), asked, (uint64_t)st.free_bytes,
+			 (uint64_t)st.largest_free, (uint64_t)st.pool_size, param,
+			 now, now);
+	else
+		snprintf(buf, len, "%s heap: %s%" PRIu64 " free, largest free block %"
+			 PRIu64 ", of a %" PRIu64 "-byte pool; its size is fixed (no module parameter sizes it): use the hbm or libc heap",
+			 xms_heap_name(heap), asked, (uint64_t)st.free_bytes,
+			 (uint64_t)st.largest_free, (uint64_t)st.pool_size);
+	return 0;
 }
 
 int xms_fault_arm(struct xms_dev *dev, uint32_t site, uint32_t flags,

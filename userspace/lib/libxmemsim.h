@@ -182,5 +182,13 @@ const char *xms_status_name(int status);
 /* Heap id from "hbm"/"dataram"/"libc" (any case) or "0"/"1"/"2"; -EINVAL if unknown. */
 int xms_heap_id(const char *name);
 const char *xms_heap_name(unsigned int heap);
+/*
+ * Why a heap said ENOMEM, as one sentence for the user: the pool, the
+ * bytes asked for (size; 0 leaves them out), the bytes free and the
+ * largest free block now, and the module parameter that sizes the pool
+ * (GET_INFO and HEAP_STATS on dev). 0, or -errno (buf then says why not).
+ */
+int xms_nomem_reason(struct xms_dev *dev, unsigned int heap, uint64_t size,
+		     char *buf, size_t len);
 
 #endif /* LIBXMEMSIM_H */

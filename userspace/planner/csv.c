@@ -433,8 +433,12 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 		goto out;
 	}
 	items_of(c, it, iv);
-	rc = dp_place_search(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX,
-			     0, nodes, DP_ENGINE_AUTO, st);
+	if (capacity)
+		rc = dp_place_search_within(it, c->n, iv, 0, capacity, 0, nodes,
+					    DP_ENGINE_AUTO, st);
+	else
+		rc = dp_place_search(it, c->n, iv, 0, UINT64_MAX, 0, nodes,
+				     DP_ENGINE_AUTO, st);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(e);
 		goto out;

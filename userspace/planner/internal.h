@@ -161,6 +161,21 @@ int dp_place_search_glue(struct dp_item *it, size_t n,
 			 enum dp_engine eng, int glue,
 			 struct dp_search_stats *st);
 
+/*
+ * The capacity question (--capacity C): is there a placement within C?
+ * First the minimiser itself, every phase of dp_place_search with no
+ * ceiling (a ceiling can keep every constructive pass from an incumbent,
+ * and the skyline top, slice and ruin and recreate searches start from
+ * one), each phase stopping at the first placement that ends within C;
+ * then, when that ended above C, dp_place_search within C (its decision
+ * probe, and the proof that none exists). So whenever dp_place_search
+ * without a ceiling ends at or below C, this succeeds. Its answers.
+ */
+int dp_place_search_within(struct dp_item *it, size_t n,
+			   const struct dp_iv *iv, uint64_t start,
+			   uint64_t capacity, uint64_t page, uint64_t nodes,
+			   enum dp_engine eng, struct dp_search_stats *st);
+
 /* blocks.c: the items' independent time blocks (see the comment there):
  * blk[i] the block of item i, numbered by time from 0, *nb of them; a
  * block is closed at a time no item spans only once it holds min items

@@ -284,8 +284,9 @@ struct dp_core_plan {
 	uint64_t private_bytes;	/* sum of aligned sizes, private tensors */
 	uint64_t shared_bytes;	/* sum of aligned sizes of shared tensors it sees */
 	uint64_t footprint;	/* max(addr + size) over its tensors */
+	/* both count the CC buffer [cc_base, +cc_size) whole, as reserved */
 	uint64_t peak;		/* footprint - floor, planned tensors */
-	uint64_t lower_bound;	/* most planned bytes live at once */
+	uint64_t lower_bound;	/* cc_size + most other planned bytes live at once */
 	/* dram_shared mode 1: the core's slab [slab_base, slab_end) of the
 	 * one map, holding its private non-collective tensors; 0, 0 else */
 	uint64_t slab_base, slab_end;

@@ -200,6 +200,20 @@ int dp_pass_cc_buffer_size(struct dp_ctx *x)
 
 /* ---- placement helpers ---------------------------------------------- */
 
+/* What closes the CC region [cc_base, ceiling): the CC buffer's limit, or
+ * the DRAM ceiling when that comes first (whatever the limit is, -1 too). */
+static void cc_blame(const struct dp_ctx *x, uint64_t ceiling, char *buf,
+		     size_t len)
+{
+	if (ceiling == x->ceiling && x->cc_limit >= x->ceiling - x->cc_base)
+		snprintf(buf, len, "the DRAM ceiling 0x%llx closes it, --dram-size %llu MiB",
+			 (unsigned long long)x->ceiling,
+			 (unsigned long long)x->o.dram_mib);
+	else
+		snprintf(buf, len, "limit %llu bytes, --allreduce-buffer-size",
+			 (unsigned long long)x->cc_limit);
+}
+
 static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 			 uint64_t start, uint64_t ceiling, uint64_t *end)
 {
@@ -246,14 +260,16 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	if (rc) {
 		struct dp_tensor *t = &c->t[map[failed]];
 
-		if (region == DP_REG_CC)
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (limit %llu bytes, --allreduce-buffer-size)%s",
+		if (region == DP_REG_CC) {
+			char blame[128];
+
+			cc_blame(x, ceiling, blame, sizeof(blame));
+			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (%s)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)x->cc_base,
-				     (unsigned long long)ceiling,
-				     (unsigned long long)x->cc_limit, why);
-		else if (x->o.dram_shared_mode == 1)
+				     (unsigned long long)ceiling, blame, why);
+		} else if (x->o.dram_shared_mode == 1)
 			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
@@ -340,14 +356,23 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		goto nomem;
 	if (rc) {
 		struct dp_shobj *o = &x->obj[map[failed]];
+		char what[200];
 
+		if (region == DP_REG_CC) {
+			char blame[128];
+
+			cc_blame(x, ceiling, blame, sizeof(blame));
+			snprintf(what, sizeof(what), "collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (%s)",
+				 (unsigned long long)start,
+				 (unsigned long long)ceiling, blame);
+		} else {
+			snprintf(what, sizeof(what), "DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
+				 (unsigned long long)ceiling,
+				 (unsigned long long)x->o.dram_mib);
+		}
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
 			     m->file, o->core, m->c[o->core].t[o->t].name,
-			     (unsigned long long)it[failed].size,
-			     region == DP_REG_CC ?
-			     "collective operand does not fit in the CC buffer region (--allreduce-buffer-size)" :
-			     "DRAM allocation failed: no gap fits below the ceiling (--dram-size)",
-			     why);
+			     (unsigned long long)it[failed].size, what, why);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {

@@ -677,13 +677,22 @@ int dp_plan_totals(struct dp_plan *p)
 				continue;
 			if (t->addr + t->size > top)
 				top = t->addr + t->size;
+			if (t->addr >= p->cc_base &&
+			    t->addr < p->cc_base + p->cc_size)
+				continue;	/* the CC buffer counts whole */
 			it[n].size = t->size;
 			it[n].iv_first = t->iv_first;
 			it[n].iv_count = t->iv_count;
 			n++;
 		}
+		/* both with the CC buffer: the region is reserved whole
+		 * below the rest, whatever of it is live at a time */
+		if (top && top < p->floor + p->cc_size)
+			top = p->floor + p->cc_size;
 		c->peak = top > p->floor ? top - p->floor : 0;
 		i = dp_lower_bound_r(it, n, c->iv, &c->lower_bound);
+		if (top)
+			c->lower_bound += p->cc_size;
 		p->total_private += c->private_bytes;
 		free(it);
 		if (i)
@@ -704,12 +713,15 @@ int dp_pass_totals(struct dp_ctx *x)
 		for (ci = 0; ci < p->ncores; ci++) {
 			struct dp_core_plan *c = &p->core[ci];
 
-			fprintf(x->log, "[core %u] private %llu bytes, shared %llu bytes (counted once below), footprint 0x%llx, peak %llu, lower bound %llu\n",
+			fprintf(x->log, "[core %u] private %llu bytes, shared %llu bytes (counted once below), footprint 0x%llx, peak %llu, lower bound %llu (both with the CC buffer's %llu bytes; without: %llu, %llu)\n",
 				ci, (unsigned long long)c->private_bytes,
 				(unsigned long long)c->shared_bytes,
 				(unsigned long long)c->footprint,
 				(unsigned long long)c->peak,
-				(unsigned long long)c->lower_bound);
+				(unsigned long long)c->lower_bound,
+				(unsigned long long)p->cc_size,
+				(unsigned long long)(c->peak - (c->peak ? p->cc_size : 0)),
+				(unsigned long long)(c->lower_bound - (c->peak ? p->cc_size : 0)));
 			fprintf(x->log, "[core %u] spill = %llu bytes, aligned spill = %llu bytes, dram = %llu bytes\n",
 				ci, (unsigned long long)c->spill,
 				(unsigned long long)c->aligned_spill,

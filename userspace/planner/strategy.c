@@ -184,6 +184,9 @@ struct budgets {
 	uint64_t rr;		/* ruin and recreate's overlap entries */
 	size_t share, of;	/* the default nodes scaled by share / of */
 	int glue;		/* try the items glued (merge.c) */
+	uint64_t stop;		/* not 0: done at an end within it, between
+				 * phases (dp_place_search_within); a share
+				 * (share_of) has none */
 };
 
 /* x * k / n, at least 1 when x is not 0: a block's share of a budget */
@@ -204,7 +207,7 @@ static struct budgets share_of(const struct budgets *bu, size_t k, size_t n,
 			     scale(bu->nodes, k, n),
 			     scale(bu->lns, k, n), scale(bu->top, k, n),
 			     scale(bu->rr, k, n), scale(k, bu->share, bu->of),
-			     n, glue };
+			     n, glue, 0 };
 
 	return s;
 }
@@ -583,6 +586,12 @@ static int glued(struct srch *S, int rule, size_t *last)
 	return 0;
 }
 
+/* Within the caller's capacity already (bu->stop): no more phases. */
+static int stopped(const struct srch *S)
+{
+	return S->bud->stop && S->best_end <= S->bud->stop;
+}
+
 /* The whole search on one placement (or one time block of it) that stops
  * at target when that is above its lower bound, within the budgets *bu.
  * dp_place_search's answers. */
@@ -607,9 +616,14 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	st->portfolio_end = S.best_end;
 	/* the glued items' searches spend their nodes out of this budget */
 	for (rule = 0; rule < DP_GLUE_RULES && bu->glue && nodes &&
-	     n >= DP_GLUE_MIN && S.best_end > S.goal; rule++)
+	     n >= DP_GLUE_MIN && S.best_end > S.goal && !stopped(&S); rule++)
 		if (glued(&S, rule, &last))
 			goto out;
+	if (stopped(&S)) {	/* the phases so far, as the minimiser ran them */
+		if (exact(&S, NULL, 0))
+			goto out;
+		goto done;
+	}
 	if (ol && !st->skipped) {
 		if (nodes == DP_UNSET) {
 			nodes = scale(dp_search_budget(n, ol->first[n]),
@@ -627,8 +641,9 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	if (exact(&S, b, nodes))
 		goto out;
 	if (ol && S.best_end != UINT64_MAX && S.best_end > S.goal &&
-	    lns_phase(&S, ol))
+	    !stopped(&S) && lns_phase(&S, ol))
 		goto out;
+done:
 	rc = -1;
 	if (S.best_end == UINT64_MAX)
 		goto out;
@@ -808,9 +823,28 @@ int dp_place_search_glue(struct dp_item *it, size_t n,
 {
 	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
 	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
-			      lns ? dp_rr_budget(n) : 0, n, n, !!glue };
+			      lns ? dp_rr_budget(n) : 0, n, n, !!glue, 0 };
 
 	return place_any(it, n, iv, start, ceiling, page, eng, 0, &bu, st);
+}
+
+int dp_place_search_within(struct dp_item *it, size_t n,
+			   const struct dp_iv *iv, uint64_t start,
+			   uint64_t capacity, uint64_t page, uint64_t nodes,
+			   enum dp_engine eng, struct dp_search_stats *st)
+{
+	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
+	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
+			      lns ? dp_rr_budget(n) : 0, n, n, 1, capacity };
+	int r;
+
+	/* the minimiser as dp_place_search runs it (same budgets, no
+	 * ceiling, no target), done between phases once within capacity */
+	r = place_any(it, n, iv, start, UINT64_MAX, page, eng, 0, &bu, st);
+	if (r == -ENOMEM || (!r && st->end <= capacity))
+		return r;
+	bu.stop = 0;
+	return place_any(it, n, iv, start, capacity, page, eng, 0, &bu, st);
 }
 
 int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,

@@ -172,7 +172,7 @@ static void core_frame(const struct chart *ch, uint32_t ci,
 	fprintf(f, "<g id=\"core%u\">\n<text x=\"%.0f\" y=\"%.1f\" font-size=\"13\">core %u: ",
 		ci, L, y0 - 6, ci);
 	dp_xml_str(f, c->function);
-	fprintf(f, " (footprint 0x%llx, peak %llu, lower bound %llu)</text>\n",
+	fprintf(f, " (footprint 0x%llx, peak %llu, lower bound %llu, with the CC buffer)</text>\n",
 		U(c->footprint), U(c->peak), U(c->lower_bound));
 	fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafafa\" stroke=\"#888\"/>\n",
 		L, y0, W, H);

@@ -68,7 +68,8 @@ static void usage(FILE *f)
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
 "                                \"hazards\"); by default only the grouped ranges\n"
-"  -q, --quiet                   no report on stdout\n"
+"  -q, --quiet                   no report on stdout (with --submit, no tables\n"
+"                                either: the exit status and stderr say it)\n"
 "      --submit[=DEV]            also submit the plan to DEV (default /dev/xmemsim):\n"
 "                                PLAN_SUBMIT each core, PLAN_SYNC, PLAN_GET, PLAN_STATS;\n"
 "                                the device's window is the DRAM ceiling unless\n"
@@ -741,10 +742,18 @@ static int cmd_plan(struct plan_cli *a, const char *in)
 		goto out;
 	rc = 0;
 	if (a->submit) {
+		/* -q: the agreement tables too stay off stdout; the verdict
+		 * is the exit status and any error line on stderr */
+		FILE *sout = a->quiet ? fopen("/dev/null", "w") : stdout;
+
 		fflush(stdout);
 		a->sub.tensors = a->tensors;
 		a->sub.model = m;
-		rc = dp_submit_run(&a->sub, p, stdout);
+		rc = sout ? dp_submit_run(&a->sub, p, sout) : 1;
+		if (!sout)
+			fprintf(stderr, "dramplan: /dev/null: %s\n", strerror(errno));
+		else if (sout != stdout)
+			fclose(sout);
 	}
 out:
 	free(logbuf);

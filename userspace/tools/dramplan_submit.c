@@ -87,10 +87,18 @@ static void print_fail(struct run *r)
 	const struct dp_agree_fail *f = &r->a.fail;
 	const char *sep = f->msg[0] ? ": " : "";
 
+	char why[256];
+
 	switch (f->step) {
 	case DP_AG_STEP_SYNC:
-		fprintf(stderr, "dramplan: device: PLAN_SYNC failed: %s (%s)%s%s\n",
-			errname(-f->err), strerror(-f->err), sep, f->msg);
+		/* the backing did not fit HBM: say how much and what to raise */
+		if (f->err != -ENOMEM ||
+		    xms_nomem_reason(&r->s->xd, XMEMSIM_HEAP_HBM,
+				     dp_dev_plan_backing(&r->a.d), why, sizeof(why)))
+			why[0] = 0;
+		fprintf(stderr, "dramplan: device: PLAN_SYNC failed: %s (%s)%s%s%s%s\n",
+			errname(-f->err), strerror(-f->err), sep, f->msg,
+			why[0] ? ": the plan's bytes are one HBM allocation; " : "", why);
 		break;
 	case DP_AG_STEP_GET:
 		fprintf(stderr, "dramplan: device: PLAN_GET core %u: %s (%s)\n",

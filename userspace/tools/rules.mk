@@ -1,5 +1,7 @@
 # xmemctl (dramplan's rule lives with the planner)
 TOOLS += $(O)/xmemctl
 
-$(O)/xmemctl: $(O)/userspace/tools/xmemctl.o $(O)/libxmemsim.a
-	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lyajl_s
+# plan load: the bridge and the planner (to read plan.json)
+$(O)/xmemctl: $(O)/userspace/tools/xmemctl.o $(O)/userspace/tools/xmstat.o \
+		$(O)/libdramplan-device.a $(O)/libdramplan.a $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS) -luring

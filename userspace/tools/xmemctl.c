@@ -17,15 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <time.h>
 #include <yajl/yajl_gen.h>
 
+#include "dp_device.h"
 #include "libxmemsim.h"
+#include "xmstat.h"
 
 #define MAX_IO (64u << 20)
 #define MAX_ARGS 8
 
 static int json;		/* --json: info, stats and dump as JSON */
 static const char *file_arg;	/* --file F: write's bytes */
+static int prometheus;		/* --prometheus: stats as metrics */
+static int once;		/* --once: top refreshes once */
+static double interval = 1;	/* --interval S: top's refresh */
 
 static void usage(FILE *f)
 {
@@ -34,7 +41,11 @@ static void usage(FILE *f)
 		"  -d, --dev=PATH                the device (default " XMEMSIM_DEFAULT_PATH ")\n"
 		"  -u, --uring                   send every command through io_uring\n"
 		"                                (IORING_OP_URING_CMD, IORING_OP_READ/WRITE)\n"
-		"  -j, --json                    info, stats, user and dump: one JSON object a line\n"
+		"  -j, --json                    info, stats, user, dump and top: one JSON\n"
+		"                                object a line\n"
+		"  -p, --prometheus              stats: every figure in Prometheus' text format\n"
+		"      --once                    top: one refresh, then exit\n"
+		"  -i, --interval=SECONDS        top: the refresh (default 1; rates over it)\n"
 		"  -h, --help                    this text\n"
 		"  -V, --version                 the version\n"
 		"commands:\n"
@@ -43,7 +54,10 @@ static void usage(FILE *f)
 		"  free HEAP ADDR [clear]        free (clear: the seed's clear flag; every\n"
 		"                                free clears the block anyway)\n"
 		"  size HEAP ADDR                an allocation's size asked and usable\n"
-		"  stats HEAP                    heap statistics\n"
+		"  stats [HEAP]                  heap statistics (no HEAP: every heap)\n"
+		"  top                           a live view: heaps, engines by core (busy,\n"
+		"                                queued, bytes/s), your user, every user\n"
+		"                                (root or group xmemsim)\n"
 		"  user                          what your user holds over all its\n"
 		"                                open files, and its limits\n"
 		"  dump HEAP                     the heap's blocks in address order\n"
@@ -61,9 +75,12 @@ static void usage(FILE *f)
 		"                                pass, then TIMES fail (0 disarms)\n"
 		"  fault SITE framework [off]    follow debugfs fail_SITE/ instead\n"
 		"  memerr ADDR ce|ue             a memory error on ADDR's 64-byte line\n"
+		"  plan load FILE                a plan.json dramplan wrote: submitted, synced,\n"
+		"                                checked; each tensor's device address (the\n"
+		"                                plan lives while this open file does)\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
-		"HEAP is hbm or dataram (any case), or 0 or 1; numbers are decimal or\n"
+		"HEAP is hbm, dataram or libc (any case), or 0, 1 or 2; numbers are decimal or\n"
 		"0x-prefixed hex. Options go anywhere on the line. See xmemctl(1).\n");
 }
 
@@ -173,6 +190,7 @@ struct call {
 	FILE *err;		/* failure lines: stdout in replay, else stderr */
 	int heap;		/* argv[1]'s heap (commands that take one) */
 	int status;		/* the device's XMEM status; 1 if it gave none */
+	uint64_t asked;		/* alloc: the bytes asked for */
 };
 
 /*
@@ -185,7 +203,15 @@ static int failed(struct call *k, int ret)
 {
 	const char *st = k->status != 1 ? xms_status_name(k->status) : "-";
 
-	if (k->err == stderr)
+	if (k->err == stderr && ret == -ENOMEM && k->heap >= 0) {
+		char why[256];
+
+		/* the pool, the bytes free and the parameter that sizes it */
+		if (xms_nomem_reason(k->dev, k->heap, k->asked, why, sizeof(why)))
+			why[0] = 0;
+		fprintf(stderr, "xmemctl: %s: %s %s%s%s\n", k->argv[0],
+			errno_name(-ret), st, why[0] ? ": " : "", why);
+	} else if (k->err == stderr)
 		fprintf(stderr, "xmemctl: %s: %s %s\n", k->argv[0], errno_name(-ret), st);
 	else
 		fprintf(k->err, "err %s %s\n", errno_name(-ret), st);
@@ -312,6 +338,7 @@ static int cmd_alloc(struct call *k)
 	if (parse_u64(k->argv[2], &size) ||
 	    (k->argc == 4 && parse_u64(k->argv[3], &align)))
 		return 2;
+	k->asked = size;
 	ret = xms_alloc(k->dev, k->heap, size, align, 0, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
@@ -497,6 +524,8 @@ static int cmd_stack(struct call *k)
 
 	if (k->argc == 2 && parse_u64(k->argv[1], &size))
 		return 2;
+	k->heap = XMEMSIM_HEAP_HBM;	/* for the ENOMEM line */
+	k->asked = size;
 	ret = xms_stack_alloc(k->dev, size, &addr, &k->status);
 	if (ret)
 		return failed(k, ret);
@@ -729,6 +758,135 @@ static int cmd_memerr(struct call *k)
 	return ok_or_failed(k, ret);
 }
 
+/* "stats" without a heap: each heap's line, or (--prometheus) the metrics. */
+static int cmd_stats_all(struct call *k)
+{
+	static struct xm_snap snap;
+	int ret, rc = 0;
+
+	if (!prometheus) {
+		for (k->heap = 0; k->heap < XMEMSIM_NUM_HEAPS && !rc; k->heap++)
+			rc = cmd_stats(k);
+		return rc;
+	}
+	ret = xm_snap_read(k->dev, NULL, &snap);
+	if (ret)
+		return failed(k, ret);
+	xm_prom_write(k->out, &snap);
+	return 0;
+}
+
+/* A plan name on one line: blanks and control characters as '?'. */
+static void put_name(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputc((unsigned char)*name <= ' ' ? '?' : *name, f);
+}
+
+/*
+ * "plan load FILE": the plan.json dramplan wrote, submitted, synced and
+ * checked (dp_plan_load_device); "ok TENSORS LINKED" then, outside
+ * replay, a line per tensor with its device address, in replay
+ * CORE:NAME=0xDEV_ADDR on the same line. The plan lives as long as this
+ * open file: in replay, the lines after it use the addresses.
+ */
+static int cmd_plan(struct call *k)
+{
+	struct dp_err e = { "" };
+	struct dp_loaded l;
+	size_t i;
+	int ret;
+
+	if (strcmp(k->argv[1], "load"))
+		return 2;
+	ret = dp_plan_load_device(k->dev, k->argv[2], &l, &e);
+	if (ret) {
+		if (k->err == stderr)
+			fprintf(stderr, "xmemctl: plan load: %s\n", e.msg);
+		else
+			fprintf(k->err, "err %s -\n", errno_name(-ret));
+		return 1;
+	}
+	fprintf(k->out, "ok %zu %u", l.n, l.linked);
+	if (k->err == stderr)
+		fprintf(k->out, "\n%-4s %-7s %-24s %12s %14s %10s\n", "core",
+			"kind", "tensor", "plan", "device", "size");
+	for (i = 0; i < l.n; i++) {
+		const struct dp_loaded_tensor *t = &l.t[i];
+
+		if (k->err != stderr) {
+			fprintf(k->out, " %u:", t->core);
+			put_name(k->out, t->name);
+			fprintf(k->out, "=0x%" PRIx64, t->dev_addr);
+			continue;
+		}
+		fprintf(k->out, "%-4u %-7s ", t->core, t->linked ? "linked" :
+			t->shared ? "shared" : "private");
+		put_name(k->out, t->name);
+		fprintf(k->out, "%*s 0x%010" PRIx64 " 0x%012" PRIx64 " %10" PRIu64 "\n",
+			(int)(strlen(t->name) < 24 ? 24 - strlen(t->name) : 0), "",
+			t->addr, t->dev_addr, t->size);
+	}
+	if (k->err != stderr)
+		fputc('\n', k->out);
+	dp_loaded_free(&l);
+	return 0;
+}
+
+static volatile sig_atomic_t top_stop;
+
+static void top_signal(int sig)
+{
+	(void)sig;
+	top_stop = 1;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	while (!top_stop && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * top: a snapshot each interval, shown with the rates since the one
+ * before (--json: one object a line). --once: two snapshots an interval
+ * apart, one view. Until SIGINT or SIGTERM.
+ */
+static int cmd_top(struct call *k)
+{
+	static struct xm_snap snap[2];
+	int cur = 0, n = 0, tty = isatty(fileno(k->out)), ret;
+
+	signal(SIGINT, top_signal);
+	signal(SIGTERM, top_signal);
+	for (;;) {
+		ret = xm_snap_read(k->dev, NULL, &snap[cur]);
+		if (ret)
+			return failed(k, ret);
+		if (!once || n || interval == 0) {
+			const struct xm_snap *prev = n ? &snap[!cur] : NULL;
+
+			if (json) {
+				xm_top_json(k->out, prev, &snap[cur]);
+			} else {
+				if (tty && !once)
+					fputs("\033[H\033[2J", k->out);
+				xm_top_text(k->out, prev, &snap[cur]);
+			}
+			fflush(k->out);
+			if (once)
+				return 0;
+		}
+		n++;
+		cur = !cur;
+		nap(interval);
+		if (top_stop)
+			return 0;
+	}
+}
+
 /*
  * The commands, as the module's xmemsim_cmds[]: each with how many words
  * it takes (its name included) and whether the first argument is a heap.
@@ -745,6 +903,9 @@ static const struct xmemctl_cmd {
 	{ "free",  3, 4, 1, cmd_free },
 	{ "size",  3, 3, 1, cmd_size },
 	{ "stats", 2, 2, 1, cmd_stats },
+	{ "stats", 1, 1, 0, cmd_stats_all },
+	{ "top",   1, 1, 0, cmd_top },
+	{ "plan",  3, 3, 0, cmd_plan },
 	{ "user",  1, 1, 0, cmd_user },
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },
@@ -757,6 +918,17 @@ static const struct xmemctl_cmd {
 	{ "fault", 3, 4, 0, cmd_fault },
 	{ "memerr", 3, 3, 0, cmd_memerr },
 };
+
+/* A command of that name, whatever its arguments. */
+static int known_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(xmemctl_cmds) / sizeof(xmemctl_cmds[0]); i++)
+		if (!strcmp(name, xmemctl_cmds[i].name))
+			return 1;
+	return !strcmp(name, "replay");
+}
 
 /* The command argv names with a fitting word count and heap, or NULL. */
 static const struct xmemctl_cmd *find_cmd(int argc, char **argv, int *heap)
@@ -783,7 +955,7 @@ static const struct xmemctl_cmd *find_cmd(int argc, char **argv, int *heap)
  */
 static int run_cmd(struct xms_dev *dev, int argc, char **argv, FILE *out, FILE *err)
 {
-	struct call k = { dev, argc, argv, out, err, -1, 1 };
+	struct call k = { dev, argc, argv, out, err, -1, 1, 0 };
 	const struct xmemctl_cmd *c = find_cmd(argc, argv, &k.heap);
 	int rc = c ? c->run(&k) : 2;
 
@@ -816,8 +988,10 @@ static int replay(struct xms_dev *dev, FILE *in, FILE *out)
 			fputc('\n', out);
 			continue;
 		}
-		rc = argc > MAX_ARGS ? 2 : run_cmd(dev, argc, argv, out, out);
-		if (argc > MAX_ARGS)
+		/* top runs until stopped: not a replay line */
+		rc = argc > MAX_ARGS || !strcmp(argv[0], "top") ? 2 :
+		     run_cmd(dev, argc, argv, out, out);
+		if (argc > MAX_ARGS || !strcmp(argv[0], "top"))
 			fprintf(out, "err usage\n");
 		if (rc == 2)
 			worst = 2;
@@ -833,6 +1007,9 @@ int main(int argc, char **argv)
 		{ "uring",   no_argument,       NULL, 'u' },
 		{ "json",    no_argument,       NULL, 'j' },
 		{ "file",    required_argument, NULL, 'f' },
+		{ "prometheus", no_argument,    NULL, 'p' },
+		{ "once",    no_argument,       NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -842,15 +1019,30 @@ int main(int argc, char **argv)
 	struct xms_dev dev;
 	int rc, c, uring = 0, heap, is_replay;
 
-	while ((c = getopt_long(argc, argv, "d:ujhV", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "d:ujpi:hV", opts, NULL)) != -1) {
+		char *end;
+
 		switch (c) {
 		case 'd': dev_path = optarg; break;
 		case 'u': uring = 1; break;
 		case 'j': json = 1; break;
 		case 'f': file_arg = optarg; break;
+		case 'p': prometheus = 1; break;
+		case 'o': once = 1; break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(interval >= 0 && interval <= 86400)) {
+				fprintf(stderr, "xmemctl: --interval: '%s': seconds from 0 to 86400\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("xmemctl %s\n", XMEMSIM_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:	/* opterr 0: the one line is ours */
+			fprintf(stderr, "xmemctl: %s: unknown option or missing argument (xmemctl --help lists them)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 	}
 	argc -= optind;
@@ -858,10 +1050,15 @@ int main(int argc, char **argv)
 	/* a usage error never opens the device */
 	is_replay = argc == 1 && !strcmp(argv[0], "replay");
 	if (!argc || (!is_replay && !find_cmd(argc, argv, &heap)) ||
-	    (file_arg && (is_replay || strcmp(argv[0], "write")))) {
-		if (argc)
-			fprintf(stderr, "xmemctl: %s: bad command or arguments\n", argv[0]);
-		usage(stderr);
+	    (file_arg && (is_replay || strcmp(argv[0], "write"))) ||
+	    (prometheus && (argc != 1 || strcmp(argv[0], "stats"))) ||
+	    (once && strcmp(argv[0], "top"))) {
+		if (!argc)
+			fprintf(stderr, "xmemctl: no command (xmemctl --help lists them)\n");
+		else if (!known_cmd(argv[0]))
+			fprintf(stderr, "xmemctl: %s: unknown command (xmemctl --help lists them)\n", argv[0]);
+		else
+			fprintf(stderr, "xmemctl: %s: bad arguments or options (xmemctl --help gives them)\n", argv[0]);
 		return 2;
 	}
 	rc = xms_open(&dev, dev_path);
@@ -884,10 +1081,8 @@ int main(int argc, char **argv)
 		rc = replay(&dev, stdin, stdout);
 	} else {
 		rc = run_cmd(&dev, argc, argv, stdout, stderr);
-		if (rc == 2) {
-			fprintf(stderr, "xmemctl: %s: bad arguments\n", argv[0]);
-			usage(stderr);
-		}
+		if (rc == 2)
+			fprintf(stderr, "xmemctl: %s: bad arguments (xmemctl --help gives them)\n", argv[0]);
 	}
 	if (uring) {
 		xms_attach_ring(&dev, NULL);
