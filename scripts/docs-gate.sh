@@ -109,11 +109,12 @@ check "feature bits, ioctls and tracepoints are in xmemsim(4)"
 
 # --- errnos --------------------------------------------------------------------
 # not for users: EIOCBQUEUED (io_uring's "completes later", never a CQE's
-# result), EUCLEAN (the heap checker's verdict, read in debugfs verify)
+# result), EUCLEAN (the heap checker's verdict, read in debugfs verify),
+# ERESTARTSYS (a wait restarted by the kernel; users see EINTR at most)
 gaps=""
 errors=$(plain docs/man/xmemsim.4 | sed -n '/^\.SH ERRORS/,/^\.SH [^E]/p')
 for w in $(grep -ohE -- '(^|[^A-Za-z0-9_])-E[A-Z0-9]+\b' kmod/*.c | sed 's/.*-//' | sort -u); do
-	case $w in EIOCBQUEUED|EUCLEAN) continue ;; esac
+	case $w in EIOCBQUEUED|EUCLEAN|ERESTARTSYS) continue ;; esac
 	grep -qE "^\.B $w\$" <<<"$errors" ||
 		gaps+="${gaps:+$'\n'}$w (returned in kmod/) has no entry in xmemsim(4) ERRORS"
 done
