@@ -309,8 +309,9 @@ int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 	if (!x)
 		return 0;
 	hazard(dma, kind);
-	pr_warn_ratelimited("xmemsim: pid %d: %s [%#llx, +%llu) while DMA ticket %llu [%#llx -> %#llx, +%llu) is in flight\n",
-			    xf->pid, what, addr, len, ticket, d.src, d.dst, d.len);
+	pr_warn_ratelimited("xmemsim: pid %d: %s [%#llx, +%llu) while DMA ticket %llu [%#llx -> %#llx, +%llu) tag %llu is in flight\n",
+			    xf->pid, what, addr, len, ticket, d.src, d.dst, d.len,
+			    d.tag);
 	return dma->check == XMEMSIM_CHECK_REFUSE ? -EBUSY : 0;
 }
 
@@ -330,19 +331,26 @@ static int check_batch(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 		return 0;
 	for (i = 0; i < n; i++) {
 		struct xmemsim_xfer *y = NULL;
+		u64 yt = 0;
 
 		if (x[i]->d.wait_sem != XMEMSIM_SEM_NONE)
 			continue;
 		y = df_find(dma, df, meets_xfer, x[i]);
-		for (j = 0; !y && j < i; j++)
-			if (meets_xfer(x[j], x[i]))
+		if (y)
+			yt = y->ticket;
+		for (j = 0; !y && j < i; j++) {
+			if (meets_xfer(x[j], x[i])) {
 				y = x[j];
+				yt = df->next_ticket + j;	/* the tickets to be */
+			}
+		}
 		if (!y)
 			continue;
 		hazard(dma, XMEMSIM_HAZARD_RACE);
-		pr_warn_ratelimited("xmemsim: pid %d: DMA [%#llx -> %#llx, +%llu) on engine %u queue %u races [%#llx -> %#llx, +%llu) on engine %u queue %u: no semaphore between them\n",
-				    df->xf->pid, x[i]->d.src, x[i]->d.dst,
-				    x[i]->d.len, x[i]->d.engine, x[i]->d.queue,
+		pr_warn_ratelimited("xmemsim: pid %d: DMA ticket %llu tag %llu [%#llx -> %#llx, +%llu) on engine %u queue %u races ticket %llu tag %llu [%#llx -> %#llx, +%llu) on engine %u queue %u: no semaphore between them\n",
+				    df->xf->pid, df->next_ticket + i, x[i]->d.tag,
+				    x[i]->d.src, x[i]->d.dst, x[i]->d.len,
+				    x[i]->d.engine, x[i]->d.queue, yt, y->d.tag,
 				    y->d.src, y->d.dst, y->d.len, y->d.engine,
 				    y->d.queue);
 		if (dma->check == XMEMSIM_CHECK_REFUSE)

@@ -150,8 +150,9 @@ run_c dma_check
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko dma_check=1 time_scale=200000
 tap $? "insmod with dma_check=1 time_scale=200000"
 run_c dma_check
-dmesg | grep -q 'while DMA ticket [0-9]* \[' && dmesg | grep -q 'no semaphore between them'
-tap $? "the checker's reports reach the kernel log"
+dmesg | grep -q 'while DMA ticket [0-9]* \[.*) tag [0-9]* is in flight' &&
+	dmesg | grep -q 'DMA ticket [0-9]* tag [0-9]* \[.* races ticket [0-9]* tag [0-9]* \[.*no semaphore between them'
+tap $? "the checker's reports reach the kernel log, naming tickets and tags"
 rmmod xmemsim && ! insmod /lib/modules/xmemsim.ko dma_check=3 2>/dev/null &&
 	dmesg | grep -q 'bad DMA parameters'
 tap $? "insmod rejects dma_check=3"
