@@ -1612,6 +1612,24 @@ int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r)
 	return 0;
 }
 
+/* The transfers user u has queued, running or unreaped, over its files. */
+u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u)
+{
+	struct xmemsim_dma *dma = &d->dma;
+	struct xmemsim_dma_user *du;
+	u32 n = 0;
+
+	mutex_lock(&dma->lock);
+	list_for_each_entry(du, &dma->users, node) {
+		if (du->user == u) {
+			n = du->inflight;
+			break;
+		}
+	}
+	mutex_unlock(&dma->lock);
+	return n;
+}
+
 /* DMA_INFO */
 void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in)
 {

@@ -358,6 +358,7 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
 int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w);
 int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r);
 int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r);
+u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u);
 __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 			  struct poll_table_struct *pt);
 /* COPY's DMA method as a transfer: its ticket in traces */

@@ -172,7 +172,9 @@ struct xmemsim_user_stats {
 	__u64 limit_plan_mem;
 	__u64 bounce_bytes;	/* DMA bounce buffers in use */
 	__u64 quota_refused;	/* allocations refused by a limit */
-	__u64 reserved[4];
+	__u32 dma_inflight;	/* transfers queued, running or unreaped */
+	__u32 limit_dma;	/* user_dma_depth, 0: none */
+	__u64 reserved[3];
 };
 
 /* XMEMSIM_IOC_HEAP_DUMP: the heap's blocks in address order. */

@@ -37,6 +37,7 @@ static void fill(void)
 	}
 	a.user.uid = 1000;
 	a.user.files = 1;
+	a.user.dma_inflight = 7;
 	a.have_edac = a.have_plan_bytes = a.have_hazards = 1;
 	a.wall = 10;
 	REQUIRE(xm_parse_dma(&a, "now_ns 1000000 time_scale 1 check 0\n"
@@ -121,6 +122,7 @@ TEST(prometheus_exposition)
 	CHECK(strstr(buf, "xmemsim_dma_engine_busy_seconds_total{core=\"1\",engine=\"2\"} 0.000000000\n"));
 	CHECK(strstr(buf, "xmemsim_user_owned_bytes{heap=\"hbm\",uid=\"1000\"} 4096\n"));
 	CHECK(strstr(buf, "xmemsim_user_dma_depth_limit{uid=\"1000\"} 512\n"));
+	CHECK(strstr(buf, "xmemsim_user_dma_inflight{uid=\"1000\"} 7\n"));
 	if (system("command -v promtool >/dev/null") == 0)
 		promtool_accepts(buf, "the caller's user");
 	else
@@ -148,9 +150,10 @@ TEST(top_rates_over_the_interval)
 	CHECK(strstr(t, "1.0 MiB"));		/* 1048576 bytes in 1 s */
 	CHECK(strstr(t, "\n1     2       idle"));	/* engine 2 is core 1's */
 	CHECK(strstr(t, "you: uid 1000"));
-	CHECK(strstr(t, "DMA depth limit 512"));
+	CHECK(strstr(t, "DMA in flight 7 of 512"));
 	t = render(xm_top_json, &a, &b);
 	CHECK(strstr(t, "{\"engine\":1,\"core\":0,\"running\":true,\"queued\":3,"));
+	CHECK(strstr(t, "\"dma_inflight\":7,\"dma_depth_limit\":512}"));
 	CHECK(strstr(t, "\"busy_modeled\":0.500000"));
 	CHECK(strstr(t, "\"bytes_per_s\":1048576.000000"));
 	CHECK(!strstr(t, "\"users\":"));

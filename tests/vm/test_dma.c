@@ -833,6 +833,7 @@ static void completion_loop(struct env *e, struct xms_ring *r, int path,
 	static struct xmemsim_dma_desc d[NPIPE];
 	struct xmemsim_dma_completion rec[64];
 	struct pollfd pin = { .fd = e->fd, .events = POLLIN };
+	struct xmemsim_user_stats us;
 	uint64_t t0, first = UINT64_MAX;
 	uint32_t i, k, n, got = 0;
 	int rounds, ret;
@@ -852,6 +853,8 @@ static void completion_loop(struct env *e, struct xms_ring *r, int path,
 	REQUIRE(xms_dma_submit(&e->xd, d, NPIPE, &t0) == 0);
 	CHECK(xms_attach_ring(&e->xd, path == 1 ? r : NULL) == 0);
 	CHECK(ready_now(e->fd) == POLLOUT);
+	CHECK(xms_user_stats(&e->xd, &us) == 0);
+	CHECK_EQ_U64(us.dma_inflight, NPIPE);	/* the user's, as top shows */
 	CHECK(xms_dma_reap(&e->xd, rec, 64, 0, &n) == -EAGAIN);
 	CHECK(xms_dma_reap(&e->xd, rec, 64, 2000000, &n) == -ETIMEDOUT);
 	CHECK(xms_sem_set(&e->xd, 5, path + 1) == 0);
@@ -891,6 +894,7 @@ static void completion_loop(struct env *e, struct xms_ring *r, int path,
 	CHECK(ready_now(e->fd) == POLLOUT);
 	CHECK(xms_dma_reap(&e->xd, rec, 64, 0, &n) == -ENOENT);
 	CHECK(xms_dma_wait(&e->xd, t0, 0, NULL) == -ENOENT);
+	CHECK(xms_user_stats(&e->xd, &us) == 0 && us.dma_inflight == 0);
 	CHECK(xms_attach_ring(&e->xd, NULL) == 0);
 }
 

@@ -314,6 +314,8 @@ void xm_prom_write(FILE *f, const struct xm_snap *s)
 	fprintf(f, "xmemsim_user_allocations_limit{uid=\"%u\"} %u\n", u->uid, u->limit_allocs);
 	prom_head(f, "xmemsim_user_plan_memory_limit_bytes", "gauge", "The caller's user's plan memory limit.");
 	fprintf(f, "xmemsim_user_plan_memory_limit_bytes{uid=\"%u\"} %llu\n", u->uid, U(u->limit_plan_mem));
+	prom_head(f, "xmemsim_user_dma_inflight", "gauge", "Transfers the caller's user has queued, running or unreaped.");
+	fprintf(f, "xmemsim_user_dma_inflight{uid=\"%u\"} %u\n", u->uid, u->dma_inflight);
 	if (s->have_dma) {
 		prom_head(f, "xmemsim_user_dma_depth_limit", "gauge", "Transfers one user may have in flight or unreaped, 0 = none.");
 		fprintf(f, "xmemsim_user_dma_depth_limit{uid=\"%u\"} %u\n", u->uid, s->dma.user_depth);
@@ -442,8 +444,8 @@ void xm_top_text(FILE *f, const struct xm_snap *prev, const struct xm_snap *s)
 		fprintf(f, "/%u", u->limit_allocs);
 	fprintf(f, ", plan memory %s", held(u->plan_mem, u->limit_plan_mem, d, sizeof(d)));
 	if (s->have_dma)
-		fprintf(f, ", DMA depth limit %s", s->dma.user_depth ?
-			(snprintf(a, sizeof(a), "%u", s->dma.user_depth), a) : "none");
+		fprintf(f, ", DMA in flight %u of %s", u->dma_inflight, s->dma.user_depth ?
+			(snprintf(a, sizeof(a), "%u", s->dma.user_depth), a) : "no limit");
 	fputc('\n', f);
 	for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
 		fprintf(f, "  %-8s %s\n", xms_heap_name(h),
@@ -515,8 +517,8 @@ void xm_top_json(FILE *f, const struct xm_snap *prev, const struct xm_snap *s)
 	for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
 		fprintf(f, ",\"%s\":%llu,\"limit_%s\":%llu", xms_heap_name(h),
 			U(u->owned_bytes[h]), xms_heap_name(h), U(u->limit_bytes[h]));
-	fprintf(f, ",\"plan_mem\":%llu,\"limit_plan_mem\":%llu,\"dma_depth_limit\":%u}",
-		U(u->plan_mem), U(u->limit_plan_mem), s->dma.user_depth);
+	fprintf(f, ",\"plan_mem\":%llu,\"limit_plan_mem\":%llu,\"dma_inflight\":%u,\"dma_depth_limit\":%u}",
+		U(u->plan_mem), U(u->limit_plan_mem), u->dma_inflight, s->dma.user_depth);
 	if (s->have_users) {
 		fprintf(f, ",\"users\":[");
 		for (e = 0; e < s->nusers; e++) {
