@@ -1758,7 +1758,7 @@ static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
 				       const u32 *file_user, u32 files, u32 n)
 {
 	struct dma_model *m = kzalloc(sizeof(*m), GFP_KERNEL);
-	u32 f, i;
+	u32 f;
 
 	if (!m)
 		return NULL;
