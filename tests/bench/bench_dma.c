@@ -12,9 +12,16 @@
  *     is in the observed time and grows with the length;
  *   - io_uring: DMA_SUBMIT of one small descriptor per command, 64
  *     commands a batch, against GET_INFO (the floor: a command that does
- *     nothing) the same way, in ns per command.
+ *     nothing) the same way, in ns per command;
+ *   - completions: what it costs a runtime to learn that a transfer ended,
+ *     per completion, through each path (DMA_WAIT by ioctl; the CQE of a
+ *     DMA_SUBMIT through io_uring; poll() and one DMA_REAP), one transfer
+ *     at a time and 64 reaped together, against io_uring's NOP round
+ *     trip the same way (submit and wait). Submitting is in every row.
  */
 #include <inttypes.h>
+#include <liburing.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +70,109 @@ static uint64_t makespan(struct xms_dev *xd, const uint64_t *buf, uint32_t n,
 		hi = w.end_ns > hi ? w.end_ns : hi;
 	}
 	return hi - lo;
+}
+
+/* io_uring NOPs, batch at a time, submitted and waited for: ns per NOP */
+static uint64_t nop_ns(unsigned int batch, int reps)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	uint64_t t0;
+	unsigned int i;
+	int rep;
+
+	if (io_uring_queue_init(64, &ring, 0))
+		return 0;
+	t0 = wall_ns();
+	for (rep = 0; rep < reps; rep++) {
+		for (i = 0; i < batch; i++)
+			io_uring_prep_nop(io_uring_get_sqe(&ring));
+		io_uring_submit_and_wait(&ring, batch);
+		for (i = 0; i < batch; i++) {
+			if (io_uring_wait_cqe(&ring, &cqe))
+				break;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+	}
+	t0 = wall_ns() - t0;
+	io_uring_queue_exit(&ring);
+	return t0 / ((uint64_t)reps * batch);
+}
+
+/*
+ * batch transfers (1 or 64) submitted and learnt of through path (0:
+ * DMA_WAIT each; 1: one DMA_SUBMIT command each through the ring, its
+ * CQE; 2: poll() then DMA_REAP of all there are), reps times: ns per
+ * completion, 0 on a failure.
+ */
+static uint64_t completion_ns(struct xms_dev *xd, struct xms_ring *r,
+			      const uint64_t *buf, unsigned int engines,
+			      unsigned int batch, int path, int reps)
+{
+	static struct xmemsim_dma_desc d[64];
+	static struct xmemsim_dma_submit s[64];
+	struct xmemsim_dma_completion rec[64];
+	struct xms_result res[64];
+	struct pollfd p = { .fd = xd->fd, .events = POLLIN };
+	uint64_t t, t0 = wall_ns();
+	uint32_t n, got, i;
+	int rep;
+
+	for (i = 0; i < batch; i++)
+		d[i] = desc(buf[2], buf[3], 64, i % engines);
+	for (rep = 0; rep < reps; rep++) {
+		if (path == 1) {
+			for (i = 0; i < batch; i++) {
+				s[i] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[i],
+								    .count = 1 };
+				xms_ring_queue(r, XMEMSIM_IOC_DMA_SUBMIT, &s[i], i);
+			}
+			xms_ring_submit(r);
+			if (xms_ring_reap(r, res, batch, batch) != (int)batch)
+				return 0;
+			continue;
+		}
+		if (xms_dma_submit(xd, d, batch, &t))
+			return 0;
+		for (got = 0; path == 0 && got < batch; got++)
+			if (xms_dma_wait(xd, t + got, -1, NULL))
+				return 0;
+		while (path == 2 && got < batch) {
+			if (poll(&p, 1, 10000) != 1 ||
+			    xms_dma_reap(xd, rec, 64, 0, &n))
+				return 0;
+			got += n;
+		}
+	}
+	return (wall_ns() - t0) / ((uint64_t)reps * batch);
+}
+
+static void completions(struct xms_dev *xd, const uint64_t *buf,
+			unsigned int engines, int reps)
+{
+	static const char * const name[3] = {
+		"DMA_WAIT (ioctl)", "io_uring CQE", "poll() + DMA_REAP",
+	};
+	unsigned int b, batch;
+	struct xms_ring r;
+	int path;
+
+	if (xms_ring_init(&r, xd, 64))
+		return;
+	for (b = 0; b < 2; b++) {
+		uint64_t nop;
+
+		batch = b ? 64 : 1;
+		nop = nop_ns(batch, reps * (b ? 4 : 64));
+		for (path = 0; path < 3; path++) {
+			uint64_t ns = completion_ns(xd, &r, buf, engines, batch, path,
+						    reps * (b ? 4 : 64));
+
+			printf("completion, batch %u: %-18s %8" PRIu64 " ns each, %.2fx the NOP round trip (%" PRIu64 " ns)\n",
+			       batch, name[path], ns, nop ? (double)ns / nop : 0, nop);
+		}
+	}
+	xms_ring_exit(&r);
 }
 
 int main(int argc, char **argv)
@@ -151,6 +261,8 @@ int main(int argc, char **argv)
 		       ns[1], ns[0], ns[0] ? (double)ns[1] / ns[0] : 0);
 		xms_ring_exit(&r);
 	}
+	if (!info.time_scale)
+		completions(&xd, buf, info.engines, reps);
 	xms_close(&xd);
 	return 0;
 }
