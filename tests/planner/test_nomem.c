@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Out of memory is an error, not an abort (issue 22).  A compiler that
+ * Out of memory is an error, not an abort.  A compiler that
  * embeds libdramplan must get the failure back and keep running.
  *
  * The binary is linked with -Wl,--wrap=malloc,calloc,realloc,free (see

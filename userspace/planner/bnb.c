@@ -42,16 +42,15 @@
  * that doubles.  Budgets are node counts, never time: the same input and
  * budget give the same answer on any machine.
  *
- * Cost model (issue 24).  A node is one item placed (tried): its cost is
+ * Cost model.  A node is one item placed (tried): its cost is
  * bounded by what it changes -- v's neighbours (their min_offsets), v's
  * sections (floor, total, a max tree over the totals: O(sections + log)),
  * the sections of the neighbours it raised (a floor is rescanned only when
  * the item holding it moved and the section is tight, see refloor()) --
  * plus, once per level, the level's list: the parent's list filtered, the
  * raised items sorted and merged in (O(n + r log r), no insertion sort).
- * MiniMalloc's search scans every raised section's items at every node
- * (about n x width), which made 1,000 nodes of a 2,999-buffer staircase
- * take seconds.  The children that cannot fit (o + the part's largest
+ * (MiniMalloc's search scans every raised section's items at every node,
+ * about n x width: this one never does.)  The children that cannot fit (o + the part's largest
  * unplaced total above cap) are cut before any is tried: one test a level.
  */
 #include <errno.h>

@@ -256,10 +256,8 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 #define LNS_TOP_LEVELS	30
 #define LNS_TOP_TRIES	5
 /* Ties by size x a weight drawn from [1, 64): far apart, so each try is
- * close to a random tie order and the tries differ.  With the chain
- * pass's [1, 2) (strategy.c) the perfect packings of bench-quality gave
- * 1.060 / 1.149 (1,000 / 10,000 buffers, seeds 1-3, the whole search);
- * now 1.057 / 1.134 (one round; 1.050 / 1.126 with DP_LNS_ROUNDS). */
+ * close to a random tie order and the tries differ (the chain pass's
+ * weights, strategy.c, are drawn from [1, 2)). */
 #define LNS_TOP_SPREAD	64
 
 int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,

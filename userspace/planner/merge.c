@@ -26,19 +26,11 @@
  * stranger no longer has the size its other half (the item after it)
  * waits for, and an item chained by chance no longer has the interval of
  * the items it should stack with.  Which is the coincidence depends on
- * the input, so the search tries both orders.  On the benchmark's
- * packings a chain is rarely wrong (an item of the same size starting
- * right where another ends is mostly its other half) and a stack often
- * is: over 24 packings of 10,000, stacks first ended 1.071 x the optimum
- * on average, chains first 1.055.  On MiniMalloc's F and I, real traces
- * where many buffers of one size follow each other, chains first left no
- * placement within 1 MiB, and stacks first (DP_GLUE_STACKS_FIRST: each
- * round stacks, then chains what is left) reaches the bound.  Under
- * DP_GLUE_LONG only rectangles live longer than the median item (of those
- * that glue) stack: on the benchmark's packings a stack of items live 1-3
- * times is wrong about half the time, one of items live over 40 times
- * about 3 % (wrong: in the packing their generator built, items between
- * them are live outside their interval).
+ * the input, so the search tries both orders: DP_GLUE_STACKS_FIRST
+ * (each round stacks, then chains what is left) beside chains first.
+ * Under DP_GLUE_LONG only rectangles live longer than the median item (of
+ * those that glue) stack: a stack of items live a long time is less often
+ * a coincidence than one of items live a short time.
  * DP_GLUE_FEWEST orders the glues by how ambiguous they are instead of by
  * kind: each rectangle counts the others it could glue with (chain at
  * either end, or stack), and a round glues only the pairs whose two
@@ -47,9 +39,8 @@
  * ambiguous is left.  DP_GLUE_FEWEST_CHAINS counts a stack one more (a
  * chain wins a tie, and a stack needs a clearer case).  The two end on
  * different packings for small reasons, as every rule does, so each is
- * one more candidate.  It takes more rounds (hundreds on the benchmark's
- * packings of 10,000: at most n, and while the rectangles walked are at
- * most DP_GLUE_FEWEST_WORK x n), so it keeps its rectangles in order
+ * one more candidate.  It takes more rounds (at most n, and while the
+ * rectangles walked are at most DP_GLUE_FEWEST_WORK x n), so it keeps its rectangles in order
  * across rounds instead of sorting them again.  Only
  * items with one interval, whose size is a multiple of their alignment
  * and (with the page rule on) above a page, glue: their offsets in a
@@ -65,13 +56,12 @@
 
 #define DP_GLUE_ROUNDS	64
 /* rectangles sorted in all rounds, at most this many times the items: an
- * input that glues a pair a round stops after about 16 rounds (the
- * benchmark's packings sort 3-4 n in all) */
+ * input that glues a pair a round stops after about 16 rounds */
 #define DP_GLUE_WORK	16
 /* the rectangles walked in all rounds of DP_GLUE_FEWEST, which glues only
- * the least ambiguous pairs a round: the benchmark's packings of 10,000
- * take 800-1,100 rounds and walk 180-330 n (a chain of n items of one
- * size, glued only at its two ends a round, stops here) */
+ * the least ambiguous pairs a round, at most this many times the items (a
+ * chain of n items of one size, glued only at its two ends a round, stops
+ * here) */
 #define DP_GLUE_FEWEST_WORK	1024
 
 /* a rectangle: its interval, size, alignment; sort key for the rounds */

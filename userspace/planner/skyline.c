@@ -32,11 +32,8 @@
  * skipped in the buckets add to it (the chain pass visits every candidate
  * in the run's buckets once a run).  The pass gives up (no placement,
  * like a pass that does not fit) once it has visited DP_SKYLINE_WORK
- * segments, tree nodes and candidates, so a placement of 10^5 items with
- * as many distinct times costs a bounded second or so.  (Before the min
- * tree each step scanned all m segments: the pass gave up on the
- * 100,000-tensor training model of scripts/bench-quality.c, and now
- * completes there, at the lower bound.)  The times and hulls depend on
+ * segments, tree nodes and candidates, so its cost is bounded whatever
+ * the input.  The times and hulls depend on
  * the items' intervals only; passes over one item set share them
  * (struct dp_sky_hulls) and sort only the ties within a hull.  The
  * steps look only at the run's segments where an unplaced item starts

@@ -415,8 +415,7 @@ static void improved(struct srch *S, uint64_t end, const char *how)
  * within budget (0: none of these); again from what they reached, the top
  * search with other ties, while a round lowers the end, at most
  * DP_LNS_ROUNDS rounds, the rounds' top searches within one budget
- * (per round, three rounds cost 10,000 items 5 s for 0.1 % once the
- * glued searches had come close); then ruin and recreate (rr.c).  0, or
+ * (not one each); then ruin and recreate (rr.c).  0, or
  * -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 {
@@ -466,9 +465,7 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * the placement put it (it lies inside one of the coarser ones at a fixed
  * offset, merge.c), and that placement lowered by the top, slice and ruin
  * and recreate searches (lns_phase) within the level's share of the
- * budgets by rectangles (k of n), a third of it (DP_REFINE_PART): with
- * the whole share the ends were the same within 0.0003 on average and
- * the time 1.4 times as long.
+ * budgets by rectangles (k of n), a third of it (DP_REFINE_PART).
  * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
  * it: finer ones cost about what the items do, and the search refines
  * the items after; so do meeting the goal and DP_REFINE_LEVELS levels.
@@ -535,15 +532,10 @@ next:
  * at most DP_GLUE_KEEP_NUM / DP_GLUE_KEEP_DEN of the items (fewer saves
  * little) and other rectangles than *last (the previous rule's count,
  * updated).  Its budgets are this one's share by rectangles (k of n),
- * for each rule (a third each ended 0.002 higher on average at 1,000
- * and 10,000 items; the time the whole costs was freed by the skyline's
- * shared hulls and ruin and recreate's kept order); the nodes it spends
+ * whole for each rule; the nodes it spends
  * are counted in st->nodes, which place_one takes out of this
  * placement's node budget.  Refined (refine()) only when it ends within
- * 1 / DP_REFINE_NEAR of the best before it: over 48 packings of 10,000
- * (four rules), refining the placements further above lowered the best
- * by at most 0.0001 a packing on average and took 0.5 s.  0, or
- * -ENOMEM. */
+ * 1 / DP_REFINE_NEAR of the best before it.  0, or -ENOMEM. */
 static int glued(struct srch *S, int rule, size_t *last)
 {
 	const struct budgets *bu = S->bud;
