@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The skyline passes (skyline.c: plain and chain), the exact search's
- * pinned items (dp_bnb_floors) and the slice search (lns.c), on perfect
+ * pinned items (dp_exact_floors) and the slice search (slices.c), on perfect
  * packings from the benchmark's guillotine generator (optimum = lower
  * bound = 64 n): every placement verifies, the slice search never ends
  * above where it started, gives the same addresses twice, and reaches the
  * optimum of a small packing from a first fit above it; the chain pass
  * reaches optima the plain one misses, completes a partial placement
  * (DP_SKY_KEEP), and the portfolio takes it (the same plan twice); the
- * top search (dp_lns_top) is never worse, repeats, and lowers most
+ * top search (dp_top_search) is never worse, repeats, and lowers most
  * packings of 500; --strategy search above the
  * exact search's item limit still verifies and is never worse than the
  * portfolio; independent time blocks (dp_time_blocks) are cut where no
@@ -122,8 +122,8 @@ static int first_fit_then_lns(struct prob *p, uint64_t budget, uint64_t *e0,
 	*e0 = *e1 = end_of(p);
 	for (i = 0; i < p->n; i++)
 		best[i] = p->it[i].addr;
-	r = dp_lns(p->it, p->n, p->iv, ol, 0, 0,
-		   dp_lower_bound(p->it, p->n, p->iv), budget, best, e1, &spent);
+	r = dp_slices(p->it, p->n, p->iv, ol, 0, 0,
+		      dp_lower_bound(p->it, p->n, p->iv), budget, best, e1, &spent);
 	dp_ovl_free(ol);
 	return r;
 }
@@ -209,23 +209,23 @@ TEST(bnb_pinned_items_stay)
 				 { 5, 1, 1, 1, DP_UNSET } };
 	uint64_t base[2] = { 5, 0 }, top[2] = { 15, UINT64_MAX };
 	struct dp_ovl *ol = NULL;
-	struct bnb *b;
+	struct dp_exact *b;
 
 	REQUIRE(!dp_ovl_new(it, 2, iv, SIZE_MAX, &ol) && ol);
-	b = dp_bnb_new(it, 2, iv, 0, ol);
+	b = dp_exact_new(it, 2, iv, 0, ol);
 	REQUIRE(b);
-	dp_bnb_floors(b, base, top);
-	CHECK(dp_bnb_probe(b, 0, 20, 1000) == 1);
-	CHECK(dp_bnb_solution(b)[0] == 5 && dp_bnb_solution(b)[1] == 0);
-	dp_bnb_free(b);
+	dp_exact_floors(b, base, top);
+	CHECK(dp_exact_probe(b, 0, 20, 1000) == 1);
+	CHECK(dp_exact_solution(b)[0] == 5 && dp_exact_solution(b)[1] == 0);
+	dp_exact_free(b);
 	it[1].size = 6;		/* no longer fits below: above, at 15 */
-	b = dp_bnb_new(it, 2, iv, 0, ol);
+	b = dp_exact_new(it, 2, iv, 0, ol);
 	REQUIRE(b);
-	dp_bnb_floors(b, base, top);
-	CHECK(dp_bnb_probe(b, 0, 20, 1000) == 0);
-	CHECK(dp_bnb_probe(b, 0, 21, 1000) == 1);
-	CHECK(dp_bnb_solution(b)[0] == 5 && dp_bnb_solution(b)[1] == 15);
-	dp_bnb_free(b);
+	dp_exact_floors(b, base, top);
+	CHECK(dp_exact_probe(b, 0, 20, 1000) == 0);
+	CHECK(dp_exact_probe(b, 0, 21, 1000) == 1);
+	CHECK(dp_exact_solution(b)[0] == 5 && dp_exact_solution(b)[1] == 15);
+	dp_exact_free(b);
 	dp_ovl_free(ol);
 }
 
@@ -490,9 +490,9 @@ TEST(top_search_never_worse_and_deterministic)
 			for (i = 0; i < p.n; i++)
 				b[k][i] = p.it[i].addr;
 			e[k] = e0;
-			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					  k ? DP_LNS_TOP_WORK : 0, 0, b[k],
-					  &e[k], &spent));
+			CHECK(!dp_top_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
+					     k ? DP_TOP_WORK : 0, 0, b[k],
+					     &e[k], &spent));
 			CHECK(k ? spent > 0 : !spent);
 			CHECK(e[k] == end_of(&p));
 			CHECK(valid(&p));
@@ -508,9 +508,9 @@ TEST(top_search_never_worse_and_deterministic)
 			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
 			for (i = 0; i < p.n; i++)
 				b[0][i] = p.it[i].addr;
-			CHECK(!dp_lns_top(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					  DP_LNS_TOP_WORK, 0, b[0], &e[0],
-					  &spent));
+			CHECK(!dp_top_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
+					     DP_TOP_WORK, 0, b[0], &e[0],
+					     &spent));
 			CHECK(e[0] == e[1]);
 			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
 		}
@@ -529,7 +529,7 @@ TEST(top_search_never_worse_and_deterministic)
  * again from what they reached, the top search with other ties, while a
  * round lowers the end, then ruin and recreate.  On six packings of 500
  * with a small node budget they reach 1.0113 x the optimum in all; one
- * round (DP_LNS_ROUNDS 1) without ruin and recreate reached 1.0128, three
+ * round (DP_SLICES_ROUNDS 1) without ruin and recreate reached 1.0128, three
  * without it 1.0123.  Every plan verifies and is not above the
  * portfolio's; the first is the same twice. */
 TEST(search_rounds_lower_the_end)
@@ -560,8 +560,8 @@ TEST(search_rounds_lower_the_end)
 	CHECK(sum * 10000 <= opt * 10115);
 }
 
-/* Ruin and recreate (rr.c) from the chain pass, its end as the
- * ceiling, with the budget the search gives it (DP_RR_ITEM an item): never
+/* Ruin and recreate (ruin_recreate.c) from the chain pass, its end as the
+ * ceiling, with the budget the search gives it (DP_RUIN_ITEM an item): never
  * higher, a valid placement, the same twice; no budget: nothing moves.  On twelve packings of 60 it reaches the optimum on all
  * twelve, where the chain pass does on nine; it lowers all six of 300. */
 TEST(ruin_and_recreate_never_worse_and_deterministic)
@@ -584,8 +584,8 @@ TEST(ruin_and_recreate_never_worse_and_deterministic)
 			for (i = 0; i < p.n; i++)
 				b[j & 1][i] = p.it[i].addr;
 			e[j & 1] = e0;
-			CHECK(!dp_rr(p.it, p.n, ol, 0, e0, 0, lb,
-				     j ? dp_rr_budget(p.n) : 0, b[j & 1], &e[j & 1]));
+			CHECK(!dp_ruin_recreate(p.it, p.n, ol, 0, e0, 0, lb,
+						j ? dp_ruin_recreate_budget(p.n) : 0, b[j & 1], &e[j & 1]));
 			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);
 			CHECK(valid(&p));
 			CHECK(j || e[0] == e0);
@@ -967,7 +967,7 @@ TEST(time_blocks_random_problems)
 	}
 }
 
-/* Items glued by merge.c's rules: three live over [0, 9] stack in item
+/* Items glued by glue.c's rules: three live over [0, 9] stack in item
  * order (offsets 0, 4, 9), then chain with the one of their summed size
  * live right after ([10, 19]); two of alignment 8 stack apart from them;
  * one with two intervals, one whose size is not a multiple of its

@@ -33,17 +33,17 @@ struct dp_range {
  * start up to a multiple of align first (MiniMalloc's alignment column).
  * Returns 0 with *addr set, or -1 when no gap fits.
  */
-int dp_search(struct dp_range *occ, size_t n, uint64_t start,
-	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
-	      uint64_t *addr);
+int dp_first_fit(struct dp_range *occ, size_t n, uint64_t start,
+		 uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
+		 uint64_t *addr);
 /* The same on occ already sorted by lo */
-int dp_search_sorted(const struct dp_range *occ, size_t n, uint64_t start,
-		     uint64_t ceiling, uint64_t size, uint64_t page,
-		     uint64_t align, uint64_t *addr);
+int dp_first_fit_sorted(const struct dp_range *occ, size_t n, uint64_t start,
+			uint64_t ceiling, uint64_t size, uint64_t page,
+			uint64_t align, uint64_t *addr);
 
-/* r[0..n) by lo (not stable: dp_search needs only lo's order); past
+/* r[0..n) by lo (not stable: dp_first_fit needs only lo's order); past
  * depth levels of quicksort a part is heapsorted.  DP_SORT_DEPTH_AUTO:
- * 2 log2 n, as dp_search sorts; the tests force the heapsort with 0. */
+ * 2 log2 n, as dp_first_fit sorts; the tests force the heapsort with 0. */
 #define DP_SORT_DEPTH_AUTO	(~0U)
 void dp_sort_ranges(struct dp_range *r, size_t n, unsigned int depth);
 
@@ -124,7 +124,7 @@ uint64_t dp_lower_bound(const struct dp_item *it, size_t n,
 int dp_lower_bound_r(const struct dp_item *it, size_t n,
 		     const struct dp_iv *iv, uint64_t *lb);
 
-/* ---- --strategy search (strategy.c, bnb.c) ------------------------- */
+/* ---- --strategy search (strategy.c, branch_bound.c) ---------------- */
 
 /* The default node budget of one dp_place_search (nodes = DP_UNSET):
  * DP_SEARCH_WORK / (n + 1 + 4 x the mean overlaps of an item) search
@@ -153,7 +153,7 @@ int dp_place_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		    uint64_t nodes, enum dp_engine eng,
 		    struct dp_search_stats *st);
 
-/* dp_place_search with the glued items' search (merge.c) on (glue = 1,
+/* dp_place_search with the glued items' search (glue.c) on (glue = 1,
  * as dp_place_search) or off (for tests) */
 int dp_place_search_glue(struct dp_item *it, size_t n,
 			 const struct dp_iv *iv, uint64_t start,
@@ -170,7 +170,7 @@ int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 /* the fewest items of a block dp_place_search solves on its own */
 #define DP_BLOCK_MIN	32
 
-/* merge.c: the items glued into rectangles (see the comment there): k
+/* glue.c: the items glued into rectangles (see the comment there): k
  * of them in it[] over intervals iv[] (the items' own, then one per glued
  * rectangle); item i lies at it[node[i]].addr + off[i]; rounds: how many
  * glued anything. */
@@ -392,7 +392,8 @@ int dp_csv_sorted(const struct dp_csv *c, const struct dp_csv_buf **s,
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 		    struct dp_err *e);
 
-/* search.c: one gap [glo, ghi) of the first-fit walk (the seed's two arms) */
+/* first_fit.c: one gap [glo, ghi) of the first-fit walk (the seed's two
+ * arms) */
 int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	       uint64_t align, uint64_t *addr);
 
@@ -455,7 +456,7 @@ struct dp_atree;
 struct dp_atree *dp_atree_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv);
 /* First fit for item v among the placed items whose intervals overlap
- * v's: the answer dp_search gives on their ranges (0, or -1: no fit).
+ * v's: the answer dp_first_fit gives on their ranges (0, or -1: no fit).
  * budget != 0: give up with -2 after visiting that many tree nodes. */
 int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 		    uint64_t ceiling, uint64_t page, uint64_t align,
@@ -514,53 +515,54 @@ int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     const uint64_t *key, uint64_t start, uint64_t ceiling,
 		     uint64_t page, int flags, uint64_t *work,
 		     const struct dp_sky_hulls *hu);
-/* lns.c: the slice search (see the comment there) from the placement
+/* slices.c: the slice search (see the comment there) from the placement
  * best[] ending at *best_end, towards lb (start + the lower bound), within
  * budget (search nodes and subproblem items); best[] and *best_end
  * lowered when it finds better, it[].addr = best[] on return, *spent what
  * it used.  0, or -ENOMEM (best[] still a valid placement). */
 struct dp_ovl;
-int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	   const struct dp_ovl *ol, uint64_t start, uint64_t page,
-	   uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
-	   uint64_t *spent);
+int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	      const struct dp_ovl *ol, uint64_t start, uint64_t page,
+	      uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
+	      uint64_t *spent);
 /* The slice search's default budget (nodes = DP_UNSET) */
-#define DP_LNS_BUDGET	(1ULL << 21)
-/* lns.c: the top search (see the comment there) from best[] ending at
+#define DP_SLICES_BUDGET	(1ULL << 21)
+/* slices.c: the top search (see the comment there) from best[] ending at
  * *best_end, towards lb, within the ceiling and budget segments and
  * candidates visited by its skyline passes, its tie weights drawn from
  * seed (round 0, 1, ...: each a different sequence); best[] and
  * *best_end lowered when it finds better, it[].addr = best[] on return,
  * *spent the work done (it may pass budget by one pass's).  0, or
  * -ENOMEM (best[] still a valid placement). */
-int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-	       uint64_t budget, uint64_t seed, uint64_t *best,
-	       uint64_t *best_end, uint64_t *spent);
-#define DP_LNS_TOP_WORK	(1ULL << 29)
+int dp_top_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+		  uint64_t budget, uint64_t seed, uint64_t *best,
+		  uint64_t *best_end, uint64_t *spent);
+#define DP_TOP_WORK	(1ULL << 29)
 /* the top search and the slice search again, from what they reached,
  * while a round lowers the end and the rounds' top searches have not
- * spent DP_LNS_TOP_WORK (or the placement's share of it) in all
+ * spent DP_TOP_WORK (or the placement's share of it) in all
  * (strategy.c) */
-#define DP_LNS_ROUNDS	3
-/* rr.c: ruin and recreate (see the comment there) from best[] ending at
- * *best_end, towards lb, within the ceiling and budget overlap entries
+#define DP_SLICES_ROUNDS	3
+/* ruin_recreate.c: ruin and recreate (see the comment there) from best[]
+ * ending at *best_end, towards lb, within the ceiling and budget overlap entries
  * visited; best[] and *best_end lowered when it finds better, it[].addr
  * = best[] on return.  0, or -ENOMEM (best[] still a valid placement). */
 struct dp_ovl;
-int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
-	  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-	  uint64_t budget, uint64_t *best, uint64_t *best_end);
-#define DP_RR_WORK	(1ULL << 26)	/* in all, at most */
-#define DP_RR_ITEM	(1ULL << 16)	/* per item, at most */
+int dp_ruin_recreate(struct dp_item *it, size_t n, const struct dp_ovl *ol,
+		     uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+		     uint64_t budget, uint64_t *best, uint64_t *best_end);
+#define DP_RUIN_WORK	(1ULL << 26)	/* in all, at most */
+#define DP_RUIN_ITEM	(1ULL << 16)	/* per item, at most */
 /* the budget the search gives ruin and recreate on n items */
-static inline uint64_t dp_rr_budget(size_t n)
+static inline uint64_t dp_ruin_recreate_budget(size_t n)
 {
-	return n < DP_RR_WORK / DP_RR_ITEM ? n * DP_RR_ITEM : DP_RR_WORK;
+	return n < DP_RUIN_WORK / DP_RUIN_ITEM ? n * DP_RUIN_ITEM : DP_RUIN_WORK;
 }
 
-/* bnb.c: the exact search of --strategy search (see the comment there) */
-struct bnb;
+/* branch_bound.c: the exact search of --strategy search (see the comment
+ * there) */
+struct dp_exact;
 /* three keys, each descending, then i ascending (qsort) */
 struct dp_key3 {
 	uint64_t k[3];
@@ -590,23 +592,24 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	       size_t max_edges, struct dp_ovl **out);
 void dp_ovl_free(struct dp_ovl *o);
 /* the search over the items (NULL: out of memory); ol must outlive it */
-struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page,
-		       const struct dp_ovl *ol);
-void dp_bnb_free(struct bnb *b);
-/* 1: a placement in [start, cap) (dp_bnb_solution); 0: none exists;
+struct dp_exact *dp_exact_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv, uint64_t page,
+			      const struct dp_ovl *ol);
+void dp_exact_free(struct dp_exact *b);
+/* 1: a placement in [start, cap) (dp_exact_solution); 0: none exists;
  * -1: the budget (search nodes) ran out first; -ENOMEM */
-int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
-		 uint64_t budget);
+int dp_exact_probe(struct dp_exact *b, uint64_t start, uint64_t cap,
+		   uint64_t budget);
 /* Each item's lowest offset and highest end in the probes that follow
  * (base[i] when above start, top[i] when below the cap; NULL: start and
  * the cap for all): the slice search pins its fixed neighbours with
  * base[i] = their address, top[i] = their end.  The arrays must outlive
  * the probes. */
-void dp_bnb_floors(struct bnb *b, const uint64_t *base, const uint64_t *top);
-const uint64_t *dp_bnb_solution(const struct bnb *b);
-uint64_t dp_bnb_nodes(const struct bnb *b);
+void dp_exact_floors(struct dp_exact *b, const uint64_t *base,
+		     const uint64_t *top);
+const uint64_t *dp_exact_solution(const struct dp_exact *b);
+uint64_t dp_exact_nodes(const struct dp_exact *b);
 /* items and sections the search visited (its cost, counted like nodes) */
-uint64_t dp_bnb_work(const struct bnb *b);
+uint64_t dp_exact_work(const struct dp_exact *b);
 
 #endif

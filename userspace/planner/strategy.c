@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * strategy.c - --strategy search: a portfolio of constructive passes, the
- * best of them as the incumbent, then the exact search (bnb.c) to improve
- * it.
+ * best of them as the incumbent, then the exact search (branch_bound.c)
+ * to improve it.
  *
  * The portfolio: first fit in the four orders dp_place has (simplify -- the
  * seed's --, size, area, start) and best fit by size and by area (the
@@ -12,8 +12,8 @@
  * the lowest end (max addr + size) within the ceiling; ties go to the
  * earlier pass, so the seed's own plan is kept unless something beats it.
  *
- * The search then asks decision questions ("probes", bnb.c) with a node
- * budget:
+ * The search then asks decision questions ("probes", branch_bound.c)
+ * with a node budget:
  *   1. no incumbent within the ceiling: can it be done within the ceiling
  *      at all?  (the --capacity decision problem; the whole budget)
  *   2. the lower bound (start + most bytes live at once): found is optimal;
@@ -143,11 +143,11 @@ static uint64_t keep(struct dp_item *it, size_t n, uint64_t *best,
 }
 
 /* Adopt the search's solution when it ends lower. */
-static void adopt(const struct bnb *b, struct dp_item *it, size_t n,
+static void adopt(const struct dp_exact *b, struct dp_item *it, size_t n,
 		  uint64_t *best, uint64_t *best_end, uint64_t start,
 		  const char **how)
 {
-	const uint64_t *sol = dp_bnb_solution(b);
+	const uint64_t *sol = dp_exact_solution(b);
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -183,7 +183,7 @@ struct budgets {
 	uint64_t top;		/* the top search's segments and candidates */
 	uint64_t rr;		/* ruin and recreate's overlap entries */
 	size_t share, of;	/* the default nodes scaled by share / of */
-	int glue;		/* try the items glued (merge.c) */
+	int glue;		/* try the items glued (glue.c) */
 };
 
 /* x * k / n, at least 1 when x is not 0: a block's share of a budget */
@@ -333,15 +333,15 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 }
 
 /* One probe of [start, cap) with the budget left: its solution adopted
- * when found, *rem what is left after it.  dp_bnb_probe's answer. */
-static int probe(struct srch *S, struct bnb *b, uint64_t cap,
+ * when found, *rem what is left after it.  dp_exact_probe's answer. */
+static int probe(struct srch *S, struct dp_exact *b, uint64_t cap,
 		 uint64_t budget, uint64_t nodes, uint64_t *rem)
 {
-	int r = dp_bnb_probe(b, S->start, cap, budget);
+	int r = dp_exact_probe(b, S->start, cap, budget);
 
 	if (r == -ENOMEM)
 		return r;
-	*rem = nodes - dp_bnb_nodes(b);
+	*rem = nodes - dp_exact_nodes(b);
 	if (r == 1)
 		adopt(b, S->it, S->n, S->best, &S->best_end, S->start, &S->how);
 	return r;
@@ -350,7 +350,7 @@ static int probe(struct srch *S, struct bnb *b, uint64_t cap,
 /* The exact search with b: any placement when the passes found none, then
  * bisection between the goal (the lower bound, or a higher target) and
  * the best end, within the node budget.  0, or -ENOMEM. */
-static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
+static int exact(struct srch *S, struct dp_exact *b, uint64_t nodes)
 {
 	struct dp_search_stats *st = S->st;
 	uint64_t lo = S->goal, rem = nodes, mid;
@@ -384,8 +384,8 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 		}
 	}
 	/* added: the glued items' search may have counted some */
-	st->nodes += b ? dp_bnb_nodes(b) : 0;
-	st->work += b ? dp_bnb_work(b) : 0;
+	st->nodes += b ? dp_exact_nodes(b) : 0;
+	st->work += b ? dp_exact_work(b) : 0;
 	st->built = !!b;
 	st->end = S->best_end;
 	st->how = S->how;
@@ -411,11 +411,11 @@ static void improved(struct srch *S, uint64_t end, const char *how)
 	st->proven |= S->best_end <= st->lower_bound;
 }
 
-/* The top search, then the slice search (lns.c) from the best placement,
+/* The top search, then the slice search (slices.c) from the best placement,
  * within budget (0: none of these); again from what they reached, the top
  * search with other ties, while a round lowers the end, at most
- * DP_LNS_ROUNDS rounds, the rounds' top searches within one budget
- * (not one each); then ruin and recreate (rr.c).  0, or
+ * DP_SLICES_ROUNDS rounds, the rounds' top searches within one budget
+ * (not one each); then ruin and recreate (ruin_recreate.c).  0, or
  * -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 {
@@ -423,28 +423,28 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 	uint64_t end, start = UINT64_MAX, spent, top = 0;
 	int r = 0, k;
 
-	for (k = 0; !r && k < DP_LNS_ROUNDS && S->best_end < start &&
+	for (k = 0; !r && k < DP_SLICES_ROUNDS && S->best_end < start &&
 	     top < S->bud->top; k++) {
 		start = end = S->best_end;
-		r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling,
-			       S->page, S->goal, S->bud->top - top, k, S->best,
-			       &S->best_end, &spent);
+		r = dp_top_search(S->it, S->n, S->iv, S->start, S->ceiling,
+				  S->page, S->goal, S->bud->top - top, k, S->best,
+				  &S->best_end, &spent);
 		top += spent;
 		improved(S, end, "skyline top");
 		if (r)
 			break;
 		end = S->best_end;
-		r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page,
-			   S->goal, S->bud->lns, S->best, &S->best_end,
-			   &spent);
+		r = dp_slices(S->it, S->n, S->iv, ol, S->start, S->page,
+			      S->goal, S->bud->lns, S->best, &S->best_end,
+			      &spent);
 		st->lns += spent;
 		improved(S, end, "slices");
 	}
 	if (r || st->proven)
 		return r;
 	end = S->best_end;
-	r = dp_rr(S->it, S->n, ol, S->start, S->ceiling, S->page,
-		  S->goal, S->bud->rr, S->best, &S->best_end);
+	r = dp_ruin_recreate(S->it, S->n, ol, S->start, S->ceiling, S->page,
+			     S->goal, S->bud->rr, S->best, &S->best_end);
 	improved(S, end, "ruin and recreate");
 	return r;
 }
@@ -463,7 +463,7 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * glued() found it) refined level by level: the items glued again in
  * rounds / 2, rounds / 4, ... 1 rounds, each of those rectangles where
  * the placement put it (it lies inside one of the coarser ones at a fixed
- * offset, merge.c), and that placement lowered by the top, slice and ruin
+ * offset, glue.c), and that placement lowered by the top, slice and ruin
  * and recreate searches (lns_phase) within the level's share of the
  * budgets by rectangles (k of n), a third of it (DP_REFINE_PART).
  * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
@@ -526,7 +526,7 @@ next:
 	return 0;
 }
 
-/* The whole search on the items glued into rectangles (merge.c) by
+/* The whole search on the items glued into rectangles (glue.c) by
  * rule, as one more candidate after the portfolio, taken when it ends
  * lower; the search that follows starts from it.  Only when gluing leaves
  * at most DP_GLUE_KEEP_NUM / DP_GLUE_KEEP_DEN of the items (fewer saves
@@ -587,7 +587,7 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 			  "none", st, eng, target, 0, bu };
 	uint64_t nodes = bu->nodes;
 	struct dp_ovl *ol = NULL;
-	struct bnb *b = NULL;
+	struct dp_exact *b = NULL;
 	size_t i, last = SIZE_MAX;
 	int rc = -ENOMEM, rule;
 
@@ -612,7 +612,7 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		if (S.best_end > S.goal && !nodes)
 			st->skipped = "--search-nodes 0";
 		else if (S.best_end > S.goal &&
-			 !(b = dp_bnb_new(it, n, iv, page, ol)))
+			 !(b = dp_exact_new(it, n, iv, page, ol)))
 			goto out;
 	}
 	st->budget = b ? nodes : 0;
@@ -628,7 +628,7 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		it[i].addr = S.best[i];
 	rc = 0;
 out:
-	dp_bnb_free(b);
+	dp_exact_free(b);
 	dp_ovl_free(ol);
 	free(S.best);
 	return rc;
@@ -798,9 +798,9 @@ int dp_place_search_glue(struct dp_item *it, size_t n,
 			 enum dp_engine eng, int glue,
 			 struct dp_search_stats *st)
 {
-	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
-	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
-			      lns ? dp_rr_budget(n) : 0, n, n, !!glue };
+	uint64_t lns = nodes == DP_UNSET ? DP_SLICES_BUDGET : nodes;
+	struct budgets bu = { nodes, lns, lns ? DP_TOP_WORK : 0,
+			      lns ? dp_ruin_recreate_budget(n) : 0, n, n, !!glue };
 
 	return place_any(it, n, iv, start, ceiling, page, eng, 0, &bu, st);
 }

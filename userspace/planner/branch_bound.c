@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bnb.c - the exact search of --strategy search: a depth-first search over
- * canonical placements in the spirit of MiniMalloc (Moffitt, ASPLOS 2024),
+ * branch_bound.c - the exact search of --strategy search, a branch and
+ * bound: a depth-first search over canonical placements in the spirit of MiniMalloc (Moffitt, ASPLOS 2024),
  * written for this tree's items (several liveness intervals per item,
  * alignment, the 4 KiB page-straddle rule).
  *
@@ -28,7 +28,7 @@
  *    two sides are independent and solved one after the other, each with
  *    a fresh canonical order and preorder.
  *
- * Pinned items (dp_bnb_floors, for the slice search of lns.c): an item
+ * Pinned items (dp_exact_floors, for the slice search of slices.c): an item
  * may get its own lowest offset (base) and highest end (top); an item
  * with base = its address and top = its end stays where it is, an obstacle
  * the others go below or above.  The canonical order still covers every
@@ -65,7 +65,7 @@ struct trail {
 	uint64_t v;
 };
 
-struct bnb {
+struct dp_exact {
 	size_t n;
 	const uint64_t *size, *align;
 	uint64_t page, cap;
@@ -101,7 +101,7 @@ struct bnb {
 	int nomem;		/* the trail could not grow: the run stops */
 };
 
-static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
+static uint64_t legal(const struct dp_exact *b, uint32_t v, uint64_t o)
 {
 	uint64_t a = b->align[v], s = b->size[v];
 
@@ -115,15 +115,15 @@ static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
 	return o;
 }
 
-/* The highest end v may have: the probe's cap, or lower (dp_bnb_floors) */
-static uint64_t cap_of(const struct bnb *b, uint32_t v)
+/* The highest end v may have: the probe's cap, or lower (dp_exact_floors) */
+static uint64_t cap_of(const struct dp_exact *b, uint32_t v)
 {
 	return b->top && b->top[v] < b->cap ? b->top[v] : b->cap;
 }
 
 /* *p = v through the trail; out of memory, *p stays and b->nomem says so
  * (what the trail holds is still undone exactly). */
-static void set(struct bnb *b, uint64_t *p, uint64_t v)
+static void set(struct dp_exact *b, uint64_t *p, uint64_t v)
 {
 	if (dp_grow(&b->tr, &b->captr, b->ntr + 1, sizeof(*b->tr), 1024)) {
 		b->nomem = 1;
@@ -133,7 +133,7 @@ static void set(struct bnb *b, uint64_t *p, uint64_t v)
 	*p = v;
 }
 
-static void undo(struct bnb *b, size_t mark)
+static void undo(struct dp_exact *b, size_t mark)
 {
 	while (b->ntr > mark) {
 		b->ntr--;
@@ -168,7 +168,8 @@ static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
 }
 
 /* The items' sizes and alignments; *niv: their intervals.  0, or -ENOMEM. */
-static int item_arrays(struct bnb *b, const struct dp_item *it, size_t *niv)
+static int item_arrays(struct dp_exact *b, const struct dp_item *it,
+		       size_t *niv)
 {
 	uint64_t *sz, *al;
 	size_t i, n = b->n;
@@ -190,7 +191,7 @@ static int item_arrays(struct bnb *b, const struct dp_item *it, size_t *niv)
 /* One section per distinct last time hi: the items live at it, a maximal
  * set of items live at once (MiniMalloc's sweep); then each item's
  * interval as its range of sections.  0, or -ENOMEM. */
-static int sections(struct bnb *b, const struct dp_item *it,
+static int sections(struct dp_exact *b, const struct dp_item *it,
 		    const struct dp_iv *iv, size_t niv)
 {
 	size_t i, k, nt = 0, nsr = 0, n = b->n;
@@ -234,7 +235,7 @@ static int sections(struct bnb *b, const struct dp_item *it,
 
 /* Each item's hull [first, last) section, and the cuts: how many items
  * cross each boundary.  0, or -ENOMEM. */
-static int hulls(struct bnb *b)
+static int hulls(struct dp_exact *b)
 {
 	size_t i, k;
 
@@ -263,7 +264,7 @@ static int hulls(struct bnb *b)
 
 /* Section -> items (CSR), each section's total and the max tree over the
  * totals.  0, or -ENOMEM. */
-static int section_items(struct bnb *b)
+static int section_items(struct dp_exact *b)
 {
 	size_t i, k;
 	uint32_t *fill, s;
@@ -304,7 +305,7 @@ static int section_items(struct bnb *b)
 }
 
 /* The search's state and scratch.  0, or -ENOMEM. */
-static int search_state(struct bnb *b, size_t niv)
+static int search_state(struct dp_exact *b, size_t niv)
 {
 	size_t n = b->n;
 
@@ -328,11 +329,11 @@ static int search_state(struct bnb *b, size_t niv)
 }
 
 /* Sections, every item's section ranges, the search's state. */
-struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page,
-		       const struct dp_ovl *ol)
+struct dp_exact *dp_exact_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv, uint64_t page,
+			      const struct dp_ovl *ol)
 {
-	struct bnb *b = calloc(1, sizeof(*b));
+	struct dp_exact *b = calloc(1, sizeof(*b));
 	size_t niv;
 
 	if (!b)
@@ -344,13 +345,13 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	b->ov = ol->ov;
 	if (item_arrays(b, it, &niv) || sections(b, it, iv, niv) || hulls(b) ||
 	    section_items(b) || search_state(b, niv)) {
-		dp_bnb_free(b);
+		dp_exact_free(b);
 		return NULL;
 	}
 	return b;
 }
 
-void dp_bnb_free(struct bnb *b)
+void dp_exact_free(struct dp_exact *b)
 {
 	if (!b)
 		return;
@@ -492,11 +493,12 @@ int dp_cmp_span(const void *x, const void *y)
 	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
 }
 
-static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi);
+static uint64_t tot_max(const struct dp_exact *b, uint32_t lo, uint32_t hi);
 
 /* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced
  * (the max tree over the section totals: O(log) a range). */
-static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
+static void preorder(struct dp_exact *b, int h, const uint32_t *items,
+		     size_t ni)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
 	struct dp_key3 *p = dp_realloc_array(NULL, ni + 1, sizeof(*p));
@@ -533,7 +535,7 @@ static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 
 enum { R_FOUND, R_NONE, R_ABORT, R_NOMEM };
 
-static int before(const struct bnb *b, uint32_t u, uint32_t v)
+static int before(const struct dp_exact *b, uint32_t u, uint32_t v)
 {
 	if (b->minoff[u] != b->minoff[v])
 		return b->minoff[u] < b->minoff[v];
@@ -546,7 +548,7 @@ static int before(const struct bnb *b, uint32_t u, uint32_t v)
  * those leaves and their ancestors, about 2 (hi - lo) + 2 log nsec values,
  * each through the trail.
  */
-static void tot_sub(struct bnb *b, uint32_t lo, uint32_t hi, uint64_t d)
+static void tot_sub(struct dp_exact *b, uint32_t lo, uint32_t hi, uint64_t d)
 {
 	uint32_t s, x, y;
 
@@ -565,7 +567,7 @@ static void tot_sub(struct bnb *b, uint32_t lo, uint32_t hi, uint64_t d)
 		}
 }
 
-static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi)
+static uint64_t tot_max(const struct dp_exact *b, uint32_t lo, uint32_t hi)
 {
 	uint64_t m = 0;
 	uint32_t l = lo + b->tsz, r = hi + b->tsz;
@@ -603,7 +605,7 @@ static int cmp_u32pair(const void *x, const void *y)
  * the first item at the floor.  -1: the section's unplaced bytes no longer
  * fit above its floor.
  */
-static int refloor(struct bnb *b, uint32_t s, uint64_t ub)
+static int refloor(struct dp_exact *b, uint32_t s, uint64_t ub)
 {
 	uint64_t f = b->floor[s], lo = UINT64_MAX, w = b->wit[s], at = UINT64_MAX;
 	uint32_t j;
@@ -638,7 +640,7 @@ static int refloor(struct bnb *b, uint32_t s, uint64_t ub)
  * *hat: v has an unplaced neighbour.  The work is v's neighbours, v's
  * sections and the sections of the neighbours it raised, never every
  * section or every item. */
-static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
+static int place(struct dp_exact *b, uint32_t v, uint64_t o, uint32_t slo,
 		 uint32_t shi, int *hat)
 {
 	uint64_t top = o + b->size[v];
@@ -714,13 +716,13 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 	return 0;
 }
 
-static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+static int dfs(struct dp_exact *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
 	       uint32_t min_rank, uint32_t gen);
 
 /* Sorts a[0 .. n) by (min_offset, rank): a bottom-up merge sort through
  * the scratch upt[] (no allocation in the search's inner loop). */
-static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
+static void sort_by_key(struct dp_exact *b, uint32_t *a, size_t n)
 {
 	uint32_t *src = a, *dst = b->upt, *t;
 	size_t w, i, l, m, r, x, y, k;
@@ -750,7 +752,7 @@ static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
  * crosses a section boundary: the parts are independent, each solved on
  * its own (MiniMalloc's dynamic decomposition).  level: items placed.
  */
-static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+static int parts(struct dp_exact *b, size_t level, uint32_t slo, uint32_t shi,
 		 const uint32_t *items, size_t ni)
 {
 	uint32_t *sub = dp_realloc_array(NULL, 2 * ni + 1, sizeof(*sub));
@@ -789,8 +791,8 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 
 /* dfs()'s list at this level: the parent's unplaced items, sorted by
  * (min_offset, rank); see dfs().  Its length. */
-static size_t child_list(struct bnb *b, uint32_t *list, const uint32_t *parent,
-			 size_t np, uint32_t gen)
+static size_t child_list(struct dp_exact *b, uint32_t *list,
+			 const uint32_t *parent, size_t np, uint32_t gen)
 {
 	uint32_t *up = b->upl;
 	size_t i, k, nl = 0, nu = 0;
@@ -831,7 +833,7 @@ static size_t child_list(struct bnb *b, uint32_t *list, const uint32_t *parent,
 
 /* The canonical children: those not before (min_off, min_rank), a suffix
  * of the list; its first index. */
-static size_t first_child(const struct bnb *b, const uint32_t *list,
+static size_t first_child(const struct dp_exact *b, const uint32_t *list,
 			  size_t nl, uint64_t min_off, uint32_t min_rank)
 {
 	size_t lo = 0, hi = nl;
@@ -856,7 +858,7 @@ static size_t first_child(const struct bnb *b, const uint32_t *list,
  * order (a fresh part).  The list is the unraised unplaced items in the
  * parent's order merged with the raised ones sorted: O(np + r log r).
  */
-static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+static int dfs(struct dp_exact *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
 	       uint32_t min_rank, uint32_t gen)
 {
@@ -918,7 +920,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 }
 
 /* One run: heuristic h, capacity cap, at most limit nodes. */
-static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
+static int run(struct dp_exact *b, int h, uint64_t start, uint64_t cap,
 	       int64_t limit)
 {
 	size_t i, s;
@@ -965,11 +967,11 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
  * One probe: is there a placement in [start, cap)?  Round robin over the
  * three heuristics, the node limit doubling from 2n, until one run ends
  * (found, or proven none) or the probe's budget is spent.
- * Returns 1 found (dp_bnb_solution), 0 none exists, -1 budget spent,
+ * Returns 1 found (dp_exact_solution), 0 none exists, -1 budget spent,
  * -ENOMEM out of memory.
  */
-int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
-		 uint64_t budget)
+int dp_exact_probe(struct dp_exact *b, uint64_t start, uint64_t cap,
+		   uint64_t budget)
 {
 	int64_t limit = b->n ? b->n : 1;
 	uint64_t spent = 0;
@@ -1000,23 +1002,24 @@ int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 	}
 }
 
-void dp_bnb_floors(struct bnb *b, const uint64_t *base, const uint64_t *top)
+void dp_exact_floors(struct dp_exact *b, const uint64_t *base,
+		     const uint64_t *top)
 {
 	b->base = base;
 	b->top = top;
 }
 
-const uint64_t *dp_bnb_solution(const struct bnb *b)
+const uint64_t *dp_exact_solution(const struct dp_exact *b)
 {
 	return b->sol;
 }
 
-uint64_t dp_bnb_nodes(const struct bnb *b)
+uint64_t dp_exact_nodes(const struct dp_exact *b)
 {
 	return b->used;
 }
 
-uint64_t dp_bnb_work(const struct bnb *b)
+uint64_t dp_exact_work(const struct dp_exact *b)
 {
 	return b->work;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * merge.c - rectangles glued from items (--strategy search).
+ * glue.c - rectangles glued from items (--strategy search).
  *
  * Two items live over the same interval can be stacked into one item of
  * their summed size, and two items of the same size, one live right after
@@ -40,8 +40,8 @@
  * chain wins a tie, and a stack needs a clearer case).  The two end on
  * different packings for small reasons, as every rule does, so each is
  * one more candidate.  It takes more rounds (at most n, and while the
- * rectangles walked are at most DP_GLUE_FEWEST_WORK x n), so it keeps its rectangles in order
- * across rounds instead of sorting them again.  Only
+ * rectangles walked are at most DP_GLUE_FEWEST_WORK x n), so it keeps
+ * its rectangles in order across rounds instead of sorting them again.  Only
  * items with one interval, whose size is a multiple of their alignment
  * and (with the page rule on) above a page, glue: their offsets in a
  * rectangle keep their alignment, and the page rule never applies to
