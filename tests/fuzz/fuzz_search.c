@@ -28,6 +28,8 @@
  */
 #include "fuzz.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "planner_util.h"
 
 #define MAXN 8

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 
 /* The problem of c as items (one interval each), unplaced; key[]: the
  * sizes, the skyline passes' ties. */

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "planner_util.h"
 #include "search_util.h"
 #include "tap.h"

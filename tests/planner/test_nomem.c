@@ -19,6 +19,8 @@
 
 #include "../../scripts/bench-synth.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "planner_util.h"
 #include "tap.h"
 

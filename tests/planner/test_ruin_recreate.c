@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "search/search.h"
 #include "planner_util.h"
 #include "search_util.h"
 #include "tap.h"

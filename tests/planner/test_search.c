@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "place/place.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"

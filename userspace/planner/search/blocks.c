@@ -20,6 +20,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "search/search.h"
 
 /* The hulls of the items that have an interval, by first live time; *m of
  * them.  NULL when out of memory. */

@@ -59,6 +59,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "search/search.h"
 
 struct trail {
 	uint64_t *p;

@@ -8,6 +8,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 /*
  * The ranges by lo.  Only lo decides the scan below: of the ranges that

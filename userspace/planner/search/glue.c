@@ -53,6 +53,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "search/search.h"
 
 #define DP_GLUE_ROUNDS	64
 /* rectangles sorted in all rounds, at most this many times the items: an

@@ -61,6 +61,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 /* ---- sorted endpoints: degrees, weights, the edge count ---------------- */
 

@@ -28,6 +28,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 /* ---- the other orders (MiniMalloc mode tries them too) -------------- */
 

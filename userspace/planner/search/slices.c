@@ -36,6 +36,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 
 #define SLICE_ITEMS	400	/* items per slice, by first live time */
 #define SLICE_PROBES	3	/* bisection probes per slice */

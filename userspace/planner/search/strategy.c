@@ -34,6 +34,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 
 uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
 {

@@ -31,6 +31,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "xorshift.h"
 
 #define RUIN_MIN		8	/* items a box takes out, at least */

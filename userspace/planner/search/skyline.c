@@ -46,6 +46,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "xorshift.h"
 
 struct sky {
