@@ -11,7 +11,67 @@
 
 #include "internal.h"
 
-/* ---- --strategy search (strategy.c, branch_bound.c) ---------------- */
+/* ---- sweep.c: what the search's parts read of one item set ---------- */
+
+/* three keys, each descending, then i ascending (qsort) */
+struct dp_key3 {
+	uint64_t k[3];
+	uint32_t i;
+};
+int dp_cmp_key3(const void *x, const void *y);
+/* a closed time span [lo, hi] of item i; by lo, then i (qsort) */
+struct dp_span {
+	uint64_t lo, hi;
+	uint32_t i;
+};
+int dp_cmp_span(const void *x, const void *y);
+/* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
+ * and each item's live time; what best fit and the search share.  0 with
+ * *out NULL when there would be more than max_edges entries (two per
+ * pair), or -ENOMEM. */
+struct dp_ovl {
+	uint32_t *first, *ov;
+	uint64_t *width;
+	size_t n;
+};
+int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       size_t max_edges, struct dp_ovl **out);
+void dp_ovl_free(struct dp_ovl *o);
+/* the end of a placement, max(start, addr + size) */
+uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start);
+/* the distinct times of n items and each item's hull [cs, ce)
+ * among them (m, m: no interval), which depend on the items' intervals
+ * only: the passes of one search over the same items share them (hu, of
+ * these very items; NULL: a pass finds its own), so that each pass sorts
+ * only the ties of items with the same hull.
+ * dp_sky_hulls_new: 0; -1 when a time is UINT64_MAX; -ENOMEM. */
+struct dp_sky_hulls {
+	uint64_t *t;		/* m + 1 times */
+	size_t m;
+	uint32_t *cs, *ce;
+	uint32_t *ord;		/* the items by cs, then ce descending */
+};
+int dp_sky_hulls_new(const struct dp_item *it, size_t n,
+		     const struct dp_iv *iv, struct dp_sky_hulls *h);
+void dp_sky_hulls_free(struct dp_sky_hulls *h);
+/* the hulls' order, and the skyline's buckets': first segment, longest
+ * first, key (descending), index (qsort) */
+struct dp_hull_key {
+	uint32_t cs, ce;
+	uint64_t key;
+	uint32_t i;
+};
+int dp_cmp_hull_key(const void *x, const void *y);
+/* the items' independent time blocks (see the comment there):
+ * blk[i] the block of item i, numbered by time from 0, *nb of them; a
+ * block is closed at a time no item spans only once it holds min items
+ * (a last one below min joins the one before).  0, or -ENOMEM. */
+int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+		   size_t min, uint32_t *blk, size_t *nb);
+/* the fewest items of a block dp_place_search solves on its own */
+#define DP_BLOCK_MIN	32
+
+/* ---- the search (strategy.c and the parts it runs) ------------------ */
 
 /* The default node budget of one dp_place_search (nodes = DP_UNSET):
  * DP_SEARCH_WORK / (n + 1 + 4 x the mean overlaps of an item) search
@@ -48,14 +108,6 @@ int dp_place_search_glue(struct dp_item *it, size_t n,
 			 enum dp_engine eng, int glue,
 			 struct dp_search_stats *st);
 
-/* blocks.c: the items' independent time blocks (see the comment there):
- * blk[i] the block of item i, numbered by time from 0, *nb of them; a
- * block is closed at a time no item spans only once it holds min items
- * (a last one below min joins the one before).  0, or -ENOMEM. */
-int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-		   size_t min, uint32_t *blk, size_t *nb);
-/* the fewest items of a block dp_place_search solves on its own */
-#define DP_BLOCK_MIN	32
 
 /* glue.c: the items glued into rectangles (see the comment there): k
  * of them in it[] over intervals iv[] (the items' own, then one per glued
@@ -118,23 +170,6 @@ int dp_place_opts(const struct dp_opts *o, struct dp_item *it, size_t n,
 		  struct dp_place_stats *st, size_t *failed, FILE *log,
 		  const char *tag, char *why, size_t len);
 
-/* strategy.c: the end of a placement, max(start, addr + size) */
-uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start);
-/* skyline.c: the distinct times of n items and each item's hull [cs, ce)
- * among them (m, m: no interval), which depend on the items' intervals
- * only: the passes of one search over the same items share them (hu, of
- * these very items; NULL: a pass finds its own), so that each pass sorts
- * only the ties of items with the same hull.
- * dp_sky_hulls_new: 0; -1 when a time is UINT64_MAX; -ENOMEM. */
-struct dp_sky_hulls {
-	uint64_t *t;		/* m + 1 times */
-	size_t m;
-	uint32_t *cs, *ce;
-	uint32_t *ord;		/* the items by cs, then ce descending */
-};
-int dp_sky_hulls_new(const struct dp_item *it, size_t n,
-		     const struct dp_iv *iv, struct dp_sky_hulls *h);
-void dp_sky_hulls_free(struct dp_sky_hulls *h);
 /* skyline.c: the bottom-up pass of the portfolio (see the comment there);
  * key[] orders items of the same span (larger first).  0; -1 when an item
  * would end above ceiling, a time is UINT64_MAX or the pass would visit
@@ -209,30 +244,6 @@ static inline uint64_t dp_ruin_recreate_budget(size_t n)
 /* branch_bound.c: the exact search of --strategy search (see the comment
  * there) */
 struct dp_exact;
-/* three keys, each descending, then i ascending (qsort) */
-struct dp_key3 {
-	uint64_t k[3];
-	uint32_t i;
-};
-int dp_cmp_key3(const void *x, const void *y);
-/* a closed time span [lo, hi] of item i; by lo, then i (qsort) */
-struct dp_span {
-	uint64_t lo, hi;
-	uint32_t i;
-};
-int dp_cmp_span(const void *x, const void *y);
-/* The overlaps of the items (CSR: item v's are ov[first[v] .. first[v+1]))
- * and each item's live time; what best fit and the search share.  0 with
- * *out NULL when there would be more than max_edges entries (two per
- * pair), or -ENOMEM. */
-struct dp_ovl {
-	uint32_t *first, *ov;
-	uint64_t *width;
-	size_t n;
-};
-int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       size_t max_edges, struct dp_ovl **out);
-void dp_ovl_free(struct dp_ovl *o);
 /* the search over the items (NULL: out of memory); ol must outlive it */
 struct dp_exact *dp_exact_new(const struct dp_item *it, size_t n,
 			      const struct dp_iv *iv, uint64_t page,

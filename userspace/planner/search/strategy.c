@@ -37,17 +37,6 @@
 #include "place/place.h"
 #include "search/search.h"
 
-uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
-{
-	uint64_t e = start;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (it[i].addr + it[i].size > e)
-			e = it[i].addr + it[i].size;
-	return e;
-}
-
 static int cmp_rng(const void *x, const void *y)
 {
 	const struct dp_range *p = x, *q = y;
