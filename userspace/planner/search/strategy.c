@@ -574,8 +574,10 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     enum dp_engine eng, uint64_t target,
 		     const struct budgets *bu, struct dp_search_stats *st)
 {
-	struct srch S = { it, n, iv, start, ceiling, page, NULL, UINT64_MAX,
-			  "none", st, eng, target, 0, bu };
+	struct srch S = { .it = it, .n = n, .iv = iv, .start = start,
+			  .ceiling = ceiling, .page = page,
+			  .best_end = UINT64_MAX, .how = "none", .st = st,
+			  .eng = eng, .target = target, .bud = bu };
 	uint64_t nodes = bu->nodes;
 	struct dp_ovl *ol = NULL;
 	struct dp_exact *b = NULL;
