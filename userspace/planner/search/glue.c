@@ -250,6 +250,20 @@ struct fewest {
 	uint32_t pen;		/* added to a stack's score */
 };
 
+/* One glue round's state: the rectangles r[0..k), the next round's nr[]
+ * (and k, as round_of's *nk, once it glued), into[] and at[] as round_of
+ * fills them, the work so far */
+struct glue_round {
+	struct rect *r, *nr;
+	size_t k;
+	uint32_t *into;
+	uint64_t *at;
+	uint8_t *used;
+	uint64_t wide;
+	struct fewest *f;
+	size_t work;
+};
+
 static uint32_t sat_add(uint32_t a, uint32_t b)
 {
 	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
@@ -338,16 +352,16 @@ static void reorder(struct fewest *f, const struct rect *nr, size_t m,
 /* p and q glued into nr[m] (stacked: q on top of p; else chained, q
  * after p); returns m + 1 */
 static size_t pair(const struct rect *p, const struct rect *q, int stack,
-		   struct rect *nr, size_t m, uint32_t *into, uint64_t *at,
-		   uint8_t *used, struct fewest *f)
+		   const struct glue_round *R, size_t m)
 {
-	nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
-			       stack ? p->size + q->size : p->size, p->align,
-			       (uint32_t)m, UINT32_MAX, 1, f->born++ };
-	into[p->i] = into[q->i] = (uint32_t)m;
-	at[p->i] = 0;
-	at[q->i] = stack ? p->size : 0;
-	used[p->i] = used[q->i] = 1;
+	R->nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
+				  stack ? p->size + q->size : p->size,
+				  p->align, (uint32_t)m, UINT32_MAX, 1,
+				  R->f->born++ };
+	R->into[p->i] = R->into[q->i] = (uint32_t)m;
+	R->at[p->i] = 0;
+	R->at[q->i] = stack ? p->size : 0;
+	R->used[p->i] = R->used[q->i] = 1;
 	return m + 1;
 }
 
@@ -411,10 +425,12 @@ static uint32_t lowest_score(const struct rect *r, const struct fewest *f)
 
 /* The chains at score best glued into nr[] from m on, disjoint, by end:
  * the new count. */
-static size_t chains_at(struct rect *r, struct rect *nr, size_t m,
-			uint32_t *into, uint64_t *at, uint8_t *used,
-			struct fewest *f, uint32_t best)
+static size_t chains_at(const struct glue_round *R, size_t m,
+			uint32_t best)
 {
+	const struct rect *r = R->r;
+	const uint8_t *used = R->used;
+	const struct fewest *f = R->f;
 	const uint32_t *oe = f->o[BY_END], *os = f->o[BY_START];
 	uint32_t l1, l2;
 	size_t a, b, c, x;
@@ -439,7 +455,7 @@ static size_t chains_at(struct rect *r, struct rect *nr, size_t m,
 				x++;
 			if (x == s1)
 				break;
-			m = pair(p, &r[os[x]], 0, nr, m, into, at, used, f);
+			m = pair(p, &r[os[x]], 0, R, m);
 		}
 	}
 	return m;
@@ -447,13 +463,14 @@ static size_t chains_at(struct rect *r, struct rect *nr, size_t m,
 
 /* The stacks at score best glued into nr[] from m on, disjoint, by
  * interval: the new count. */
-static size_t stacks_at(struct rect *r, struct rect *nr, size_t m,
-			uint32_t *into, uint64_t *at, uint8_t *used,
-			struct fewest *f, uint32_t best)
+static size_t stacks_at(const struct glue_round *R, size_t m,
+			uint32_t best)
 {
+	const struct fewest *f = R->f;
 	const uint32_t *og = f->o[BY_IV];
-	uint32_t l1, l2;
+	const struct rect *r = R->r;
 	size_t a, b, c, x;
+	uint32_t l1, l2;
 
 	for (a = 0; a < f->k; a = b) {
 		b = run_end(r, og, a, f->k, BY_IV);
@@ -465,11 +482,11 @@ static size_t stacks_at(struct rect *r, struct rect *nr, size_t m,
 		for (c = a, x = a; c < b; c++) {
 			const struct rect *p = &r[og[c]];
 
-			if (used[p->i] || f->amb[p->i] != l1)
+			if (R->used[p->i] || f->amb[p->i] != l1)
 				continue;
 			if (l1 == l2 && x <= c)
 				x = c + 1;
-			while (x < b && (x == c || used[og[x]] ||
+			while (x < b && (x == c || R->used[og[x]] ||
 					 f->amb[og[x]] != l2))
 				x++;
 			if (x == b)
@@ -478,41 +495,42 @@ static size_t stacks_at(struct rect *r, struct rect *nr, size_t m,
 				continue;	/* wraps: no stack */
 			/* the one made first at the bottom */
 			if (x < c)
-				m = pair(&r[og[x]], p, 1, nr, m, into, at,
-					 used, f);
+				m = pair(&r[og[x]], p, 1, R, m);
 			else
-				m = pair(p, &r[og[x]], 1, nr, m, into, at,
-					 used, f);
+				m = pair(p, &r[og[x]], 1, R, m);
 		}
 	}
 	return m;
 }
 
 /*
- * One DP_GLUE_FEWEST round over r[0..k) (r[x].i == x): each rectangle
+ * One DP_GLUE_FEWEST round over R->r[0..k) (r[x].i == x): each rectangle
  * counts its partners (those it could chain with at either end and those
  * with its interval), a pair's score is its two counts summed, and every
  * pair at the lowest score glues (disjoint pairs: chains by end, then
  * stacks by interval, each in order).
  * The pairs with no alternative glue first, and an ambiguous one only
  * when nothing less ambiguous is left, by which time the glues around it
- * may have settled it.  Fills nr[], into[], at[] and *nk as round_of
+ * may have settled it.  Fills R->nr[], into[], at[] and k as round_of
  * does; nr[] keeps r[]'s property and f->o[] its orders.
  */
-static int round_fewest(struct rect *r, size_t k, struct rect *nr,
-			size_t *nk, uint32_t *into, uint64_t *at,
-			uint8_t *used, struct fewest *f)
+static int round_fewest(struct glue_round *R)
 {
+	struct rect *r = R->r, *nr = R->nr;
+	uint32_t *into = R->into;
+	uint64_t *at = R->at;
+	uint8_t *used = R->used;
+	struct fewest *f = R->f;
+	size_t a, c, m, k = R->k;
 	uint32_t best;
-	size_t a, c, m;
 
 	count_partners(r, k, used, f);
 	best = lowest_score(r, f);
 	if (best == UINT32_MAX)
 		return 0;
 	/* a pair scores best only when both have their run's lowest count */
-	m = chains_at(r, nr, 0, into, at, used, f, best);
-	m = stacks_at(r, nr, m, into, at, used, f, best);
+	m = chains_at(R, 0, best);
+	m = stacks_at(R, m, best);
 	if (!m)
 		return 0;
 	for (a = 0, c = m; a < k; a++) {
@@ -525,7 +543,7 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 		c++;
 	}
 	reorder(f, nr, m, into, used);
-	*nk = c;
+	R->k = c;
 	return 1;
 }
 
@@ -572,20 +590,6 @@ int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	return dp_glue_rounds(it, n, iv, page, rule, SIZE_MAX, g);
 }
 
-/* One glue round's state: the rectangles r[0..k), the next round's nr[]
- * (and k, as round_of's *nk, once it glued), into[] and at[] as round_of
- * fills them, the work so far */
-struct glue_round {
-	struct rect *r, *nr;
-	size_t k;
-	uint32_t *into;
-	uint64_t *at;
-	uint8_t *used;
-	uint64_t wide;
-	struct fewest *f;
-	size_t work;
-};
-
 /* By kind: the chains, or when there is none the stacks */
 static int round_kinds(struct glue_round *R)
 {
@@ -605,13 +609,6 @@ static int round_stacks_first(struct glue_round *R)
 			R->wide, GLUE_STACKS | GLUE_CHAINS);
 }
 
-/* The least ambiguous pairs (struct fewest) */
-static int round_least_ambiguous(struct glue_round *R)
-{
-	return round_fewest(R->r, R->k, R->nr, &R->k, R->into, R->at,
-			    R->used, R->f);
-}
-
 /* The rules, by DP_GLUE_* number: a round of each, and whether it glues
  * by the counts of struct fewest (pen: added to a stack's score) */
 static const struct glue_rule {
@@ -625,9 +622,9 @@ static const struct glue_rule {
 	[DP_GLUE_STACKS_FIRST] = { .name = "stacks-first",
 				   .round = round_stacks_first },
 	[DP_GLUE_FEWEST] = { .name = "fewest",
-			     .round = round_least_ambiguous, .fewest = 1 },
+			     .round = round_fewest, .fewest = 1 },
 	[DP_GLUE_FEWEST_CHAINS] = { .name = "fewest-chains",
-				    .round = round_least_ambiguous,
+				    .round = round_fewest,
 				    .fewest = 1, .pen = 1 },
 };
 
