@@ -261,26 +261,32 @@ static int skyline_pass(struct srch *S)
 	return r == -ENOMEM ? r : 0;
 }
 
-/* The constructive passes: dp_place in each order, then (when they miss
- * the lower bound) best fit by size and by area over the overlaps *ol
- * (NULL: too many for the search's limits).  0, or -ENOMEM. */
-static int portfolio(struct srch *S, struct dp_ovl **ol)
+/* The first fit in each order (dp_place), the seed's simplify order
+ * first (st->seed_end), then the lower bound and the goal.  0, or
+ * -ENOMEM. */
+static int first_fits(struct srch *S, struct dp_ovl **ol)
 {
-	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
-		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
-	static const char *const names[] = { "simplify", "size", "area",
-					     "start" };
+	static const struct {
+		const char *name;
+		enum dp_order order;
+	} orders[] = {
+		{ .name = "simplify", .order = DP_ORDER_SIMPLIFY },
+		{ .name = "size", .order = DP_ORDER_SIZE },
+		{ .name = "area", .order = DP_ORDER_AREA },
+		{ .name = "start", .order = DP_ORDER_START },
+	};
 	struct dp_search_stats *st = S->st;
 	uint64_t lb;
 	size_t k;
 	int r;
 
+	(void)ol;
 	for (k = 0; k < 4; k++) {
 		struct dp_place_stats ps = { 0 };
 		size_t failed;
 
 		r = dp_place(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
-			     orders[k], S->eng, &ps, &failed, NULL, "");
+			     orders[k].order, S->eng, &ps, &failed, NULL, "");
 		if (r == -ENOMEM)
 			return r;
 		if (r)
@@ -288,22 +294,30 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 		if (!k)
 			st->seed_end = dp_items_end(S->it, S->n, S->start);
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
-		     names[k]);
+		     orders[k].name);
 	}
 	if (dp_lower_bound_r(S->it, S->n, S->iv, &lb))
 		return -ENOMEM;
 	st->lower_bound = S->start + lb;
 	S->goal = st->lower_bound > S->target ? st->lower_bound : S->target;
-	/* nothing more is built once a pass meets the goal: the overlaps
-	 * for best fit, the search's sections only with a budget */
-	if (S->best_end <= S->goal)
-		return 0;
-	if (skyline_pass(S))
-		return -ENOMEM;
-	if (S->best_end <= S->goal)
-		return 0;
-	/* above the exact search's limit: the overlaps still, for best fit
-	 * and the slice search */
+	return 0;
+}
+
+static int skylines(struct srch *S, struct dp_ovl **ol)
+{
+	(void)ol;
+	return skyline_pass(S) ? -ENOMEM : 0;
+}
+
+/* Best fit by size and by area over the overlaps *ol, built here (NULL:
+ * too many for the search's limits; above the exact search's limit the
+ * overlaps still, for best fit and the slice search).  0, or -ENOMEM. */
+static int best_fits(struct srch *S, struct dp_ovl **ol)
+{
+	struct dp_search_stats *st = S->st;
+	size_t k;
+	int r;
+
 	if (S->n > DP_SEARCH_MAX_ITEMS)
 		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
 	if (dp_ovl_new(S->it, S->n, S->iv, DP_SEARCH_MAX_EDGES, ol))
@@ -319,6 +333,36 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 		if (!r)
 			keep(S->it, S->n, S->best, &S->best_end, S->start,
 			     &S->how, k ? "best-fit area" : "best-fit size");
+	}
+	return 0;
+}
+
+/* The constructive passes, in this order: a new pass is one row.  After
+ * the first, each runs only while the placement so far misses the goal,
+ * so nothing more is built once a pass meets it (the overlaps for best
+ * fit, the search's sections only with a budget). */
+static const struct portfolio_pass {
+	const char *name;
+	int (*run)(struct srch *S, struct dp_ovl **ol);
+} portfolio_passes[] = {
+	{ .name = "first fit", .run = first_fits },
+	{ .name = "skyline", .run = skylines },
+	{ .name = "best fit", .run = best_fits },
+};
+
+/* The portfolio_passes[] in order.  0, or -ENOMEM. */
+static int portfolio(struct srch *S, struct dp_ovl **ol)
+{
+	size_t k;
+	int r;
+
+	for (k = 0; k < sizeof(portfolio_passes) / sizeof(*portfolio_passes);
+	     k++) {
+		if (k && S->best_end <= S->goal)
+			return 0;
+		r = portfolio_passes[k].run(S, ol);
+		if (r)
+			return r;
 	}
 	return 0;
 }
