@@ -2,7 +2,7 @@
 /*
  * --strategy search above the exact search's item limit still verifies
  * and is never worse than the portfolio; independent time blocks
- * (dp_time_blocks, blocks.c) are cut where no item is live across,
+ * (dp_time_blocks, sweep.c) are cut where no item is live across,
  * searched alone they reach an optimum the whole search missed, and a
  * block that only has to reach another's end stops there, never above
  * the portfolio; random problems of blocks verify.

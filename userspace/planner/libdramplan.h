@@ -27,7 +27,8 @@
  * device.
  *
  * The library's own interfaces (the passes, the placer, the interval tree,
- * the search) are in internal.h, which is not installed.
+ * the search) are in internal.h and the headers of its rooms (model/,
+ * place/, search/, plan/), which are not installed.
  *
  * Every function that can fail returns a negative value (or NULL) and
  * fills a struct dp_err with one message that names the file, the JSON

@@ -43,7 +43,7 @@
 #define SLICE_PROBES	3	/* bisection probes per slice */
 #define SLICE_PROBE_NODES	20000	/* search nodes per probe */
 
-struct lns {
+struct slice_search {
 	struct dp_item *it;		/* it[].addr: the current placement */
 	size_t n;
 	const struct dp_iv *iv;
@@ -58,7 +58,7 @@ struct lns {
 	size_t nf, ns;			/* free items, all items of it */
 };
 
-static void add_sub(struct lns *L, uint32_t v, int pinned)
+static void add_sub(struct slice_search *L, uint32_t v, int pinned)
 {
 	const struct dp_item *x = &L->it[v];
 
@@ -72,7 +72,8 @@ static void add_sub(struct lns *L, uint32_t v, int pinned)
 /* The subproblem's probes: its lower bound first, then bisection up to
  * its highest top now; the free items take each solution found.  1 when
  * one was, 0 when not, or -ENOMEM. */
-static int bisect(struct lns *L, struct dp_exact *b, uint64_t lo, uint64_t hi)
+static int bisect(struct slice_search *L, struct dp_exact *b, uint64_t lo,
+		  uint64_t hi)
 {
 	int r = 0, got = 0, probes = SLICE_PROBES;
 	uint64_t left = SLICE_PROBE_NODES, used;
@@ -103,7 +104,7 @@ static int bisect(struct lns *L, struct dp_exact *b, uint64_t lo, uint64_t hi)
 
 /* The slice ord[p0 .. p1) ending before time t1: its subproblem, then its
  * top lowered.  1 lowered, 0 not, or -ENOMEM. */
-static int slice(struct lns *L, size_t p0, size_t p1, uint64_t t1)
+static int slice(struct slice_search *L, size_t p0, size_t p1, uint64_t t1)
 {
 	uint64_t lo = L->start, hi = L->start, lb;
 	struct dp_ovl *o = NULL;
@@ -150,7 +151,7 @@ static int slice(struct lns *L, size_t p0, size_t p1, uint64_t t1)
 
 /* One round: the slices, the first cut after off items.  The number of
  * slices lowered, or -ENOMEM. */
-static int round_of(struct lns *L, size_t off)
+static int round_of(struct slice_search *L, size_t off)
 {
 	size_t p0 = 0, p1;
 	int r, got = 0;
@@ -170,13 +171,13 @@ static int round_of(struct lns *L, size_t off)
 	return got;
 }
 
-static void lns_free(struct lns *L)
+static void slices_free(struct slice_search *L)
 {
 	DP_FREE(L->hlo, L->hhi, L->ord, L->in, L->sub, L->base, L->top, L->map);
 }
 
 /* The arrays, the hulls and the order by first live time.  0, -ENOMEM. */
-static int lns_init(struct lns *L)
+static int slices_init(struct slice_search *L)
 {
 	struct dp_key3 *k = dp_realloc_array(NULL, L->n + 1, sizeof(*k));
 	size_t i;
@@ -210,15 +211,16 @@ int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	      uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
 	      uint64_t *spent)
 {
-	struct lns L = { .it = it, .n = n, .iv = iv, .ol = ol, .start = start,
-			 .page = page, .budget = budget };
+	struct slice_search L = { .it = it, .n = n, .iv = iv, .ol = ol,
+				  .start = start, .page = page,
+				  .budget = budget };
 	int rc = 0, idle = 0, round = 0;
 	size_t i;
 
 	*spent = 0;
 	if (*best_end <= lb || !budget || !n)
 		return 0;
-	rc = lns_init(&L);
+	rc = slices_init(&L);
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
 	while (!rc && idle < 2 && L.spent < L.budget && *best_end > lb) {
@@ -237,7 +239,7 @@ int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
 	*spent = L.spent;
-	lns_free(&L);
+	slices_free(&L);
 	return rc;
 }
 
