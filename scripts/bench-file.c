@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench-file - the dramplan command on a model file against planning the
- * same model in-process (issue 11, part 4).  For each N: build the
+ * same model in-process.  For each N: build the
  * synthetic model of bench-planner (one core, N tensors, each instruction
  * defines one and reads 1-3 of the previous W, blocks of 512, one in 8 a
  * self-loop), plan it in-process, write it as JSON, then run

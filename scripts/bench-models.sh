@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real networks (issue 23; never gates anything): torchvision models
+# Real networks (never gates anything): torchvision models
 # through build/dramplan-import, planned by dramplan in seed mode and with
 # --strategy search, against the lower bound and TFLite's greedy by size
 # (scripts/greedy-by-size.py, on the same tensors, intervals and 4 KiB
@@ -8,7 +8,7 @@
 #   scripts/bench-models.sh [MODEL...]
 #       default: resnet18 resnet50 mobilenet_v2 mobilenet_v3_large
 #       efficientnet_b0 densenet121 inception_v3 vit_b_16, then the
-#       transformers of examples/ (issue 34): gpt2 bert llama
+#       transformers of examples/: gpt2 bert llama
 #   ROWS="infer:1:1 infer:32:1 train:8:1 train:8:4"   mode:batch:cores
 #   LM_ROWS="train:8:512:1 train:8:512:4 prefill:1:2048:1 prefill:1:2048:4
 #       decode:1:2048:1 decode:1:2048:4"   mode:batch:length:cores, for

@@ -30,6 +30,7 @@
 
 #include "bench-synth.h"
 #include "internal.h"
+#include "plan/plan.h"
 
 /* The naive baseline: every pair of tensors, every pair of intervals. */
 static uint64_t naive_edges(const struct dp_core *c, uint32_t n)

@@ -9,12 +9,13 @@
 #   scripts/bench-quality.sh [SIZES...]     (default: 10000 100000)
 #   MINIMALLOC=/path/to/minimalloc scripts/bench-quality.sh
 #       also runs Google's MiniMalloc on every instance and times it in the
-#       same run; without it the baseline is the figure measured for issue 13
-#       on this machine (about 50 s for the 11), labelled as not measured.
+#       same run; without it the baseline is the figure measured on this
+#       machine before the search (about 50 s for the 11), labelled as not
+#       measured.
 #   SEARCH_NODES=N   the --search-nodes budget (default: dramplan's own)
 #   PERFECT="100 300 1000 10000"  perfect-packing sizes
 #   PERFECT_SEEDS="1 2 3"         their seeds (three are a noisy sample:
-#                                 see docs/dramplan.md)
+#                                 see docs/search-log.md)
 #   STAIRS="10 30 100 400 1000 2999"  staircase widths (2,999 buffers)
 #
 # Then perfect packings (bench-quality --perfect: guillotine cuts of a
@@ -44,7 +45,7 @@ calc() { awk "BEGIN { print $1 }"; }
 # peak and lower bound from dramplan's one-line CSV summary
 field() { sed -n "s/.* $1 \([0-9]*\).*/\1/p"; }
 
-# the best placements known before this work (MiniMalloc; issue 13)
+# the best placements known before the search (MiniMalloc's)
 declare -A known=([C]=1039360)
 
 echo "== MiniMalloc instances, --capacity $cap ($(nproc) CPU(s), $(uname -m))"
@@ -99,7 +100,7 @@ if [ -n "${MINIMALLOC:-}" ]; then
 	printf 'MiniMalloc (measured in this run): %.2f s; ratio search/MiniMalloc %.2f\n' \
 		"$totm" "$(calc "$tot / $totm")"
 else
-	printf 'MiniMalloc (NOT measured in this run; issue 13 figure on this machine): about 50 s; ratio search/MiniMalloc %.2f\n' \
+	printf 'MiniMalloc (NOT measured in this run; the figure measured earlier on this machine): about 50 s; ratio search/MiniMalloc %.2f\n' \
 		"$(calc "$tot / 50")"
 fi
 echo

@@ -230,7 +230,7 @@ fail:
 }
 
 /*
- * A perfect packing (issue 24): the rectangle time [0, 2n) x bytes
+ * A perfect packing: the rectangle time [0, 2n) x bytes
  * [0, 64n) cut n - 1 times, each time a random piece cut at a random
  * point across time or across bytes (a guillotine cut), and each piece a
  * buffer live over its time range with its height as size.  The pieces

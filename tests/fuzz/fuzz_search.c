@@ -15,11 +15,11 @@
  *  - with an ample budget, a capacity at the optimum is met and one
  *    below it is proven impossible (the search completes on 8 buffers);
  *  - the verdict of a failure is one line;
- *  - the exact search alone (bnb.c's probe, without the portfolio that
+ *  - the exact search alone (branch_bound.c's probe, without the portfolio that
  *    usually finds the optimum of so few buffers first): at the optimum
  *    it finds a placement, which fits and is disjoint, and one below it
  *    it proves none (or, with a few nodes, gives up): never a placement;
- *  - the buffers glued into rectangles (merge.c, all three rules): the
+ *  - the buffers glued into rectangles (glue.c, all three rules): the
  *    rectangles' own exhaustive optimum is never below the buffers'
  *    (gluing only restricts), a first fit of the rectangles, unglued, is
  *    disjoint and aligned, and the glue stopped after fewer rounds has
@@ -28,6 +28,8 @@
  */
 #include "fuzz.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "planner_util.h"
 
 #define MAXN 8
@@ -88,7 +90,7 @@ static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 	struct dp_item it[MAXN];
 	struct dp_iv iv[MAXN];
 	struct dp_ovl *ol;
-	struct bnb *b;
+	struct dp_exact *b;
 	const uint64_t *sol;
 	size_t i;
 	int r;
@@ -98,22 +100,22 @@ static int probe(const struct prob *p, uint64_t cap, uint64_t budget)
 		fuzz_die("out of memory", NULL);
 	if (!ol)
 		fuzz_die("the overlaps of 8 buffers are too many", NULL);
-	b = dp_bnb_new(it, p->n, iv, 0, ol);
+	b = dp_exact_new(it, p->n, iv, 0, ol);
 	if (!b)
 		fuzz_die("out of memory", NULL);
-	r = dp_bnb_probe(b, 0, cap, budget);
-	sol = dp_bnb_solution(b);
+	r = dp_exact_probe(b, 0, cap, budget);
+	sol = dp_exact_solution(b);
 	for (i = 0; r == 1 && i < p->n; i++)
 		if (sol[i] + p->size[i] > cap)
 			fuzz_die("the probe's placement is above its cap", NULL);
 	if (r == 1)
 		check_disjoint(p, sol, "the probe's placement");
-	dp_bnb_free(b);
+	dp_exact_free(b);
 	dp_ovl_free(ol);
 	return r;
 }
 
-/* Gluing (merge.c) against the oracle: see the invariants above. */
+/* Gluing (glue.c) against the oracle: see the invariants above. */
 static void glue_check(const struct prob *p, int align, uint64_t opt,
 		       int rule)
 {

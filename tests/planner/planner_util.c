@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "search/search.h"
+#include "plan/plan.h"
 #include "planner_util.h"
 #include "xorshift.h"
 

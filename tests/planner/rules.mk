@@ -34,7 +34,10 @@ $(O)/tests/planner/test_nomem: XLDFLAGS += \
 	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 # and plans one of the benchmark's perfect packings
 $(O)/tests/planner/test_nomem: $(O)/scripts/bench-synth.o
-# test_lns plans the benchmark's perfect packings (scripts/bench-synth.c)
-$(O)/tests/planner/test_lns: $(O)/scripts/bench-synth.o
+# The tests of the search's parts share search_util.c, and plan the
+# benchmark's perfect packings (scripts/bench-synth.c)
+PLANNER_SEARCH_TESTS := $(patsubst %,$(O)/tests/planner/test_%,slices \
+	skyline ruin_recreate blocks glue)
+$(PLANNER_SEARCH_TESTS): $(O)/tests/planner/search_util.o $(O)/scripts/bench-synth.o
 # test_capacity plans the benchmark's perfect packings too
 $(O)/tests/planner/test_capacity: $(O)/scripts/bench-synth.o

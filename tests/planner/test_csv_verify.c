@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dramplan verify --format=minimalloc (dp_csv_verify) shares the plan
- * verifier's sweep (issue 24: it compared each buffer with every open one,
+ * verifier's sweep (the sweep it had before compared each buffer with every open one,
  * O(n^2) when all are live).  Its verdicts and messages must be those of
  * that quadratic check, kept here as the oracle, on solved and mutated
  * problems of several shapes, all-live ones included.
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "model/model.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"

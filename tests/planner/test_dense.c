@@ -20,6 +20,8 @@
 
 #include "planner_util.h"
 #include "internal.h"
+#include "place/place.h"
+#include "plan/plan.h"
 #include "tap.h"
 #include "xorshift.h"
 

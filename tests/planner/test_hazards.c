@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cross-core hazards grouped per shared address range (issue 11, part 3):
+ * Cross-core hazards grouped per shared address range:
  * output linear in the shared tensors, the pair list only on request
  * (--hazard-pairs / dp_opts.hazard_pairs), a range reported only when two
  * accesses in it on different cores overlap and one writes.

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The JSON reader's memory per input byte (issue 24: about 13 bytes a
- * byte, 639 MB for a 50 MB model that failed validation late).  The
- * document the model is built from must hold at most 2 bytes per input
- * byte on the shapes models have (tensor lists, long def/use lists, the
- * MiniMalloc converter's output, a plan), so that with the model built
- * beside it the reader stays within 4; and it must still read the same
- * values (every reader test runs on it).
+ * The JSON reader's memory per input byte.  The document the model is
+ * built from must hold at most 2 bytes per input byte on the shapes
+ * models have (tensor lists, long def/use lists, the MiniMalloc
+ * converter's output, a plan), so that with the model built beside it
+ * the reader stays within 4; and it must still read the same values
+ * (every reader test runs on it).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner_util.h"
 #include "tap.h"
-#include "jdoc.h"
+#include "model/jdoc.h"
 
 static char *text_of(size_t n, int shape, size_t *len)
 {

@@ -12,6 +12,8 @@
 
 #include "planner_util.h"
 #include "internal.h"
+#include "model/model.h"
+#include "plan/plan.h"
 #include "tap.h"
 #include "xorshift.h"
 

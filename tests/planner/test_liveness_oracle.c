@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "model/model.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mm2model (dp_csv_model) writes only what dramplan reads (issue 24): a
+ * mm2model (dp_csv_model) writes only what dramplan reads: a
  * buffer id that is not valid UTF-8 (RFC 3629, as the JSON reader
  * checks) is refused with one line, exit 1, nothing on stdout; a valid
  * one round-trips through the JSON it writes.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Out of memory is an error, not an abort (issue 22).  A compiler that
+ * Out of memory is an error, not an abort.  A compiler that
  * embeds libdramplan must get the failure back and keep running.
  *
  * The binary is linked with -Wl,--wrap=malloc,calloc,realloc,free (see
@@ -19,6 +19,8 @@
 
 #include "../../scripts/bench-synth.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "planner_util.h"
 #include "tap.h"
 
@@ -356,7 +358,7 @@ TEST(minimalloc_time_blocks_survive_every_allocation_failure)
  * (strategy.c).  dp_glue alone with each of its allocations failing,
  * dp_glue_rounds stopped after one round.  Then the search on the
  * benchmark's perfect packing of 200 buffers (seed 6): the portfolio
- * misses the bound and the glued searches (merge.c) run and refine their
+ * misses the bound and the glued searches (glue.c) run and refine their
  * placement level by level, with every 17th allocation failing (all of
  * them would take minutes under ASan; the stride still fails hundreds
  * inside the glued searches and their refinement). */
@@ -419,7 +421,7 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 	allocations_fail(search_job, &in, "perfect packing of 200", 17);
 }
 
-/* Ruin and recreate (rr.c) from first fit by size on a CSV instance:
+/* Ruin and recreate (ruin_recreate.c) from first fit by size on a CSV instance:
  * the addresses it leaves, one a line. */
 static void rr_job(const struct job_in *in, struct job *j)
 {
@@ -456,8 +458,8 @@ static void rr_job(const struct job_in *in, struct job *j)
 	if (!rc)
 		rc = dp_lower_bound_r(it, c->n, iv, &lb);
 	if (!rc)
-		rc = dp_rr(it, c->n, ol, 0, UINT64_MAX, 0, lb,
-			   c->n * DP_RR_ITEM, best, &end);
+		rc = dp_ruin_recreate(it, c->n, ol, 0, UINT64_MAX, 0, lb,
+				      c->n * DP_RUIN_ITEM, best, &end);
 	for (i = 0; !rc && i < c->n; i++)
 		len += snprintf(j->plan + len, sizeof(j->plan) - len, "%llu\n",
 				(unsigned long long)it[i].addr);

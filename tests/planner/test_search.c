@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "place/place.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"
@@ -21,7 +22,7 @@ static uint64_t srch(struct dp_range *occ, size_t n, uint64_t start,
 {
 	uint64_t a = 0xdead;
 
-	*ok = !dp_search(occ, n, start, ceil, size, page, align, &a);
+	*ok = !dp_first_fit(occ, n, start, ceil, size, page, align, &a);
 	return a;
 }
 
@@ -152,8 +153,8 @@ TEST(sort_ranges_matches_qsort)
 }
 
 /* Random occupants, pages and alignments: the search on ranges sorted
- * beforehand answers as the one that sorts them (rr.c keeps its ranges
- * sorted between calls). */
+ * beforehand answers as the one that sorts them (ruin_recreate.c keeps its
+ * ranges sorted between calls). */
 TEST(search_sorted_answers_as_search)
 {
 	struct dp_range a[64], b[64];
@@ -177,9 +178,9 @@ TEST(search_sorted_answers_as_search)
 		memcpy(b, a, sizeof(a));
 		qsort(b, n, sizeof(*b), cmp_lo_hi);
 		x = y = 1;
-		r0 = dp_search(a, n, start, 16 * P, size, page, align, &x);
-		r1 = dp_search_sorted(b, n, start, 16 * P, size, page, align,
-				      &y);
+		r0 = dp_first_fit(a, n, start, 16 * P, size, page, align, &x);
+		r1 = dp_first_fit_sorted(b, n, start, 16 * P, size, page, align,
+					 &y);
 		bad += r0 != r1 || (!r0 && x != y);
 		fit += !r0;
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What --strategy search costs and says (issue 24): the work of a search
+ * What --strategy search costs and says: the work of a search
  * node is bounded by what the node changes, not by the problem's size
  * times its width; nothing is built that the search does not use; and a
  * failure says why (budget spent, not searched, proven none).  Work is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --strategy search (strategy.c, bnb.c): on random models and random
+ * --strategy search (strategy.c, branch_bound.c): on random models and random
  * MiniMalloc problems it never ends above the seed mode, every plan it
  * returns verifies, the same input gives the same bytes, a capacity below
  * what is possible is reported (proven when the search completes), and a
@@ -304,7 +304,7 @@ TEST(cli_strategy_option)
 
 /* MiniMalloc's A-K with --capacity 1048576 (their best known peaks are at
  * or below it): the search places every one within it.  Chains glued
- * before stacks alone (merge.c) left F and I without a placement; the
+ * before stacks alone (glue.c) left F and I without a placement; the
  * stacks-first rule is what reaches them.  Under ASan the same search
  * runs instrumented, for its memory errors, on F and I only: the plain
  * build checks all eleven, and the eleven took 47 s under ASan. */

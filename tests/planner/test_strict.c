@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Strict inputs (issue 11, part 2): JSON that is not JSON, duplicate keys,
+ * Strict inputs: JSON that is not JSON, duplicate keys,
  * NUL and invalid UTF-8 in strings, integers at and above 2^63 read
  * exactly, one-line messages whatever the names hold, pre-placed tensors
  * above --dram-size on every path, the CSV corner cases, and the plans

@@ -27,7 +27,8 @@
  * device.
  *
  * The library's own interfaces (the passes, the placer, the interval tree,
- * the search) are in internal.h, which is not installed.
+ * the search) are in internal.h and the headers of its rooms (model/,
+ * place/, search/, plan/), which are not installed.
  *
  * Every function that can fail returns a negative value (or NULL) and
  * fills a struct dp_err with one message that names the file, the JSON
@@ -224,7 +225,7 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
  */
 enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
 
-/* ---- --strategy search (strategy.c, bnb.c) ------------------------- */
+/* ---- --strategy search (strategy.c, branch_bound.c) ---------------- */
 
 /* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
  * placement gets the constructive passes alone. */
@@ -242,7 +243,7 @@ struct dp_search_stats {
 	uint64_t nodes;		/* search nodes spent */
 	uint64_t work;		/* items and sections visited by them (the cost) */
 	uint64_t lns;		/* the slice search's nodes and subproblem
-				 * items (lns.c) */
+				 * items (slices.c) */
 	int searched;		/* the exact search ran */
 	int built;		/* the exact search's structures were built */
 	const char *skipped;	/* why the search did not run (NULL: it ran, or

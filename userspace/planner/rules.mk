@@ -1,7 +1,7 @@
 # libdramplan (the DRAM planner), the dramplan tool, the planner benchmark.
 # The dramplan tool's rule lives here, not in userspace/tools/rules.mk.
 
-DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c)
+DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c userspace/planner/*/*.c)
 DRAMPLAN_OBJS := $(patsubst %.c,$(O)/%.o,$(DRAMPLAN_SRCS))
 # yajl (the strict JSON reader, jdoc.c): the static archive, so the static
 # VM build and the host build link the same way.

@@ -16,6 +16,10 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "model/model.h"
+#include "place/place.h"
+#include "search/search.h"
+#include "plan/plan.h"
 
 enum { C_ID, C_LOWER, C_UPPER, C_SIZE, C_ALIGN, C_OFFSET, C_N };
 static const char *const col_names[C_N] = { "id", "lower", "upper", "size",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * search.c - the first-fit address selector and the HWM floor.
+ * first_fit.c - the first-fit address selector and the HWM floor.
  *
  * "The seed": the behaviour xmemsim reproduces, docs/seed-behaviour.md.
  */
@@ -8,6 +8,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 /*
  * The ranges by lo.  Only lo decides the scan below: of the ranges that
@@ -155,20 +156,20 @@ int dp_try_gap(uint64_t glo, uint64_t ghi, uint64_t size, uint64_t page,
 	return 0;
 }
 
-int dp_search(struct dp_range *occ, size_t n, uint64_t start,
-	      uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
-	      uint64_t *addr)
+int dp_first_fit(struct dp_range *occ, size_t n, uint64_t start,
+		 uint64_t ceiling, uint64_t size, uint64_t page, uint64_t align,
+		 uint64_t *addr)
 {
 	if (!size || start >= ceiling)
 		return -1;
 	dp_sort_ranges(occ, n, DP_SORT_DEPTH_AUTO);
-	return dp_search_sorted(occ, n, start, ceiling, size, page, align,
-				addr);
+	return dp_first_fit_sorted(occ, n, start, ceiling, size, page, align,
+				   addr);
 }
 
-int dp_search_sorted(const struct dp_range *occ, size_t n, uint64_t start,
-		     uint64_t ceiling, uint64_t size, uint64_t page,
-		     uint64_t align, uint64_t *addr)
+int dp_first_fit_sorted(const struct dp_range *occ, size_t n, uint64_t start,
+			uint64_t ceiling, uint64_t size, uint64_t page,
+			uint64_t align, uint64_t *addr)
 {
 	uint64_t prev = start;
 	size_t i;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "place/place.h"
 
 void dp_nbr_collect(uint32_t u, void *arg)
 {

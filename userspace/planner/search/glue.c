@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * merge.c - rectangles glued from items (--strategy search).
+ * glue.c - rectangles glued from items (--strategy search).
  *
  * Two items live over the same interval can be stacked into one item of
  * their summed size, and two items of the same size, one live right after
@@ -26,19 +26,11 @@
  * stranger no longer has the size its other half (the item after it)
  * waits for, and an item chained by chance no longer has the interval of
  * the items it should stack with.  Which is the coincidence depends on
- * the input, so the search tries both orders.  On the benchmark's
- * packings a chain is rarely wrong (an item of the same size starting
- * right where another ends is mostly its other half) and a stack often
- * is: over 24 packings of 10,000, stacks first ended 1.071 x the optimum
- * on average, chains first 1.055.  On MiniMalloc's F and I, real traces
- * where many buffers of one size follow each other, chains first left no
- * placement within 1 MiB, and stacks first (DP_GLUE_STACKS_FIRST: each
- * round stacks, then chains what is left) reaches the bound.  Under
- * DP_GLUE_LONG only rectangles live longer than the median item (of those
- * that glue) stack: on the benchmark's packings a stack of items live 1-3
- * times is wrong about half the time, one of items live over 40 times
- * about 3 % (wrong: in the packing their generator built, items between
- * them are live outside their interval).
+ * the input, so the search tries both orders: DP_GLUE_STACKS_FIRST
+ * (each round stacks, then chains what is left) beside chains first.
+ * Under DP_GLUE_LONG only rectangles live longer than the median item (of
+ * those that glue) stack: a stack of items live a long time is less often
+ * a coincidence than one of items live a short time.
  * DP_GLUE_FEWEST orders the glues by how ambiguous they are instead of by
  * kind: each rectangle counts the others it could glue with (chain at
  * either end, or stack), and a round glues only the pairs whose two
@@ -47,10 +39,9 @@
  * ambiguous is left.  DP_GLUE_FEWEST_CHAINS counts a stack one more (a
  * chain wins a tie, and a stack needs a clearer case).  The two end on
  * different packings for small reasons, as every rule does, so each is
- * one more candidate.  It takes more rounds (hundreds on the benchmark's
- * packings of 10,000: at most n, and while the rectangles walked are at
- * most DP_GLUE_FEWEST_WORK x n), so it keeps its rectangles in order
- * across rounds instead of sorting them again.  Only
+ * one more candidate.  It takes more rounds (at most n, and while the
+ * rectangles walked are at most DP_GLUE_FEWEST_WORK x n), so it keeps
+ * its rectangles in order across rounds instead of sorting them again.  Only
  * items with one interval, whose size is a multiple of their alignment
  * and (with the page rule on) above a page, glue: their offsets in a
  * rectangle keep their alignment, and the page rule never applies to
@@ -62,16 +53,16 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "search/search.h"
 
 #define DP_GLUE_ROUNDS	64
 /* rectangles sorted in all rounds, at most this many times the items: an
- * input that glues a pair a round stops after about 16 rounds (the
- * benchmark's packings sort 3-4 n in all) */
+ * input that glues a pair a round stops after about 16 rounds */
 #define DP_GLUE_WORK	16
 /* the rectangles walked in all rounds of DP_GLUE_FEWEST, which glues only
- * the least ambiguous pairs a round: the benchmark's packings of 10,000
- * take 800-1,100 rounds and walk 180-330 n (a chain of n items of one
- * size, glued only at its two ends a round, stops here) */
+ * the least ambiguous pairs a round, at most this many times the items (a
+ * chain of n items of one size, glued only at its two ends a round, stops
+ * here) */
 #define DP_GLUE_FEWEST_WORK	1024
 
 /* a rectangle: its interval, size, alignment; sort key for the rounds */
@@ -259,6 +250,20 @@ struct fewest {
 	uint32_t pen;		/* added to a stack's score */
 };
 
+/* One glue round's state: the rectangles r[0..k), the next round's nr[]
+ * (and k, as round_of's *nk, once it glued), into[] and at[] as round_of
+ * fills them, the work so far */
+struct glue_round {
+	struct rect *r, *nr;
+	size_t k;
+	uint32_t *into;
+	uint64_t *at;
+	uint8_t *used;
+	uint64_t wide;
+	struct fewest *f;
+	size_t work;
+};
+
 static uint32_t sat_add(uint32_t a, uint32_t b)
 {
 	return a > UINT32_MAX - b ? UINT32_MAX : a + b;
@@ -347,38 +352,27 @@ static void reorder(struct fewest *f, const struct rect *nr, size_t m,
 /* p and q glued into nr[m] (stacked: q on top of p; else chained, q
  * after p); returns m + 1 */
 static size_t pair(const struct rect *p, const struct rect *q, int stack,
-		   struct rect *nr, size_t m, uint32_t *into, uint64_t *at,
-		   uint8_t *used, struct fewest *f)
+		   const struct glue_round *R, size_t m)
 {
-	nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
-			       stack ? p->size + q->size : p->size, p->align,
-			       (uint32_t)m, UINT32_MAX, 1, f->born++ };
-	into[p->i] = into[q->i] = (uint32_t)m;
-	at[p->i] = 0;
-	at[q->i] = stack ? p->size : 0;
-	used[p->i] = used[q->i] = 1;
+	R->nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
+				  stack ? p->size + q->size : p->size,
+				  p->align, (uint32_t)m, UINT32_MAX, 1,
+				  R->f->born++ };
+	R->into[p->i] = R->into[q->i] = (uint32_t)m;
+	R->at[p->i] = 0;
+	R->at[q->i] = stack ? p->size : 0;
+	R->used[p->i] = R->used[q->i] = 1;
 	return m + 1;
 }
 
-/*
- * One DP_GLUE_FEWEST round over r[0..k) (r[x].i == x): each rectangle
- * counts its partners (those it could chain with at either end and those
- * with its interval), a pair's score is its two counts summed, and every
- * pair at the lowest score glues (disjoint pairs: chains by end, then
- * stacks by interval, each in order).
- * The pairs with no alternative glue first, and an ambiguous one only
- * when nothing less ambiguous is left, by which time the glues around it
- * may have settled it.  Fills nr[], into[], at[] and *nk as round_of
- * does; nr[] keeps r[]'s property and f->o[] its orders.
- */
-static int round_fewest(struct rect *r, size_t k, struct rect *nr,
-			size_t *nk, uint32_t *into, uint64_t *at,
-			uint8_t *used, struct fewest *f)
+/* Each rectangle's partners counted into f->amb[] (those it could chain
+ * with at either end, and those with its interval); used[] cleared. */
+static void count_partners(const struct rect *r, size_t k, uint8_t *used,
+			   struct fewest *f)
 {
 	const uint32_t *oe = f->o[BY_END], *os = f->o[BY_START];
 	const uint32_t *og = f->o[BY_IV];
-	uint32_t best = UINT32_MAX, l1, l2;
-	size_t a, b, c, x, m = 0;
+	size_t a, b, c, x;
 
 	for (a = 0; a < k; a++) {
 		used[a] = 0;
@@ -400,6 +394,17 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 		for (x = a; x < b; x++)
 			f->amb[og[x]] += (uint32_t)(b - a - 1);
 	}
+}
+
+/* The lowest score of a pair (its two counts summed, a stack's plus
+ * f->pen); UINT32_MAX when no pair glues. */
+static uint32_t lowest_score(const struct rect *r, const struct fewest *f)
+{
+	const uint32_t *oe = f->o[BY_END], *os = f->o[BY_START];
+	const uint32_t *og = f->o[BY_IV];
+	uint32_t best = UINT32_MAX, l1, l2;
+	size_t a, b, c, x;
+
 	for (a = 0; a < f->k; a = b) {
 		b = run_end(r, oe, a, f->k, BY_END);
 		if (f->run[a] == f->k)
@@ -415,9 +420,21 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 		x = sat_add(sat_add(l1, l2), f->pen);
 		best = b - a > 1 && x < best ? (uint32_t)x : best;
 	}
-	if (best == UINT32_MAX)
-		return 0;
-	/* a pair scores best only when both have their run's lowest count */
+	return best;
+}
+
+/* The chains at score best glued into nr[] from m on, disjoint, by end:
+ * the new count. */
+static size_t chains_at(const struct glue_round *R, size_t m,
+			uint32_t best)
+{
+	const struct rect *r = R->r;
+	const uint8_t *used = R->used;
+	const struct fewest *f = R->f;
+	const uint32_t *oe = f->o[BY_END], *os = f->o[BY_START];
+	uint32_t l1, l2;
+	size_t a, b, c, x;
+
 	for (a = 0; a < f->k; a = b) {
 		size_t s0 = f->run[a], s1;
 
@@ -438,9 +455,23 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 				x++;
 			if (x == s1)
 				break;
-			m = pair(p, &r[os[x]], 0, nr, m, into, at, used, f);
+			m = pair(p, &r[os[x]], 0, R, m);
 		}
 	}
+	return m;
+}
+
+/* The stacks at score best glued into nr[] from m on, disjoint, by
+ * interval: the new count. */
+static size_t stacks_at(const struct glue_round *R, size_t m,
+			uint32_t best)
+{
+	const struct fewest *f = R->f;
+	const uint32_t *og = f->o[BY_IV];
+	const struct rect *r = R->r;
+	size_t a, b, c, x;
+	uint32_t l1, l2;
+
 	for (a = 0; a < f->k; a = b) {
 		b = run_end(r, og, a, f->k, BY_IV);
 		l1 = lowest(f->amb, og, a, b, &l2);
@@ -451,11 +482,11 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 		for (c = a, x = a; c < b; c++) {
 			const struct rect *p = &r[og[c]];
 
-			if (used[p->i] || f->amb[p->i] != l1)
+			if (R->used[p->i] || f->amb[p->i] != l1)
 				continue;
 			if (l1 == l2 && x <= c)
 				x = c + 1;
-			while (x < b && (x == c || used[og[x]] ||
+			while (x < b && (x == c || R->used[og[x]] ||
 					 f->amb[og[x]] != l2))
 				x++;
 			if (x == b)
@@ -464,13 +495,42 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 				continue;	/* wraps: no stack */
 			/* the one made first at the bottom */
 			if (x < c)
-				m = pair(&r[og[x]], p, 1, nr, m, into, at,
-					 used, f);
+				m = pair(&r[og[x]], p, 1, R, m);
 			else
-				m = pair(p, &r[og[x]], 1, nr, m, into, at,
-					 used, f);
+				m = pair(p, &r[og[x]], 1, R, m);
 		}
 	}
+	return m;
+}
+
+/*
+ * One DP_GLUE_FEWEST round over R->r[0..k) (r[x].i == x): each rectangle
+ * counts its partners (those it could chain with at either end and those
+ * with its interval), a pair's score is its two counts summed, and every
+ * pair at the lowest score glues (disjoint pairs: chains by end, then
+ * stacks by interval, each in order).
+ * The pairs with no alternative glue first, and an ambiguous one only
+ * when nothing less ambiguous is left, by which time the glues around it
+ * may have settled it.  Fills R->nr[], into[], at[] and k as round_of
+ * does; nr[] keeps r[]'s property and f->o[] its orders.
+ */
+static int round_fewest(struct glue_round *R)
+{
+	struct rect *r = R->r, *nr = R->nr;
+	uint32_t *into = R->into;
+	uint64_t *at = R->at;
+	uint8_t *used = R->used;
+	struct fewest *f = R->f;
+	size_t a, c, m, k = R->k;
+	uint32_t best;
+
+	count_partners(r, k, used, f);
+	best = lowest_score(r, f);
+	if (best == UINT32_MAX)
+		return 0;
+	/* a pair scores best only when both have their run's lowest count */
+	m = chains_at(R, 0, best);
+	m = stacks_at(R, m, best);
 	if (!m)
 		return 0;
 	for (a = 0, c = m; a < k; a++) {
@@ -483,7 +543,7 @@ static int round_fewest(struct rect *r, size_t k, struct rect *nr,
 		c++;
 	}
 	reorder(f, nr, m, into, used);
-	*nk = c;
+	R->k = c;
 	return 1;
 }
 
@@ -530,91 +590,74 @@ int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	return dp_glue_rounds(it, n, iv, page, rule, SIZE_MAX, g);
 }
 
-int dp_glue_rounds(const struct dp_item *it, size_t n,
-		   const struct dp_iv *iv, uint64_t page, int rule,
-		   size_t max_rounds, struct dp_glued *g)
+/* By kind: the chains, or when there is none the stacks */
+static int round_kinds(struct glue_round *R)
 {
-	struct rect *r = dp_realloc_array(NULL, n + 1, sizeof(*r));
-	struct rect *nr = dp_realloc_array(NULL, n + 1, sizeof(*nr));
-	uint32_t *into = dp_realloc_array(NULL, n + 1, sizeof(*into));
-	uint64_t *at = dp_realloc_array(NULL, n + 1, sizeof(*at));
-	uint8_t *used = dp_realloc_array(NULL, n + 1, sizeof(*used));
-	struct fewest f = { 0 };
-	size_t i, k = n, niv = 0, rounds, work = 0, most_rounds, most_work;
-	uint64_t wide;
-	int rc = -ENOMEM;
+	if (round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
+		     R->wide, GLUE_CHAINS))
+		return 1;
+	R->work += R->k;	/* nothing glued: r[] is as it was */
+	return round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
+			R->wide, GLUE_STACKS);
+}
 
-	*g = (struct dp_glued){ 0 };
-	g->node = dp_realloc_array(NULL, n + 1, sizeof(*g->node));
-	g->off = dp_realloc_array(NULL, n + 1, sizeof(*g->off));
-	if (!r || !nr || !into || !at || !used || !g->node || !g->off)
-		goto out;
-	if (rule == DP_GLUE_FEWEST || rule == DP_GLUE_FEWEST_CHAINS) {
-		f.pen = rule == DP_GLUE_FEWEST_CHAINS;
-		for (i = 0; i < ORDERS; i++)
-			f.o[i] = dp_realloc_array(NULL, n + 1, sizeof(*f.o[i]));
-		f.tmp = dp_realloc_array(NULL, n + 1, sizeof(*f.tmp));
-		f.fresh = dp_realloc_array(NULL, n + 1, sizeof(*f.fresh));
-		f.amb = dp_realloc_array(NULL, n + 1, sizeof(*f.amb));
-		f.run = dp_realloc_array(NULL, n + 1, sizeof(*f.run));
-		if (!f.o[BY_START] || !f.o[BY_END] || !f.o[BY_IV] || !f.tmp ||
-		    !f.fresh || !f.amb || !f.run)
-			goto out;
-	}
-	for (i = 0; i < n; i++)
-		if ((size_t)it[i].iv_first + it[i].iv_count > niv)
-			niv = (size_t)it[i].iv_first + it[i].iv_count;
-	for (i = 0; i < n; i++) {
-		const struct dp_iv *x = &iv[it[i].iv_first];
-		/* a rectangle's interval is numbered after the items' */
-		int ok = glues(&it[i], page) && niv + n < UINT32_MAX;
+/* Stacks, then chains of what is left */
+static int round_stacks_first(struct glue_round *R)
+{
+	R->work += R->k;	/* sorted twice */
+	return round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
+			R->wide, GLUE_STACKS | GLUE_CHAINS);
+}
 
-		r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
-				      it[i].size, it[i].align, (uint32_t)i,
-				      (uint32_t)i, (uint8_t)ok, i };
-		g->node[i] = (uint32_t)i;
-		g->off[i] = 0;
-	}
-	if (f.o[BY_START])
-		order_all(r, n, &f);
-	wide = stack_span(r, n, rule, at);	/* at[]: scratch until the rounds */
-	most_rounds = f.o[BY_START] ? n : DP_GLUE_ROUNDS;
-	most_work = (f.o[BY_START] ? DP_GLUE_FEWEST_WORK : DP_GLUE_WORK) * n;
-	if (max_rounds > most_rounds)
-		max_rounds = most_rounds;
-	for (rounds = 0; rounds < max_rounds && work <= most_work; rounds++) {
-		struct rect *t;
+/* The rules, by DP_GLUE_* number: a round of each, and whether it glues
+ * by the counts of struct fewest (pen: added to a stack's score) */
+static const struct glue_rule {
+	const char *name;
+	int (*round)(struct glue_round *R);
+	int fewest;
+	uint32_t pen;
+} glue_rules[DP_GLUE_RULES] = {
+	[DP_GLUE_ALL] = { .name = "all", .round = round_kinds },
+	[DP_GLUE_LONG] = { .name = "long", .round = round_kinds },
+	[DP_GLUE_STACKS_FIRST] = { .name = "stacks-first",
+				   .round = round_stacks_first },
+	[DP_GLUE_FEWEST] = { .name = "fewest",
+			     .round = round_fewest, .fewest = 1 },
+	[DP_GLUE_FEWEST_CHAINS] = { .name = "fewest-chains",
+				    .round = round_fewest,
+				    .fewest = 1, .pen = 1 },
+};
 
-		work += k;
-		if (f.o[BY_START]) {
-			if (!round_fewest(r, k, nr, &k, into, at, used, &f))
-				break;
-		} else if (rule == DP_GLUE_STACKS_FIRST) {
-			work += k;	/* sorted twice */
-			if (!round_of(r, k, nr, &k, into, at, used, wide,
-				      GLUE_STACKS | GLUE_CHAINS))
-				break;
-		} else if (!round_of(r, k, nr, &k, into, at, used, wide,
-				      GLUE_CHAINS)) {
-			work += k;	/* nothing glued: r[] is as it was */
-			if (!round_of(r, k, nr, &k, into, at, used, wide,
-				      GLUE_STACKS))
-				break;
-		}
-		for (i = 0; i < n; i++) {
-			g->off[i] += at[g->node[i]];
-			g->node[i] = into[g->node[i]];
-		}
-		t = r;
-		r = nr;
-		nr = t;
-	}
-	g->k = k;
-	g->rounds = rounds;
+/* f's arrays for n items; 0, or -ENOMEM (dp_glue_rounds frees them) */
+static int fewest_alloc(struct fewest *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < ORDERS; i++)
+		f->o[i] = dp_realloc_array(NULL, n + 1, sizeof(*f->o[i]));
+	f->tmp = dp_realloc_array(NULL, n + 1, sizeof(*f->tmp));
+	f->fresh = dp_realloc_array(NULL, n + 1, sizeof(*f->fresh));
+	f->amb = dp_realloc_array(NULL, n + 1, sizeof(*f->amb));
+	f->run = dp_realloc_array(NULL, n + 1, sizeof(*f->run));
+	if (!f->o[BY_START] || !f->o[BY_END] || !f->o[BY_IV] || !f->tmp ||
+	    !f->fresh || !f->amb || !f->run)
+		return -ENOMEM;
+	return 0;
+}
+
+/* g's items and intervals from the rectangles r[0..g->k): the items'
+ * own where a rectangle is one item, one interval more each glued one,
+ * after the niv of the items.  0, or -ENOMEM. */
+static int glued_items(struct dp_glued *g, const struct rect *r,
+		       const struct dp_item *it, const struct dp_iv *iv,
+		       size_t niv)
+{
+	size_t i, k = g->k;
+
 	g->it = dp_realloc_array(NULL, k + 1, sizeof(*g->it));
 	g->iv = dp_realloc_array(NULL, niv + k + 1, sizeof(*g->iv));
 	if (!g->it || !g->iv)
-		goto out;
+		return -ENOMEM;
 	for (i = 0; i < niv; i++)
 		g->iv[i] = iv[i];
 	for (i = 0; i < k; i++) {
@@ -630,9 +673,81 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 						.iv_first = (uint32_t)niv++,
 						.iv_count = 1 };
 	}
-	rc = 0;
+	return 0;
+}
+
+int dp_glue_rounds(const struct dp_item *it, size_t n,
+		   const struct dp_iv *iv, uint64_t page, int rule,
+		   size_t max_rounds, struct dp_glued *g)
+{
+	const struct glue_rule *gr = &glue_rules[rule >= 0 &&
+		rule < DP_GLUE_RULES ? rule : DP_GLUE_ALL];
+	struct fewest f = { 0 };
+	struct glue_round R = {
+		.r = dp_realloc_array(NULL, n + 1, sizeof(*R.r)),
+		.nr = dp_realloc_array(NULL, n + 1, sizeof(*R.nr)),
+		.k = n,
+		.into = dp_realloc_array(NULL, n + 1, sizeof(*R.into)),
+		.at = dp_realloc_array(NULL, n + 1, sizeof(*R.at)),
+		.used = dp_realloc_array(NULL, n + 1, sizeof(*R.used)),
+		.f = &f,
+	};
+	size_t i, niv = 0, rounds, most_rounds, most_work;
+	int rc = -ENOMEM;
+
+	*g = (struct dp_glued){ 0 };
+	g->node = dp_realloc_array(NULL, n + 1, sizeof(*g->node));
+	g->off = dp_realloc_array(NULL, n + 1, sizeof(*g->off));
+	if (!R.r || !R.nr || !R.into || !R.at || !R.used || !g->node ||
+	    !g->off)
+		goto out;
+	if (gr->fewest) {
+		f.pen = gr->pen;
+		if (fewest_alloc(&f, n))
+			goto out;
+	}
+	for (i = 0; i < n; i++)
+		if ((size_t)it[i].iv_first + it[i].iv_count > niv)
+			niv = (size_t)it[i].iv_first + it[i].iv_count;
+	for (i = 0; i < n; i++) {
+		const struct dp_iv *x = &iv[it[i].iv_first];
+		/* a rectangle's interval is numbered after the items' */
+		int ok = glues(&it[i], page) && niv + n < UINT32_MAX;
+
+		R.r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
+					it[i].size, it[i].align, (uint32_t)i,
+					(uint32_t)i, (uint8_t)ok, i };
+		g->node[i] = (uint32_t)i;
+		g->off[i] = 0;
+	}
+	if (gr->fewest)
+		order_all(R.r, n, &f);
+	/* at[]: scratch until the rounds */
+	R.wide = stack_span(R.r, n, rule, R.at);
+	most_rounds = gr->fewest ? n : DP_GLUE_ROUNDS;
+	most_work = (gr->fewest ? DP_GLUE_FEWEST_WORK : DP_GLUE_WORK) * n;
+	if (max_rounds > most_rounds)
+		max_rounds = most_rounds;
+	for (rounds = 0; rounds < max_rounds && R.work <= most_work;
+	     rounds++) {
+		struct rect *t;
+
+		R.work += R.k;
+		if (!gr->round(&R))
+			break;
+		for (i = 0; i < n; i++) {
+			g->off[i] += R.at[g->node[i]];
+			g->node[i] = R.into[g->node[i]];
+		}
+		t = R.r;
+		R.r = R.nr;
+		R.nr = t;
+	}
+	g->k = R.k;
+	g->rounds = rounds;
+	rc = glued_items(g, R.r, it, iv, niv);
 out:
-	DP_FREE(r, nr, into, at, used, f.o[BY_START], f.o[BY_END],
+	DP_FREE(R.r, R.nr, R.into, R.at, R.used, f.o[BY_START], f.o[BY_END],
 		f.o[BY_IV], f.tmp, f.fresh, f.amb, f.run);
 	if (rc)
 		dp_glued_free(g);

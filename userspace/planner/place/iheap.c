@@ -7,6 +7,7 @@
  * number itself), which keeps the order reproducible.
  */
 #include "internal.h"
+#include "place/place.h"
 
 static int iheap_less(const struct dp_iheap *H, uint32_t a, uint32_t b)
 {

@@ -34,6 +34,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "plan/plan.h"
 
 static int cmp_vi(const void *a, const void *b)
 {

@@ -32,11 +32,8 @@
  * skipped in the buckets add to it (the chain pass visits every candidate
  * in the run's buckets once a run).  The pass gives up (no placement,
  * like a pass that does not fit) once it has visited DP_SKYLINE_WORK
- * segments, tree nodes and candidates, so a placement of 10^5 items with
- * as many distinct times costs a bounded second or so.  (Before the min
- * tree each step scanned all m segments: the pass gave up on the
- * 100,000-tensor training model of scripts/bench-quality.c, and now
- * completes there, at the lower bound.)  The times and hulls depend on
+ * segments, tree nodes and candidates, so its cost is bounded whatever
+ * the input.  The times and hulls depend on
  * the items' intervals only; passes over one item set share them
  * (struct dp_sky_hulls) and sort only the ties within a hull.  The
  * steps look only at the run's segments where an unplaced item starts
@@ -49,6 +46,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "xorshift.h"
 
 struct sky {
@@ -75,21 +74,6 @@ struct sky {
 	const struct dp_iv *iv;
 };
 
-static uint32_t seg_of(const struct dp_sky_hulls *h, uint64_t t)
-{
-	size_t lo = 0, hi = h->m + 1;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->t[mid] <= t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static void sky_free(struct sky *K)
 {
 	dp_sky_hulls_free(&K->own);
@@ -97,77 +81,9 @@ static void sky_free(struct sky *K)
 		K->cov, K->area, K->cho);
 }
 
-/* The key of the buckets' order: segment, longest first, key, index */
-struct skey {
-	uint32_t cs, ce;
-	uint64_t key;
-	uint32_t i;
-};
-
-static int cmp_skey(const void *x, const void *y)
-{
-	const struct skey *p = x, *q = y;
-
-	return dp_cmp(p->cs, q->cs) ?: dp_cmp(q->ce, p->ce) ?:
-	       dp_cmp(q->key, p->key) ?: dp_cmp(p->i, q->i);
-}
-
-void dp_sky_hulls_free(struct dp_sky_hulls *h)
-{
-	DP_FREE(h->t, h->cs, h->ce, h->ord);
-	*h = (struct dp_sky_hulls){ 0 };
-}
-
-int dp_sky_hulls_new(const struct dp_item *it, size_t n,
-		     const struct dp_iv *iv, struct dp_sky_hulls *h)
-{
-	struct skey *k = dp_realloc_array(NULL, n + 1, sizeof(*k));
-	size_t i, nt = 0;
-	uint64_t lo, hi;
-
-	*h = (struct dp_sky_hulls){ 0 };
-	h->t = dp_realloc_array(NULL, 2 * n + 2, sizeof(*h->t));
-	h->cs = dp_realloc_array(NULL, n + 1, sizeof(*h->cs));
-	h->ce = dp_realloc_array(NULL, n + 1, sizeof(*h->ce));
-	h->ord = dp_realloc_array(NULL, n + 1, sizeof(*h->ord));
-	if (!k || !h->t || !h->cs || !h->ce || !h->ord) {
-		free(k);
-		dp_sky_hulls_free(h);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		dp_item_hull(&it[i], iv, &lo, &hi);
-		if (lo > hi)
-			continue;
-		if (hi == UINT64_MAX) {
-			free(k);
-			dp_sky_hulls_free(h);
-			return -1;
-		}
-		h->t[nt++] = lo;
-		h->t[nt++] = hi + 1;
-	}
-	qsort(h->t, nt, sizeof(*h->t), dp_cmp_u64);
-	for (i = 0, h->m = 0; i < nt; i++)
-		if (!h->m || h->t[h->m - 1] != h->t[i])
-			h->t[h->m++] = h->t[i];
-	h->m = h->m ? h->m - 1 : 0;
-	for (i = 0; i < n; i++) {
-		dp_item_hull(&it[i], iv, &lo, &hi);
-		h->cs[i] = lo > hi ? h->m : seg_of(h, lo);
-		h->ce[i] = lo > hi ? h->m : seg_of(h, hi + 1);
-		k[i] = (struct skey){ h->cs[i], h->ce[i], 0, (uint32_t)i };
-	}
-	qsort(k, n, sizeof(*k), cmp_skey);
-	for (i = 0; i < n; i++)
-		h->ord[i] = k[i].i;
-	free(k);
-	return 0;
-}
-
-/* k[0 .. n) in cmp_skey order: the hulls' order, each run of one hull
+/* k[0 .. n) in dp_cmp_hull_key order: the hulls' order, each run of one hull
  * sorted by its ties (mostly a few items: by insertion) */
-static void order_by(struct skey *k, size_t n, const struct dp_sky_hulls *h,
+static void order_by(struct dp_hull_key *k, size_t n, const struct dp_sky_hulls *h,
 		     const uint64_t *key)
 {
 	size_t a, b, j;
@@ -175,21 +91,21 @@ static void order_by(struct skey *k, size_t n, const struct dp_sky_hulls *h,
 	for (j = 0; j < n; j++) {
 		uint32_t v = h->ord[j];
 
-		k[j] = (struct skey){ h->cs[v], h->ce[v], key[v], v };
+		k[j] = (struct dp_hull_key){ h->cs[v], h->ce[v], key[v], v };
 	}
 	for (a = 0; a < n; a = b) {
 		for (b = a + 1; b < n && k[b].cs == k[a].cs &&
 		     k[b].ce == k[a].ce; b++)
 			;
 		if (b - a > 16) {
-			qsort(k + a, b - a, sizeof(*k), cmp_skey);
+			qsort(k + a, b - a, sizeof(*k), dp_cmp_hull_key);
 			continue;
 		}
 		for (j = a + 1; j < b; j++) {
-			struct skey x = k[j];
+			struct dp_hull_key x = k[j];
 			size_t i = j;
 
-			for (; i > a && cmp_skey(&k[i - 1], &x) > 0; i--)
+			for (; i > a && dp_cmp_hull_key(&k[i - 1], &x) > 0; i--)
 				k[i] = k[i - 1];
 			k[i] = x;
 		}
@@ -197,13 +113,13 @@ static void order_by(struct skey *k, size_t n, const struct dp_sky_hulls *h,
 }
 
 /* The hulls (hu's, or its own when NULL), the skyline and the buckets
- * (in cmp_skey order).  0, -1 when a time is UINT64_MAX (no end after
+ * (in dp_cmp_hull_key order).  0, -1 when a time is UINT64_MAX (no end after
  * it), or -ENOMEM. */
 static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		    const uint64_t *key, uint64_t start,
 		    const struct dp_sky_hulls *hu)
 {
-	struct skey *k;
+	struct dp_hull_key *k;
 	size_t i;
 	int rc;
 

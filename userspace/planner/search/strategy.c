@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * strategy.c - --strategy search: a portfolio of constructive passes, the
- * best of them as the incumbent, then the exact search (bnb.c) to improve
- * it.
+ * best of them as the incumbent, then the exact search (branch_bound.c)
+ * to improve it.
  *
  * The portfolio: first fit in the four orders dp_place has (simplify -- the
  * seed's --, size, area, start) and best fit by size and by area (the
@@ -12,8 +12,8 @@
  * the lowest end (max addr + size) within the ceiling; ties go to the
  * earlier pass, so the seed's own plan is kept unless something beats it.
  *
- * The search then asks decision questions ("probes", bnb.c) with a node
- * budget:
+ * The search then asks decision questions ("probes", branch_bound.c)
+ * with a node budget:
  *   1. no incumbent within the ceiling: can it be done within the ceiling
  *      at all?  (the --capacity decision problem; the whole budget)
  *   2. the lower bound (start + most bytes live at once): found is optimal;
@@ -34,17 +34,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
-
-uint64_t dp_items_end(const struct dp_item *it, size_t n, uint64_t start)
-{
-	uint64_t e = start;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (it[i].addr + it[i].size > e)
-			e = it[i].addr + it[i].size;
-	return e;
-}
+#include "place/place.h"
+#include "search/search.h"
 
 static int cmp_rng(const void *x, const void *y)
 {
@@ -143,11 +134,11 @@ static uint64_t keep(struct dp_item *it, size_t n, uint64_t *best,
 }
 
 /* Adopt the search's solution when it ends lower. */
-static void adopt(const struct bnb *b, struct dp_item *it, size_t n,
+static void adopt(const struct dp_exact *b, struct dp_item *it, size_t n,
 		  uint64_t *best, uint64_t *best_end, uint64_t start,
 		  const char **how)
 {
-	const uint64_t *sol = dp_bnb_solution(b);
+	const uint64_t *sol = dp_exact_solution(b);
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -183,7 +174,7 @@ struct budgets {
 	uint64_t top;		/* the top search's segments and candidates */
 	uint64_t rr;		/* ruin and recreate's overlap entries */
 	size_t share, of;	/* the default nodes scaled by share / of */
-	int glue;		/* try the items glued (merge.c) */
+	int glue;		/* try the items glued (glue.c) */
 	uint64_t stop;		/* not 0: done at an end within it, between
 				 * phases (dp_place_search_within); a share
 				 * (share_of) has none */
@@ -273,26 +264,32 @@ static int skyline_pass(struct srch *S)
 	return r == -ENOMEM ? r : 0;
 }
 
-/* The constructive passes: dp_place in each order, then (when they miss
- * the lower bound) best fit by size and by area over the overlaps *ol
- * (NULL: too many for the search's limits).  0, or -ENOMEM. */
-static int portfolio(struct srch *S, struct dp_ovl **ol)
+/* The first fit in each order (dp_place), the seed's simplify order
+ * first (st->seed_end), then the lower bound and the goal.  0, or
+ * -ENOMEM. */
+static int first_fits(struct srch *S, struct dp_ovl **ol)
 {
-	static const enum dp_order orders[] = { DP_ORDER_SIMPLIFY,
-		DP_ORDER_SIZE, DP_ORDER_AREA, DP_ORDER_START };
-	static const char *const names[] = { "simplify", "size", "area",
-					     "start" };
+	static const struct {
+		const char *name;
+		enum dp_order order;
+	} orders[] = {
+		{ .name = "simplify", .order = DP_ORDER_SIMPLIFY },
+		{ .name = "size", .order = DP_ORDER_SIZE },
+		{ .name = "area", .order = DP_ORDER_AREA },
+		{ .name = "start", .order = DP_ORDER_START },
+	};
 	struct dp_search_stats *st = S->st;
 	uint64_t lb;
 	size_t k;
 	int r;
 
+	(void)ol;
 	for (k = 0; k < 4; k++) {
 		struct dp_place_stats ps = { 0 };
 		size_t failed;
 
 		r = dp_place(S->it, S->n, S->iv, S->start, S->ceiling, S->page,
-			     orders[k], S->eng, &ps, &failed, NULL, "");
+			     orders[k].order, S->eng, &ps, &failed, NULL, "");
 		if (r == -ENOMEM)
 			return r;
 		if (r)
@@ -300,22 +297,30 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 		if (!k)
 			st->seed_end = dp_items_end(S->it, S->n, S->start);
 		keep(S->it, S->n, S->best, &S->best_end, S->start, &S->how,
-		     names[k]);
+		     orders[k].name);
 	}
 	if (dp_lower_bound_r(S->it, S->n, S->iv, &lb))
 		return -ENOMEM;
 	st->lower_bound = S->start + lb;
 	S->goal = st->lower_bound > S->target ? st->lower_bound : S->target;
-	/* nothing more is built once a pass meets the goal: the overlaps
-	 * for best fit, the search's sections only with a budget */
-	if (S->best_end <= S->goal)
-		return 0;
-	if (skyline_pass(S))
-		return -ENOMEM;
-	if (S->best_end <= S->goal)
-		return 0;
-	/* above the exact search's limit: the overlaps still, for best fit
-	 * and the slice search */
+	return 0;
+}
+
+static int skylines(struct srch *S, struct dp_ovl **ol)
+{
+	(void)ol;
+	return skyline_pass(S) ? -ENOMEM : 0;
+}
+
+/* Best fit by size and by area over the overlaps *ol, built here (NULL:
+ * too many for the search's limits; above the exact search's limit the
+ * overlaps still, for best fit and the slice search).  0, or -ENOMEM. */
+static int best_fits(struct srch *S, struct dp_ovl **ol)
+{
+	struct dp_search_stats *st = S->st;
+	size_t k;
+	int r;
+
 	if (S->n > DP_SEARCH_MAX_ITEMS)
 		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
 	if (dp_ovl_new(S->it, S->n, S->iv, DP_SEARCH_MAX_EDGES, ol))
@@ -335,16 +340,46 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 	return 0;
 }
 
+/* The constructive passes, in this order: a new pass is one row.  After
+ * the first, each runs only while the placement so far misses the goal,
+ * so nothing more is built once a pass meets it (the overlaps for best
+ * fit, the search's sections only with a budget). */
+static const struct portfolio_pass {
+	const char *name;
+	int (*run)(struct srch *S, struct dp_ovl **ol);
+} portfolio_passes[] = {
+	{ .name = "first fit", .run = first_fits },
+	{ .name = "skyline", .run = skylines },
+	{ .name = "best fit", .run = best_fits },
+};
+
+/* The portfolio_passes[] in order.  0, or -ENOMEM. */
+static int portfolio(struct srch *S, struct dp_ovl **ol)
+{
+	size_t k;
+	int r;
+
+	for (k = 0; k < sizeof(portfolio_passes) / sizeof(*portfolio_passes);
+	     k++) {
+		if (k && S->best_end <= S->goal)
+			return 0;
+		r = portfolio_passes[k].run(S, ol);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 /* One probe of [start, cap) with the budget left: its solution adopted
- * when found, *rem what is left after it.  dp_bnb_probe's answer. */
-static int probe(struct srch *S, struct bnb *b, uint64_t cap,
+ * when found, *rem what is left after it.  dp_exact_probe's answer. */
+static int probe(struct srch *S, struct dp_exact *b, uint64_t cap,
 		 uint64_t budget, uint64_t nodes, uint64_t *rem)
 {
-	int r = dp_bnb_probe(b, S->start, cap, budget);
+	int r = dp_exact_probe(b, S->start, cap, budget);
 
 	if (r == -ENOMEM)
 		return r;
-	*rem = nodes - dp_bnb_nodes(b);
+	*rem = nodes - dp_exact_nodes(b);
 	if (r == 1)
 		adopt(b, S->it, S->n, S->best, &S->best_end, S->start, &S->how);
 	return r;
@@ -353,7 +388,7 @@ static int probe(struct srch *S, struct bnb *b, uint64_t cap,
 /* The exact search with b: any placement when the passes found none, then
  * bisection between the goal (the lower bound, or a higher target) and
  * the best end, within the node budget.  0, or -ENOMEM. */
-static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
+static int exact(struct srch *S, struct dp_exact *b, uint64_t nodes)
 {
 	struct dp_search_stats *st = S->st;
 	uint64_t lo = S->goal, rem = nodes, mid;
@@ -387,8 +422,8 @@ static int exact(struct srch *S, struct bnb *b, uint64_t nodes)
 		}
 	}
 	/* added: the glued items' search may have counted some */
-	st->nodes += b ? dp_bnb_nodes(b) : 0;
-	st->work += b ? dp_bnb_work(b) : 0;
+	st->nodes += b ? dp_exact_nodes(b) : 0;
+	st->work += b ? dp_exact_work(b) : 0;
 	st->built = !!b;
 	st->end = S->best_end;
 	st->how = S->how;
@@ -414,12 +449,11 @@ static void improved(struct srch *S, uint64_t end, const char *how)
 	st->proven |= S->best_end <= st->lower_bound;
 }
 
-/* The top search, then the slice search (lns.c) from the best placement,
+/* The top search, then the slice search (slices.c) from the best placement,
  * within budget (0: none of these); again from what they reached, the top
  * search with other ties, while a round lowers the end, at most
- * DP_LNS_ROUNDS rounds, the rounds' top searches within one budget
- * (per round, three rounds cost 10,000 items 5 s for 0.1 % once the
- * glued searches had come close); then ruin and recreate (rr.c).  0, or
+ * DP_SLICES_ROUNDS rounds, the rounds' top searches within one budget
+ * (not one each); then ruin and recreate (ruin_recreate.c).  0, or
  * -ENOMEM. */
 static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 {
@@ -427,28 +461,28 @@ static int lns_phase(struct srch *S, const struct dp_ovl *ol)
 	uint64_t end, start = UINT64_MAX, spent, top = 0;
 	int r = 0, k;
 
-	for (k = 0; !r && k < DP_LNS_ROUNDS && S->best_end < start &&
+	for (k = 0; !r && k < DP_SLICES_ROUNDS && S->best_end < start &&
 	     top < S->bud->top; k++) {
 		start = end = S->best_end;
-		r = dp_lns_top(S->it, S->n, S->iv, S->start, S->ceiling,
-			       S->page, S->goal, S->bud->top - top, k, S->best,
-			       &S->best_end, &spent);
+		r = dp_top_search(S->it, S->n, S->iv, S->start, S->ceiling,
+				  S->page, S->goal, S->bud->top - top, k, S->best,
+				  &S->best_end, &spent);
 		top += spent;
 		improved(S, end, "skyline top");
 		if (r)
 			break;
 		end = S->best_end;
-		r = dp_lns(S->it, S->n, S->iv, ol, S->start, S->page,
-			   S->goal, S->bud->lns, S->best, &S->best_end,
-			   &spent);
+		r = dp_slices(S->it, S->n, S->iv, ol, S->start, S->page,
+			      S->goal, S->bud->lns, S->best, &S->best_end,
+			      &spent);
 		st->lns += spent;
 		improved(S, end, "slices");
 	}
 	if (r || st->proven)
 		return r;
 	end = S->best_end;
-	r = dp_rr(S->it, S->n, ol, S->start, S->ceiling, S->page,
-		  S->goal, S->bud->rr, S->best, &S->best_end);
+	r = dp_ruin_recreate(S->it, S->n, ol, S->start, S->ceiling, S->page,
+			     S->goal, S->bud->rr, S->best, &S->best_end);
 	improved(S, end, "ruin and recreate");
 	return r;
 }
@@ -467,11 +501,9 @@ static int place_any(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * glued() found it) refined level by level: the items glued again in
  * rounds / 2, rounds / 4, ... 1 rounds, each of those rectangles where
  * the placement put it (it lies inside one of the coarser ones at a fixed
- * offset, merge.c), and that placement lowered by the top, slice and ruin
+ * offset, glue.c), and that placement lowered by the top, slice and ruin
  * and recreate searches (lns_phase) within the level's share of the
- * budgets by rectangles (k of n), a third of it (DP_REFINE_PART): with
- * the whole share the ends were the same within 0.0003 on average and
- * the time 1.4 times as long.
+ * budgets by rectangles (k of n), a third of it (DP_REFINE_PART).
  * A level with more than DP_REFINE_NUM / DP_REFINE_DEN of the items ends
  * it: finer ones cost about what the items do, and the search refines
  * the items after; so do meeting the goal and DP_REFINE_LEVELS levels.
@@ -532,21 +564,16 @@ next:
 	return 0;
 }
 
-/* The whole search on the items glued into rectangles (merge.c) by
+/* The whole search on the items glued into rectangles (glue.c) by
  * rule, as one more candidate after the portfolio, taken when it ends
  * lower; the search that follows starts from it.  Only when gluing leaves
  * at most DP_GLUE_KEEP_NUM / DP_GLUE_KEEP_DEN of the items (fewer saves
  * little) and other rectangles than *last (the previous rule's count,
  * updated).  Its budgets are this one's share by rectangles (k of n),
- * for each rule (a third each ended 0.002 higher on average at 1,000
- * and 10,000 items; the time the whole costs was freed by the skyline's
- * shared hulls and ruin and recreate's kept order); the nodes it spends
+ * whole for each rule; the nodes it spends
  * are counted in st->nodes, which place_one takes out of this
  * placement's node budget.  Refined (refine()) only when it ends within
- * 1 / DP_REFINE_NEAR of the best before it: over 48 packings of 10,000
- * (four rules), refining the placements further above lowered the best
- * by at most 0.0001 a packing on average and took 0.5 s.  0, or
- * -ENOMEM. */
+ * 1 / DP_REFINE_NEAR of the best before it.  0, or -ENOMEM. */
 static int glued(struct srch *S, int rule, size_t *last)
 {
 	const struct budgets *bu = S->bud;
@@ -600,11 +627,13 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		     enum dp_engine eng, uint64_t target,
 		     const struct budgets *bu, struct dp_search_stats *st)
 {
-	struct srch S = { it, n, iv, start, ceiling, page, NULL, UINT64_MAX,
-			  "none", st, eng, target, 0, bu };
+	struct srch S = { .it = it, .n = n, .iv = iv, .start = start,
+			  .ceiling = ceiling, .page = page,
+			  .best_end = UINT64_MAX, .how = "none", .st = st,
+			  .eng = eng, .target = target, .bud = bu };
 	uint64_t nodes = bu->nodes;
 	struct dp_ovl *ol = NULL;
-	struct bnb *b = NULL;
+	struct dp_exact *b = NULL;
 	size_t i, last = SIZE_MAX;
 	int rc = -ENOMEM, rule;
 
@@ -634,7 +663,7 @@ static int place_one(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		if (S.best_end > S.goal && !nodes)
 			st->skipped = "--search-nodes 0";
 		else if (S.best_end > S.goal &&
-			 !(b = dp_bnb_new(it, n, iv, page, ol)))
+			 !(b = dp_exact_new(it, n, iv, page, ol)))
 			goto out;
 	}
 	st->budget = b ? nodes : 0;
@@ -651,7 +680,7 @@ done:
 		it[i].addr = S.best[i];
 	rc = 0;
 out:
-	dp_bnb_free(b);
+	dp_exact_free(b);
 	dp_ovl_free(ol);
 	free(S.best);
 	return rc;
@@ -821,9 +850,9 @@ int dp_place_search_glue(struct dp_item *it, size_t n,
 			 enum dp_engine eng, int glue,
 			 struct dp_search_stats *st)
 {
-	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
-	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
-			      lns ? dp_rr_budget(n) : 0, n, n, !!glue, 0 };
+	uint64_t lns = nodes == DP_UNSET ? DP_SLICES_BUDGET : nodes;
+	struct budgets bu = { nodes, lns, lns ? DP_TOP_WORK : 0,
+			      lns ? dp_ruin_recreate_budget(n) : 0, n, n, !!glue, 0 };
 
 	return place_any(it, n, iv, start, ceiling, page, eng, 0, &bu, st);
 }
@@ -833,9 +862,9 @@ int dp_place_search_within(struct dp_item *it, size_t n,
 			   uint64_t capacity, uint64_t page, uint64_t nodes,
 			   enum dp_engine eng, struct dp_search_stats *st)
 {
-	uint64_t lns = nodes == DP_UNSET ? DP_LNS_BUDGET : nodes;
-	struct budgets bu = { nodes, lns, lns ? DP_LNS_TOP_WORK : 0,
-			      lns ? dp_rr_budget(n) : 0, n, n, 1, capacity };
+	uint64_t lns = nodes == DP_UNSET ? DP_SLICES_BUDGET : nodes;
+	struct budgets bu = { nodes, lns, lns ? DP_TOP_WORK : 0,
+			      lns ? dp_ruin_recreate_budget(n) : 0, n, n, 1, capacity };
 	int r;
 
 	/* the minimiser as dp_place_search runs it (same budgets, no

@@ -15,6 +15,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "plan/plan.h"
 
 void dp_plan_free(struct dp_plan *p)
 {

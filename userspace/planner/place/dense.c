@@ -38,7 +38,7 @@
  *          < a), and the largest start and smallest end of one chosen
  *          interval per item (every item overlaps [a, b] if max start <= b
  *          and min end >= a).
- *     First fit is the reference walk (search.c) done in address order
+ *     First fit is the reference walk (first_fit.c) done in address order
  *     over the tree: a subtree without neighbours is skipped; a subtree
  *     of neighbours only whose leading hole and largest inner hole are
  *     both smaller than the size cannot hold the answer (a hole must be at
@@ -52,8 +52,8 @@
  * When neighbours are a small part of what is placed (a sparse model), the
  * tree walk would visit many non-neighbours: place.c gives the walk a
  * budget of node visits and, over it, asks the static interval tree for
- * that item's neighbours and runs search.c's dp_search on their ranges, as
- * the reference does, just without a stored adjacency.
+ * that item's neighbours and runs dp_first_fit (first_fit.c) on their
+ * ranges, as the reference does, just without a stored adjacency.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +61,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 /* ---- sorted endpoints: degrees, weights, the edge count ---------------- */
 
@@ -1095,7 +1096,7 @@ int dp_atree_search(struct dp_atree *t, uint32_t v, uint64_t start,
 	q.align = align;
 	q.budget = budget ? budget : SIZE_MAX;
 	if (!q.size || start >= ceiling)
-		return -1;			/* as dp_search */
+		return -1;			/* as dp_first_fit */
 	if (q.vn)
 		a_walk(&q, t->root, 0);
 	if (q.aborted)

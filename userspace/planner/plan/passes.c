@@ -50,6 +50,9 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
+#include "plan/plan.h"
 
 struct dp_shobj {
 	uint32_t core, t;	/* owner */

@@ -14,7 +14,7 @@
  *    O(I log I + E), never the O(V^2) pairwise test.
  * 3. simplify: the elimination order (rule below).
  * 4. select: pop the order, collect the already placed neighbours' byte
- *    ranges, first fit with dp_search.
+ *    ranges, first fit with dp_first_fit.
  *
  * The simplify rule and its heap over the adjacency are in simplify.c;
  * dense.c orders without an adjacency.  place.c calls both, neither calls
@@ -28,6 +28,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 /* ---- the other orders (MiniMalloc mode tries them too) -------------- */
 
@@ -159,7 +160,7 @@ int dp_lower_bound_r(const struct dp_item *it, size_t n,
  *  REFERENCE   the seed's select as written: every item's neighbours from
  *              the interval tree into an adjacency (CSR), simplify as a heap
  *              over it, and for each placement the placed neighbours' byte
- *              ranges sorted again by dp_search.  O(E) memory, O(n d log d)
+ *              ranges sorted again by dp_first_fit.  O(E) memory, O(n d log d)
  *              time for d items live at once.
  *  INCREMENTAL dense.c: no adjacency (the edge count and pressures from
  *              sorted endpoints, simplify over a k-d tree; items with
@@ -358,7 +359,7 @@ static int order_items(struct placer *P, enum dp_order order, FILE *log,
 }
 
 /* The reference's select: v's placed neighbours from the adjacency, first
- * fit among them.  dp_search's answer, or -ENOMEM. */
+ * fit among them.  dp_first_fit's answer, or -ENOMEM. */
 static int select_adj(struct placer *P, uint32_t v, uint64_t align)
 {
 	struct dp_item *it = P->it;
@@ -373,12 +374,12 @@ static int select_adj(struct placer *P, uint32_t v, uint64_t align)
 			return -ENOMEM;
 		P->occ[no++] = P->rng[u];
 	}
-	return dp_search(P->occ, no, P->start, P->ceiling, it[v].size, P->page,
-			 align, &it[v].addr);
+	return dp_first_fit(P->occ, no, P->start, P->ceiling, it[v].size, P->page,
+			    align, &it[v].addr);
 }
 
 /* The placed neighbours of v through the interval tree (no adjacency),
- * first fit among them; i: the placement's number.  dp_search's answer,
+ * first fit among them; i: the placement's number.  dp_first_fit's answer,
  * or -ENOMEM. */
 static int select_itree(struct placer *P, uint32_t v, size_t i,
 			uint64_t align)
@@ -395,8 +396,8 @@ static int select_itree(struct placer *P, uint32_t v, size_t i,
 				  iv[it[v].iv_first + k].hi, pick_placed, &P->pk);
 	if (P->pk.nomem)
 		return -ENOMEM;
-	return dp_search(P->pk.occ, P->pk.n, P->start, P->ceiling, it[v].size,
-			 P->page, align, &it[v].addr);
+	return dp_first_fit(P->pk.occ, P->pk.n, P->start, P->ceiling, it[v].size,
+			    P->page, align, &it[v].addr);
 }
 
 /* Placement i (item v): the address tree where it pays (with a budget and

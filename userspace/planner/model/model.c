@@ -12,6 +12,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "model/model.h"
 
 static uint32_t hash_str(const char *s)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bnb.c - the exact search of --strategy search: a depth-first search over
- * canonical placements in the spirit of MiniMalloc (Moffitt, ASPLOS 2024),
+ * branch_bound.c - the exact search of --strategy search, a branch and
+ * bound: a depth-first search over canonical placements in the spirit of MiniMalloc (Moffitt, ASPLOS 2024),
  * written for this tree's items (several liveness intervals per item,
  * alignment, the 4 KiB page-straddle rule).
  *
@@ -28,7 +28,7 @@
  *    two sides are independent and solved one after the other, each with
  *    a fresh canonical order and preorder.
  *
- * Pinned items (dp_bnb_floors, for the slice search of lns.c): an item
+ * Pinned items (dp_exact_floors, for the slice search of slices.c): an item
  * may get its own lowest offset (base) and highest end (top); an item
  * with base = its address and top = its end stays where it is, an obstacle
  * the others go below or above.  The canonical order still covers every
@@ -42,16 +42,15 @@
  * that doubles.  Budgets are node counts, never time: the same input and
  * budget give the same answer on any machine.
  *
- * Cost model (issue 24).  A node is one item placed (tried): its cost is
+ * Cost model.  A node is one item placed (tried): its cost is
  * bounded by what it changes -- v's neighbours (their min_offsets), v's
  * sections (floor, total, a max tree over the totals: O(sections + log)),
  * the sections of the neighbours it raised (a floor is rescanned only when
  * the item holding it moved and the section is tight, see refloor()) --
  * plus, once per level, the level's list: the parent's list filtered, the
  * raised items sorted and merged in (O(n + r log r), no insertion sort).
- * MiniMalloc's search scans every raised section's items at every node
- * (about n x width), which made 1,000 nodes of a 2,999-buffer staircase
- * take seconds.  The children that cannot fit (o + the part's largest
+ * (MiniMalloc's search scans every raised section's items at every node,
+ * about n x width: this one never does.)  The children that cannot fit (o + the part's largest
  * unplaced total above cap) are cut before any is tried: one test a level.
  */
 #include <errno.h>
@@ -60,13 +59,14 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "search/search.h"
 
 struct trail {
 	uint64_t *p;
 	uint64_t v;
 };
 
-struct bnb {
+struct dp_exact {
 	size_t n;
 	const uint64_t *size, *align;
 	uint64_t page, cap;
@@ -102,7 +102,7 @@ struct bnb {
 	int nomem;		/* the trail could not grow: the run stops */
 };
 
-static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
+static uint64_t legal(const struct dp_exact *b, uint32_t v, uint64_t o)
 {
 	uint64_t a = b->align[v], s = b->size[v];
 
@@ -116,15 +116,15 @@ static uint64_t legal(const struct bnb *b, uint32_t v, uint64_t o)
 	return o;
 }
 
-/* The highest end v may have: the probe's cap, or lower (dp_bnb_floors) */
-static uint64_t cap_of(const struct bnb *b, uint32_t v)
+/* The highest end v may have: the probe's cap, or lower (dp_exact_floors) */
+static uint64_t cap_of(const struct dp_exact *b, uint32_t v)
 {
 	return b->top && b->top[v] < b->cap ? b->top[v] : b->cap;
 }
 
 /* *p = v through the trail; out of memory, *p stays and b->nomem says so
  * (what the trail holds is still undone exactly). */
-static void set(struct bnb *b, uint64_t *p, uint64_t v)
+static void set(struct dp_exact *b, uint64_t *p, uint64_t v)
 {
 	if (dp_grow(&b->tr, &b->captr, b->ntr + 1, sizeof(*b->tr), 1024)) {
 		b->nomem = 1;
@@ -134,7 +134,7 @@ static void set(struct bnb *b, uint64_t *p, uint64_t v)
 	*p = v;
 }
 
-static void undo(struct bnb *b, size_t mark)
+static void undo(struct dp_exact *b, size_t mark)
 {
 	while (b->ntr > mark) {
 		b->ntr--;
@@ -169,7 +169,8 @@ static uint32_t first_at_least(const uint64_t *t, uint32_t n, uint64_t x)
 }
 
 /* The items' sizes and alignments; *niv: their intervals.  0, or -ENOMEM. */
-static int item_arrays(struct bnb *b, const struct dp_item *it, size_t *niv)
+static int item_arrays(struct dp_exact *b, const struct dp_item *it,
+		       size_t *niv)
 {
 	uint64_t *sz, *al;
 	size_t i, n = b->n;
@@ -191,7 +192,7 @@ static int item_arrays(struct bnb *b, const struct dp_item *it, size_t *niv)
 /* One section per distinct last time hi: the items live at it, a maximal
  * set of items live at once (MiniMalloc's sweep); then each item's
  * interval as its range of sections.  0, or -ENOMEM. */
-static int sections(struct bnb *b, const struct dp_item *it,
+static int sections(struct dp_exact *b, const struct dp_item *it,
 		    const struct dp_iv *iv, size_t niv)
 {
 	size_t i, k, nt = 0, nsr = 0, n = b->n;
@@ -235,7 +236,7 @@ static int sections(struct bnb *b, const struct dp_item *it,
 
 /* Each item's hull [first, last) section, and the cuts: how many items
  * cross each boundary.  0, or -ENOMEM. */
-static int hulls(struct bnb *b)
+static int hulls(struct dp_exact *b)
 {
 	size_t i, k;
 
@@ -264,7 +265,7 @@ static int hulls(struct bnb *b)
 
 /* Section -> items (CSR), each section's total and the max tree over the
  * totals.  0, or -ENOMEM. */
-static int section_items(struct bnb *b)
+static int section_items(struct dp_exact *b)
 {
 	size_t i, k;
 	uint32_t *fill, s;
@@ -305,7 +306,7 @@ static int section_items(struct bnb *b)
 }
 
 /* The search's state and scratch.  0, or -ENOMEM. */
-static int search_state(struct bnb *b, size_t niv)
+static int search_state(struct dp_exact *b, size_t niv)
 {
 	size_t n = b->n;
 
@@ -329,11 +330,11 @@ static int search_state(struct bnb *b, size_t niv)
 }
 
 /* Sections, every item's section ranges, the search's state. */
-struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
-		       const struct dp_iv *iv, uint64_t page,
-		       const struct dp_ovl *ol)
+struct dp_exact *dp_exact_new(const struct dp_item *it, size_t n,
+			      const struct dp_iv *iv, uint64_t page,
+			      const struct dp_ovl *ol)
 {
-	struct bnb *b = calloc(1, sizeof(*b));
+	struct dp_exact *b = calloc(1, sizeof(*b));
 	size_t niv;
 
 	if (!b)
@@ -345,13 +346,13 @@ struct bnb *dp_bnb_new(const struct dp_item *it, size_t n,
 	b->ov = ol->ov;
 	if (item_arrays(b, it, &niv) || sections(b, it, iv, niv) || hulls(b) ||
 	    section_items(b) || search_state(b, niv)) {
-		dp_bnb_free(b);
+		dp_exact_free(b);
 		return NULL;
 	}
 	return b;
 }
 
-void dp_bnb_free(struct bnb *b)
+void dp_exact_free(struct dp_exact *b)
 {
 	if (!b)
 		return;
@@ -361,143 +362,14 @@ void dp_bnb_free(struct bnb *b)
 		b->upl, b->upt, b->rg, b->wit, b->tmx, b->sol, b);
 }
 
-/* ---- the overlaps ------------------------------------------------------- */
-
-/*
- * Which items overlap which (closed intervals): one sweep over the
- * intervals by start, the open ones in an array compacted as it goes (an
- * open interval either overlaps the new one or has ended and leaves), so
- * O(I log I + E); an item pair met through several intervals is listed
- * once.  NULL when the entries (two per pair) would pass max_edges.
- */
-int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       size_t max_edges, struct dp_ovl **out)
-{
-	struct dp_ovl *o = calloc(1, sizeof(*o));
-	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
-	struct dp_span *e, *act;
-	uint32_t (*pr)[2] = NULL, *fill = NULL, *stamp = NULL;
-	int rc = -ENOMEM;
-
-	*out = NULL;
-	if (!o)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		niv += it[i].iv_count;
-	e = dp_realloc_array(NULL, niv + 1, sizeof(*e));
-	act = dp_realloc_array(NULL, niv + 1, sizeof(*act));
-	o->width = calloc(n + 1, sizeof(*o->width));
-	if (!e || !act || !o->width)
-		goto fail;
-	for (i = 0, k = 0; i < n; i++)
-		for (j = 0; j < it[i].iv_count; j++) {
-			const struct dp_iv *v = &iv[it[i].iv_first + j];
-
-			e[k++] = (struct dp_span){ v->lo, v->hi, i };
-			o->width[i] += v->hi - v->lo + 1;
-		}
-	qsort(e, niv, sizeof(*e), dp_cmp_span);
-	for (k = 0; k < niv; k++) {
-		size_t keep = 0;
-
-		for (j = 0; j < na; j++) {
-			if (act[j].hi < e[k].lo)
-				continue;
-			act[keep++] = act[j];
-			if (act[j].i == e[k].i)
-				continue;
-			if (np == capp) {
-				if (2 * np > max_edges)
-					goto too_large;
-				if (dp_grow(&pr, &capp, np + 1, sizeof(*pr),
-					    4096))
-					goto fail;
-			}
-			pr[np][0] = act[j].i;
-			pr[np++][1] = e[k].i;
-		}
-		na = keep;
-		act[na++] = e[k];
-	}
-	if (2 * np > max_edges)
-		goto too_large;
-	/* both directions, by item (counting sort), each pair once */
-	o->first = calloc(n + 2, sizeof(*o->first));
-	fill = calloc(n + 1, sizeof(*fill));
-	stamp = calloc(n + 1, sizeof(*stamp));
-	o->ov = dp_realloc_array(NULL, 2 * np + 1, sizeof(*o->ov));
-	if (!o->first || !fill || !stamp || !o->ov)
-		goto fail;
-	for (k = 0; k < np; k++) {
-		o->first[pr[k][0] + 1]++;
-		o->first[pr[k][1] + 1]++;
-	}
-	for (i = 0; i < n; i++)
-		o->first[i + 1] += o->first[i];
-	for (k = 0; k < np; k++) {
-		o->ov[o->first[pr[k][0]] + fill[pr[k][0]]++] = pr[k][1];
-		o->ov[o->first[pr[k][1]] + fill[pr[k][1]]++] = pr[k][0];
-	}
-	for (i = 0, k = 0; i < n; i++) {	/* dedupe, compacting in place */
-		uint32_t a = o->first[i], z = o->first[i + 1];
-
-		o->first[i] = k;
-		for (j = a; j < z; j++)
-			if (stamp[o->ov[j]] != i + 1) {
-				stamp[o->ov[j]] = i + 1;
-				o->ov[k++] = o->ov[j];
-			}
-	}
-	o->first[n] = k;
-	o->n = n;
-	*out = o;
-	o = NULL;
-	rc = 0;
-	goto fail;
-too_large:
-	rc = 0;
-fail:
-	free(fill);
-	free(stamp);
-	free(pr);
-	free(e);
-	free(act);
-	dp_ovl_free(o);
-	return rc;
-}
-
-void dp_ovl_free(struct dp_ovl *o)
-{
-	if (!o)
-		return;
-	DP_FREE(o->first, o->ov, o->width, o);
-}
-
 /* ---- the preorder ------------------------------------------------------ */
 
-int dp_cmp_key3(const void *x, const void *y)
-{
-	const struct dp_key3 *p = x, *q = y;
-	int j;
-
-	for (j = 0; j < 3; j++)
-		if (p->k[j] != q->k[j])
-			return p->k[j] > q->k[j] ? -1 : 1;	/* descending */
-	return (p->i > q->i) - (p->i < q->i);
-}
-
-int dp_cmp_span(const void *x, const void *y)
-{
-	const struct dp_span *p = x, *q = y;
-
-	return dp_cmp(p->lo, q->lo) ?: dp_cmp(p->i, q->i);
-}
-
-static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi);
+static uint64_t tot_max(const struct dp_exact *b, uint32_t lo, uint32_t hi);
 
 /* Ranks items[0 .. ni) by heuristic h; T from the bytes still unplaced
  * (the max tree over the section totals: O(log) a range). */
-static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
+static void preorder(struct dp_exact *b, int h, const uint32_t *items,
+		     size_t ni)
 {
 	static const char *const heur[] = { "WAT", "TAW", "TWA" };
 	struct dp_key3 *p = dp_realloc_array(NULL, ni + 1, sizeof(*p));
@@ -534,7 +406,7 @@ static void preorder(struct bnb *b, int h, const uint32_t *items, size_t ni)
 
 enum { R_FOUND, R_NONE, R_ABORT, R_NOMEM };
 
-static int before(const struct bnb *b, uint32_t u, uint32_t v)
+static int before(const struct dp_exact *b, uint32_t u, uint32_t v)
 {
 	if (b->minoff[u] != b->minoff[v])
 		return b->minoff[u] < b->minoff[v];
@@ -547,7 +419,7 @@ static int before(const struct bnb *b, uint32_t u, uint32_t v)
  * those leaves and their ancestors, about 2 (hi - lo) + 2 log nsec values,
  * each through the trail.
  */
-static void tot_sub(struct bnb *b, uint32_t lo, uint32_t hi, uint64_t d)
+static void tot_sub(struct dp_exact *b, uint32_t lo, uint32_t hi, uint64_t d)
 {
 	uint32_t s, x, y;
 
@@ -566,7 +438,7 @@ static void tot_sub(struct bnb *b, uint32_t lo, uint32_t hi, uint64_t d)
 		}
 }
 
-static uint64_t tot_max(const struct bnb *b, uint32_t lo, uint32_t hi)
+static uint64_t tot_max(const struct dp_exact *b, uint32_t lo, uint32_t hi)
 {
 	uint64_t m = 0;
 	uint32_t l = lo + b->tsz, r = hi + b->tsz;
@@ -604,7 +476,7 @@ static int cmp_u32pair(const void *x, const void *y)
  * the first item at the floor.  -1: the section's unplaced bytes no longer
  * fit above its floor.
  */
-static int refloor(struct bnb *b, uint32_t s, uint64_t ub)
+static int refloor(struct dp_exact *b, uint32_t s, uint64_t ub)
 {
 	uint64_t f = b->floor[s], lo = UINT64_MAX, w = b->wit[s], at = UINT64_MAX;
 	uint32_t j;
@@ -639,7 +511,7 @@ static int refloor(struct bnb *b, uint32_t s, uint64_t ub)
  * *hat: v has an unplaced neighbour.  The work is v's neighbours, v's
  * sections and the sections of the neighbours it raised, never every
  * section or every item. */
-static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
+static int place(struct dp_exact *b, uint32_t v, uint64_t o, uint32_t slo,
 		 uint32_t shi, int *hat)
 {
 	uint64_t top = o + b->size[v];
@@ -715,13 +587,13 @@ static int place(struct bnb *b, uint32_t v, uint64_t o, uint32_t slo,
 	return 0;
 }
 
-static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+static int dfs(struct dp_exact *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
 	       uint32_t min_rank, uint32_t gen);
 
 /* Sorts a[0 .. n) by (min_offset, rank): a bottom-up merge sort through
  * the scratch upt[] (no allocation in the search's inner loop). */
-static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
+static void sort_by_key(struct dp_exact *b, uint32_t *a, size_t n)
 {
 	uint32_t *src = a, *dst = b->upt, *t;
 	size_t w, i, l, m, r, x, y, k;
@@ -751,7 +623,7 @@ static void sort_by_key(struct bnb *b, uint32_t *a, size_t n)
  * crosses a section boundary: the parts are independent, each solved on
  * its own (MiniMalloc's dynamic decomposition).  level: items placed.
  */
-static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+static int parts(struct dp_exact *b, size_t level, uint32_t slo, uint32_t shi,
 		 const uint32_t *items, size_t ni)
 {
 	uint32_t *sub = dp_realloc_array(NULL, 2 * ni + 1, sizeof(*sub));
@@ -790,8 +662,8 @@ static int parts(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 
 /* dfs()'s list at this level: the parent's unplaced items, sorted by
  * (min_offset, rank); see dfs().  Its length. */
-static size_t child_list(struct bnb *b, uint32_t *list, const uint32_t *parent,
-			 size_t np, uint32_t gen)
+static size_t child_list(struct dp_exact *b, uint32_t *list,
+			 const uint32_t *parent, size_t np, uint32_t gen)
 {
 	uint32_t *up = b->upl;
 	size_t i, k, nl = 0, nu = 0;
@@ -832,7 +704,7 @@ static size_t child_list(struct bnb *b, uint32_t *list, const uint32_t *parent,
 
 /* The canonical children: those not before (min_off, min_rank), a suffix
  * of the list; its first index. */
-static size_t first_child(const struct bnb *b, const uint32_t *list,
+static size_t first_child(const struct dp_exact *b, const uint32_t *list,
 			  size_t nl, uint64_t min_off, uint32_t min_rank)
 {
 	size_t lo = 0, hi = nl;
@@ -857,7 +729,7 @@ static size_t first_child(const struct bnb *b, const uint32_t *list,
  * order (a fresh part).  The list is the unraised unplaced items in the
  * parent's order merged with the raised ones sorted: O(np + r log r).
  */
-static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
+static int dfs(struct dp_exact *b, size_t level, uint32_t slo, uint32_t shi,
 	       const uint32_t *parent, size_t np, uint64_t min_off,
 	       uint32_t min_rank, uint32_t gen)
 {
@@ -919,7 +791,7 @@ static int dfs(struct bnb *b, size_t level, uint32_t slo, uint32_t shi,
 }
 
 /* One run: heuristic h, capacity cap, at most limit nodes. */
-static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
+static int run(struct dp_exact *b, int h, uint64_t start, uint64_t cap,
 	       int64_t limit)
 {
 	size_t i, s;
@@ -966,11 +838,11 @@ static int run(struct bnb *b, int h, uint64_t start, uint64_t cap,
  * One probe: is there a placement in [start, cap)?  Round robin over the
  * three heuristics, the node limit doubling from 2n, until one run ends
  * (found, or proven none) or the probe's budget is spent.
- * Returns 1 found (dp_bnb_solution), 0 none exists, -1 budget spent,
+ * Returns 1 found (dp_exact_solution), 0 none exists, -1 budget spent,
  * -ENOMEM out of memory.
  */
-int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
-		 uint64_t budget)
+int dp_exact_probe(struct dp_exact *b, uint64_t start, uint64_t cap,
+		   uint64_t budget)
 {
 	int64_t limit = b->n ? b->n : 1;
 	uint64_t spent = 0;
@@ -1001,23 +873,24 @@ int dp_bnb_probe(struct bnb *b, uint64_t start, uint64_t cap,
 	}
 }
 
-void dp_bnb_floors(struct bnb *b, const uint64_t *base, const uint64_t *top)
+void dp_exact_floors(struct dp_exact *b, const uint64_t *base,
+		     const uint64_t *top)
 {
 	b->base = base;
 	b->top = top;
 }
 
-const uint64_t *dp_bnb_solution(const struct bnb *b)
+const uint64_t *dp_exact_solution(const struct dp_exact *b)
 {
 	return b->sol;
 }
 
-uint64_t dp_bnb_nodes(const struct bnb *b)
+uint64_t dp_exact_nodes(const struct dp_exact *b)
 {
 	return b->used;
 }
 
-uint64_t dp_bnb_work(const struct bnb *b)
+uint64_t dp_exact_work(const struct dp_exact *b)
 {
 	return b->work;
 }

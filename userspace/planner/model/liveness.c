@@ -34,6 +34,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "model/model.h"
 
 int dp_number(struct dp_model *m, struct dp_err *e)
 {

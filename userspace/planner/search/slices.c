@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lns.c - the slice search of --strategy search: a large-neighbourhood
+ * slices.c - the slice search of --strategy search: a large-neighbourhood
  * search that lowers a complete placement (the best of the portfolio and
  * the exact search) a time slice at a time, at any size.
  *
  * The items are ordered by their first live time and cut into slices of
- * about LNS_SLICE items (never between two items that start together).  In
+ * about SLICE_ITEMS items (never between two items that start together).  In
  * a slice, the items whose whole hull (first to last live time) lies
  * inside it are free; every neighbour of a free item that is not free
  * itself is pinned where it is (the exact search's per-item floor and
- * ceiling, dp_bnb_floors, hold it there).  The free items are placed again
- * by the exact search (bnb.c) below a cap: first the subproblem's lower
- * bound (the highest pinned top, or the most bytes live at once in it),
- * then bisection between that and the slice's highest top now, LNS_PROBES
- * probes of LNS_PROBE_NODES nodes in all; the lowest placement found is
+ * ceiling, dp_exact_floors, hold it there).  The free items are placed again
+ * by the exact search (branch_bound.c) below a cap: first the
+ * subproblem's lower bound (the highest pinned top, or the most bytes live at once in it),
+ * then bisection between that and the slice's highest top now, SLICE_PROBES
+ * probes of SLICE_PROBE_NODES nodes in all; the lowest placement found is
  * kept.  Every
  * other item keeps its address, so each slice's top only goes down and the
  * whole placement never ends higher than it started.
@@ -27,7 +27,7 @@
  *
  * Cost: a subproblem of k items (free and pinned) costs its overlaps and
  * sections once (about k log k + its overlap pairs) and then at most
- * LNS_PROBE_NODES search nodes over its LNS_PROBES probes; a round costs
+ * SLICE_PROBE_NODES search nodes over its SLICE_PROBES probes; a round costs
  * the sum over its slices, whose free items are each item at most once.
  */
 #include <errno.h>
@@ -36,12 +36,14 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 
-#define LNS_SLICE	400	/* items per slice, by first live time */
-#define LNS_PROBES	3	/* bisection probes per slice */
-#define LNS_PROBE_NODES	20000	/* search nodes per probe */
+#define SLICE_ITEMS	400	/* items per slice, by first live time */
+#define SLICE_PROBES	3	/* bisection probes per slice */
+#define SLICE_PROBE_NODES	20000	/* search nodes per probe */
 
-struct lns {
+struct slice_search {
 	struct dp_item *it;		/* it[].addr: the current placement */
 	size_t n;
 	const struct dp_iv *iv;
@@ -56,7 +58,7 @@ struct lns {
 	size_t nf, ns;			/* free items, all items of it */
 };
 
-static void add_sub(struct lns *L, uint32_t v, int pinned)
+static void add_sub(struct slice_search *L, uint32_t v, int pinned)
 {
 	const struct dp_item *x = &L->it[v];
 
@@ -70,19 +72,20 @@ static void add_sub(struct lns *L, uint32_t v, int pinned)
 /* The subproblem's probes: its lower bound first, then bisection up to
  * its highest top now; the free items take each solution found.  1 when
  * one was, 0 when not, or -ENOMEM. */
-static int bisect(struct lns *L, struct bnb *b, uint64_t lo, uint64_t hi)
+static int bisect(struct slice_search *L, struct dp_exact *b, uint64_t lo,
+		  uint64_t hi)
 {
-	int r = 0, got = 0, probes = LNS_PROBES;
-	uint64_t left = LNS_PROBE_NODES, used;
+	int r = 0, got = 0, probes = SLICE_PROBES;
+	uint64_t left = SLICE_PROBE_NODES, used;
 	size_t j;
 
-	dp_bnb_floors(b, L->base, L->top);
+	dp_exact_floors(b, L->base, L->top);
 	while (probes-- > 0 && lo < hi && left && L->spent < L->budget) {
-		uint64_t mid = probes == LNS_PROBES - 1 ? lo : lo + (hi - lo) / 2;
+		uint64_t mid = probes == SLICE_PROBES - 1 ? lo : lo + (hi - lo) / 2;
 
-		used = dp_bnb_nodes(b);
-		r = dp_bnb_probe(b, L->start, mid, left);
-		used = dp_bnb_nodes(b) - used;
+		used = dp_exact_nodes(b);
+		r = dp_exact_probe(b, L->start, mid, left);
+		used = dp_exact_nodes(b) - used;
 		L->spent += used;
 		left -= used < left ? used : left;
 		if (r == -ENOMEM)
@@ -91,7 +94,7 @@ static int bisect(struct lns *L, struct bnb *b, uint64_t lo, uint64_t hi)
 			hi = mid;
 			got = 1;
 			for (j = 0; j < L->nf; j++)
-				L->it[L->map[j]].addr = dp_bnb_solution(b)[j];
+				L->it[L->map[j]].addr = dp_exact_solution(b)[j];
 		} else {
 			lo = mid + 1;
 		}
@@ -101,11 +104,11 @@ static int bisect(struct lns *L, struct bnb *b, uint64_t lo, uint64_t hi)
 
 /* The slice ord[p0 .. p1) ending before time t1: its subproblem, then its
  * top lowered.  1 lowered, 0 not, or -ENOMEM. */
-static int slice(struct lns *L, size_t p0, size_t p1, uint64_t t1)
+static int slice(struct slice_search *L, size_t p0, size_t p1, uint64_t t1)
 {
 	uint64_t lo = L->start, hi = L->start, lb;
 	struct dp_ovl *o = NULL;
-	struct bnb *b = NULL;
+	struct dp_exact *b = NULL;
 	size_t j, k;
 	int r = 0;
 
@@ -137,24 +140,24 @@ static int slice(struct lns *L, size_t p0, size_t p1, uint64_t t1)
 		return 0;
 	L->spent += L->ns;
 	r = dp_ovl_new(L->sub, L->ns, L->iv, SIZE_MAX, &o);
-	if (!r && !(b = dp_bnb_new(L->sub, L->ns, L->iv, L->page, o)))
+	if (!r && !(b = dp_exact_new(L->sub, L->ns, L->iv, L->page, o)))
 		r = -ENOMEM;
 	if (!r)
 		r = bisect(L, b, lo, hi);
-	dp_bnb_free(b);
+	dp_exact_free(b);
 	dp_ovl_free(o);
 	return r;
 }
 
 /* One round: the slices, the first cut after off items.  The number of
  * slices lowered, or -ENOMEM. */
-static int round_of(struct lns *L, size_t off)
+static int round_of(struct slice_search *L, size_t off)
 {
 	size_t p0 = 0, p1;
 	int r, got = 0;
 
 	while (p0 < L->n && L->spent < L->budget) {
-		p1 = p0 + (p0 || !off ? LNS_SLICE : off);
+		p1 = p0 + (p0 || !off ? SLICE_ITEMS : off);
 		if (p1 >= L->n)
 			p1 = L->n;
 		while (p1 < L->n && L->hlo[L->ord[p1]] == L->hlo[L->ord[p1 - 1]])
@@ -168,13 +171,13 @@ static int round_of(struct lns *L, size_t off)
 	return got;
 }
 
-static void lns_free(struct lns *L)
+static void slices_free(struct slice_search *L)
 {
 	DP_FREE(L->hlo, L->hhi, L->ord, L->in, L->sub, L->base, L->top, L->map);
 }
 
 /* The arrays, the hulls and the order by first live time.  0, -ENOMEM. */
-static int lns_init(struct lns *L)
+static int slices_init(struct slice_search *L)
 {
 	struct dp_key3 *k = dp_realloc_array(NULL, L->n + 1, sizeof(*k));
 	size_t i;
@@ -203,24 +206,25 @@ static int lns_init(struct lns *L)
 	return 0;
 }
 
-int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	   const struct dp_ovl *ol, uint64_t start, uint64_t page,
-	   uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
-	   uint64_t *spent)
+int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
+	      const struct dp_ovl *ol, uint64_t start, uint64_t page,
+	      uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
+	      uint64_t *spent)
 {
-	struct lns L = { .it = it, .n = n, .iv = iv, .ol = ol, .start = start,
-			 .page = page, .budget = budget };
+	struct slice_search L = { .it = it, .n = n, .iv = iv, .ol = ol,
+				  .start = start, .page = page,
+				  .budget = budget };
 	int rc = 0, idle = 0, round = 0;
 	size_t i;
 
 	*spent = 0;
 	if (*best_end <= lb || !budget || !n)
 		return 0;
-	rc = lns_init(&L);
+	rc = slices_init(&L);
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
 	while (!rc && idle < 2 && L.spent < L.budget && *best_end > lb) {
-		int r = round_of(&L, round++ % 2 ? LNS_SLICE / 2 : 0);
+		int r = round_of(&L, round++ % 2 ? SLICE_ITEMS / 2 : 0);
 		uint64_t e = dp_items_end(it, n, start);
 
 		if (r < 0)
@@ -235,7 +239,7 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	for (i = 0; i < n; i++)
 		it[i].addr = best[i];
 	*spent = L.spent;
-	lns_free(&L);
+	slices_free(&L);
 	return rc;
 }
 
@@ -243,9 +247,9 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * The top search: the placement above a level L is made again by the
  * skyline's chain pass (skyline.c), the items below L kept where they are
  * as a floor under it; the lower end is kept.  L goes down from the top
- * in LNS_TOP_LEVELS steps to a tenth of the placement's height, each
- * level tried LNS_TOP_TRIES times with the ties perturbed (each size's
- * weight drawn from [1, LNS_TOP_SPREAD) by a fixed seed; every other try
+ * in TOP_LEVELS steps to a tenth of the placement's height, each
+ * level tried TOP_TRIES times with the ties perturbed (each size's
+ * weight drawn from [1, TOP_SPREAD) by a fixed seed; every other try
  * by span^2), until the chain passes have visited budget
  * segments and candidates.  Valid by construction: in each column the
  * items above L sat above every item kept, and the pass puts them back
@@ -253,19 +257,17 @@ int dp_lns(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * long items the skyline left on top (they cross every slice), this
  * places them again, with all the items above L.
  */
-#define LNS_TOP_LEVELS	30
-#define LNS_TOP_TRIES	5
+#define TOP_LEVELS	30
+#define TOP_TRIES	5
 /* Ties by size x a weight drawn from [1, 64): far apart, so each try is
- * close to a random tie order and the tries differ.  With the chain
- * pass's [1, 2) (strategy.c) the perfect packings of bench-quality gave
- * 1.060 / 1.149 (1,000 / 10,000 buffers, seeds 1-3, the whole search);
- * now 1.057 / 1.134 (one round; 1.050 / 1.126 with DP_LNS_ROUNDS). */
-#define LNS_TOP_SPREAD	64
+ * close to a random tie order and the tries differ (the chain pass's
+ * weights, strategy.c, are drawn from [1, 2)). */
+#define TOP_SPREAD	64
 
-int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-	       uint64_t budget, uint64_t seed, uint64_t *best,
-	       uint64_t *best_end, uint64_t *spent)
+int dp_top_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
+		  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+		  uint64_t budget, uint64_t seed, uint64_t *best,
+		  uint64_t *best_end, uint64_t *spent)
 {
 	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
 	uint64_t work = 0, L, e;
@@ -282,16 +284,16 @@ int dp_lns_top(struct dp_item *it, size_t n, const struct dp_iv *iv,
 		free(key);
 		return r == -ENOMEM ? r : 0;
 	}
-	for (j = 1; j <= LNS_TOP_LEVELS; j++)
-		for (k = 0; k < LNS_TOP_TRIES; k++) {
+	for (j = 1; j <= TOP_LEVELS; j++)
+		for (k = 0; k < TOP_TRIES; k++) {
 			if (*best_end <= lb || work >= budget || r == -ENOMEM)
 				goto out;
 			L = start + (uint64_t)((unsigned __int128)(*best_end - start) *
-					       (10 * LNS_TOP_LEVELS - 9 * j) /
-					       (10 * LNS_TOP_LEVELS));
+					       (10 * TOP_LEVELS - 9 * j) /
+					       (10 * TOP_LEVELS));
 			for (i = 0; i < n; i++)
 				it[i].addr = best[i] < L ? best[i] : DP_UNSET;
-			dp_sky_perturb(it, n, LNS_TOP_SPREAD, &rs, key);
+			dp_sky_perturb(it, n, TOP_SPREAD, &rs, key);
 			r = dp_skyline_chain(it, n, iv, key, start, ceiling, page,
 					     DP_SKY_KEEP | (k % 2 ? DP_SKY_SPAN2 : 0),
 					     &work, &hu);

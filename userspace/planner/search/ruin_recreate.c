@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rr.c - ruin and recreate (Schrimpf et al., 2000) for --strategy search,
- * after the top and slice searches: a local search over a complete
+ * ruin_recreate.c - ruin and recreate (Schrimpf et al., 2000) for
+ * --strategy search, after the top and slice searches: a local search over a complete
  * placement that takes a few items out and puts them back, many times,
  * keeping each change that leaves the placement no worse.
  *
- * A step draws a seed item (half the time the highest of RR_TOUR drawn
- * at random), then either (RR_EJECT in 100) *ejects*: the seed moves down
+ * A step draws a seed item (half the time the highest of RUIN_TOUR drawn
+ * at random), then either (RUIN_EJECT in 100) *ejects*: the seed moves down
  * to the offset of a neighbour below it and the items in its way there
  * come out; or *ruins* a box: the seed and its overlap neighbours, breadth
  * first, whose bytes meet the seed's range widened by a margin (1/64 to
- * 1/8 of the height), RR_MIN to RR_MAX items.  Recreate: the items out go
+ * 1/8 of the height), RUIN_MIN to RUIN_MAX items.  Recreate: the items out go
  * back one by one (the ejected seed first, at its new offset), each at
- * the lowest gap among its placed neighbours that holds it (dp_search:
+ * the lowest gap among its placed neighbours that holds it (dp_first_fit:
  * alignment and the page rule, within the ceiling), by size, by size x
  * live time or by old address, the ties perturbed.  Kept when the peak
  * (max addr + size) is not higher and then fewer items reach it, or as
@@ -31,13 +31,15 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
+#include "search/search.h"
 #include "xorshift.h"
 
-#define RR_MIN		8	/* items a box takes out, at least */
-#define RR_MAX		48	/* and at most */
-#define RR_OUT		400	/* items an ejection may take out */
-#define RR_TOUR		8	/* items drawn for a high seed */
-#define RR_EJECT	90	/* ejections per 100 steps */
+#define RUIN_MIN		8	/* items a box takes out, at least */
+#define RUIN_MAX		48	/* and at most */
+#define RUIN_OUT		400	/* items an ejection may take out */
+#define RUIN_TOUR		8	/* items drawn for a high seed */
+#define RUIN_EJECT	90	/* ejections per 100 steps */
 
 struct rr {
 	struct dp_item *it;
@@ -109,8 +111,8 @@ static int insert(struct rr *R, uint32_t v)
 		R->occ[no++] = (struct dp_range){ it[nb[j]].addr,
 			it[nb[j]].addr + it[nb[j]].size };
 	R->work += nov + no;
-	return dp_search_sorted(R->occ, no, R->start, R->ceiling, it[v].size,
-				R->page, it[v].align, &it[v].addr) ? -1 : 0;
+	return dp_first_fit_sorted(R->occ, no, R->start, R->ceiling, it[v].size,
+				   R->page, it[v].align, &it[v].addr) ? -1 : 0;
 }
 
 /* rm[0 .. nr) out: their addresses kept in old[] */
@@ -184,7 +186,7 @@ static int eject(struct rr *R, uint32_t s)
 		if (u == s || !R->it[u].size || R->it[u].addr >= a + v->size ||
 		    top_of(R, u) <= a)
 			continue;
-		if (R->nr >= RR_OUT)
+		if (R->nr >= RUIN_OUT)
 			return 0;
 		R->rm[R->nr++] = u;
 	}
@@ -264,7 +266,7 @@ static int step(struct rr *R)
 	int r;
 
 	if (xorshift64_below(&R->rs, 100) < 50)
-		for (i = 0; i < RR_TOUR; i++) {
+		for (i = 0; i < RUIN_TOUR; i++) {
 			c = xorshift64_below(&R->rs, R->n);
 			s = top_of(R, c) > top_of(R, s) ? c : s;
 		}
@@ -274,12 +276,12 @@ static int step(struct rr *R)
 	if (!R->it[s].size)
 		return 0;
 	R->force = UINT32_MAX;
-	if (xorshift64_below(&R->rs, 100) < RR_EJECT) {
+	if (xorshift64_below(&R->rs, 100) < RUIN_EJECT) {
 		if (!eject(R, s))
 			return 0;
 	} else {
-		ruin(R, s, alo, ahi, RR_MIN +
-		     xorshift64_below(&R->rs, RR_MAX - RR_MIN + 1));
+		ruin(R, s, alo, ahi, RUIN_MIN +
+		     xorshift64_below(&R->rs, RUIN_MAX - RUIN_MIN + 1));
 	}
 	r = recreate(R, atpeak);
 	if (r == 1 && !R->atpeak)
@@ -287,9 +289,9 @@ static int step(struct rr *R)
 	return r < 0 ? r : 0;
 }
 
-int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
-	  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-	  uint64_t budget, uint64_t *best, uint64_t *best_end)
+int dp_ruin_recreate(struct dp_item *it, size_t n, const struct dp_ovl *ol,
+		     uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
+		     uint64_t budget, uint64_t *best, uint64_t *best_end)
 {
 	struct rr R = { .it = it, .n = n, .ol = ol, .start = start,
 			.ceiling = ceiling, .page = page,
@@ -299,9 +301,9 @@ int dp_rr(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 
 	if (*best_end <= lb || !budget || n < 2)
 		return 0;
-	R.rm = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.rm));
-	R.old = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.old));
-	R.k = dp_realloc_array(NULL, RR_OUT + 1, sizeof(*R.k));
+	R.rm = dp_realloc_array(NULL, RUIN_OUT + 1, sizeof(*R.rm));
+	R.old = dp_realloc_array(NULL, RUIN_OUT + 1, sizeof(*R.old));
+	R.k = dp_realloc_array(NULL, RUIN_OUT + 1, sizeof(*R.k));
 	R.mark = calloc(n, 1);
 	R.nb = dp_realloc_array(NULL, ol->first[n] + 1, sizeof(*R.nb));
 	for (i = 0; i < n; i++)

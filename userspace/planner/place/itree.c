@@ -27,6 +27,7 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "place/place.h"
 
 static int cmp_node(const void *a, const void *b)
 {

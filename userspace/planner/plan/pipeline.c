@@ -17,6 +17,8 @@
 
 #include "libdramplan.h"
 #include "internal.h"
+#include "model/model.h"
+#include "plan/plan.h"
 
 void dp_opts_default(struct dp_opts *o)
 {
