@@ -3,7 +3,7 @@
 # importer; they skip without PyTorch. Not in the sanitizer build: the
 # importer is Python, and the dramplan it calls is the planner the
 # sanitized planner tests cover (the run costs 45 s of torch tracing).
-ifeq ($(SAN),)
+ifneq ($(SAN),1)
 HOST_TESTS += $(O)/tests/import/test_import
 endif
 
