@@ -53,6 +53,20 @@ static inline unsigned long long test_param(const char *name)
 }
 
 /* /dev/xmemsim into *xd: its fd, or -errno when it would not open. */
+/*
+ * Poll ok(arg) every 10 ms for up to 5 s; its last answer. A file used
+ * through io_uring is released when io_uring frees the ring's requests,
+ * from a worker, after close() returned: what it held goes a moment later.
+ */
+static inline int test_settle(int (*ok)(void *), void *arg)
+{
+	int i;
+
+	for (i = 0; i < 500 && !ok(arg); i++)
+		usleep(10000);
+	return ok(arg);
+}
+
 static inline int test_open(struct xms_dev *xd)
 {
 	int ret = xms_open(xd, NULL);

@@ -105,12 +105,14 @@ static int heap_pristine(int quiet)
  * released when io-wq puts its last request, which may be after the
  * caller saw the CQE and closed both fds. Waits up to 5 s.
  */
+static int heap_pristine_quiet(void *arg __attribute__((unused)))
+{
+	return heap_pristine(1);
+}
+
 static int pristine(void)
 {
-	int i;
-
-	for (i = 0; i < 500 && !heap_pristine(1); i++)
-		usleep(10000);
+	test_settle(heap_pristine_quiet, NULL);
 	return heap_pristine(0);
 }
 

@@ -29,8 +29,9 @@ static uint64_t next(void)
 	return xorshift64(&rng);
 }
 
-static int heaps_empty(struct xms_dev *xd)
+static int heaps_empty(void *arg)
 {
+	struct xms_dev *xd = arg;
 	struct xmemsim_heap_stats s;
 	int h;
 
@@ -41,18 +42,10 @@ static int heaps_empty(struct xms_dev *xd)
 	return 1;
 }
 
-/*
- * Both heaps empty, waiting up to 5 s for the previous test's file: its
- * last reference may be a ring's request, and io_uring frees a closed
- * ring's requests from a worker after close() returns (seen on 6.12).
- */
+/* Both heaps empty, once the previous test's file is gone (test_settle) */
 static int pristine(struct xms_dev *xd)
 {
-	int i;
-
-	for (i = 0; i < 500 && !heaps_empty(xd); i++)
-		usleep(10000);
-	return heaps_empty(xd);
+	return test_settle(heaps_empty, xd);
 }
 
 /* The same 400-command trace through xd, as seen by its results. */
