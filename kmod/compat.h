@@ -14,11 +14,6 @@
  *   XMEMSIM_HAVE_IO_URING_CMD_H   <linux/io_uring/cmd.h> (6.6)
  *   XMEMSIM_IOUCMD_HAS_SQE        struct io_uring_cmd carries the SQE (6.3)
  *   XMEMSIM_HAVE_IO_URING_SQE_CMD io_uring_sqe_cmd() (6.6)
- *   XMEMSIM_URING_DEFERRED        io_uring_cmd_complete_in_task() with
- *                                 issue_flags and cmd_to_io_kiocb(): a
- *                                 DMA_SUBMIT may complete later
- *   XMEMSIM_HAVE_URING_CANCEL     io_uring_cmd_mark_cancelable() and
- *                                 IO_URING_F_CANCEL (6.7)
  *   XMEMSIM_HAVE_KUNIT_FAIL_AND_ABORT  the KUnit tests' name for a failed
  *                                 assertion with a message (6.2; 6.1 calls
  *                                 it KUNIT_ASSERT_FAILURE)
@@ -32,9 +27,6 @@
 #include <linux/io_uring/cmd.h>
 #else
 #include <linux/io_uring.h>
-#ifdef XMEMSIM_URING_DEFERRED
-#include <linux/io_uring_types.h>	/* cmd_to_io_kiocb(), for the monitor */
-#endif
 #endif
 
 #ifndef XMEMSIM_HAVE_VM_FLAGS_SET

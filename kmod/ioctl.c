@@ -95,7 +95,7 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE |
 		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES |
 		       XMEMSIM_FEAT_FAULTS | XMEMSIM_FEAT_DMA_REAP |
-		       XMEMSIM_FEAT_DMA_ERRORS;
+		       XMEMSIM_FEAT_DMA_ERRORS | XMEMSIM_FEAT_DMA_CLOCK;
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
@@ -384,7 +384,7 @@ static int cmd_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 
 static int cmd_dma_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	xmemsim_dma_info(xf->dev, &a->dma_info);
+	xmemsim_dma_info(xf, &a->dma_info);
 	return 0;
 }
 
@@ -415,7 +415,7 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_ALLOC_SIZE, cmd_alloc_size, NULL, false },
 	{ XMEMSIM_IOC_USER_STATS, cmd_user_stats, NULL, false },
 	/* the DMA commands take dma->lock, which a completion holds for long */
-	{ XMEMSIM_IOC_DMA_SUBMIT, cmd_dma_submit, NULL, true },
+	{ XMEMSIM_IOC_DMA_SUBMIT, cmd_dma_submit, NULL, false },
 	{ XMEMSIM_IOC_DMA_WAIT, cmd_dma_wait, NULL, true },
 	{ XMEMSIM_IOC_DMA_REAP, cmd_dma_reap, NULL, true },
 	{ XMEMSIM_IOC_DMA_RESET, cmd_dma_reset, NULL, true },

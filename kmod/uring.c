@@ -15,11 +15,10 @@
 #include "xmemsim.h"
 
 /*
- * Every command but DMA_SUBMIT completes inline; DMA_SUBMIT completes
- * later where the kernel's API allows it (XMEMSIM_URING_DEFERRED), and
- * where io_uring can cancel a queued command (XMEMSIM_HAVE_URING_CANCEL)
- * it calls back here with IO_URING_F_CANCEL when the ring or the issuing
- * task goes away.
+ * Every command completes as its ioctl() does: DMA_SUBMIT once its
+ * transfers are queued; a wait (DMA_WAIT, DMA_REAP, SEM_WAIT) in a worker,
+ * bounded by its own timeout, which io_uring interrupts when the ring or
+ * its task goes away (-EINTR) or a linked timeout fires.
  */
 int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
@@ -29,23 +28,11 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 	long ret;
 
 	BUILD_BUG_ON(sizeof(c) != 16);
-#ifdef XMEMSIM_HAVE_URING_CANCEL
-	if (issue_flags & IO_URING_F_CANCEL) {
-		xmemsim_dma_cancel_uring(ioucmd, issue_flags);
-		return 0;
-	}
-#endif
 	sqe_cmd = xmemsim_uring_cmd_area(ioucmd);
 	c.arg = READ_ONCE(sqe_cmd->arg);
 	c.reserved = READ_ONCE(sqe_cmd->reserved);
 	if (c.reserved)
 		return -EINVAL;
-#ifdef XMEMSIM_URING_DEFERRED
-	/* completes when its transfers do (kmod/dma.c) */
-	if (ioucmd->cmd_op == XMEMSIM_IOC_DMA_SUBMIT)
-		return xmemsim_dma_submit_uring(xf, ioucmd, u64_to_user_ptr(c.arg),
-						issue_flags);
-#endif
 	ret = xmemsim_dispatch(xf, ioucmd->cmd_op, u64_to_user_ptr(c.arg),
 			       issue_flags & IO_URING_F_NONBLOCK);
 	/* no syscall to restart: a CQE says what ioctl()'s caller would see */

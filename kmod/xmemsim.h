@@ -113,23 +113,22 @@ enum xmemsim_dma_hazard {
 	XMEMSIM_NUM_HAZARDS,
 };
 
-/* kmod/dma.c: the engines, the modeled clock and the scheduler. */
+/* kmod/dma*.c: the engines, the modeled clock and the scheduler. */
 struct xmemsim_dma {
-	struct mutex lock;		/* see kmod/dma.c, "Locking" */
+	struct mutex lock;		/* see kmod/dma.h, "Locking" */
 	u32 engines, queues, sems, depth, user_depth;
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
 	u64 time_scale;			/* wall ns per modeled ns, 0 virtual */
 	u32 check;			/* enum xmemsim_dma_check */
 	atomic64_t hazards[XMEMSIM_NUM_HAZARDS];
-	u64 now;			/* modeled ns */
 	ktime_t epoch;			/* wall time of modeled 0 */
+	u64 files_made;			/* files given DMA state, for their order */
 	struct xmemsim_dma_engine *eng;
 	struct list_head files;		/* files with DMA state */
 	struct list_head users;		/* their users' shares */
 	struct list_head err_files;	/* files with a queue or semaphore in error */
 	struct work_struct work;	/* the scheduler */
-	struct delayed_work monitor;	/* io_uring batches left behind */
 	struct hrtimer timer;		/* wakes it at a wall deadline */
 };
 
@@ -336,7 +335,7 @@ void xmemsim_fault_show(struct seq_file *m);
 int xmemsim_fault_init(void);
 void xmemsim_fault_debugfs(struct dentry *dir);
 
-/* dma.c: queued DMA and semaphores */
+/* dma.c, dma_sched.c, dma_check.c: queued DMA and semaphores */
 struct seq_file;
 u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len);
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -345,6 +344,7 @@ struct xmemsim_dma_model_xfer {
 	u32 file;
 	struct xmemsim_dma_desc d;	/* engine, queue, wait and signal */
 	u64 dur;			/* modeled ns */
+	u32 call;			/* the DMA_SUBMIT it comes in, from 0 */
 	u64 start_ns, end_ns;		/* out */
 };
 
@@ -367,13 +367,9 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		     u8 *bounce);
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		    struct xmemsim_sem *s);
-void xmemsim_dma_info(struct xmemsim_dev *d, struct xmemsim_dma_info *in);
+void xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
-struct io_uring_cmd;
-int xmemsim_dma_submit_uring(struct xmemsim_file *xf, struct io_uring_cmd *cmd,
-			     void __user *uarg, unsigned int issue_flags);
-void xmemsim_dma_cancel_uring(struct io_uring_cmd *cmd, unsigned int issue_flags);
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			   bool write, enum xmemsim_dma_hazard kind,
 			   const char *what, bool nowait);

@@ -49,6 +49,7 @@
 #define XMEMSIM_FEAT_FAULTS	0x100ULL /* FAULT_ARM, MEM_ERROR */
 #define XMEMSIM_FEAT_DMA_REAP	0x200ULL /* DMA_REAP, poll() readiness */
 #define XMEMSIM_FEAT_DMA_ERRORS	0x400ULL /* queue error states, DMA_RESET */
+#define XMEMSIM_FEAT_DMA_CLOCK	0x800ULL /* per-file clock; every DMA_SUBMIT returns once queued */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -332,21 +333,51 @@ struct xmemsim_plan_stats {
 };
 
 /*
- * Queued DMA. The device has dma_engines engines per core (DMA_INFO says
- * how many in all); each open file has dma_queues FIFO queues on every
- * engine and sems semaphores of its own. An engine runs one transfer at a
- * time and serves users (the real uid that opened a file) round-robin,
- * and within a user its files' queues round-robin; engines run in
- * parallel.
- * A transfer starts when its queue reaches it, its engine is free and its
- * wait condition holds (sem[wait_sem] >= wait_value); it takes
- * dma_latency_ns + len / bandwidth(src heap, dst heap) of modeled time;
- * its bytes move when it completes, then sem[signal_sem] += signal_inc.
- * Both ranges must lie in allocations of the caller (as for COPY), which
- * stay pinned (HEAP_FREE: -EBUSY) until the transfer is done.
+ * Queued DMA: the one specification (xmemsim(4) says it in prose).
+ *
+ * Engines and queues. The device has dma_engines engines per core
+ * (DMA_INFO says how many in all); each open file has dma_queues FIFO
+ * queues on every engine and sems semaphores of its own. An engine runs
+ * one transfer at a time and serves users (the real uid that opened a
+ * file) round-robin, and within a user its files' queues round-robin;
+ * engines run in parallel. A transfer takes dma_latency_ns + len /
+ * bandwidth(src heap, dst heap) of modeled time; its bytes move when it
+ * completes, never before, then sem[signal_sem] += signal_inc. Both
+ * ranges must lie in allocations of the caller (as for COPY), which stay
+ * pinned (HEAP_FREE: -EBUSY) until the transfer is done.
+ *
+ * Completions. DMA_SUBMIT returns once its transfers are queued, through
+ * ioctl() and io_uring alike. Each transfer's end (ticket, tag, status,
+ * modeled start and end) is a record that DMA_WAIT (one ticket) or
+ * DMA_REAP (any) returns and reaps; poll(2)/epoll say when one waits.
+ * Every wait has a timeout; through io_uring a wait also ends (-EINTR)
+ * when a linked IORING_OP_LINK_TIMEOUT fires or the ring goes.
+ *
+ * The clock. Each file has its own modeled now: the latest modeled time
+ * it has observed (a reaped record's end, a semaphore value it read or
+ * waited for, COPY's end), starting at the device's present when the
+ * file first uses DMA. A transfer is submitted at its file's now and
+ * starts at the latest of: its submission, its queue reaching it (the
+ * end of the one before it), its engine being free (the end of the
+ * engine's last transfer, any user's), and its wait condition arriving
+ * (the modeled time sem[wait_sem] reached wait_value). With time_scale 0
+ * (the virtual clock) host time moves nothing: the same descriptors give
+ * the same modeled times on any host and however they are split into
+ * DMA_SUBMITs, as long as each engine serves one queue of the file and
+ * each semaphore is signalled from one queue (otherwise the order in
+ * which an engine takes several queues' heads follows what had been
+ * submitted when it came free, as on hardware). With time_scale N a
+ * modeled ns lasts N wall ns: submission is at the wall clock's modeled
+ * time, and a transfer completes when the wall reaches its end.
+ *
+ * What a file learns of others: its now_ns moves only with what it
+ * observes, never with another file's work; its own transfers start
+ * later when an engine is busy with other users' work, which shows how
+ * long that work lasts (the timing channel of any shared engine); sysfs
+ * "dma" shows every engine's totals to all.
  */
 #define XMEMSIM_SEM_NONE	0xffffffffU	/* wait_sem/signal_sem: none */
-/* With the timing checker on, a destination holds this from its start. */
+/* With the hazard checker on, a destination holds this from its start. */
 #define XMEMSIM_DMA_POISON	0xdb
 
 struct xmemsim_dma_desc {
@@ -392,8 +423,7 @@ struct xmemsim_dma_wait {
  * their tickets: up to capacity records, in ticket order, waiting up to
  * timeout_ns (wall time) for the first. 0 (count >= 1); -EAGAIN (timeout
  * 0 and nothing completed); -ETIMEDOUT; -EINTR; -ENOENT (nothing in
- * flight: no transfer could complete). A DMA_SUBMIT through io_uring
- * reaps its own transfers with its CQE: REAP never returns those.
+ * flight: no transfer could complete).
  *
  * Waiting for completions without a thread per wait: poll(2), select(2)
  * and epoll on the file report EPOLLIN while a completed transfer waits
@@ -433,8 +463,8 @@ struct xmemsim_dma_reap {
  * - a transfer that waits on a broken semaphore, its value not reached,
  *   ends the same way with -EPIPE (and its own queue and signal follow);
  * - SEM_WAIT on a broken semaphore, its value not reached, gives -EPIPE.
- * Such ends take no engine time: their start and end are the modeled
- * now. The state lasts until DMA_RESET clears the queue, or SEM_SET sets
+ * Such ends take no engine time: their start and end are when their queue
+ * reached them. The state lasts until DMA_RESET clears the queue, or SEM_SET sets
  * the semaphore. COPY's own queue never enters it (COPY reports its
  * error itself), nor does a transfer that hangs (it never ends: a wait's
  * timeout, or closing the file, is what ends it).
@@ -453,7 +483,7 @@ struct xmemsim_sem {
 	__u32 flags;		/* in: 0 */
 	__u64 value;		/* SET: in; GET: out; WAIT: in (>= value) */
 	__s64 timeout_ns;	/* WAIT: wall time; < 0 waits for ever */
-	__u64 now_ns;		/* out: the device's modeled time */
+	__u64 now_ns;		/* out: the caller's modeled now */
 	__u64 reserved[2];
 };
 
@@ -466,7 +496,7 @@ struct xmemsim_dma_info {
 	__u64 latency_ns;
 	__u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s, src x dst */
 	__u64 time_scale;	/* wall ns per modeled ns; 0 = virtual clock */
-	__u64 now_ns;		/* the device's modeled time */
+	__u64 now_ns;		/* the caller's modeled now (see the clock) */
 	__u32 user_depth;	/* ... per user over its files, 0 = no limit */
 	__u32 reserved0;
 	__u64 reserved[3];
@@ -486,13 +516,11 @@ struct xmemsim_dma_info {
  *		destination's first len / 2 bytes, rounded down to a 4 KiB
  *		bounce step, are written and the rest is not.
  * BOUNCE	a COPY by XMEMSIM_COPY_DMA finds no bounce buffer: -EBUSY.
- * DMA_ERROR	a queued transfer completes with status -EIO (DMA_WAIT's
- *		status; an io_uring DMA_SUBMIT's CQE); no byte moves and
- *		its signal semaphore does not go up.
- * DMA_HANG	a queued transfer never completes: its engine goes on, its
- *		DMA_WAIT times out, its io_uring CQE comes only as
- *		-ECANCELED when the task or ring goes; closing the file
- *		frees it.
+ * DMA_ERROR	a queued transfer completes with status -EIO (its record's
+ *		status); no byte moves, its signal semaphore does not go
+ *		up, and its queue enters the error state.
+ * DMA_HANG	a queued transfer never completes: its engine and queue go
+ *		on, a wait for it times out; closing the file frees it.
  * PLAN		PLAN_SUBMIT (the core's plan is not replaced) or PLAN_SYNC
  *		(after every core's links were set, all undone) fails with
  *		-EIO, bad_core naming the core; the device is as before.
@@ -556,9 +584,10 @@ struct xmemsim_mem_error {
  * number and this struct in the SQE's 16-byte command area. The command's
  * argument struct lives in user memory at @arg, exactly as for ioctl(),
  * and cqe->res carries 0 or the negative errno ioctl() would have given.
- * Outputs are in that struct by the time its CQE is seen (DMA_SUBMIT's
- * ticket too, whose CQE waits for its transfers): the struct may be
- * reused or freed then, and the kernel writes it no more.
+ * Outputs are in that struct by the time its CQE is seen: the struct may
+ * be reused or freed then, and the kernel writes it no more. Every
+ * command completes as its ioctl() returns (DMA_SUBMIT once queued); the
+ * waits run in io_uring's workers.
  */
 struct xmemsim_uring_cmd {
 	__u64 arg;		/* user pointer to the command's struct */

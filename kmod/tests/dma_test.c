@@ -314,6 +314,62 @@ static void scheduler_is_deterministic_test(struct kunit *test)
 }
 
 /*
+ * A pipeline's modeled times do not depend on how it is split into
+ * DMA_SUBMITs, on the virtual clock with nothing observed between them,
+ * when each engine serves one queue of the file and each semaphore is
+ * signalled from one queue (uapi/xmemsim.h, the clock). Random such
+ * pipelines, each split into up to 32 calls at random, against one call.
+ */
+static void split_submits_keep_times_test(struct kunit *test)
+{
+	struct model_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct xmemsim_dma_model_xfer *one;
+	struct rnd_state rs;
+	u32 round, i, call, split = 0, waited = 0;
+
+	one = kunit_kcalloc(test, REF_N, sizeof(*one), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, c && one);
+	prandom_seed_state(&rs, 20261203);
+	for (round = 0; round < 300; round++) {
+		random_case(&rs, c);
+		c->files = 1;
+		c->user[0] = 0;
+		for (i = 0; i < c->n; i++) {
+			struct xmemsim_dma_model_xfer *x = &c->t[i];
+
+			x->file = 0;
+			if (x->d.signal_sem != XMEMSIM_SEM_NONE)
+				x->d.engine = x->d.signal_sem % c->engines;
+			x->d.queue = x->d.engine % c->queues;
+			x->call = 0;
+		}
+		KUNIT_ASSERT_EQ(test, xmemsim_dma_model(c->engines, c->queues, REF_S,
+							c->user, 1, c->t, c->n), 0);
+		memcpy(one, c->t, sizeof(*one) * c->n);
+		for (i = 0, call = 0; i < c->n; i++) {
+			if (call < 31 && prandom_u32_state(&rs) % 3 == 0)
+				call++;
+			c->t[i].call = call;
+		}
+		split += call > 0;
+		KUNIT_ASSERT_EQ(test, xmemsim_dma_model(c->engines, c->queues, REF_S,
+							c->user, 1, c->t, c->n), 0);
+		for (i = 0; i < c->n; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, c->t[i].start_ns, one[i].start_ns,
+					    "round %u transfer %u call %u", round, i,
+					    c->t[i].call);
+			KUNIT_EXPECT_EQ_MSG(test, c->t[i].end_ns, one[i].end_ns,
+					    "round %u transfer %u", round, i);
+			waited += c->t[i].call && c->t[i].start_ns != U64_MAX &&
+				  c->t[i].d.wait_sem != XMEMSIM_SEM_NONE;
+		}
+	}
+	kunit_info(test, "%u rounds split, %u later-call transfers waited\n",
+		   split, waited);
+	KUNIT_EXPECT_GT(test, waited, 50U);
+}
+
+/*
  * User 0 with three files of five transfers each on engine 0, user 1 with
  * one file of five: the engine alternates users, so user 1's k-th
  * transfer starts at (2k + 1) x 10 whatever user 0's files do.
@@ -372,6 +428,7 @@ static struct kunit_case dma_cases[] = {
 	KUNIT_CASE(duration_monotonic_test),
 	KUNIT_CASE(scheduler_matches_reference_test),
 	KUNIT_CASE(scheduler_is_deterministic_test),
+	KUNIT_CASE(split_submits_keep_times_test),
 	KUNIT_CASE(turns_are_per_user_test),
 	KUNIT_CASE(model_refuses_bad_input_test),
 	{}

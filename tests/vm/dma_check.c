@@ -7,6 +7,7 @@
  * destination mid-flight). The mode is read back from the parameters.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,8 +83,10 @@ TEST(refuse_mode_refuses_each_hazard)
 	REQUIRE(env_open(e) == 0);
 	reports(r0);
 	REQUIRE(r0[0] >= 0);
-	/* b0 -> b1, held on semaphore 0 */
+	/* b0 -> b1, held on semaphore 0; it signals semaphore 1 */
 	d = desc(e->b[0], e->b[1], 16384, 0, 0, 0);
+	d.signal_sem = 1;
+	d.signal_inc = 1;
 	REQUIRE(xms_dma_submit(&e->xd, &d, 1, &t) == 0);
 	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == -EBUSY);	/* its dst */
 	CHECK(xms_write(&e->xd, e->b[0] + 100, e->buf, 64) == -EBUSY);	/* its src */
@@ -100,7 +103,12 @@ TEST(refuse_mode_refuses_each_hazard)
 	CHECK(xms_dma_submit(&e->xd, &d, 1, NULL) == -EBUSY);
 	reports(r0);
 	CHECK_EQ_U64(r0[2] - r1[2], 1);
-	/* with a semaphore, or on the same queue, it is ordered: no report */
+	/* a wait on a semaphore the other's queue never signals orders nothing */
+	d.wait_sem = 2;
+	CHECK(xms_dma_submit(&e->xd, &d, 1, NULL) == -EBUSY);
+	reports(r0);
+	CHECK_EQ_U64(r0[2] - r1[2], 2);
+	/* waiting for its signal, or on the same queue, it is ordered: no report */
 	d.wait_sem = 1;
 	CHECK(xms_dma_submit(&e->xd, &d, 1, NULL) == 0);
 	d = desc(e->b[1], e->b[2], 4096, 0, 0, NONE);
@@ -108,10 +116,67 @@ TEST(refuse_mode_refuses_each_hazard)
 	reports(r1);
 	CHECK_EQ_U64(r1[2], r0[2]);
 	/* let everything run; then the bytes are free to touch */
-	CHECK(xms_sem_set(&e->xd, 0, 1) == 0 && xms_sem_set(&e->xd, 1, 1) == 0);
+	CHECK(xms_sem_set(&e->xd, 0, 1) == 0);
 	CHECK(xms_dma_wait(&e->xd, t, -1, &w) == 0);
 	CHECK(xms_dma_wait(&e->xd, t + 1, -1, &w) == 0);
 	CHECK(xms_dma_wait(&e->xd, t + 2, -1, &w) == 0);
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == 0);
+	reports(r0);
+	CHECK(!memcmp(r0, r1, sizeof(r0)));
+	xms_close(&e->xd);
+	free(e);
+}
+
+/*
+ * A transfer the process has not observed is in flight for the checker,
+ * however long ago it ended, on any clock: the commonest bug a runtime
+ * makes is to read a destination right after submitting, which on the
+ * virtual clock used to go unreported because the transfer had finished.
+ * Observing it (a reap, a semaphore value it signalled, a later transfer
+ * of its queue reaped) makes the bytes the host's again.
+ */
+TEST(an_unobserved_transfer_is_in_flight_on_any_clock)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct xmemsim_dma_completion rec;
+	struct xmemsim_dma_desc d[2];
+	struct xmemsim_dma_wait w;
+	struct env *e = calloc(1, sizeof(*e));
+	long long r0[3], r1[3], mode = test_param("dma_check");
+	int want = mode == 2 ? -EBUSY : 0;
+	uint64_t t, v;
+	uint32_t n;
+
+	REQUIRE(e);
+	if (!mode)
+		SKIP("dma_check is off");
+	REQUIRE(env_open(e) == 0);
+	pfd.fd = e->xd.fd;
+	/* submitted, ended (POLLIN: its record waits), not observed */
+	d[0] = desc(e->b[0], e->b[1], 4096, 0, 0, NONE);
+	d[0].signal_sem = 3;
+	d[0].signal_inc = 1;
+	REQUIRE(xms_dma_submit(&e->xd, d, 1, &t) == 0);
+	CHECK(poll(&pfd, 1, 10000) == 1);
+	reports(r0);
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == want);
+	reports(r1);
+	CHECK_EQ_U64(r1[0] - r0[0], 1);
+	/* the semaphore's value is its signal: observed */
+	CHECK(xms_sem_get(&e->xd, 3, &v) == 0 && v == 1);
+	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == 0);
+	CHECK(xms_dma_reap(&e->xd, &rec, 1, 0, &n) == 0 && n == 1);
+	/* two on one queue: reaping the second observes the first */
+	d[0] = desc(e->b[0], e->b[2], 4096, 0, 1, NONE);
+	d[1] = desc(e->b[0], e->b[3], 4096, 0, 1, NONE);
+	REQUIRE(xms_dma_submit(&e->xd, d, 2, &t) == 0);
+	CHECK(xms_dma_wait(&e->xd, t + 1, -1, &w) == 0);
+	CHECK(xms_read(&e->xd, e->b[2], e->buf, 64) == 0);
+	CHECK(xms_dma_wait(&e->xd, t, -1, &w) == 0);
+	/* a reap observes */
+	d[0] = desc(e->b[0], e->b[1], 4096, 1, 0, NONE);
+	REQUIRE(xms_dma_submit(&e->xd, d, 1, &t) == 0);
+	CHECK(xms_dma_reap(&e->xd, &rec, 1, -1, &n) == 0 && n == 1);
 	CHECK(xms_read(&e->xd, e->b[1], e->buf, 64) == 0);
 	reports(r0);
 	CHECK(!memcmp(r0, r1, sizeof(r0)));

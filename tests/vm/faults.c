@@ -317,15 +317,12 @@ TEST(dma_error_ends_with_eio_and_stops_its_queue)
 		for (i = 0; i < 3; i++)
 			d[i] = desc(b[0], b[1 + i], 4096, 0);
 		CHECK(arm(&xd, XMEMSIM_FAULT_DMA_ERROR, 1, 1) == 0);
+		/* the same through both paths: queued, then each one's end */
 		ret = xms_dma_submit(&xd, d, 3, &t);
-		if (!path) {
-			CHECK_EQ_U64(ret, 0);
-			for (i = 0; i < 3; i++) {
-				CHECK(xms_dma_wait(&xd, t + i, -1, &w) == 0);
-				CHECK_EQ_U64(w.status, i == 1 ? -EIO : i ? -ECANCELED : 0);
-			}
-		} else {	/* the batch's CQE carries its first error */
-			CHECK_EQ_U64(ret, -EIO);
+		CHECK_EQ_U64(ret, 0);
+		for (i = 0; i < 3; i++) {
+			CHECK(xms_dma_wait(&xd, t + i, -1, &w) == 0);
+			CHECK_EQ_U64(w.status, i == 1 ? -EIO : i ? -ECANCELED : 0);
 		}
 		CHECK(all_bytes(&xd, b[1], 4096, 0x77));
 		CHECK(all_bytes(&xd, b[2], 4096, 0) && all_bytes(&xd, b[3], 4096, 0));
@@ -350,7 +347,7 @@ static int dma_reset(struct xms_dev *xd, uint32_t engine, uint32_t queue,
  * load -EIO, the next on its queue -ECANCELED, the store that waits on
  * its semaphore -EPIPE, a transfer on another queue untouched; no byte
  * moves for the three. SEM_WAIT on the broken semaphore -EPIPE at once.
- * Through the ring the submit's CQE comes (-EIO) instead of never.
+ * Through the ring the records come from DMA_REAP, with the same statuses.
  * DMA_RESET gives each queue's error and runs it again; SEM_SET mends
  * the semaphore.
  */
@@ -395,12 +392,26 @@ TEST(a_failed_transfer_fails_its_dependents_until_reset)
 				CHECK_EQ_U64(w.status, want[i]);
 			}
 		} else {
+			static const int want[4] = { -EIO, -ECANCELED, -EPIPE, 0 };
+			struct xmemsim_dma_completion rec[4];
+			uint32_t n, got = 0;
+
 			REQUIRE(xms_ring_init(&r, &xd, 4) == 0);
 			sub = (struct xmemsim_dma_submit){ .descs = (uintptr_t)d, .count = 4 };
 			REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &sub, 1) == 0);
 			REQUIRE(xms_ring_submit(&r) == 1);
 			CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 10000000000LL) == 1);
-			CHECK(res[0].res == -EIO);
+			CHECK(res[0].res == 0);
+			CHECK(xms_attach_ring(&xd, &r) == 0);
+			while (got < 4 &&
+			       !xms_dma_reap(&xd, rec, 4, 10000000000LL, &n)) {
+				for (i = 0; i < (int)n; i++)
+					CHECK_EQ_U64(rec[i].status,
+						     want[rec[i].ticket - sub.ticket]);
+				got += n;
+			}
+			CHECK_EQ_U64(got, 4);
+			xms_attach_ring(&xd, NULL);
 			xms_ring_exit(&r);
 		}
 		CHECK(all_bytes(&xd, b[2], 4096, 0) && all_bytes(&xd, b[3], 4096, 0));
@@ -457,7 +468,10 @@ TEST(dma_hang_times_out_the_wait_and_close_frees_it)
 	CHECK_LEVELS(before);
 }
 
-/* A process whose io_uring DMA_SUBMIT hangs dies by kill -9, and goes. */
+/*
+ * A process with a hung transfer, waiting for it through io_uring (a
+ * DMA_WAIT with no timeout in the ring), dies by kill -9, and goes.
+ */
 TEST(kill_9_with_a_hung_transfer_in_a_ring)
 {
 	struct levels before = levels();
@@ -478,7 +492,9 @@ TEST(kill_9_with_a_hung_transfer_in_a_ring)
 		    arm(&xd, XMEMSIM_FAULT_DMA_HANG, 0, 1))
 			_exit(2);
 		d = desc(s, x, 4096, 0);
-		xms_dma_submit(&xd, &d, 1, &t);	/* never returns */
+		if (xms_dma_submit(&xd, &d, 1, &t))
+			_exit(4);
+		xms_dma_wait(&xd, t, -1, NULL);	/* never returns */
 		_exit(3);
 	}
 	usleep(300000);

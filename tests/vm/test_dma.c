@@ -532,12 +532,10 @@ TEST(library_calls_through_ioctl_and_io_uring)
 		d.signal_sem = 4;
 		d.signal_inc = 5;
 		CHECK(xms_dma_submit(&e.xd, &d, 1, &t) == 0);
-		if (!path) {
-			CHECK(xms_dma_wait(&e.xd, t, -1, &w) == 0);
-			CHECK_EQ_U64(w.tag, 77 + path);
-			CHECK_EQ_U64(w.end_ns - w.start_ns, dur(HBM, HBM, 8192));
-		}
-		/* through the ring the call returned at completion: it is done */
+		/* the same on both paths: queued, then waited for and reaped */
+		CHECK(xms_dma_wait(&e.xd, t, -1, &w) == 0);
+		CHECK_EQ_U64(w.tag, 77 + path);
+		CHECK_EQ_U64(w.end_ns - w.start_ns, dur(HBM, HBM, 8192));
 		CHECK(xms_sem_get(&e.xd, 4, &v) == 0);
 		CHECK_EQ_U64(v, 15 + path);
 		CHECK(xms_dma_wait(&e.xd, t, 0, &w) == -ENOENT);
@@ -548,47 +546,52 @@ TEST(library_calls_through_ioctl_and_io_uring)
 }
 
 /*
- * Through io_uring, DMA_SUBMIT's CQE comes when its transfers are done:
- * a quick one's at once, a held one's only after its semaphore is set.
+ * Through io_uring, DMA_SUBMIT's CQE comes once its transfers are queued,
+ * as ioctl() returns: a held one's at once, its ticket written. Its end
+ * is a DMA_WAIT's, through the same ring. Before, the CQE waited for the
+ * transfers, and a runtime that queued its loads and its stores in two
+ * submits, each waiting on the other's semaphores, hung.
  */
-TEST(io_uring_submit_completes_with_its_transfer)
+TEST(io_uring_submit_returns_once_queued)
 {
 	static struct xmemsim_dma_desc d[2];
 	static struct xmemsim_dma_submit s[2];
+	static struct xmemsim_dma_wait w;
 	struct xms_result res[2];
-	struct xmemsim_dma_wait w;
 	struct xms_ring r;
 	struct env e;
-	int n, i;
+	int n;
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
+	/* 0 waits for 1's signal: queued first, in its own submit */
 	d[0] = desc(e.buf[0], e.buf[1], 65536, 0, 0);
 	d[0].wait_sem = 6;
 	d[0].wait_value = 1;
 	d[1] = desc(e.buf[2], e.buf[3], 4096, 1, 0);
-	/* the tickets are outputs: UINT64_MAX until written back */
+	d[1].signal_sem = 6;
+	d[1].signal_inc = 1;
 	s[0] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[0], .count = 1,
 					    .ticket = UINT64_MAX };
-	s[1] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[1], .count = 1,
-					    .ticket = UINT64_MAX };
 	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s[0], 10) == 0);
-	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s[1], 11) == 0);
-	REQUIRE(xms_ring_submit(&r) == 2);
-	n = xms_ring_reap(&r, res, 2, 1);
-	CHECK(n == 1 && res[0].tag == 11 && res[0].res == 0);
-	/* a CQE comes after its own write-back; io-wq may issue the other later */
-	CHECK(s[1].ticket != UINT64_MAX);
-	for (i = 0; i < 5000 &&
-	     __atomic_load_n(&s[0].ticket, __ATOMIC_ACQUIRE) == UINT64_MAX; i++)
-		usleep(1000);
-	CHECK(s[0].ticket + 1 == s[1].ticket || s[1].ticket + 1 == s[0].ticket);
-	/* the held one is still queued: its source is pinned */
-	CHECK(xms_free(&e.xd, HBM, e.buf[0], NULL) == -EBUSY);
-	CHECK(xms_sem_set(&e.xd, 6, 1) == 0);
-	n = xms_ring_reap(&r, res, 2, 1);
+	REQUIRE(xms_ring_submit(&r) == 1);
+	n = xms_ring_reap_timeout(&r, res, 2, 1, 5000000000LL);
 	CHECK(n == 1 && res[0].tag == 10 && res[0].res == 0);
-	/* its CQE reaped it: no DMA_WAIT for it, nothing pinned */
-	CHECK(dwait(e.fd, s[0].ticket, 0, &w) == -ENOENT);
+	CHECK(s[0].ticket != UINT64_MAX);
+	/* held: its source is pinned */
+	CHECK(xms_free(&e.xd, HBM, e.buf[0], NULL) == -EBUSY);
+	s[1] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[1], .count = 1 };
+	w = (struct xmemsim_dma_wait){ .ticket = s[0].ticket, .timeout_ns = -1 };
+	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s[1], 11) == 0);
+	REQUIRE(xms_ring_submit(&r) == 1);
+	n = xms_ring_reap_timeout(&r, res, 2, 1, 5000000000LL);
+	CHECK(n == 1 && res[0].tag == 11 && res[0].res == 0);
+	CHECK_EQ_U64(s[1].ticket, s[0].ticket + 1);
+	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_WAIT, &w, 12) == 0);
+	REQUIRE(xms_ring_submit(&r) == 1);
+	n = xms_ring_reap_timeout(&r, res, 2, 1, 5000000000LL);
+	CHECK(n == 1 && res[0].tag == 12 && res[0].res == 0);
+	CHECK(w.status == 0 && w.end_ns - w.start_ns == dur(HBM, HBM, 65536));
+	CHECK(dwait(e.fd, s[1].ticket, 5000000000LL, &w) == 0 && !w.status);
 	CHECK(xms_free(&e.xd, HBM, e.buf[0], NULL) == 0);
 	xms_ring_exit(&r);
 	xms_close(&e.xd);
@@ -596,19 +599,19 @@ TEST(io_uring_submit_completes_with_its_transfer)
 
 /*
  * The ticket is an output: written back before the CQE, never after it.
- * A transfer with nothing to wait for can finish while its submit is still
- * being issued by io-wq, so the CQE must wait for the write-back too, or
- * the kernel writes into memory the caller has reused (the library's
- * submit struct is on its stack). Two CPUs: the race is real; many rounds.
+ * The caller reuses the struct at once, as the library's stack frame
+ * would be. Two CPUs: the race is real; many rounds.
  */
 TEST(io_uring_submit_writes_its_ticket_before_its_cqe)
 {
 	static struct xmemsim_dma_desc d;
 	static struct xmemsim_dma_submit s;
+	struct xmemsim_dma_completion rec;
 	struct xms_result res;
 	struct xms_ring r;
 	struct env e;
 	int i, late = 0, bad = 0, spin;
+	uint32_t n;
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
 	d = desc(e.buf[6], e.buf[7], 64, 0, 0);
@@ -622,10 +625,11 @@ TEST(io_uring_submit_writes_its_ticket_before_its_cqe)
 			break;
 		}
 		late += __atomic_load_n(&s.ticket, __ATOMIC_ACQUIRE) == UINT64_MAX;
-		/* reused at once, as a stack frame would be: nothing writes it */
 		__atomic_store_n(&s.ticket, 0, __ATOMIC_RELEASE);
 		for (spin = 0; spin < 2000; spin++)
 			late += __atomic_load_n(&s.ticket, __ATOMIC_ACQUIRE) != 0;
+		if (xms_dma_reap(&e.xd, &rec, 1, 5000000000LL, &n) || n != 1)
+			bad++;
 	}
 	printf("# %d submits, %d tickets seen late\n", i, late);
 	CHECK_EQ_U64(bad, 0);
@@ -635,19 +639,20 @@ TEST(io_uring_submit_writes_its_ticket_before_its_cqe)
 }
 
 /*
- * The submit struct unmapped right after io_uring_enter, while io-wq may
- * still be reading it or writing the ticket back: the CQE is 0 or
- * -EFAULT (nothing queued, or the transfers ran and the ticket was lost),
- * nothing else; every transfer is reaped by its CQE, so both blocks free
- * at once, and the guest's kernel log stays clean.
+ * The submit struct unmapped right after io_uring_enter: the CQE is 0 or
+ * -EFAULT (nothing queued, or queued with the ticket lost), nothing else;
+ * whatever was queued is reaped by DMA_REAP, both blocks free after, and
+ * the guest's kernel log stays clean.
  */
 TEST(io_uring_submit_struct_unmapped_in_flight)
 {
 	static struct xmemsim_dma_desc d;
+	struct xmemsim_dma_completion rec[8];
 	int i, done = 0, efault = 0, other = 0;
 	struct xms_result res;
 	struct xms_ring r;
 	struct env e;
+	uint32_t n;
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
 	d = desc(e.buf[6], e.buf[7], 64, 0, 0);
@@ -666,6 +671,8 @@ TEST(io_uring_submit_struct_unmapped_in_flight)
 		done += res.res == 0;
 		efault += res.res == -EFAULT;
 		other += res.res && res.res != -EFAULT;
+		while (!xms_dma_reap(&e.xd, rec, 8, 1000000000LL, &n))
+			;
 	}
 	printf("# 300 submits, struct unmapped in flight: %d done, %d -EFAULT\n",
 	       done, efault);
@@ -676,34 +683,35 @@ TEST(io_uring_submit_struct_unmapped_in_flight)
 	xms_close(&e.xd);
 }
 
-/* A ring closed (the task lives on) with a held submit: -ECANCELED, freed. */
-TEST(closing_the_ring_cancels_a_held_submit)
+/*
+ * A ring closed (the task lives on) with a DMA_WAIT in flight on a held
+ * transfer: the ring goes at once, the wait interrupted; the transfer is
+ * the file's and stays queued until its semaphore comes.
+ */
+TEST(closing_the_ring_ends_a_wait_in_flight)
 {
 	static struct xmemsim_dma_desc d;
-	static struct xmemsim_dma_submit s;
-	struct xmemsim_dma_wait w;
+	static struct xmemsim_dma_wait w;
 	struct xms_ring r;
 	struct env e;
-	int i, ret = -EBUSY;
+	uint64_t t, v = 1;
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
 	d = desc(e.buf[4], e.buf[5], 65536, 2, 1);
 	d.wait_sem = 7;
-	d.wait_value = 1;		/* never set */
-	s = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d, .count = 1 };
-	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &s, 1) == 0);
+	d.wait_value = 1;
+	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	w = (struct xmemsim_dma_wait){ .ticket = t, .timeout_ns = -1 };
+	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_WAIT, &w, 1) == 0);
 	REQUIRE(xms_ring_submit(&r) == 1);
 	usleep(20000);
 	alarm(60);
-	xms_ring_exit(&r);	/* waits for the CQE the monitor gives */
+	xms_ring_exit(&r);
 	alarm(0);
-	for (i = 0; i < 100 && ret == -EBUSY; i++) {
-		ret = xms_free(&e.xd, HBM, e.buf[4], NULL);
-		if (ret == -EBUSY)
-			usleep(20000);
-	}
-	CHECK(ret == 0);
-	CHECK(dwait(e.fd, s.ticket, 0, &w) == -ENOENT);
+	CHECK(xms_free(&e.xd, HBM, e.buf[4], NULL) == -EBUSY);
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_SET, 7, &v, 0) == 0);
+	CHECK(dwait(e.fd, t, 5000000000LL, &w) == 0 && !w.status);
+	CHECK(xms_free(&e.xd, HBM, e.buf[4], NULL) == 0);
 	xms_close(&e.xd);
 }
 
@@ -848,10 +856,7 @@ static void completion_loop(struct env *e, struct xms_ring *r, int path,
 		d[i].wait_sem = 5;
 		d[i].wait_value = path + 1;
 	}
-	/* a ring's DMA_SUBMIT returns at completion: queue these by ioctl */
-	CHECK(xms_attach_ring(&e->xd, NULL) == 0);
 	REQUIRE(xms_dma_submit(&e->xd, d, NPIPE, &t0) == 0);
-	CHECK(xms_attach_ring(&e->xd, path == 1 ? r : NULL) == 0);
 	CHECK(ready_now(e->fd) == POLLOUT);
 	CHECK(xms_user_stats(&e->xd, &us) == 0);
 	CHECK_EQ_U64(us.dma_inflight, NPIPE);	/* the user's, as top shows */
@@ -968,26 +973,27 @@ TEST(reap_into_a_bad_buffer_loses_nothing)
 }
 
 /*
- * A held DMA_SUBMIT through a ring, reaped with a timeout: nothing by the
- * deadline (-ETIMEDOUT, the command still in flight), then its CQE once
- * the semaphore comes. Before xms_ring_reap_timeout() a reap waited for
- * ever here.
+ * A DMA_WAIT through a ring on a held transfer, its CQE reaped with a
+ * timeout: nothing by the deadline (-ETIMEDOUT, the command still in
+ * flight), then its CQE once the semaphore comes.
  */
-TEST(ring_reap_times_out_on_a_held_submit)
+TEST(ring_reap_times_out_on_a_held_wait)
 {
-	struct xmemsim_dma_submit sub;
+	static struct xmemsim_dma_wait w;
 	struct xmemsim_dma_desc d;
 	struct xms_result res[2];
 	struct xms_ring r;
 	struct env e;
+	uint64_t t;
 
 	REQUIRE(env_open(&e) == 0);
 	REQUIRE(xms_ring_init(&r, &e.xd, 4) == 0);
 	d = desc(e.buf[2], e.buf[3], 4096, 1, 0);
 	d.wait_sem = 7;
 	d.wait_value = 1;
-	sub = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d, .count = 1 };
-	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &sub, 9) == 0);
+	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	w = (struct xmemsim_dma_wait){ .ticket = t, .timeout_ns = -1 };
+	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_WAIT, &w, 9) == 0);
 	REQUIRE(xms_ring_submit(&r) == 1);
 	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 20000000) == -ETIMEDOUT);
 	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 0) == -ETIMEDOUT);
@@ -995,7 +1001,66 @@ TEST(ring_reap_times_out_on_a_held_submit)
 	CHECK(xms_sem_set(&e.xd, 7, 1) == 0);
 	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 10000000000LL) == 1);
 	CHECK(res[0].tag == 9 && res[0].res == 0 && r.inflight == 0);
+	CHECK(w.ticket == t && !w.status);
 	xms_ring_exit(&r);
+	xms_close(&e.xd);
+}
+
+/*
+ * io_uring's own timeout on a device wait: a DMA_WAIT with no timeout of
+ * its own, linked to IORING_OP_LINK_TIMEOUT (20 ms), on a held transfer.
+ * The link timeout fires and interrupts the wait in its worker: the
+ * command's CQE is -EINTR (or -ECANCELED, had it not started; the
+ * timeout's own CQE says what io_uring's cancel found), the transfer
+ * stays queued and is waited for afterwards.
+ */
+TEST(io_uring_link_timeout_ends_a_device_wait)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 20000000 };
+	static struct xmemsim_dma_wait w;
+	struct xmemsim_uring_cmd uc;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct xmemsim_dma_desc d;
+	int i, cmd_res = 1, tmo_res = 1;
+	uint64_t t, v = 1;
+	struct env e;
+
+	REQUIRE(env_open(&e) == 0);
+	REQUIRE(io_uring_queue_init(4, &ring, 0) == 0);
+	d = desc(e.buf[0], e.buf[1], 4096, 0, 2);
+	d.wait_sem = 8;
+	d.wait_value = 1;
+	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	w = (struct xmemsim_dma_wait){ .ticket = t, .timeout_ns = -1 };
+	uc = (struct xmemsim_uring_cmd){ .arg = (uintptr_t)&w };
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, e.fd, NULL, 0, 0);
+	sqe->cmd_op = XMEMSIM_IOC_DMA_WAIT;
+	memcpy(sqe->cmd, &uc, sizeof(uc));
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_link_timeout(sqe, &ts, 0);
+	sqe->user_data = 2;
+	REQUIRE(io_uring_submit(&ring) == 2);
+	alarm(60);
+	for (i = 0; i < 2; i++) {
+		REQUIRE(io_uring_wait_cqe(&ring, &cqe) == 0);
+		if (cqe->user_data == 1)
+			cmd_res = cqe->res;
+		else
+			tmo_res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	alarm(0);
+	printf("# DMA_WAIT CQE %d, link timeout CQE %d\n", cmd_res, tmo_res);
+	CHECK(cmd_res == -EINTR || cmd_res == -ECANCELED);
+	CHECK(tmo_res < 0);	/* what io_uring's cancel found: its business */
+	io_uring_queue_exit(&ring);
+	CHECK(sem(e.fd, XMEMSIM_IOC_SEM_SET, 8, &v, 0) == 0);
+	CHECK(dwait(e.fd, t, 5000000000LL, &w) == 0 && !w.status);
 	xms_close(&e.xd);
 }
 

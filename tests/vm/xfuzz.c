@@ -736,14 +736,20 @@ static void op_ring_abandon(struct xfile *f)
 		return;
 	if (xms_ring_init(&r, &f->xd, 16))
 		return;
-	/* and a DMA submit held on a semaphore: its CQE is the monitor's */
+	/* and a DMA submit held on a semaphore, a wait for it in the ring */
 	hd = (struct xmemsim_dma_desc){ .src = f->scratch[0], .dst = f->scratch[1],
 		.len = 1 + rnd(65536), .engine = rnd(4), .queue = rnd(4),
 		.wait_sem = 15, .wait_value = UINT64_MAX,
 		.signal_sem = XMEMSIM_SEM_NONE };
 	hs.descs = (uintptr_t)&hd;
-	if (rnd(2))
+	if (rnd(2)) {
+		static struct xmemsim_dma_reap hr = { .capacity = 1, .timeout_ns = -1 };
+		static struct xmemsim_dma_completion hrec;
+
+		hr.recs = (uintptr_t)&hrec;
 		n += !xms_ring_queue(&r, XMEMSIM_IOC_DMA_SUBMIT, &hs, 99);
+		n += !xms_ring_queue(&r, XMEMSIM_IOC_DMA_REAP, &hr, 98);
+	}
 	for (int i = 0; i < 8; i++) {
 		int k = rnd(2);
 
@@ -786,8 +792,6 @@ static void op_dma(struct xfile *f)
 
 	if (scratch_ready(f))
 		return;
-	int held = 0;
-
 	switch (rnd(4)) {
 	case 0:
 	case 1:
@@ -804,17 +808,9 @@ static void op_dma(struct xfile *f)
 			};
 			if (!rnd(8))	/* not the caller's: nothing queued */
 				d[i].src = xorshift64(&rs);
-			held |= i < (int)s.count && d[i].wait_sem != XMEMSIM_SEM_NONE;
 		}
-		/* a transfer that hangs never ends its ring command */
-		held |= !!(f->armed & (1u << XMEMSIM_FAULT_DMA_HANG));
-		/*
-		 * Through a ring the command ends when its transfers do, and
-		 * cmd() waits for that: what may wait for ever goes by ioctl()
-		 * (op_ring_abandon leaves such ones on a ring it closes).
-		 */
-		if (!(held ? ioctl(f->xd.fd, XMEMSIM_IOC_DMA_SUBMIT, &s) < 0 :
-			     cmd(f, XMEMSIM_IOC_DMA_SUBMIT, &s)))
+		/* every path returns once queued, held or not */
+		if (!cmd(f, XMEMSIM_IOC_DMA_SUBMIT, &s))
 			f->dma_next = s.ticket + s.count;
 		break;
 	case 2:

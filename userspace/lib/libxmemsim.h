@@ -53,8 +53,10 @@ int xms_user_stats(struct xms_dev *dev, struct xmemsim_user_stats *st);
 
 /*
  * Queued DMA (XMEMSIM_FEAT_DMA_QUEUES): descriptors queued all or none,
- * *ticket the first one's; a wait reaps one transfer (timeout_ns < 0:
- * for ever). Semaphores are the file's own.
+ * *ticket the first one's; the submit returns once they are queued, by
+ * ioctl() or an attached ring alike (XMEMSIM_FEAT_DMA_CLOCK). A wait
+ * reaps one transfer (timeout_ns < 0: for ever). Semaphores are the
+ * file's own.
  */
 int xms_dma_info(struct xms_dev *dev, struct xmemsim_dma_info *info);
 int xms_dma_submit(struct xms_dev *dev, const struct xmemsim_dma_desc *descs,

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Queued DMA, private to its three files:
+ *   dma.c        a file's DMA state, DMA_SUBMIT, DMA_WAIT, DMA_REAP, poll,
+ *                the semaphores, DMA_RESET, COPY's transfer, release;
+ *   dma_sched.c  the engines, the modeled clock and the scheduler;
+ *   dma_check.c  the hazard checker, which reasons in happens-before.
+ * The model as users see it is in uapi/xmemsim.h and xmemsim(4).
+ *
+ * The clock. There is no device-wide "now". Each engine is free from
+ * free_ns, each queue from end_ns (its last transfer's end), and each file
+ * has its own now: the latest modeled time it has observed (a reaped
+ * completion, a semaphore value it read or waited for). A transfer is
+ * submitted at its file's now and starts at the latest of: its submission,
+ * its queue reaching it, its engine being free, its wait condition
+ * arriving (ready_ns: the modeled time its semaphore reached the value).
+ * So modeled times follow from the descriptors and what the program has
+ * observed, never from how fast the host ran between calls. With
+ * time_scale = N a modeled ns lasts N wall ns: a transfer is submitted at
+ * the modeled time of the wall clock and completes when the wall reaches
+ * its end.
+ *
+ * The scheduler (dma_sched.c) is a discrete-event loop over one step at a
+ * time: an idle engine may start its next transfer at P, the earliest time
+ * any of its ready queue heads could start, once every running transfer
+ * that ends at or before P has completed; completions run in modeled-time
+ * order (ties: engine order).
+ *
+ * Locking. dma->lock (a mutex) protects the engines and their active
+ * lists, every file's queues, semaphores, ticket index and now, and the
+ * users' shares. The scheduler takes it for one step (one pick and start,
+ * or one completion) and drops it between steps; a transfer's bytes move
+ * with the lock dropped, while the transfer is "moving": its pins keep
+ * both ranges, it stays on its engine, and nothing frees or cancels it
+ * (release and a killed COPY wait for moving to clear). The lock never
+ * nests with dev->lock (pins are taken before it and dropped without
+ * either) and is never held across a user copy. Waiters sleep on their
+ * file's wait queue (df->wq, woken by that file's completions,
+ * semaphores and reaps alone) without it and read what they wait for
+ * locklessly (READ_ONCE; transfers are freed after an RCU grace period).
+ * Nothing reads a transfer after done is set, except under dma->lock.
+ */
+#ifndef XMEMSIM_DMA_H
+#define XMEMSIM_DMA_H
+
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+
+#include "xmemsim.h"
+
+/*
+ * One user's share of the engines: when each engine served the user last
+ * (a stamp of the engine's serial).
+ */
+struct xmemsim_dma_user {
+	struct list_head node;		/* in dma->users */
+	const struct xmemsim_user *user;
+	u32 files;			/* its files with DMA state */
+	u32 inflight;			/* over those files */
+	u64 *stamp;			/* [engine] */
+};
+
+/* One FIFO queue of one file on one engine. */
+struct xmemsim_dma_queue {
+	struct list_head xfers;		/* queued transfers, in order */
+	struct list_head node;		/* in its engine's active list, or empty */
+	struct xmemsim_dma_file *df;
+	u32 engine;
+	u32 index;			/* its place in df->q */
+	u64 stamp;			/* engine serial when served last, 0 never */
+	u64 end_ns;			/* modeled end of its last started transfer */
+	u64 seq;			/* transfers ever queued on it */
+	u64 seen;			/* those up to this seq are observed done */
+	int err;			/* its error state: 0, or the first error */
+};
+
+struct xmemsim_xfer {
+	struct rcu_head rcu;		/* waiters look it up without the lock */
+	struct list_head node;		/* in q->xfers while queued */
+	struct list_head sig_node;	/* in df->sig[signal_sem] once done */
+	struct list_head wait_node;	/* in df->waiters while queued */
+	struct xmemsim_dma_queue *q;
+	struct xmemsim_dma_file *df;
+	struct xmemsim_alloc_rec *srec, *drec;	/* pinned */
+	struct xmemsim_dma_desc d;
+	u64 ticket;
+	u64 seq;			/* its place in its queue, from 1 */
+	u64 dur;			/* modeled ns */
+	u64 submit_ns;			/* its file's now when it was queued */
+	u64 ready_ns;			/* when its wait condition came to hold */
+	u64 sem_after;			/* its signal's value, once done */
+	u8 *bounce;			/* COPY's: moves through it */
+	int fault;			/* XMEMSIM_FAULT_* injected, or -1 */
+	u64 start_ns, end_ns;
+	int status;
+	bool ready;			/* ready_ns is set */
+	bool moving;			/* its bytes move, dma->lock dropped */
+	bool done;
+	bool claimed;			/* a DMA_REAP is copying it out */
+	bool seen;			/* observed through a semaphore */
+};
+
+/* One open file's queues, semaphores and transfers. */
+struct xmemsim_dma_file {
+	struct list_head node;		/* in dma->files */
+	struct xmemsim_file *xf;	/* NULL in xmemsim_dma_model() */
+	pid_t pid;			/* for reports and traces */
+	u64 order;			/* creation order: ties in the pick */
+	struct xmemsim_dma_user *du;	/* its opener's share */
+	struct xmemsim_dma_queue *q;	/* [engine * (queues + 1) + queue] */
+	u64 *sem;			/* [sem] */
+	u64 *sem_set_ns;		/* [sem]: the modeled time of its SEM_SET */
+	u64 *sem_set_val;		/* [sem]: the value SEM_SET gave it */
+	u64 *sem_reaped;		/* [sem]: the highest value of a reaped signal */
+	struct list_head *sig;		/* [sem]: done, unreaped signallers */
+	struct list_head waiters;	/* queued transfers with a wait_sem */
+	unsigned long *broken;		/* [sem]: its signal will not come */
+	struct xarray xfers;		/* ticket -> transfer, until reaped */
+	struct list_head err_node;	/* in dma->err_files, or empty */
+	wait_queue_head_t wq;		/* its completions, semaphores, room */
+	u64 now;			/* the latest modeled time it observed */
+	u64 next_ticket;
+	u32 inflight;			/* queued, running or unreaped */
+	u32 ready;			/* done, unreaped, unclaimed */
+};
+
+struct xmemsim_dma_engine {
+	struct xmemsim_xfer *cur;	/* running (or moving), or NULL */
+	struct list_head active;	/* queues with transfers queued */
+	u64 free_ns;			/* modeled: free from here */
+	u64 serial;			/* transfers it has started */
+	u64 completed, bytes, busy_ns;
+};
+
+/*
+ * Per engine, a file has dma_queues queues and one more, its COPY queue,
+ * which only COPY's DMA method uses: no semaphore holds it back.
+ */
+static inline u32 xmemsim_dma_nq(const struct xmemsim_dma *dma)
+{
+	return dma->queues + 1;
+}
+
+static inline struct xmemsim_dma_queue *
+xmemsim_dma_q(struct xmemsim_dma_file *df, const struct xmemsim_dma *dma,
+	      u32 e, u32 q)
+{
+	return &df->q[e * xmemsim_dma_nq(dma) + q];
+}
+
+/* dma_sched.c */
+void xmemsim_dma_kick(struct xmemsim_dma *dma);
+void xmemsim_dma_enqueue(struct xmemsim_dma *dma, struct xmemsim_xfer *x);
+void xmemsim_dma_dequeue(struct xmemsim_xfer *x);
+u64 xmemsim_dma_sem_arrival(struct xmemsim_dma_file *df, u32 sem, u64 value);
+void xmemsim_dma_sem_changed(struct xmemsim_dma_file *df, u32 sem, u64 t);
+void xmemsim_dma_sched_run(struct xmemsim_dma *dma);
+int xmemsim_dma_sched_init(struct xmemsim_dma *dma);
+void xmemsim_dma_sched_fini(struct xmemsim_dma *dma);
+
+/* dma_check.c */
+int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
+			    struct xmemsim_dma_file *df,
+			    struct xmemsim_xfer **x, u32 n);
+void xmemsim_dma_observe(struct xmemsim_dma *dma, struct xmemsim_xfer *x);
+void xmemsim_dma_observe_sem(struct xmemsim_dma *dma,
+			     struct xmemsim_dma_file *df, u32 sem, u64 value);
+bool xmemsim_dma_seen(const struct xmemsim_xfer *x);
+
+#endif /* XMEMSIM_DMA_H */

@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xmemsim queued DMA: the engines, the modeled clock and the scheduler
+ * (kmod/dma.h says how they fit; uapi/xmemsim.h says it to users).
+ *
+ * An engine runs one transfer at a time and serves users round-robin (the
+ * real uid that opened a file), and within a user its (file, queue) pairs
+ * round-robin, so one user's deep queues or many files delay another
+ * user's queue by at most one transfer per turn. Only queues with
+ * transfers queued are looked at: each engine keeps them on its active
+ * list, so idle files cost the scheduler nothing.
+ */
+#include <kunit/visibility.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "dma.h"
+#include "trace.h"
+
+void xmemsim_dma_kick(struct xmemsim_dma *dma)
+{
+	queue_work(system_unbound_wq, &dma->work);
+}
+
+/*
+ * A queued transfer's wait condition, stamped when its semaphore reaches
+ * the value (or unstamped when SEM_SET takes it below). dma->lock held.
+ */
+static void xfer_wait_update(struct xmemsim_xfer *x, u64 t)
+{
+	bool reached = x->df->sem[x->d.wait_sem] >= x->d.wait_value;
+
+	if (reached && !x->ready)
+		x->ready_ns = t;
+	x->ready = reached;
+}
+
+/**
+ * xmemsim_dma_sem_arrival() - when a semaphore's present value arrived
+ * @df: the file
+ * @sem: its semaphore, whose value is at least @value
+ * @value: the value asked about
+ *
+ * Since SEM_SET a semaphore only grows, so its value has been >= @value
+ * since the first signal that took it there, or since the SEM_SET. A
+ * signaller the file has reaped ended at or before the file's now, which
+ * bounds every later submission from below: 0 stands for it.
+ * dma->lock held.
+ *
+ * Return: the modeled time from which sem >= @value has held.
+ */
+u64 xmemsim_dma_sem_arrival(struct xmemsim_dma_file *df, u32 sem, u64 value)
+{
+	struct xmemsim_xfer *x;
+	u64 t = U64_MAX;
+
+	if (df->sem_set_val[sem] >= value)
+		return df->sem_set_ns[sem];
+	if (df->sem_reaped[sem] >= value)
+		return 0;
+	list_for_each_entry(x, &df->sig[sem], sig_node)
+		if (x->sem_after >= value)
+			t = min(t, x->end_ns);
+	return t == U64_MAX ? 0 : t;
+}
+
+/*
+ * Semaphore sem of df changed at modeled time t: the queued transfers
+ * waiting on it see the new value. dma->lock held.
+ */
+void xmemsim_dma_sem_changed(struct xmemsim_dma_file *df, u32 sem, u64 t)
+{
+	struct xmemsim_xfer *x;
+
+	list_for_each_entry(x, &df->waiters, wait_node)
+		if (x->d.wait_sem == sem)
+			xfer_wait_update(x, t);
+}
+
+/*
+ * Queue x on its queue, which joins its engine's active list if it was
+ * empty. x->d, x->df, x->submit_ns are set. dma->lock held.
+ */
+void xmemsim_dma_enqueue(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	struct xmemsim_dma_queue *q = xmemsim_dma_q(x->df, dma, x->d.engine,
+						    x->d.queue);
+	u32 s = x->d.wait_sem;
+
+	lockdep_assert_held(&dma->lock);
+	x->q = q;
+	x->seq = ++q->seq;
+	if (s == XMEMSIM_SEM_NONE) {
+		x->ready = true;
+	} else {
+		x->ready = x->df->sem[s] >= x->d.wait_value;
+		if (x->ready)
+			x->ready_ns = xmemsim_dma_sem_arrival(x->df, s, x->d.wait_value);
+		list_add_tail(&x->wait_node, &x->df->waiters);
+	}
+	if (list_empty(&q->xfers))
+		list_add_tail(&q->node, &dma->eng[q->engine].active);
+	list_add_tail(&x->node, &q->xfers);
+}
+
+/* Take x off its queue (and the queue off the active list if it empties). */
+void xmemsim_dma_dequeue(struct xmemsim_xfer *x)
+{
+	if (list_empty(&x->node))
+		return;
+	list_del_init(&x->node);
+	if (x->d.wait_sem != XMEMSIM_SEM_NONE)
+		list_del_init(&x->wait_node);
+	if (list_empty(&x->q->xfers))
+		list_del_init(&x->q->node);
+}
+
+/* The earliest modeled time queue head x could start on its engine. */
+static u64 xfer_earliest(const struct xmemsim_dma *dma,
+			 const struct xmemsim_xfer *x)
+{
+	u64 t = max3(x->submit_ns, x->q->end_ns, dma->eng[x->q->engine].free_ns);
+
+	return x->d.wait_sem == XMEMSIM_SEM_NONE ? t : max(t, x->ready_ns);
+}
+
+/* Is queue a before b in engine e's round robin? */
+static bool q_before(u32 e, const struct xmemsim_dma_queue *a,
+		     const struct xmemsim_dma_queue *b)
+{
+	u64 ua = a->df->du->stamp[e], ub = b->df->du->stamp[e];
+
+	if (ua != ub)
+		return ua < ub;		/* the user served least recently */
+	if (a->stamp != b->stamp)
+		return a->stamp < b->stamp;	/* then its queue */
+	if (a->df->order != b->df->order)
+		return a->df->order < b->df->order;
+	return a->index < b->index;
+}
+
+/*
+ * The queue whose head engine e would start next, and when (*at): among
+ * the ready heads that could start earliest, the round robin's choice.
+ * NULL if no head is ready. dma->lock held.
+ */
+static struct xmemsim_dma_queue *dma_pick(struct xmemsim_dma *dma, u32 e,
+					  u64 *at)
+{
+	struct xmemsim_dma_queue *q, *best = NULL;
+	u64 best_t = U64_MAX;
+
+	lockdep_assert_held(&dma->lock);
+	list_for_each_entry(q, &dma->eng[e].active, node) {
+		struct xmemsim_xfer *x = list_first_entry(&q->xfers,
+							  struct xmemsim_xfer, node);
+		u64 t;
+
+		if (!x->ready)
+			continue;
+		t = xfer_earliest(dma, x);
+		if (!best || t < best_t || (t == best_t && q_before(e, q, best))) {
+			best = q;
+			best_t = t;
+		}
+	}
+	*at = best_t;
+	return best;
+}
+
+/*
+ * How a completing transfer ends: 0 (all its bytes move), or -EIO with
+ * *len the bytes that move first: an injected error or an uncorrectable
+ * line in the source moves none, an injected COPY_DMA fault half, in
+ * whole bounce steps.
+ */
+static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
+			u64 *len)
+{
+	u32 heap = x->srec->heap;
+	int ret;
+
+	*len = 0;
+	switch (x->fault) {
+	case XMEMSIM_FAULT_DMA_ERROR:
+		return -EIO;
+	case XMEMSIM_FAULT_MEM_UE:
+	case XMEMSIM_FAULT_MEM_CE:
+		ret = xmemsim_mem_check(d, heap, x->d.src, x->d.len);
+		if (!ret)
+			ret = xmemsim_mem_error(x->df->xf, heap, x->d.src, x->d.len,
+						x->fault == XMEMSIM_FAULT_MEM_UE ?
+						XMEMSIM_MEM_UE : XMEMSIM_MEM_CE);
+		break;
+	default:
+		ret = xmemsim_mem_check(d, heap, x->d.src, x->d.len);
+		break;
+	}
+	if (ret)
+		return ret;
+	if (x->fault == XMEMSIM_FAULT_COPY_DMA) {
+		*len = round_down(x->d.len / 2, XMEMSIM_BOUNCE_SIZE);
+		return -EIO;
+	}
+	*len = x->d.len;
+	return 0;
+}
+
+/*
+ * Move a moving transfer's bytes and drop its pins (a model's have none),
+ * dma->lock not held: the pins keep both ranges. Its status.
+ */
+static int xfer_move(struct xmemsim_xfer *x)
+{
+	struct xmemsim_dev *d;
+	u64 off, len;
+	u8 *src, *dst;
+	int ret;
+
+	if (!x->df->xf)
+		return 0;
+	d = x->df->xf->dev;
+	ret = xfer_outcome(d, x, &len);
+	src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
+	dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
+	for (off = 0; x->bounce && off < len; off += XMEMSIM_BOUNCE_SIZE) {
+		size_t n = min_t(u64, len - off, XMEMSIM_BOUNCE_SIZE);
+
+		memcpy(x->bounce, src + off, n);
+		memcpy(dst + off, x->bounce, n);
+		cond_resched();
+	}
+	for (off = 0; !x->bounce && off < len; off += SZ_1M) {
+		memcpy(dst + off, src + off, min_t(u64, len - off, SZ_1M));
+		cond_resched();
+	}
+	xmemsim_mem_written(d, x->d.dst, len);
+	xmemsim_unpin(d, x->srec);
+	xmemsim_unpin(d, x->drec);
+	return ret;
+}
+
+/*
+ * x failed: its queue enters the error state (its first error kept) and
+ * the semaphore it would have signalled is broken (uapi/xmemsim.h, the
+ * error states). COPY's queue never does: COPY reports its own error.
+ * dma->lock held.
+ */
+static void xfer_stops_queue(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	struct xmemsim_dma_file *df = x->df;
+
+	lockdep_assert_held(&dma->lock);
+	if (x->ticket == XMEMSIM_COPY_TICKET)
+		return;
+	if (!x->q->err)
+		x->q->err = x->status;
+	if (x->d.signal_sem != XMEMSIM_SEM_NONE)
+		set_bit(x->d.signal_sem, df->broken);
+	if (list_empty(&df->err_node))
+		list_add_tail(&df->err_node, &dma->err_files);
+}
+
+/*
+ * x has ended with x->status: signal, or stop its queue; then mark it
+ * done and wake its file. The last touch of x: once done is set, a COPY's
+ * waiter may free it without the lock. dma->lock held.
+ */
+static void xfer_finish(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	struct xmemsim_dma_file *df = x->df;
+	u32 s = x->d.signal_sem;
+
+	lockdep_assert_held(&dma->lock);
+	if (!x->status && s != XMEMSIM_SEM_NONE) {
+		WRITE_ONCE(df->sem[s], df->sem[s] + x->d.signal_inc);
+		x->sem_after = df->sem[s];
+		if (x->ticket != XMEMSIM_COPY_TICKET)
+			list_add_tail(&x->sig_node, &df->sig[s]);
+		xmemsim_dma_sem_changed(df, s, x->end_ns);
+	}
+	if (x->status)
+		xfer_stops_queue(dma, x);
+	trace_xmemsim_dma_end(df->pid, x->ticket, x->d.engine, x->d.queue,
+			      x->d.len, x->start_ns, x->end_ns);
+	if (x->ticket != XMEMSIM_COPY_TICKET)
+		WRITE_ONCE(df->ready, df->ready + 1);
+	/* pairs with the waiters' smp_load_acquire(): all of the above first */
+	smp_store_release(&x->done, true);
+	wake_up_all(&df->wq);	/* its transfer, its semaphores, a mover's wait */
+}
+
+/*
+ * Why queue head x must end without running, or 0: its queue is in the
+ * error state (-ECANCELED), or it waits on a broken semaphore whose value
+ * has not come (-EPIPE).
+ */
+static int xfer_doomed(const struct xmemsim_xfer *x)
+{
+	if (x->q->err)
+		return -ECANCELED;
+	if (!x->ready && test_bit(x->d.wait_sem, x->df->broken))
+		return -EPIPE;
+	return 0;
+}
+
+/*
+ * End x without running it, when its queue reaches it: no byte moves, no
+ * engine time; its own queue and signal follow it into the error state.
+ * dma->lock held.
+ */
+static void xfer_end_unrun(struct xmemsim_dma *dma, struct xmemsim_xfer *x,
+			   int status)
+{
+	struct xmemsim_dma_file *df = x->df;
+
+	lockdep_assert_held(&dma->lock);
+	xmemsim_dma_dequeue(x);
+	if (df->xf) {
+		xmemsim_unpin(df->xf->dev, x->srec);
+		xmemsim_unpin(df->xf->dev, x->drec);
+	}
+	x->status = status;
+	x->start_ns = max(x->submit_ns, x->q->end_ns);
+	x->end_ns = x->start_ns;
+	xfer_finish(dma, x);
+}
+
+/*
+ * End every queue head that must end without running (xfer_doomed()),
+ * until none is left: each may break another semaphore. Only the files
+ * with an error state are walked. dma->lock held.
+ */
+static void dma_drain_errors(struct xmemsim_dma *dma)
+{
+	struct xmemsim_dma_file *df;
+	struct xmemsim_xfer *x;
+	bool again;
+	u32 i;
+	int st;
+
+	lockdep_assert_held(&dma->lock);
+	do {
+		again = false;
+		list_for_each_entry(df, &dma->err_files, err_node) {
+			for (i = 0; i < dma->engines * xmemsim_dma_nq(dma); i++) {
+				while (!list_empty(&df->q[i].xfers)) {
+					x = list_first_entry(&df->q[i].xfers,
+							     struct xmemsim_xfer, node);
+					st = xfer_doomed(x);
+					if (!st)
+						break;
+					xfer_end_unrun(dma, x, st);
+					again = true;
+				}
+			}
+		}
+	} while (again);
+}
+
+/* The wall time at which modeled time t arrives (time_scale > 0). */
+static ktime_t dma_wall(const struct xmemsim_dma *dma, u64 t)
+{
+	u64 ns;
+
+	if (check_mul_overflow(t, dma->time_scale, &ns) || ns > KTIME_MAX)
+		return KTIME_MAX;
+	return ktime_add_safe(dma->epoch, ns_to_ktime(ns));
+}
+
+/*
+ * Work on a running transfer is done with dma->lock dropped, between
+ * these two: x is "moving" meanwhile and stays on its engine, and nothing
+ * frees or cancels it (those wait on its file's queue for moving to
+ * clear).
+ */
+static void xfer_work_begin(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	lockdep_assert_held(&dma->lock);
+	WRITE_ONCE(x->moving, true);
+	mutex_unlock(&dma->lock);
+}
+
+static void xfer_work_end(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
+{
+	mutex_lock(&dma->lock);
+	WRITE_ONCE(x->moving, false);
+	wake_up_all(&x->df->wq);
+}
+
+/* Start queue q's head on engine e at modeled time t. dma->lock held. */
+static void dma_start(struct xmemsim_dma *dma, u32 e,
+		      struct xmemsim_dma_queue *q, u64 t)
+{
+	struct xmemsim_dma_engine *eng = &dma->eng[e];
+	struct xmemsim_xfer *x = list_first_entry(&q->xfers, struct xmemsim_xfer,
+						  node);
+
+	lockdep_assert_held(&dma->lock);
+	xmemsim_dma_dequeue(x);
+	eng->serial++;
+	q->df->du->stamp[e] = eng->serial;
+	q->stamp = eng->serial;
+	x->start_ns = t;
+	x->end_ns = t + min(x->dur, U64_MAX - t);
+	q->end_ns = x->end_ns;
+	eng->free_ns = x->end_ns;
+	eng->cur = x;
+	trace_xmemsim_dma_start(x->df->pid, x->ticket, x->d.engine, x->d.queue,
+				x->d.len, x->start_ns, x->end_ns);
+	if (dma->check && x->df->xf) {	/* a premature read shows the poison */
+		xfer_work_begin(dma, x);
+		xmemsim_fill(x->df->xf->dev, x->drec->heap, x->d.dst,
+			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
+		xfer_work_end(dma, x);
+	}
+}
+
+/* Complete engine e's transfer: its bytes move, then it finishes. */
+static void dma_complete(struct xmemsim_dma *dma, u32 e)
+{
+	struct xmemsim_dma_engine *eng = &dma->eng[e];
+	struct xmemsim_xfer *x = eng->cur;
+	int status;
+
+	lockdep_assert_held(&dma->lock);
+	if (x->fault == XMEMSIM_FAULT_DMA_HANG) {
+		eng->cur = NULL;	/* lost: never completes */
+		return;
+	}
+	xfer_work_begin(dma, x);
+	status = xfer_move(x);
+	xfer_work_end(dma, x);
+	eng->cur = NULL;
+	eng->completed++;
+	eng->bytes += x->d.len;
+	eng->busy_ns += x->end_ns - x->start_ns;
+	x->status = status;
+	xfer_finish(dma, x);
+}
+
+enum dma_step { STEP_IDLE, STEP_DONE, STEP_TIMER };
+
+/*
+ * One step of the scheduler: start one transfer, or complete one, in
+ * modeled-time order. An idle engine starts its next transfer at P (the
+ * earliest any ready head could start) unless a running transfer ends at
+ * or before P: that one completes first, and may make more heads ready.
+ * dma->lock held (dropped while bytes move).
+ */
+static enum dma_step dma_step(struct xmemsim_dma *dma)
+{
+	struct xmemsim_dma_queue *q, *start_q = NULL;
+	u64 start_t = U64_MAX, end_t = U64_MAX, t;
+	u32 e, start_e = 0, end_e = 0;
+
+	lockdep_assert_held(&dma->lock);
+	dma_drain_errors(dma);
+	for (e = 0; e < dma->engines; e++) {
+		struct xmemsim_xfer *cur = dma->eng[e].cur;
+
+		if (cur) {
+			if (cur->end_ns < end_t) {
+				end_t = cur->end_ns;
+				end_e = e;
+			}
+			continue;
+		}
+		q = dma_pick(dma, e, &t);
+		if (q && t < start_t) {
+			start_q = q;
+			start_t = t;
+			start_e = e;
+		}
+	}
+	if (start_q && start_t < end_t) {
+		dma_start(dma, start_e, start_q, start_t);
+		return STEP_DONE;
+	}
+	if (end_t == U64_MAX)
+		return STEP_IDLE;
+	if (dma->time_scale && ktime_before(ktime_get(), dma_wall(dma, end_t))) {
+		hrtimer_start(&dma->timer, dma_wall(dma, end_t), HRTIMER_MODE_ABS);
+		return STEP_TIMER;
+	}
+	dma_complete(dma, end_e);
+	return STEP_DONE;
+}
+
+/*
+ * The scheduler: steps until every engine is idle, waits on a semaphore
+ * or (time_scale > 0) on the wall clock. The lock is taken per step, so a
+ * command of any file waits for at most one step, however much is queued.
+ */
+void xmemsim_dma_sched_run(struct xmemsim_dma *dma)
+{
+	enum dma_step st;
+
+	do {
+		mutex_lock(&dma->lock);
+		st = dma_step(dma);
+		mutex_unlock(&dma->lock);
+		cond_resched();
+	} while (st == STEP_DONE);
+}
+
+static void dma_work(struct work_struct *work)
+{
+	xmemsim_dma_sched_run(container_of(work, struct xmemsim_dma, work));
+}
+
+static enum hrtimer_restart dma_timer_fn(struct hrtimer *timer)
+{
+	xmemsim_dma_kick(container_of(timer, struct xmemsim_dma, timer));
+	return HRTIMER_NORESTART;
+}
+
+int xmemsim_dma_sched_init(struct xmemsim_dma *dma)
+{
+	u32 e;
+
+	mutex_init(&dma->lock);
+	INIT_LIST_HEAD(&dma->files);
+	INIT_LIST_HEAD(&dma->err_files);
+	INIT_LIST_HEAD(&dma->users);
+	INIT_WORK(&dma->work, dma_work);
+	hrtimer_init(&dma->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	dma->timer.function = dma_timer_fn;
+	dma->epoch = ktime_get();
+	dma->eng = kcalloc(dma->engines, sizeof(*dma->eng), GFP_KERNEL);
+	if (!dma->eng)
+		return -ENOMEM;
+	for (e = 0; e < dma->engines; e++)
+		INIT_LIST_HEAD(&dma->eng[e].active);
+	return 0;
+}
+
+/* Every file is closed: nothing is queued or running. */
+void xmemsim_dma_sched_fini(struct xmemsim_dma *dma)
+{
+	hrtimer_cancel(&dma->timer);
+	cancel_work_sync(&dma->work);
+	kfree(dma->eng);
+	dma->eng = NULL;
+	mutex_destroy(&dma->lock);
+}
