@@ -28,6 +28,10 @@ $(O)/tests/vm/runtime: $(O)/examples/runtime.o $(O)/libdramplan-device.a \
 # modprobe.d/xmemsim-multiuser.conf.
 VM_TESTS += $(O)/tests/vm/multiuser
 
+# Fair engines (one user's DMA against another's), run with the same
+# options as the many-users tests.
+VM_TESTS += $(O)/tests/vm/fair
+
 # The DMA timing checker's tests, run by tests/vm/run.sh under dma_check=2
 # and under dma_check=1 with a slow clock.
 VM_TESTS += $(O)/tests/vm/dma_check

@@ -130,6 +130,7 @@ tap $? "insmod with modprobe.d/xmemsim-multiuser.conf ($mu_opts)"
 chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
 tap $? "the node to group 600, mode 0660"
 XMEMSIM_NODE_GID=600 run_c multiuser
+XMEMSIM_NODE_GID=600 run_c fair
 printf 'alloc hbm 4096 4096\nuser\n' | xmemctl replay | sed -n 2p > /tmp/u.txt
 grep -qx 'user uid=0 files=1 allocs=1/64 hbm=7640/16777216 dataram=0/4096 libc=0/4096 plan_mem=0/16777216 bounce=0 quota_refused=0' /tmp/u.txt &&
 	xmemctl --json user | grep -q '^{"uid":0,"files":1,"allocs":0,"limit_allocs":64,"hbm":0,'
