@@ -10,7 +10,8 @@
  * transfers queued are looked at: each engine keeps them on its active
  * list, so idle files cost the scheduler nothing.
  */
-#include <kunit/visibility.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -443,6 +444,15 @@ static void dma_complete(struct xmemsim_dma *dma, u32 e)
 	eng->busy_ns += x->end_ns - x->start_ns;
 	x->status = status;
 	xfer_finish(dma, x);
+	if (unlikely(READ_ONCE(dma->finish_delay_us))) {
+		/*
+		 * A test's window: a COPY's waiter may free x now, and nothing
+		 * here may read it (KASAN would say so).
+		 */
+		mutex_unlock(&dma->lock);
+		fsleep(min(READ_ONCE(dma->finish_delay_us), 100000U));
+		mutex_lock(&dma->lock);
+	}
 }
 
 enum dma_step { STEP_IDLE, STEP_DONE, STEP_TIMER };
@@ -519,6 +529,20 @@ static enum hrtimer_restart dma_timer_fn(struct hrtimer *timer)
 {
 	xmemsim_dma_kick(container_of(timer, struct xmemsim_dma, timer));
 	return HRTIMER_NORESTART;
+}
+
+/**
+ * xmemsim_dma_debugfs() - the scheduler's test knob
+ * @d: the device
+ * @dir: its debugfs directory
+ *
+ * dma_finish_delay_us (root, 0 by default, at most 100 ms used): the
+ * scheduler sleeps that long, the lock dropped, after each completion,
+ * where a waiter may already free the transfer.
+ */
+void xmemsim_dma_debugfs(struct xmemsim_dev *d, struct dentry *dir)
+{
+	debugfs_create_u32("dma_finish_delay_us", 0600, dir, &d->dma.finish_delay_us);
 }
 
 int xmemsim_dma_sched_init(struct xmemsim_dma *dma)

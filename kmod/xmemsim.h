@@ -124,6 +124,7 @@ struct xmemsim_dma {
 	atomic64_t hazards[XMEMSIM_NUM_HAZARDS];
 	ktime_t epoch;			/* wall time of modeled 0 */
 	u64 files_made;			/* files given DMA state, for their order */
+	u32 finish_delay_us;		/* debugfs: tests hold the scheduler here */
 	struct xmemsim_dma_engine *eng;
 	struct list_head files;		/* files with DMA state */
 	struct list_head users;		/* their users' shares */
@@ -370,6 +371,7 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 void xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
+void xmemsim_dma_debugfs(struct xmemsim_dev *d, struct dentry *dir);
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			   bool write, enum xmemsim_dma_hazard kind,
 			   const char *what, bool nowait);

@@ -14,8 +14,8 @@
  *     commands a batch, against GET_INFO (the floor: a command that does
  *     nothing) the same way, in ns per command;
  *   - completions: what it costs a runtime to learn that a transfer ended,
- *     per completion, through each path (DMA_WAIT by ioctl; the CQE of a
- *     DMA_SUBMIT through io_uring; poll() and one DMA_REAP), one transfer
+ *     per completion, through each path (DMA_WAIT by ioctl; DMA_SUBMIT
+ *     and DMA_REAP through io_uring; poll() and one DMA_REAP), one transfer
  *     at a time and 64 reaped together, against io_uring's NOP round
  *     trip the same way (submit and wait). Submitting is in every row.
  */
@@ -101,9 +101,9 @@ static uint64_t nop_ns(unsigned int batch, int reps)
 
 /*
  * batch transfers (1 or 64) submitted and learnt of through path (0:
- * DMA_WAIT each; 1: one DMA_SUBMIT command each through the ring, its
- * CQE; 2: poll() then DMA_REAP of all there are), reps times: ns per
- * completion, 0 on a failure.
+ * DMA_WAIT each; 1: DMA_SUBMIT and DMA_REAP through the ring, the reap
+ * waiting in io_uring's worker; 2: poll() then DMA_REAP of all there
+ * are), reps times: ns per completion, 0 on a failure.
  */
 static uint64_t completion_ns(struct xms_dev *xd, struct xms_ring *r,
 			      const uint64_t *buf, unsigned int engines,
@@ -122,14 +122,22 @@ static uint64_t completion_ns(struct xms_dev *xd, struct xms_ring *r,
 		d[i] = desc(buf[2], buf[3], 64, i % engines);
 	for (rep = 0; rep < reps; rep++) {
 		if (path == 1) {
-			for (i = 0; i < batch; i++) {
-				s[i] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)&d[i],
-								    .count = 1 };
-				xms_ring_queue(r, XMEMSIM_IOC_DMA_SUBMIT, &s[i], i);
-			}
+			static struct xmemsim_dma_reap rp;
+
+			s[0] = (struct xmemsim_dma_submit){ .descs = (uintptr_t)d,
+							    .count = batch };
+			xms_ring_queue(r, XMEMSIM_IOC_DMA_SUBMIT, &s[0], 0);
 			xms_ring_submit(r);
-			if (xms_ring_reap(r, res, batch, batch) != (int)batch)
+			if (xms_ring_reap(r, res, 1, 1) != 1 || res[0].res)
 				return 0;
+			for (got = 0; got < batch; got += rp.count) {
+				rp = (struct xmemsim_dma_reap){ .recs = (uintptr_t)rec,
+					.capacity = 64, .timeout_ns = -1 };
+				xms_ring_queue(r, XMEMSIM_IOC_DMA_REAP, &rp, 1);
+				xms_ring_submit(r);
+				if (xms_ring_reap(r, res, 1, 1) != 1 || res[0].res)
+					return 0;
+			}
 			continue;
 		}
 		if (xms_dma_submit(xd, d, batch, &t))
@@ -151,7 +159,7 @@ static void completions(struct xms_dev *xd, const uint64_t *buf,
 			unsigned int engines, int reps)
 {
 	static const char * const name[3] = {
-		"DMA_WAIT (ioctl)", "io_uring CQE", "poll() + DMA_REAP",
+		"DMA_WAIT (ioctl)", "io_uring DMA_REAP", "poll() + DMA_REAP",
 	};
 	unsigned int b, batch;
 	struct xms_ring r;
