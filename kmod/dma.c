@@ -398,7 +398,7 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 		mutex_unlock(&dma->lock);
 	}
 	if (!ret) {
-		xmemsim_dma_kick(dma);
+		xmemsim_dma_run_inline(dma, df, 2 * min_t(u32, s->count, 64) + 2);
 		goto out;
 	}
 	while (n--)

@@ -45,6 +45,7 @@
 
 #include <linux/list.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
@@ -157,6 +158,10 @@ void xmemsim_dma_dequeue(struct xmemsim_xfer *x);
 u64 xmemsim_dma_sem_arrival(struct xmemsim_dma_file *df, u32 sem, u64 value);
 void xmemsim_dma_sem_changed(struct xmemsim_dma_file *df, u32 sem, u64 t);
 void xmemsim_dma_sched_run(struct xmemsim_dma *dma);
+/* A submitter completes its own transfers of at most this many bytes. */
+#define XMEMSIM_DMA_INLINE_BYTES	SZ_64K
+void xmemsim_dma_run_inline(struct xmemsim_dma *dma,
+			    const struct xmemsim_dma_file *df, u32 steps);
 int xmemsim_dma_sched_init(struct xmemsim_dma *dma);
 void xmemsim_dma_sched_fini(struct xmemsim_dma *dma);
 

@@ -455,7 +455,23 @@ static void dma_complete(struct xmemsim_dma *dma, u32 e)
 	}
 }
 
-enum dma_step { STEP_IDLE, STEP_DONE, STEP_TIMER };
+enum dma_step { STEP_IDLE, STEP_DONE, STEP_TIMER, STEP_NOT_MINE };
+
+/*
+ * May an inline run (xmemsim_dma_run_inline()) for file mine do this
+ * step on x? Only the file's own small transfers: a submitting task
+ * never moves another user's bytes, nor many of its own.
+ */
+static bool step_is_mine(const struct xmemsim_dma *dma,
+			 const struct xmemsim_dma_file *mine,
+			 const struct xmemsim_xfer *x, bool moves)
+{
+	if (!mine)
+		return true;
+	if (!moves && !dma->check)
+		return true;	/* a start moves nothing */
+	return x->df == mine && x->d.len <= XMEMSIM_DMA_INLINE_BYTES;
+}
 
 /*
  * One step of the scheduler: start one transfer, or complete one, in
@@ -464,7 +480,8 @@ enum dma_step { STEP_IDLE, STEP_DONE, STEP_TIMER };
  * or before P: that one completes first, and may make more heads ready.
  * dma->lock held (dropped while bytes move).
  */
-static enum dma_step dma_step(struct xmemsim_dma *dma)
+static enum dma_step dma_step(struct xmemsim_dma *dma,
+			      const struct xmemsim_dma_file *mine)
 {
 	struct xmemsim_dma_queue *q, *start_q = NULL;
 	u64 start_t = U64_MAX, end_t = U64_MAX, t;
@@ -490,6 +507,10 @@ static enum dma_step dma_step(struct xmemsim_dma *dma)
 		}
 	}
 	if (start_q && start_t < end_t) {
+		if (!step_is_mine(dma, mine, list_first_entry(&start_q->xfers,
+							      struct xmemsim_xfer,
+							      node), false))
+			return STEP_NOT_MINE;
 		dma_start(dma, start_e, start_q, start_t);
 		return STEP_DONE;
 	}
@@ -499,25 +520,66 @@ static enum dma_step dma_step(struct xmemsim_dma *dma)
 		hrtimer_start(&dma->timer, dma_wall(dma, end_t), HRTIMER_MODE_ABS);
 		return STEP_TIMER;
 	}
+	if (!step_is_mine(dma, mine, dma->eng[end_e].cur, true))
+		return STEP_NOT_MINE;
 	dma_complete(dma, end_e);
 	return STEP_DONE;
 }
 
 /*
- * The scheduler: steps until every engine is idle, waits on a semaphore
- * or (time_scale > 0) on the wall clock. The lock is taken per step, so a
- * command of any file waits for at most one step, however much is queued.
+ * The scheduler's loop, for one runner at a time (dma->sched_running):
+ * steps until every engine is idle, waits on a semaphore or (time_scale
+ * > 0) on the wall clock, or (an inline run) the next step is not the
+ * caller's or its budget is spent. The lock is taken per step, so a
+ * command of any file waits for at most one step, however much is
+ * queued. Another runner that finds the loop taken leaves the work to
+ * it: the loop sees whatever was queued meanwhile. Returns the last step.
  */
-void xmemsim_dma_sched_run(struct xmemsim_dma *dma)
+static enum dma_step sched_loop(struct xmemsim_dma *dma,
+				const struct xmemsim_dma_file *mine, u32 budget)
 {
-	enum dma_step st;
+	enum dma_step st = STEP_IDLE;
 
-	do {
-		mutex_lock(&dma->lock);
-		st = dma_step(dma);
+	mutex_lock(&dma->lock);
+	if (dma->sched_running)
+		goto out;
+	dma->sched_running = true;
+	while (budget--) {
+		st = dma_step(dma, mine);
+		if (st != STEP_DONE)
+			break;
 		mutex_unlock(&dma->lock);
 		cond_resched();
-	} while (st == STEP_DONE);
+		mutex_lock(&dma->lock);
+	}
+	dma->sched_running = false;
+out:
+	mutex_unlock(&dma->lock);
+	return st;
+}
+
+void xmemsim_dma_sched_run(struct xmemsim_dma *dma)
+{
+	sched_loop(dma, NULL, U32_MAX);
+}
+
+/**
+ * xmemsim_dma_run_inline() - a submitter runs its own small transfers
+ * @dma: the device's DMA
+ * @df: the submitting file
+ * @steps: at most this many steps
+ *
+ * On the virtual clock, where a transfer's end needs no wall time, the
+ * submitting task takes the scheduler's steps itself while they start
+ * transfers or complete its own of at most XMEMSIM_DMA_INLINE_BYTES:
+ * its completion is then ready when the submit returns, without the
+ * worker's wake-up. Anything else, or what is left, goes to the worker.
+ */
+void xmemsim_dma_run_inline(struct xmemsim_dma *dma,
+			    const struct xmemsim_dma_file *df, u32 steps)
+{
+	if (dma->time_scale || sched_loop(dma, df, steps) != STEP_IDLE)
+		xmemsim_dma_kick(dma);
 }
 
 static void dma_work(struct work_struct *work)

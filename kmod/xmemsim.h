@@ -125,6 +125,7 @@ struct xmemsim_dma {
 	ktime_t epoch;			/* wall time of modeled 0 */
 	u64 files_made;			/* files given DMA state, for their order */
 	u32 finish_delay_us;		/* debugfs: tests hold the scheduler here */
+	bool sched_running;		/* a task or the worker runs the steps */
 	struct xmemsim_dma_engine *eng;
 	struct list_head files;		/* files with DMA state */
 	struct list_head users;		/* their users' shares */
