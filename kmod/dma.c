@@ -533,11 +533,13 @@ static void xfer_reap(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
  * xmemsim_dma_wait() - DMA_WAIT: wait for a transfer and reap it
  * @xf: the caller
  * @w: the command, copied in
+ * @nowait: an io_uring inline issue: -EAGAIN rather than sleep
  *
  * Return: 0 (the times, tag and status written), -ENOENT (no such ticket,
- * or already reaped), -ETIMEDOUT, -ERESTARTSYS, -EINVAL.
+ * or already reaped), -ETIMEDOUT, -ERESTARTSYS, -EINVAL, -EAGAIN.
  */
-int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
+int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
+		     bool nowait)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
@@ -548,6 +550,8 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w)
 		return -EINVAL;
 	if (!df)
 		return -ENOENT;
+	if (nowait && !xfer_done(df, w->ticket))
+		return -EAGAIN;
 	ret = dma_wait_event(df, xfer_done(df, w->ticket), w->timeout_ns);
 	if (ret)
 		return ret;
@@ -609,10 +613,13 @@ static u32 reap_claim(struct xmemsim_dma_file *df, struct xmemsim_xfer **xs,
 	return n;
 }
 
-/* Claim what is completed, waiting as r says: n claimed, or an error. */
+/*
+ * Claim what is completed, waiting as r says (nowait: not at all): n
+ * claimed, or an error.
+ */
 static int reap_gather(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 		       struct xmemsim_dma_reap *r, struct xmemsim_xfer **xs,
-		       u32 *n)
+		       u32 *n, bool nowait)
 {
 	long left = timeout_jiffies(r->timeout_ns);
 	int ret = 0;
@@ -625,7 +632,7 @@ static int reap_gather(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 		mutex_unlock(&dma->lock);
 		if (*n || ret)
 			return ret;
-		if (!r->timeout_ns)
+		if (!r->timeout_ns || nowait)
 			return -EAGAIN;
 		ret = reap_wait(df, &left);
 		if (ret)
@@ -637,16 +644,18 @@ static int reap_gather(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
  * xmemsim_dma_reap() - DMA_REAP: reap the file's completed transfers
  * @xf: the caller
  * @r: the command, copied in
+ * @nowait: an io_uring inline issue: -EAGAIN rather than sleep
  *
  * The records are copied out while their transfers are claimed (DMA_WAIT
  * and other reapers pass them by), and reaped only once the copy worked:
  * a buffer that faults gives -EFAULT and loses nothing.
  *
- * Return: 0 (r->count records written), -EAGAIN (timeout 0, none
- * completed), -ETIMEDOUT, -ERESTARTSYS, -ENOENT (nothing in flight),
+ * Return: 0 (r->count records written), -EAGAIN (timeout 0 or @nowait,
+ * none completed), -ETIMEDOUT, -ERESTARTSYS, -ENOENT (nothing in flight),
  * -EINVAL, -EFAULT or -ENOMEM.
  */
-int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r)
+int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
+		     bool nowait)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
@@ -662,7 +671,7 @@ int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r)
 		return -ENOENT;
 	xs = kvmalloc_array(r->capacity, sizeof(*xs), GFP_KERNEL_ACCOUNT);
 	rec = kvcalloc(r->capacity, sizeof(*rec), GFP_KERNEL_ACCOUNT);
-	ret = xs && rec ? reap_gather(dma, df, r, xs, &n) : -ENOMEM;
+	ret = xs && rec ? reap_gather(dma, df, r, xs, &n, nowait) : -ENOMEM;
 	if (!n)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -770,7 +779,8 @@ static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
 /**
  * xmemsim_sem_cmd() - SEM_SET, SEM_GET and SEM_WAIT on the caller's semaphores
  * @xf: the caller
- * @cmd: XMEMSIM_IOC_SEM_*
+ * @cmd: XMEMSIM_IOC_SEM_*, or XMEMSIM_IOC_SEM_TRY: SEM_WAIT that gives
+ *	-EAGAIN rather than sleep (an io_uring inline issue)
  * @s: the command, copied in
  *
  * SEM_SET also mends a broken semaphore; SEM_WAIT on a broken one whose
@@ -793,6 +803,11 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	df = dma_file(xf);
 	if (!df)
 		return -ENOMEM;
+	if (cmd == XMEMSIM_IOC_SEM_TRY) {
+		if (!sem_reached(df, s->sem, s->value) && !test_bit(s->sem, df->broken))
+			return -EAGAIN;
+		cmd = XMEMSIM_IOC_SEM_WAIT;
+	}
 	if (cmd == XMEMSIM_IOC_SEM_WAIT) {
 		ret = dma_wait_event(df, sem_reached(df, s->sem, s->value) ||
 				     test_bit(s->sem, df->broken), s->timeout_ns);

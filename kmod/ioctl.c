@@ -60,6 +60,8 @@ struct xmemsim_cmd {
 	int (*fn)(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb);
 	void (*undo)(struct xmemsim_file *xf, union xmemsim_arg *a);
 	bool may_block;		/* sleeps for long: no inline io_uring issue */
+	/* a wait that can end at once: tried inline, -EAGAIN if it would sleep */
+	int (*try)(struct xmemsim_file *xf, union xmemsim_arg *a);
 };
 
 static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
@@ -354,12 +356,22 @@ static int cmd_dma_submit(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 
 static int cmd_dma_wait(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	return xmemsim_dma_wait(xf, &a->dma_wait);
+	return xmemsim_dma_wait(xf, &a->dma_wait, false);
+}
+
+static int try_dma_wait(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	return xmemsim_dma_wait(xf, &a->dma_wait, true);
 }
 
 static int cmd_dma_reap(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	return xmemsim_dma_reap(xf, &a->dma_reap);
+	return xmemsim_dma_reap(xf, &a->dma_reap, false);
+}
+
+static int try_dma_reap(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	return xmemsim_dma_reap(xf, &a->dma_reap, true);
 }
 
 static int cmd_dma_reset(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
@@ -380,6 +392,11 @@ static int cmd_sem_get(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 static int cmd_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_WAIT, &a->sem);
+}
+
+static int try_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_TRY, &a->sem);
 }
 
 static int cmd_dma_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
@@ -414,15 +431,15 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_MEMSET, cmd_memset, NULL, true },
 	{ XMEMSIM_IOC_ALLOC_SIZE, cmd_alloc_size, NULL, false },
 	{ XMEMSIM_IOC_USER_STATS, cmd_user_stats, NULL, false },
-	/* the DMA commands take dma->lock, which a completion holds for long */
+	/* dma->lock is held for one scheduler step at most: inline */
 	{ XMEMSIM_IOC_DMA_SUBMIT, cmd_dma_submit, NULL, false },
-	{ XMEMSIM_IOC_DMA_WAIT, cmd_dma_wait, NULL, true },
-	{ XMEMSIM_IOC_DMA_REAP, cmd_dma_reap, NULL, true },
-	{ XMEMSIM_IOC_DMA_RESET, cmd_dma_reset, NULL, true },
-	{ XMEMSIM_IOC_SEM_SET, cmd_sem_set, NULL, true },
-	{ XMEMSIM_IOC_SEM_GET, cmd_sem_get, NULL, true },
-	{ XMEMSIM_IOC_SEM_WAIT, cmd_sem_wait, NULL, true },
-	{ XMEMSIM_IOC_DMA_INFO, cmd_dma_info, NULL, true },
+	{ XMEMSIM_IOC_DMA_WAIT, cmd_dma_wait, NULL, true, try_dma_wait },
+	{ XMEMSIM_IOC_DMA_REAP, cmd_dma_reap, NULL, true, try_dma_reap },
+	{ XMEMSIM_IOC_DMA_RESET, cmd_dma_reset, NULL, false },
+	{ XMEMSIM_IOC_SEM_SET, cmd_sem_set, NULL, false },
+	{ XMEMSIM_IOC_SEM_GET, cmd_sem_get, NULL, false },
+	{ XMEMSIM_IOC_SEM_WAIT, cmd_sem_wait, NULL, true, try_sem_wait },
+	{ XMEMSIM_IOC_DMA_INFO, cmd_dma_info, NULL, false },
 	{ XMEMSIM_IOC_FAULT_ARM, cmd_fault_arm, NULL, false },
 	{ XMEMSIM_IOC_MEM_ERROR, cmd_mem_error, NULL, false },
 };
@@ -435,7 +452,7 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
  * @nonblock: the caller cannot sleep for long (io_uring inline issue)
  *
  * Return: 0, a negative errno, or -EAGAIN when @nonblock and the command
- * may block.
+ * may block (a wait: would sleep).
  */
 long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 		      void __user *uarg, bool nonblock)
@@ -491,7 +508,7 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	}
 	if (!c)
 		return -ENOTTY;
-	if (nonblock && c->may_block)
+	if (nonblock && c->may_block && !c->try)
 		return -EAGAIN;
 	if (WARN_ON_ONCE(size > sizeof(arg)))
 		return -ENOTTY;
@@ -503,7 +520,9 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	if (_IOC_DIR(cmd) == (_IOC_READ | _IOC_WRITE) &&
 	    copy_to_user(uarg, &arg, size))
 		return -EFAULT;
-	ret = c->fn(xf, &arg, &wb);
+	ret = nonblock && c->may_block ? c->try(xf, &arg) : c->fn(xf, &arg, &wb);
+	if (ret == -EAGAIN && nonblock && c->may_block)
+		return ret;	/* io_uring issues it again, from a worker */
 	if ((ret == 0 || (wb & XMEMSIM_WRITEBACK)) && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &arg, size)) {
 		if (ret == 0 && c->undo && (wb & XMEMSIM_FRESH))

@@ -6,9 +6,9 @@
  * The SQE's command area holds struct xmemsim_uring_cmd (16 bytes, so no
  * IORING_SETUP_SQE128 needed): it is read once into a local copy, since
  * the SQE is shared with user space. Commands that may take long (DUMP,
- * COPY) answer -EAGAIN to an IO_URING_F_NONBLOCK issue, and io_uring issues
- * them again from a worker; everything else completes inline, and the
- * result lands in cqe->res.
+ * COPY, a wait that would sleep) answer -EAGAIN to an IO_URING_F_NONBLOCK
+ * issue, and io_uring issues them again from a worker; everything else
+ * completes inline, and the result lands in cqe->res.
  */
 /* The io_uring_cmd API of the kernel built against: kmod/compat.h */
 #include "compat.h"
@@ -16,9 +16,10 @@
 
 /*
  * Every command completes as its ioctl() does: DMA_SUBMIT once its
- * transfers are queued; a wait (DMA_WAIT, DMA_REAP, SEM_WAIT) in a worker,
- * bounded by its own timeout, which io_uring interrupts when the ring or
- * its task goes away (-EINTR) or a linked timeout fires.
+ * transfers are queued; a wait (DMA_WAIT, DMA_REAP, SEM_WAIT) inline when
+ * what it waits for is there, else in a worker, bounded by its own
+ * timeout, which io_uring interrupts when the ring or its task goes away
+ * (-EINTR) or a linked timeout fires.
  */
 int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {

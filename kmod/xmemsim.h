@@ -357,8 +357,12 @@ int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
 int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p);
 void xmemsim_dma_fini(struct xmemsim_dev *d);
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
-int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w);
-int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r);
+int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
+		     bool nowait);
+int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
+		     bool nowait);
+/* xmemsim_sem_cmd(): SEM_WAIT that gives -EAGAIN rather than sleep */
+#define XMEMSIM_IOC_SEM_TRY	0
 int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r);
 u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u);
 __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,

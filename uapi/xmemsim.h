@@ -586,8 +586,9 @@ struct xmemsim_mem_error {
  * and cqe->res carries 0 or the negative errno ioctl() would have given.
  * Outputs are in that struct by the time its CQE is seen: the struct may
  * be reused or freed then, and the kernel writes it no more. Every
- * command completes as its ioctl() returns (DMA_SUBMIT once queued); the
- * waits run in io_uring's workers.
+ * command completes as its ioctl() returns (DMA_SUBMIT once queued); a
+ * wait completes inline if what it waits for is there, else in one of
+ * io_uring's workers.
  */
 struct xmemsim_uring_cmd {
 	__u64 arg;		/* user pointer to the command's struct */
