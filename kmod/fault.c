@@ -15,7 +15,11 @@
  * that opted in, a task whose /proc/<pid>/make-it-fail is set or a file
  * that armed the site with FAULT_ARM and XMEMSIM_FAULT_FRAMEWORK. Nobody
  * else's commands fail, whatever the knobs say, and the framework's
- * interval and times count only the callers that opted in.
+ * interval and times count only the callers that opted in. Opting in is
+ * privileged, as the knobs are (root's debugfs files) and make-it-fail
+ * is (CAP_SYS_RESOURCE): FAULT_ARM with the flag needs CAP_SYS_ADMIN, so
+ * the counts are global but only an administrator's calls move them, and
+ * no other user can shift an interval or take a times.
  *
  * FAULT_ARM without that flag arms a site of the file itself: the
  * file's next skip calls of the site pass and the times after them fail.
@@ -40,6 +44,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 #include <linux/mm.h>
@@ -143,9 +148,13 @@ bool xmemsim_fault(struct xmemsim_file *xf, unsigned int s)
  * @xf: the caller
  * @a: the command, copied in
  *
+ * Opting in to the framework (XMEMSIM_FAULT_FRAMEWORK, times 1) needs
+ * CAP_SYS_ADMIN in the caller's credentials; opting out does not.
+ *
  * Return: 0, -EINVAL (no such site, flags, reserved, or skip/times with
  * XMEMSIM_FAULT_FRAMEWORK), -EOPNOTSUPP (XMEMSIM_FAULT_FRAMEWORK on a
- * kernel without CONFIG_FAULT_INJECTION).
+ * kernel without CONFIG_FAULT_INJECTION), -EPERM (opting in without
+ * CAP_SYS_ADMIN).
  */
 int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a)
 {
@@ -158,6 +167,8 @@ int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a
 		return -EINVAL;
 	if (fw && !IS_ENABLED(CONFIG_FAULT_INJECTION))
 		return -EOPNOTSUPP;
+	if (fw && a->times && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	spin_lock(&f->lock);
 	if (fw) {		/* times 1: opt in; 0: out */
 		WRITE_ONCE(f->framework, a->times ? f->framework | BIT(a->site) :

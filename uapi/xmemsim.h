@@ -525,7 +525,8 @@ struct xmemsim_dma_info {
  * disarms. With XMEMSIM_FAULT_FRAMEWORK (skip 0, times 1 to opt in, 0
  * to opt out) the file instead follows the kernel's fault_attr of the
  * site, /sys/kernel/debug/xmemsim/fail_<site>/, as a task does whose
- * /proc/<pid>/make-it-fail is set.
+ * /proc/<pid>/make-it-fail is set. Its counts (interval, times) are the
+ * device's, so opting in needs CAP_SYS_ADMIN (-EPERM), as the knobs do.
  */
 struct xmemsim_fault_arm {
 	__u32 site;		/* XMEMSIM_FAULT_* */

@@ -1210,6 +1210,115 @@ TEST(sysfs_dma_for_all_users_for_root_only)
 	munmap(r, sizeof(*r));
 }
 
+/* --- 9: fault injection: the framework's counts are the privileged's ------ */
+
+#define FW_KNOBS "/sys/kernel/debug/xmemsim/fail_copy_dma/"
+
+static int fw_knob(const char *name, const char *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FW_KNOBS "%s", name);
+	return test_write_str(path, v);
+}
+
+struct fw_res {
+	int arm;		/* its FRAMEWORK arming: 0 or -errno */
+	int calls, failed;	/* its DMA COPYs, and how many failed */
+};
+
+static int fw_go[2], fw_done[2];	/* root -> attacker, attacker -> root */
+
+/* Opt in to fail_copy_dma/, then one DMA COPY for each byte root sends. */
+static int nobody_joins_the_framework(void *arg)
+{
+	struct fw_res *r = arg;
+	struct xms_dev xd;
+	uint64_t s, d;
+	char c = 'r';
+
+	close(fw_go[1]);
+	close(fw_done[0]);
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, 8192, 64, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, 8192, 64, 0, &d, NULL))
+		return 2;
+	r->arm = xms_fault_arm(&xd, XMEMSIM_FAULT_COPY_DMA,
+			       XMEMSIM_FAULT_FRAMEWORK, 0, 1);
+	if (write(ready[1], &c, 1) != 1)
+		return 99;
+	while (read(fw_go[0], &c, 1) == 1) {
+		r->calls++;
+		r->failed += xms_copy(&xd, s, d, 8192, XMEMSIM_COPY_DMA) != 0;
+		if (write(fw_done[1], &c, 1) != 1)
+			return 98;
+	}
+	return 0;
+}
+
+/* One DMA COPY of root's: 'o' (done), 'E' (-EIO) or '?' */
+static char fw_root_copy(struct xms_dev *xd, uint64_t s, uint64_t d)
+{
+	int ret = xms_copy(xd, s, d, 8192, XMEMSIM_COPY_DMA);
+
+	return !ret ? 'o' : ret == -EIO ? 'E' : '?';
+}
+
+/*
+ * Root opts a file in to fail_copy_dma/ with interval 2: every second of
+ * its DMA COPYs fails. uid 65534 tries to opt in too and makes a DMA COPY
+ * before each of root's: its calls must not join the framework's count,
+ * so root's sequence stays "ok EIO ok EIO".
+ */
+TEST(fault_framework_counts_only_privileged_callers)
+{
+	struct fw_res *r = shared(sizeof(*r));
+	char got[5] = "", c = 'g';
+	struct xms_dev xd;
+	uint64_t s, d;
+	pid_t pid;
+	int i;
+
+	REQUIRE(r);
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	if (xms_fault_arm(&xd, XMEMSIM_FAULT_COPY_DMA, XMEMSIM_FAULT_FRAMEWORK,
+			  0, 0) == -EOPNOTSUPP) {
+		xms_close(&xd);
+		SKIP("no CONFIG_FAULT_INJECTION in this kernel");
+	}
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 64, 0, &d, NULL) == 0);
+	REQUIRE(fw_knob("probability", "0") == 0 && fw_knob("space", "0") == 0 &&
+		fw_knob("verbose", "0") == 0 && fw_knob("times", "-1") == 0 &&
+		fw_knob("interval", "2") == 0 && fw_knob("probability", "100") == 0);
+	REQUIRE(pipe(fw_go) == 0 && pipe(fw_done) == 0);
+	pid = attacker(nobody_joins_the_framework, r);
+	close(fw_go[0]);
+	close(fw_done[1]);
+	REQUIRE(pid > 0);
+	REQUIRE(xms_fault_arm(&xd, XMEMSIM_FAULT_COPY_DMA, XMEMSIM_FAULT_FRAMEWORK,
+			      0, 1) == 0);
+	/* into step: root's own calls until one fails, so the next passes */
+	for (i = 0; i < 2 && fw_root_copy(&xd, s, d) != 'E'; i++)
+		;
+	for (i = 0; i < 4; i++) {
+		REQUIRE(write(fw_go[1], &c, 1) == 1 && read(fw_done[0], &c, 1) == 1);
+		got[i] = fw_root_copy(&xd, s, d);
+	}
+	printf("# root, interval 2, a call of uid 65534's before each: %s (o ok, E EIO); its FRAMEWORK arming: %s, %d of its %d DMA COPYs failed\n",
+	       got, r->arm ? strerror(-r->arm) : "0", r->failed, r->calls);
+	fw_knob("probability", "0");
+	fw_knob("interval", "1");
+	fw_knob("times", "1");
+	close(fw_go[1]);
+	close(fw_done[0]);
+	waitpid(pid, NULL, 0);
+	CHECK_STR(got, "oEoE");
+	CHECK_EQ_U64(-r->arm, EPERM);
+	CHECK_EQ_U64(r->failed, 0);
+	xms_close(&xd);
+	munmap(r, sizeof(*r));
+}
+
 int main(void)
 {
 	const char *g = getenv("XMEMSIM_NODE_GID");
