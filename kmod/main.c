@@ -697,7 +697,6 @@ static int __init xmemsim_init(void)
 		goto err_free;
 	}
 	mutex_init(&xdev->lock);
-	mutex_init(&xdev->dma_lock);
 	INIT_LIST_HEAD(&xdev->files);
 	INIT_LIST_HEAD(&xdev->users);
 	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)

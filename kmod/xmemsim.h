@@ -76,7 +76,7 @@ int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why);
 struct xmemsim_dev;
 struct xmemsim_dma_file;
 
-/* A DMA bounce buffer: a block of the dataram heap in the staging range. */
+/* The DMA staging block: a block of the dataram heap in the staging range. */
 struct xmemsim_bounce {
 	u64 addr;
 	u64 end;
@@ -197,11 +197,12 @@ struct xmemsim_user {
  * dev->lock also protects the list of users and every counter of a
  * struct xmemsim_user but plan_mem (atomic).
  *
- * xmemsim_dev.dma_lock is the synchronous DMA engine: a DMA COPY holds it
- * from taking its bounce buffer to giving it back, so at most one bounce
- * buffer is in use at a time and waiters get the engine in turn (a mutex
- * hands off to a waiter that lost the race). Taken before dev->lock;
- * never held across a user copy.
+ * dev->lock protects the DMA staging block too (bounce, bounce_refs,
+ * bounce_bytes, bounce_failures): the first DMA COPY in flight takes it
+ * from the dataram heap and the last gives it back. No lock is held
+ * across a COPY's transfer: each COPY moves its bytes through a bounce
+ * buffer of its own and waits for its user's turn on engine 0 like any
+ * queued transfer (kmod/dma.c).
  *
  * xmemsim_file.plan_lock serialises one file's plans and is taken before
  * dev->lock. plan_mem (per file) is protected by plan_lock; the user's and
@@ -216,12 +217,11 @@ struct xmemsim_dev {
 	struct list_head files;				/* open files */
 	struct list_head users;				/* their users */
 	struct xmemsim_limits lim;
-	struct mutex dma_lock;		/* see "Locking rules" above */
-	bool bounce_reserved;		/* bounce_reserve=1: reserve is it */
-	struct xmemsim_bounce reserve;
+	struct xmemsim_bounce bounce;	/* the staging block, while referenced */
+	u32 bounce_refs;		/* DMA COPYs in flight, +1 if reserved */
 	u64 bounce_failures;
 	u64 scrub_bytes[XMEMSIM_NUM_HEAPS];	/* freed, being cleared */
-	u64 bounce_bytes;			/* DMA bounce buffers in use */
+	u64 bounce_bytes;			/* the staging block, if taken */
 	atomic64_t plan_mem;		/* kernel memory of every file's plans */
 	u64 plan_core_size;		/* each core's plan window */
 	atomic64_t plan_bytes;		/* synced plans, shared bytes once */

@@ -1319,6 +1319,177 @@ TEST(fault_framework_counts_only_privileged_callers)
 	munmap(r, sizeof(*r));
 }
 
+/* --- 10: a COPY by DMA takes its user's turn on engine 0 ------------------- */
+
+#define COPIERS 8
+#define BIG ((8 << 20) - (64 << 10))	/* two fit in a user's 16 MiB */
+#define FEED 16				/* the feeder's transfers in flight */
+
+struct copy_flood {
+	atomic_int stop;
+	atomic_int started;	/* copiers in their loop */
+	atomic_int fed;		/* the feeder has FEED in flight */
+	atomic_long copies;
+};
+
+/* engine 0's completed transfers, from sysfs dma; -1 if not there */
+static long long engine0_completed(void)
+{
+	int fd = open("/sys/class/misc/xmemsim/dma", O_RDONLY);
+	long long v = -1;
+	char buf[8192], *p;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "\nengine 0 ");
+	p = p ? strstr(p, " completed ") : NULL;
+	if (!p || sscanf(p, " completed %lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+static void copier(struct xms_dev *xd, struct copy_flood *f, uint64_t s,
+		   uint64_t d)
+{
+	atomic_fetch_add(&f->started, 1);
+	while (!atomic_load(&f->stop))
+		if (!xms_copy(xd, s, d, BIG, XMEMSIM_COPY_DMA))
+			atomic_fetch_add(&f->copies, 1);
+	_exit(0);
+}
+
+/* Keep FEED transfers of BIG queued on engine 0, over the file's queues. */
+static void feeder(struct xms_dev *xd, struct copy_flood *f, uint64_t s,
+		   uint64_t d)
+{
+	struct xmemsim_dma_desc x = {
+		.src = s, .dst = d, .len = BIG,
+		.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+	};
+	struct xmemsim_dma_info di;
+	struct xmemsim_dma_wait w;
+	uint64_t ticket, oldest = 0;
+	uint32_t n;
+
+	if (xms_dma_info(xd, &di))
+		_exit(2);
+	for (n = 0; !atomic_load(&f->stop); n++) {
+		x.queue = n % di.queues;
+		if (xms_dma_submit(xd, &x, 1, &ticket))
+			_exit(3);
+		if (!n)
+			oldest = ticket;
+		if (n + 1 < FEED)
+			continue;
+		atomic_store(&f->fed, 1);
+		if (xms_dma_wait(xd, oldest++, -1, &w))
+			_exit(4);
+	}
+	_exit(0);
+}
+
+/*
+ * uid 65534: one file shared by COPIERS processes looping DMA COPYs of
+ * BIG bytes, and a feeder keeping its engine-0 queues full, so each of
+ * its COPYs waits behind its own transfers.
+ */
+static int nobody_floods_copies(void *arg)
+{
+	struct copy_flood *f = arg;
+	struct xms_dev xd;
+	uint64_t s, d;
+	char c = 'r';
+	int i;
+
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, BIG, 64, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, BIG, 64, 0, &d, NULL))
+		return 2;
+	if (!fork())
+		feeder(&xd, f, s, d);
+	for (i = 0; i < COPIERS; i++)
+		if (!fork())
+			copier(&xd, f, s, d);
+	while (atomic_load(&f->started) < COPIERS || !atomic_load(&f->fed))
+		usleep(1000);
+	if (write(ready[1], &c, 1) != 1)
+		return 99;
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+/* Root's 64-byte DMA COPY: the transfers engine 0 ran meanwhile, not its own. */
+static long long victim_copy_waits(struct xms_dev *xd, uint64_t s, uint64_t d,
+				   int *err, long *ms)
+{
+	long long before = engine0_completed(), after;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*err = xms_copy(xd, s, d, 64, XMEMSIM_COPY_DMA);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	after = engine0_completed();
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	return before < 0 || after <= before ? -1 : after - before - 1;
+}
+
+/*
+ * Engines serve users round-robin, and a COPY by DMA is a transfer on
+ * engine 0: root's 64-byte COPY waits a turn of the attacker's, not the
+ * attacker's whole line of COPYs. Counted in attacker transfers (engine
+ * 0's completions during it), under a generous bound.
+ */
+TEST(dma_copy_takes_its_user_s_turn)
+{
+	struct copy_flood *f = shared(sizeof(*f));
+	unsigned char in[64], out[64];
+	long long alone, w, worst = 0;
+	unsigned long long ts = test_param("time_scale");
+	long ms, worst_ms = 0, alone_ms;
+	struct xms_dev xd;
+	uint64_t s, d;
+	int i, err;
+	pid_t pid;
+
+	REQUIRE(f);
+	if (!ts || ts > 1000)
+		SKIP("needs time_scale 1..1000: queues that fill, transfers that end");
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 64, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 64, 64, 0, &d, NULL) == 0);
+	alone = victim_copy_waits(&xd, s, d, &err, &alone_ms);
+	CHECK(err == 0);
+	pid = attacker(nobody_floods_copies, f);
+	REQUIRE(pid > 0);
+	for (i = 0; i < 5; i++) {
+		memset(in, 0x40 + i, sizeof(in));
+		REQUIRE(xms_write(&xd, s, in, sizeof(in)) == 0);
+		w = victim_copy_waits(&xd, s, d, &err, &ms);
+		CHECK(err == 0);
+		CHECK(xms_read(&xd, d, out, sizeof(out)) == 0 &&
+		      !memcmp(in, out, sizeof(in)));
+		CHECK(w >= 0);
+		if (w > worst)
+			worst = w;
+		if (ms > worst_ms)
+			worst_ms = ms;
+	}
+	atomic_store(&f->stop, 1);
+	waitpid(pid, NULL, 0);
+	printf("# victim's 64-byte DMA COPY: alone %lld attacker transfers (%ld ms); beside %d copiers of %d bytes and full queues, at most %lld attacker transfers (%ld ms) over 5; the attacker made %ld COPYs\n",
+	       alone, alone_ms, COPIERS, BIG, worst, worst_ms,
+	       atomic_load(&f->copies));
+	CHECK(worst < 20);
+	xms_close(&xd);
+	munmap(f, sizeof(*f));
+}
+
 int main(void)
 {
 	const char *g = getenv("XMEMSIM_NODE_GID");
