@@ -213,6 +213,8 @@ static int cmd_user_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
 		us->owned_bytes[heap] = u->owned_bytes[heap];
 	us->allocs = u->nr_allocs;
+	us->mem_ce = atomic64_read(&u->mem_ce);
+	us->mem_ue = atomic64_read(&u->mem_ue);
 	us->bounce_bytes = u->bounce_bytes;
 	us->quota_refused = u->quota_refused;
 	mutex_unlock(&xf->dev->lock);

@@ -518,7 +518,9 @@ static DEVICE_ATTR_ADMIN_RO(users);
 
 /*
  * Memory errors per heap, as EDAC names them: hbm/ce_count, hbm/ue_count,
- * and the same under dataram/ and libc/ (kmod/fault.c).
+ * and the same under dataram/ and libc/ (kmod/fault.c). Root only (0400):
+ * they count every user's errors, and another user's errors are not a
+ * user's business; each user reads its own in USER_STATS.
  */
 struct edac_attr {
 	struct device_attribute attr;
@@ -536,7 +538,7 @@ static ssize_t edac_show(struct device *dev, struct device_attribute *attr,
 }
 
 #define EDAC_ATTR(_name, _heap, _ue) \
-	{ .attr = __ATTR(_name, 0444, edac_show, NULL), .heap = _heap, .ue = _ue }
+	{ .attr = __ATTR(_name, 0400, edac_show, NULL), .heap = _heap, .ue = _ue }
 
 static struct edac_attr edac_attrs[XMEMSIM_NUM_HEAPS][2] = {
 	[XMEMSIM_HEAP_HBM] = {

@@ -166,6 +166,8 @@ struct xmemsim_user {
 	u64 bounce_bytes;		/* DMA bounce buffers in use */
 	u64 quota_refused;		/* allocations refused by a limit */
 	atomic64_t plan_mem;		/* kernel memory of the user's plans */
+	atomic64_t mem_ce;		/* memory errors in its allocations */
+	atomic64_t mem_ue;
 };
 
 /*
@@ -195,7 +197,7 @@ struct xmemsim_user {
  * scrub_bytes[] counts the bytes between the two steps.
  *
  * dev->lock also protects the list of users and every counter of a
- * struct xmemsim_user but plan_mem (atomic).
+ * struct xmemsim_user but plan_mem, mem_ce and mem_ue (atomic).
  *
  * dev->lock protects the DMA staging block too (bounce, bounce_refs,
  * bounce_bytes, bounce_failures): the first DMA COPY in flight takes it

@@ -174,7 +174,12 @@ struct xmemsim_user_stats {
 	__u64 quota_refused;	/* allocations refused by a limit */
 	__u32 dma_inflight;	/* transfers queued, running or unreaped */
 	__u32 limit_dma;	/* user_dma_depth, 0: none */
-	__u64 reserved[3];
+	/* memory errors met in the user's own allocations, every heap,
+	 * since its account was made (once reserved: 0 from older modules)
+	 */
+	__u64 mem_ce;
+	__u64 mem_ue;
+	__u64 reserved0;
 };
 
 /* XMEMSIM_IOC_HEAP_DUMP: the heap's blocks in address order. */

@@ -1490,6 +1490,71 @@ TEST(dma_copy_takes_its_user_s_turn)
 	munmap(f, sizeof(*f));
 }
 
+/* --- 11: memory-error counts: sysfs for root, each user its own ------------ */
+
+struct edac_res {
+	int ce_err;		/* errno opening sysfs hbm/ce_count */
+	struct xmemsim_user_stats before, after;
+};
+
+/* Try to read the device's counts; meet an uncorrectable error of its own. */
+static int nobody_meets_a_ue(void *arg)
+{
+	struct edac_res *r = arg;
+	unsigned char line[64];
+	struct xms_dev xd;
+	uint64_t a;
+	int fd = open("/sys/class/misc/xmemsim/hbm/ce_count", O_RDONLY);
+
+	r->ce_err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, 4096, 64, 0, &a, NULL) ||
+	    xms_user_stats(&xd, &r->before) ||
+	    xms_mem_error(&xd, a, XMEMSIM_MEM_UE) ||
+	    xms_read(&xd, a, line, 64) != -EIO || xms_user_stats(&xd, &r->after))
+		return 2;
+	hold();
+	return 0;
+}
+
+TEST(memory_error_counts_for_root_and_per_user)
+{
+	long long ue0 = test_read_ll("/sys/class/misc/xmemsim/hbm/ue_count");
+	struct edac_res *r = shared(sizeof(*r));
+	struct xmemsim_user_stats before, after;
+	unsigned char line[64];
+	struct xms_dev xd;
+	uint64_t a;
+	pid_t pid;
+
+	REQUIRE(r && ue0 >= 0);
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &a, NULL) == 0);
+	REQUIRE(xms_user_stats(&xd, &before) == 0);
+	pid = attacker(nobody_meets_a_ue, r);
+	REQUIRE(pid > 0);
+	REQUIRE(xms_mem_error(&xd, a, XMEMSIM_MEM_CE) == 0);
+	CHECK(xms_read(&xd, a, line, 64) == 0);
+	REQUIRE(xms_user_stats(&xd, &after) == 0);
+	printf("# uid 65534 opening hbm/ce_count: %s; its USER_STATS mem_ce %llu -> %llu, mem_ue %llu -> %llu; root's mem_ce %llu -> %llu, mem_ue %llu -> %llu; hbm/ue_count %lld -> %lld\n",
+	       r->ce_err ? strerror(r->ce_err) : "opened",
+	       (unsigned long long)r->before.mem_ce, (unsigned long long)r->after.mem_ce,
+	       (unsigned long long)r->before.mem_ue, (unsigned long long)r->after.mem_ue,
+	       (unsigned long long)before.mem_ce, (unsigned long long)after.mem_ce,
+	       (unsigned long long)before.mem_ue, (unsigned long long)after.mem_ue,
+	       ue0, test_read_ll("/sys/class/misc/xmemsim/hbm/ue_count"));
+	CHECK_EQ_U64(r->ce_err, EACCES);
+	CHECK_EQ_U64(test_read_ll("/sys/class/misc/xmemsim/hbm/ue_count"), ue0 + 1);
+	CHECK_EQ_U64(r->after.mem_ue - r->before.mem_ue, 1);
+	CHECK_EQ_U64(r->after.mem_ce - r->before.mem_ce, 0);
+	CHECK_EQ_U64(after.mem_ce - before.mem_ce, 1);
+	CHECK_EQ_U64(after.mem_ue - before.mem_ue, 0);
+	finish(pid);
+	xms_close(&xd);
+	munmap(r, sizeof(*r));
+}
+
 int main(void)
 {
 	const char *g = getenv("XMEMSIM_NODE_GID");
