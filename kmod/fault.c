@@ -47,6 +47,7 @@
 #include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -185,7 +186,7 @@ int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a
 
 /* --- memory errors ------------------------------------------------------- */
 
-#define LINE_SHIFT	6	/* the ECC granule: a 64-byte line */
+#define LINE_SHIFT	ilog2(XMEMSIM_MEM_LINE)	/* the ECC granule */
 
 /*
  * A bad line's entry in dev->poison: the account of the user whose
@@ -438,37 +439,27 @@ void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end)
 }
 
 /**
- * xmemsim_mem_inject() - MEM_ERROR: an error on a line of the caller's
- * @xf: the caller
- * @e: the command, copied in
+ * xmemsim_mem_poison() - MEM_ERROR: an error on a line of the caller's
+ * @xf: the caller, holding a pin on the allocation the whole line lies in
+ *	(so that the block is not freed and scrubbed meanwhile)
+ * @addr: a byte of the line
+ * @kind: XMEMSIM_MEM_CE or XMEMSIM_MEM_UE
  *
- * The whole 64-byte line holding e->addr must lie in one allocation of
- * the caller, so that the error can reach no one else's bytes.
+ * A mapped page that holds a new uncorrectable line leaves every mapping,
+ * so its next touch faults and gets SIGBUS.
  *
- * Return: 0, -EINVAL (kind, flags, reserved), -EACCES (the line is not
- * in an allocation of the caller), -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
-int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e)
+int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind)
 {
-	struct xmemsim_alloc_rec *rec;
-	unsigned int kind;
+	bool ue = kind == XMEMSIM_MEM_UE;
 	int ret;
 
-	if ((e->kind != XMEMSIM_MEM_CE && e->kind != XMEMSIM_MEM_UE) || e->flags ||
-	    !mem_is_zero(e->reserved, sizeof(e->reserved)))
-		return -EINVAL;
-	ret = xmemsim_pin_range(xf, round_down(e->addr, 1ULL << LINE_SHIFT),
-				1ULL << LINE_SHIFT, false, &rec);
-	if (ret)
-		return ret;
-	kind = e->kind == XMEMSIM_MEM_CE ? POISON_CE : POISON_UE;
-	/* the pin keeps the block from being freed and scrubbed meanwhile */
-	ret = poison_store(xf, e->addr, kind);
-	/* a mapped page with a UE faults again, and gets SIGBUS */
-	if (!ret && kind == POISON_UE)
-		unmap_mapping_range(xf->mapping, round_down(e->addr, PAGE_SIZE),
+	ret = poison_store(xf, round_down(addr, XMEMSIM_MEM_LINE),
+			   ue ? POISON_UE : POISON_CE);
+	if (!ret && ue)
+		unmap_mapping_range(xf->mapping, round_down(addr, PAGE_SIZE),
 				    PAGE_SIZE, 1);
-	xmemsim_unpin(xf->dev, rec);
 	return ret;
 }
 

@@ -28,6 +28,7 @@
 #define XMEMSIM_STAGING_LO		0x80000
 #define XMEMSIM_STAGING_HI		0x90000
 #define XMEMSIM_BOUNCE_SIZE		4096
+#define XMEMSIM_MEM_LINE		64	/* the ECC granule */
 /*
  * The libc heap (the seed's _dataram_libc_heap_mgr) is carved from dataram
  * too; the seed gives no address. Ours: the upper half of the default
@@ -333,7 +334,7 @@ bool xmemsim_mem_bad(struct xmemsim_dev *d, u64 addr, u64 len);
 bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr);
 void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len);
 void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end);
-int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e);
+int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind);
 void xmemsim_fault_show(struct seq_file *m);
 int xmemsim_fault_init(void);
 void xmemsim_fault_debugfs(struct dentry *dir);
