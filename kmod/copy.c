@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xmemsim copy engine: XMEMSIM_IOC_COPY between two ranges the caller
- * owns, by memcpy, by 64-byte "vector" lines, or by DMA: a transfer on
- * engine 0 (kmod/dma.c) that moves the bytes through a 4 KiB bounce buffer
- * from the dataram heap inside the staging range (scrubbed after each
- * use), one DMA COPY at a time (dev->dma_lock); and XMEMSIM_IOC_MEMSET of
- * one range the caller owns, under the same ownership and bounds rules.
+ * owns, by memcpy, by 64-byte "vector" lines, or by DMA; and
+ * XMEMSIM_IOC_MEMSET of one range the caller owns, under the same
+ * ownership and bounds rules.
+ *
+ * A COPY by DMA is a transfer on engine 0 (kmod/dma.c), in the file's
+ * COPY queue, so it waits for its user's turn like any queued transfer.
+ * It holds the device's staging block, a 4 KiB block of the dataram heap
+ * inside the staging range, as the seed's DMA copy does: the first COPY
+ * in flight takes it from the heap, the last gives it back, and with
+ * bounce_reserve=1 it is taken once, at load. Its bytes move through a
+ * 4 KiB bounce buffer of the COPY's own, cleared when the COPY ends. No
+ * lock is held across the transfer: COPYs of several files, and of one,
+ * wait at once, each in its own user's turn.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "xmemsim.h"
@@ -30,7 +39,7 @@ static void vec_memcpy(void *dst, const void *src, size_t len)
 	memcpy(dst, src, len);
 }
 
-/* Take a bounce buffer from the heap: 0 or -EBUSY. dev->lock held. */
+/* Take the staging block from the heap: 0 or -EBUSY. dev->lock held. */
 static int bounce_alloc_locked(struct xmemsim_dev *d, struct xmemsim_bounce *b)
 {
 	int st;
@@ -50,11 +59,12 @@ static int bounce_alloc_locked(struct xmemsim_dev *d, struct xmemsim_bounce *b)
 }
 
 /**
- * xmemsim_bounce_reserve() - take the bounce buffer for the device's life
+ * xmemsim_bounce_reserve() - take the staging block for the device's life
  * @d: the device, at load
  *
- * With bounce_reserve=1 the buffer is taken once, before any user can
- * allocate, so no user's allocations can leave a DMA COPY without one.
+ * With bounce_reserve=1 the block is taken once, before any user can
+ * allocate, so no user's allocations can leave a DMA COPY without one:
+ * its reference is never dropped.
  *
  * Return: 0 or -EBUSY.
  */
@@ -63,56 +73,77 @@ int xmemsim_bounce_reserve(struct xmemsim_dev *d)
 	int ret;
 
 	mutex_lock(&d->lock);
-	ret = bounce_alloc_locked(d, &d->reserve);
-	d->bounce_reserved = !ret;
+	ret = bounce_alloc_locked(d, &d->bounce);
+	if (!ret)
+		d->bounce_refs = 1;
 	mutex_unlock(&d->lock);
 	return ret;
 }
 
 /*
- * The DMA engine and its bounce buffer for one COPY: takes dma_lock (one
- * DMA at a time; a waiter can be interrupted by a signal) and the buffer,
- * the reserved one or one from the heap. Charged to the caller's user
- * while in use. Return: 0, -ERESTARTSYS or -EBUSY (the heap has none).
+ * A reference to the staging block for one DMA COPY: the block is taken
+ * from the heap if no COPY holds it. Charged to the caller's user while
+ * in use. Return: 0 or -EBUSY (the heap has none in the staging range).
  */
-static int bounce_get(struct xmemsim_file *xf, struct xmemsim_bounce *b)
+static int bounce_get(struct xmemsim_file *xf)
 {
 	struct xmemsim_dev *d = xf->dev;
 	int ret = 0;
 
-	if (mutex_lock_interruptible(&d->dma_lock))
-		return -ERESTARTSYS;	/* restarts unless a handler says not */
 	mutex_lock(&d->lock);
 	if (xmemsim_fault(xf, XMEMSIM_FAULT_BOUNCE))
 		ret = -EBUSY;
-	else if (d->bounce_reserved)
-		*b = d->reserve;
-	else
-		ret = bounce_alloc_locked(d, b);
-	if (ret)
+	else if (!d->bounce_refs)
+		ret = bounce_alloc_locked(d, &d->bounce);
+	if (ret) {
 		d->bounce_failures++;	/* in debugfs "verify" */
-	else
-		xf->user->bounce_bytes += b->cost;
+	} else {
+		d->bounce_refs++;
+		xf->user->bounce_bytes += d->bounce.cost;
+	}
 	mutex_unlock(&d->lock);
-	if (ret)
-		mutex_unlock(&d->dma_lock);
 	return ret;
 }
 
-/* Scrub the bounce buffer (the staged bytes are the caller's), give it back. */
-static void bounce_put(struct xmemsim_file *xf, const struct xmemsim_bounce *b)
+/*
+ * Drop a COPY's reference; the last gives the block back to the heap. No
+ * byte was written to it (bytes move through each COPY's own buffer), so
+ * it is still zero, as a free block must be.
+ */
+static void bounce_put(struct xmemsim_file *xf)
 {
 	struct xmemsim_dev *d = xf->dev;
 
-	xmemsim_scrub(d, XMEMSIM_HEAP_DATARAM, b->addr, b->end);
 	mutex_lock(&d->lock);
-	xf->user->bounce_bytes -= b->cost;
-	if (!d->bounce_reserved) {
-		xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, b->addr);
-		d->bounce_bytes -= b->cost;
+	xf->user->bounce_bytes -= d->bounce.cost;
+	if (!--d->bounce_refs) {
+		xmem_heap_free(&d->win[XMEMSIM_HEAP_DATARAM].heap, d->bounce.addr);
+		d->bounce_bytes -= d->bounce.cost;
 	}
 	mutex_unlock(&d->lock);
-	mutex_unlock(&d->dma_lock);
+}
+
+/*
+ * COPY by DMA: the staging block, a bounce buffer of the COPY's own
+ * (XMEMSIM_BOUNCE_SIZE, charged to the caller's memory cgroup, one per
+ * COPY in flight) and the transfer. Return: as xmemsim_dma_copy(), or
+ * -EBUSY (no staging block) or -ENOMEM.
+ */
+static int copy_dma(struct xmemsim_file *xf, u64 src, u64 dst, u64 len)
+{
+	u8 *buf;
+	int ret;
+
+	buf = kmalloc(XMEMSIM_BOUNCE_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return -ENOMEM;
+	ret = bounce_get(xf);
+	if (!ret) {
+		ret = xmemsim_dma_copy(xf, src, dst, len, buf);
+		bounce_put(xf);
+	}
+	kfree_sensitive(buf);	/* the staged bytes are the caller's */
+	return ret;
 }
 
 /**
@@ -123,10 +154,9 @@ static void bounce_put(struct xmemsim_file *xf, const struct xmemsim_bounce *b)
  * Return: 0, -EINVAL (bad arguments, overlapping ranges), -EACCES (a range
  * the caller does not own), -EIO (an uncorrectable memory error in the
  * source, nothing copied; or an injected COPY_DMA fault, the destination
- * written in part), -EBUSY (no bounce buffer in the staging range),
- * -ERESTARTSYS (a signal or task work came while waiting for the DMA
- * engine: restarted, nothing done yet), -EINTR (a fatal signal once its
- * transfer was queued: no byte moved), -ENOMEM.
+ * written in part), -EBUSY (no staging block in the staging range),
+ * -EINTR (a fatal signal once its transfer was queued: no byte moved),
+ * -ENOMEM.
  */
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 {
@@ -134,7 +164,6 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 	struct xmemsim_alloc_rec *srec, *drec;
 	u64 send, dend;
 	void *src, *dst;
-	struct xmemsim_bounce b;
 	int ret;
 
 	if (c->method > XMEMSIM_COPY_DMA || c->flags ||
@@ -178,16 +207,7 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 		xmemsim_mem_written(d, c->dst, c->len);
 		break;
 	case XMEMSIM_COPY_DMA:
-		/*
-		 * Stage through a bounce buffer in dataram, which the DMA
-		 * engine can only reach inside the staging range.
-		 */
-		ret = bounce_get(xf, &b);
-		if (ret)
-			goto unpin_dst;
-		ret = xmemsim_dma_copy(xf, c->src, c->dst, c->len,
-				       xmemsim_kaddr(d, XMEMSIM_HEAP_DATARAM, b.addr));
-		bounce_put(xf, &b);
+		ret = copy_dma(xf, c->src, c->dst, c->len);
 		break;
 	}
 unpin_dst:

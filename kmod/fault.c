@@ -15,7 +15,11 @@
  * that opted in, a task whose /proc/<pid>/make-it-fail is set or a file
  * that armed the site with FAULT_ARM and XMEMSIM_FAULT_FRAMEWORK. Nobody
  * else's commands fail, whatever the knobs say, and the framework's
- * interval and times count only the callers that opted in.
+ * interval and times count only the callers that opted in. Opting in is
+ * privileged, as the knobs are (root's debugfs files) and make-it-fail
+ * is (CAP_SYS_RESOURCE): FAULT_ARM with the flag needs CAP_SYS_ADMIN, so
+ * the counts are global but only an administrator's calls move them, and
+ * no other user can shift an interval or take a times.
  *
  * FAULT_ARM without that flag arms a site of the file itself: the
  * file's next skip calls of the site pass and the times after them fail.
@@ -40,8 +44,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -143,9 +149,13 @@ bool xmemsim_fault(struct xmemsim_file *xf, unsigned int s)
  * @xf: the caller
  * @a: the command, copied in
  *
+ * Opting in to the framework (XMEMSIM_FAULT_FRAMEWORK, times 1) needs
+ * CAP_SYS_ADMIN in the caller's credentials; opting out does not.
+ *
  * Return: 0, -EINVAL (no such site, flags, reserved, or skip/times with
  * XMEMSIM_FAULT_FRAMEWORK), -EOPNOTSUPP (XMEMSIM_FAULT_FRAMEWORK on a
- * kernel without CONFIG_FAULT_INJECTION).
+ * kernel without CONFIG_FAULT_INJECTION), -EPERM (opting in without
+ * CAP_SYS_ADMIN).
  */
 int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a)
 {
@@ -158,6 +168,8 @@ int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a
 		return -EINVAL;
 	if (fw && !IS_ENABLED(CONFIG_FAULT_INJECTION))
 		return -EOPNOTSUPP;
+	if (fw && a->times && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	spin_lock(&f->lock);
 	if (fw) {		/* times 1: opt in; 0: out */
 		WRITE_ONCE(f->framework, a->times ? f->framework | BIT(a->site) :
@@ -174,18 +186,44 @@ int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a
 
 /* --- memory errors ------------------------------------------------------- */
 
-#define LINE_SHIFT	6	/* the ECC granule: a 64-byte line */
+#define LINE_SHIFT	ilog2(XMEMSIM_MEM_LINE)	/* the ECC granule */
 
-/* A line's state in dev->poison: an xarray value */
-#define POISON_CE	1
-#define POISON_UE	2
+/*
+ * A bad line's entry in dev->poison: the account of the user whose
+ * allocation holds it (a read meets only lines of its own allocations),
+ * tagged with the line's state. The account outlives the entry: freeing
+ * a block cleans its lines (xmemsim_mem_freed()), and a user's blocks
+ * are all freed before its last file drops the account.
+ */
+#define POISON_CE	0
+#define POISON_UE	1
 
-static void count_error(struct xmemsim_dev *d, u32 heap, unsigned long kind)
+static void count_error(struct xmemsim_dev *d, u32 heap,
+			struct xmemsim_user *u, unsigned int kind)
 {
-	if (kind == POISON_CE)
+	if (kind == POISON_CE) {
 		atomic64_inc(&d->mem_ce[heap]);
-	else
+		atomic64_inc(&u->mem_ce);
+	} else {
 		atomic64_inc(&d->mem_ue[heap]);
+		atomic64_inc(&u->mem_ue);
+	}
+}
+
+/* Count the error of a line's entry for its owner: its kind. xa_lock held. */
+static unsigned int count_entry(struct xmemsim_dev *d, u32 heap, void *e)
+{
+	unsigned int kind = xa_pointer_tag(e);
+
+	count_error(d, heap, xa_untag_pointer(e), kind);
+	return kind;
+}
+
+/* Mark line (a device address) of one of xf's allocations bad: 0 or -ENOMEM */
+static int poison_store(struct xmemsim_file *xf, u64 line, unsigned int kind)
+{
+	return xa_err(xa_store(&xf->dev->poison, line >> LINE_SHIFT,
+			       xa_tag_pointer(xf->user, kind), GFP_KERNEL_ACCOUNT));
 }
 
 /**
@@ -196,8 +234,9 @@ static void count_error(struct xmemsim_dev *d, u32 heap, unsigned long kind)
  * @len: bytes, > 0
  *
  * Each correctable line counts once and is clean after; each
- * uncorrectable one counts and stays. Any context that may take a
- * spinlock.
+ * uncorrectable one counts and stays. The counts are the heap's and
+ * those of the user whose allocation holds the line. Any context that
+ * may take a spinlock.
  *
  * Return: 0, or -EIO if the range holds an uncorrectable line.
  */
@@ -213,10 +252,7 @@ int xmemsim_mem_check(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len)
 		return 0;
 	xa_lock(&d->poison);
 	xa_for_each_range(&d->poison, i, e, first, last) {
-		unsigned long kind = xa_to_value(e);
-
-		count_error(d, heap, kind);
-		if (kind == POISON_CE)
+		if (count_entry(d, heap, e) == POISON_CE)
 			__xa_erase(&d->poison, i);
 		else
 			ret = -EIO;
@@ -258,11 +294,8 @@ int xmemsim_mem_read(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len)
  */
 static void poison_line(struct xmemsim_file *xf, u64 line)
 {
-	struct xmemsim_dev *d = xf->dev;
-
 	/* no memory for the entry: the read that found it still failed */
-	if (xa_is_err(xa_store(&d->poison, line >> LINE_SHIFT,
-			       xa_mk_value(POISON_UE), GFP_KERNEL_ACCOUNT)))
+	if (poison_store(xf, line, POISON_UE))
 		return;
 	if (line <= (u64)LLONG_MAX)
 		unmap_mapping_range(xf->mapping, round_down(line, PAGE_SIZE),
@@ -277,6 +310,7 @@ static void poison_line(struct xmemsim_file *xf, u64 line)
  * @len: bytes, > 0
  * @kind: XMEMSIM_MEM_CE (counted, no harm) or _UE
  *
+ * Counted for the heap and for the reader's user.
  * A UE poisons the first whole line of the range, if it holds one (a line
  * only part of which the reader owns is never poisoned). Process context.
  *
@@ -288,13 +322,28 @@ int xmemsim_mem_error(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len,
 	u64 line = round_up(addr, 1ULL << LINE_SHIFT);
 
 	if (kind == XMEMSIM_MEM_CE) {
-		count_error(xf->dev, heap, POISON_CE);
+		count_error(xf->dev, heap, xf->user, POISON_CE);
 		return 0;
 	}
 	if (line + (1ULL << LINE_SHIFT) <= addr + len)
 		poison_line(xf, line);
-	count_error(xf->dev, heap, POISON_UE);
+	count_error(xf->dev, heap, xf->user, POISON_UE);
 	return -EIO;
+}
+
+/* The first uncorrectable line's entry in [addr, addr + len), or NULL. */
+static void *first_ue_locked(struct xmemsim_dev *d, u64 addr, u64 len)
+{
+	unsigned long i = addr >> LINE_SHIFT;
+	void *e;
+
+	lockdep_assert_held(&d->poison.xa_lock);
+	xa_for_each_range(&d->poison, i, e, addr >> LINE_SHIFT,
+			  (addr + len - 1) >> LINE_SHIFT) {
+		if (xa_pointer_tag(e) == POISON_UE)
+			return e;
+	}
+	return NULL;
 }
 
 /**
@@ -309,20 +358,12 @@ int xmemsim_mem_error(struct xmemsim_file *xf, u32 heap, u64 addr, u64 len,
  */
 bool xmemsim_mem_bad(struct xmemsim_dev *d, u64 addr, u64 len)
 {
-	unsigned long i = addr >> LINE_SHIFT;
-	bool bad = false;
-	void *e;
+	bool bad;
 
 	if (xa_empty(&d->poison))
 		return false;
 	xa_lock(&d->poison);
-	xa_for_each_range(&d->poison, i, e, addr >> LINE_SHIFT,
-			  (addr + len - 1) >> LINE_SHIFT) {
-		if (xa_to_value(e) == POISON_UE) {
-			bad = true;
-			break;
-		}
-	}
+	bad = first_ue_locked(d, addr, len);
 	xa_unlock(&d->poison);
 	return bad;
 }
@@ -333,15 +374,21 @@ bool xmemsim_mem_bad(struct xmemsim_dev *d, u64 addr, u64 len)
  * @heap: the heap of the page's allocation, for the count
  * @addr: the page's device address
  *
- * Return: true (an uncorrectable line, counted once: the access gets
- * SIGBUS), or false.
+ * Return: true (an uncorrectable line, counted once for the heap and the
+ * line's owner: the access gets SIGBUS), or false.
  */
 bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr)
 {
-	if (!xmemsim_mem_bad(d, addr, PAGE_SIZE))
+	void *e;
+
+	if (xa_empty(&d->poison))
 		return false;
-	count_error(d, heap, POISON_UE);
-	return true;
+	xa_lock(&d->poison);
+	e = first_ue_locked(d, addr, PAGE_SIZE);
+	if (e)
+		count_entry(d, heap, e);
+	xa_unlock(&d->poison);
+	return e;
 }
 
 /* Clean lines first .. last (line indexes), all of them. */
@@ -392,38 +439,27 @@ void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end)
 }
 
 /**
- * xmemsim_mem_inject() - MEM_ERROR: an error on a line of the caller's
- * @xf: the caller
- * @e: the command, copied in
+ * xmemsim_mem_poison() - MEM_ERROR: an error on a line of the caller's
+ * @xf: the caller, holding a pin on the allocation the whole line lies in
+ *	(so that the block is not freed and scrubbed meanwhile)
+ * @addr: a byte of the line
+ * @kind: XMEMSIM_MEM_CE or XMEMSIM_MEM_UE
  *
- * The whole 64-byte line holding e->addr must lie in one allocation of
- * the caller, so that the error can reach no one else's bytes.
+ * A mapped page that holds a new uncorrectable line leaves every mapping,
+ * so its next touch faults and gets SIGBUS.
  *
- * Return: 0, -EINVAL (kind, flags, reserved), -EACCES (the line is not
- * in an allocation of the caller), -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
-int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e)
+int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind)
 {
-	struct xmemsim_alloc_rec *rec;
-	unsigned long kind;
+	bool ue = kind == XMEMSIM_MEM_UE;
 	int ret;
 
-	if ((e->kind != XMEMSIM_MEM_CE && e->kind != XMEMSIM_MEM_UE) || e->flags ||
-	    !mem_is_zero(e->reserved, sizeof(e->reserved)))
-		return -EINVAL;
-	ret = xmemsim_pin_range(xf, round_down(e->addr, 1ULL << LINE_SHIFT),
-				1ULL << LINE_SHIFT, false, &rec);
-	if (ret)
-		return ret;
-	kind = e->kind == XMEMSIM_MEM_CE ? POISON_CE : POISON_UE;
-	/* the pin keeps the block from being freed and scrubbed meanwhile */
-	ret = xa_err(xa_store(&xf->dev->poison, e->addr >> LINE_SHIFT,
-			      xa_mk_value(kind), GFP_KERNEL_ACCOUNT));
-	/* a mapped page with a UE faults again, and gets SIGBUS */
-	if (!ret && kind == POISON_UE)
-		unmap_mapping_range(xf->mapping, round_down(e->addr, PAGE_SIZE),
+	ret = poison_store(xf, round_down(addr, XMEMSIM_MEM_LINE),
+			   ue ? POISON_UE : POISON_CE);
+	if (!ret && ue)
+		unmap_mapping_range(xf->mapping, round_down(addr, PAGE_SIZE),
 				    PAGE_SIZE, 1);
-	xmemsim_unpin(xf->dev, rec);
 	return ret;
 }
 

@@ -215,6 +215,8 @@ static int cmd_user_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
 		us->owned_bytes[heap] = u->owned_bytes[heap];
 	us->allocs = u->nr_allocs;
+	us->mem_ce = atomic64_read(&u->mem_ce);
+	us->mem_ue = atomic64_read(&u->mem_ue);
 	us->bounce_bytes = u->bounce_bytes;
 	us->quota_refused = u->quota_refused;
 	mutex_unlock(&xf->dev->lock);
@@ -410,9 +412,29 @@ static int cmd_fault_arm(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	return xmemsim_fault_arm(xf, &a->fault_arm);
 }
 
+/*
+ * MEM_ERROR: the whole 64-byte line holding e->addr must lie in one
+ * allocation of the caller, so that the error can reach no one else's
+ * bytes; the pin keeps it there while kmod/fault.c marks the line.
+ * Return: 0, -EINVAL (kind, flags, reserved), -EACCES (not in an
+ * allocation of the caller), -ENOMEM.
+ */
 static int cmd_mem_error(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	return xmemsim_mem_inject(xf, &a->mem_error);
+	const struct xmemsim_mem_error *e = &a->mem_error;
+	struct xmemsim_alloc_rec *rec;
+	int ret;
+
+	if ((e->kind != XMEMSIM_MEM_CE && e->kind != XMEMSIM_MEM_UE) || e->flags ||
+	    !mem_is_zero(e->reserved, sizeof(e->reserved)))
+		return -EINVAL;
+	ret = xmemsim_pin_range(xf, round_down(e->addr, XMEMSIM_MEM_LINE),
+				XMEMSIM_MEM_LINE, false, &rec);
+	if (ret)
+		return ret;
+	ret = xmemsim_mem_poison(xf, e->addr, e->kind);
+	xmemsim_unpin(xf->dev, rec);
+	return ret;
 }
 
 static const struct xmemsim_cmd xmemsim_cmds[] = {

@@ -518,7 +518,9 @@ static DEVICE_ATTR_ADMIN_RO(users);
 
 /*
  * Memory errors per heap, as EDAC names them: hbm/ce_count, hbm/ue_count,
- * and the same under dataram/ and libc/ (kmod/fault.c).
+ * and the same under dataram/ and libc/ (kmod/fault.c). Root only (0400):
+ * they count every user's errors, and another user's errors are not a
+ * user's business; each user reads its own in USER_STATS.
  */
 struct edac_attr {
 	struct device_attribute attr;
@@ -536,7 +538,7 @@ static ssize_t edac_show(struct device *dev, struct device_attribute *attr,
 }
 
 #define EDAC_ATTR(_name, _heap, _ue) \
-	{ .attr = __ATTR(_name, 0444, edac_show, NULL), .heap = _heap, .ue = _ue }
+	{ .attr = __ATTR(_name, 0400, edac_show, NULL), .heap = _heap, .ue = _ue }
 
 static struct edac_attr edac_attrs[XMEMSIM_NUM_HEAPS][2] = {
 	[XMEMSIM_HEAP_HBM] = {
@@ -615,9 +617,13 @@ static const struct file_operations xmemsim_fops = {
 	.llseek = default_llseek,
 };
 
-static int __init xmemsim_init(void)
+/* The geometry of the module parameters, checked: 0 or -EINVAL. */
+static int __init geometry_from_params(struct xmemsim_geometry *geo)
 {
-	struct xmemsim_geometry geo = {
+	const char *why = NULL;
+	int ret;
+
+	*geo = (struct xmemsim_geometry){
 		.hbm_base = hbm_base,
 		.hbm_size = hbm_size,
 		.hbm_pool_off = XMEMSIM_HBM_POOL_OFF,
@@ -633,6 +639,41 @@ static int __init xmemsim_init(void)
 		.cores = cores,
 		.heap_mode = heap_mode,
 	};
+	ret = xmemsim_geometry_check(geo, &why);
+	if (ret)
+		pr_err("bad geometry: %s\n", why);
+	return ret;
+}
+
+/* The per-file and per-user limits of the module parameters, checked. */
+static int __init limits_from_params(struct xmemsim_limits *lim)
+{
+	const char *why = NULL;
+	int ret;
+
+	lim->file_bytes[XMEMSIM_HEAP_HBM] = file_hbm_bytes;
+	lim->file_bytes[XMEMSIM_HEAP_DATARAM] = file_dataram_bytes;
+	lim->file_bytes[XMEMSIM_HEAP_LIBC] = file_libc_bytes;
+	lim->file_allocs = file_allocs;
+	lim->user_bytes[XMEMSIM_HEAP_HBM] = user_hbm_bytes;
+	lim->user_bytes[XMEMSIM_HEAP_DATARAM] = user_dataram_bytes;
+	lim->user_bytes[XMEMSIM_HEAP_LIBC] = user_libc_bytes;
+	lim->user_allocs = user_allocs;
+	lim->plan_file_bytes = (u64)plan_file_mb << 20;
+	lim->plan_user_bytes = (u64)plan_user_mb << 20;
+	lim->plan_dev_bytes = (u64)plan_dev_mb << 20;
+	ret = xmemsim_limits_check(lim, &why);
+	/* the default: half the device's budget, so one user never fills it */
+	if (!plan_user_mb)
+		lim->plan_user_bytes = lim->plan_dev_bytes / 2;
+	if (ret)
+		pr_err("bad limits: %s\n", why);
+	return ret;
+}
+
+/* The queued-DMA model of the module parameters (kmod/dma.c). */
+static int __init dma_from_params(struct xmemsim_dev *d)
+{
 	struct xmemsim_dma_params dp = {
 		.engines_per_core = dma_engines,
 		.queues = dma_queues,
@@ -643,90 +684,128 @@ static int __init xmemsim_init(void)
 		.time_scale = time_scale,
 		.check = dma_check,
 	};
-	const char *why = NULL;
-	int ret, i;
+	int ret;
 
-	ret = xmemsim_geometry_check(&geo, &why);
-	if (ret) {
-		pr_err("bad geometry: %s\n", why);
-		return ret;
-	}
-	if (dev_mode & ~0666) {
-		pr_err("bad dev_mode %#o: only read/write bits\n", dev_mode);
-		return -EINVAL;
-	}
-
-	xdev = kzalloc(sizeof(*xdev), GFP_KERNEL);
-	if (!xdev)
-		return -ENOMEM;
-	xdev->geo = geo;
-	xa_init(&xdev->poison);
-	xdev->plan_core_size = (u64)plan_core_mb << 20;
-	atomic64_set(&xdev->plan_bytes, 0);
-	atomic64_set(&xdev->plan_mem, 0);
-	xdev->lim.file_bytes[XMEMSIM_HEAP_HBM] = file_hbm_bytes;
-	xdev->lim.file_bytes[XMEMSIM_HEAP_DATARAM] = file_dataram_bytes;
-	xdev->lim.file_bytes[XMEMSIM_HEAP_LIBC] = file_libc_bytes;
-	xdev->lim.file_allocs = file_allocs;
-	xdev->lim.user_bytes[XMEMSIM_HEAP_HBM] = user_hbm_bytes;
-	xdev->lim.user_bytes[XMEMSIM_HEAP_DATARAM] = user_dataram_bytes;
-	xdev->lim.user_bytes[XMEMSIM_HEAP_LIBC] = user_libc_bytes;
-	xdev->lim.user_allocs = user_allocs;
-	xdev->lim.plan_file_bytes = (u64)plan_file_mb << 20;
-	xdev->lim.plan_user_bytes = (u64)plan_user_mb << 20;
-	xdev->lim.plan_dev_bytes = (u64)plan_dev_mb << 20;
-	ret = xmemsim_limits_check(&xdev->lim, &why);
-	/* the default: half the device's budget, so one user never fills it */
-	if (!plan_user_mb)
-		xdev->lim.plan_user_bytes = xdev->lim.plan_dev_bytes / 2;
-	if (ret) {
-		pr_err("bad limits: %s\n", why);
-		goto err_free;
-	}
 	dp.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM] = (u64)dma_mbps_hbm_hbm * 1000000;
 	dp.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_DATARAM] = (u64)dma_mbps_hbm_dataram * 1000000;
 	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_HBM] = (u64)dma_mbps_dataram_hbm * 1000000;
 	dp.bw[XMEMSIM_HEAP_DATARAM][XMEMSIM_HEAP_DATARAM] =
 		(u64)dma_mbps_dataram_dataram * 1000000;
+	ret = xmemsim_dma_init(d, &dp);
+	if (ret)
+		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, user_dma_depth 0..1048576, bandwidths > 0, dma_check 0..2\n");
+	return ret;
+}
+
+/* The three heaps in their windows: libc's borrows the dataram window. */
+static int __init windows_init(struct xmemsim_dev *d)
+{
+	const struct xmemsim_geometry *g = &d->geo;
+	int ret;
+
+	ret = xmemsim_window_init(d, &d->win[XMEMSIM_HEAP_HBM], "hbm",
+				  g->hbm_base, g->hbm_size, NULL,
+				  g->hbm_pool_off, g->hbm_size - g->hbm_pool_off,
+				  g->num_blocks);
+	if (ret)
+		return ret;
+	ret = xmemsim_window_init(d, &d->win[XMEMSIM_HEAP_DATARAM], "dataram",
+				  g->dataram_base, g->dataram_size, NULL,
+				  g->dataram_pool_off, g->dataram_pool_size,
+				  g->num_blocks);
+	if (ret)
+		goto err_hbm;
+	ret = xmemsim_window_init(d, &d->win[XMEMSIM_HEAP_LIBC], "libc",
+				  g->dataram_base, g->dataram_size,
+				  &d->win[XMEMSIM_HEAP_DATARAM],
+				  g->libc_pool_off, g->libc_pool_size,
+				  g->num_blocks);
+	if (ret)
+		goto err_dataram;
+	return 0;
+
+err_dataram:
+	xmemsim_window_fini(&d->win[XMEMSIM_HEAP_DATARAM]);
+err_hbm:
+	xmemsim_window_fini(&d->win[XMEMSIM_HEAP_HBM]);
+	return ret;
+}
+
+/* The windows again, the borrower first. */
+static void windows_fini(struct xmemsim_dev *d)
+{
+	xmemsim_window_fini(&d->win[XMEMSIM_HEAP_LIBC]);
+	xmemsim_window_fini(&d->win[XMEMSIM_HEAP_DATARAM]);
+	xmemsim_window_fini(&d->win[XMEMSIM_HEAP_HBM]);
+}
+
+/* A device of this geometry with its locks, lists and counters; no heap. */
+static struct xmemsim_dev *__init dev_alloc(const struct xmemsim_geometry *geo)
+{
+	struct xmemsim_dev *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	int i;
+
+	if (!d)
+		return NULL;
+	d->geo = *geo;
+	xa_init(&d->poison);
+	d->plan_core_size = (u64)plan_core_mb << 20;
+	atomic64_set(&d->plan_bytes, 0);
+	atomic64_set(&d->plan_mem, 0);
+	mutex_init(&d->lock);
+	INIT_LIST_HEAD(&d->files);
+	INIT_LIST_HEAD(&d->users);
+	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
+		d->allocs[i] = RB_ROOT;
+	return d;
+}
+
+/* What dev_alloc() and dma_from_params() made. */
+static void dev_free(struct xmemsim_dev *d)
+{
+	if (d->dma.eng)
+		xmemsim_dma_fini(d);
+	xa_destroy(&d->poison);
+	kfree(d);
+}
+
+/*
+ * Load: the parameters checked, the device and its DMA model, the heaps,
+ * the bounce reserve, and only then the node, so that nobody opens a
+ * device that is not whole.
+ */
+static int __init xmemsim_init(void)
+{
+	struct xmemsim_geometry geo;
+	int ret;
+
+	ret = geometry_from_params(&geo);
+	if (ret)
+		return ret;
+	if (dev_mode & ~0666) {
+		pr_err("bad dev_mode %#o: only read/write bits\n", dev_mode);
+		return -EINVAL;
+	}
+	xdev = dev_alloc(&geo);
+	if (!xdev)
+		return -ENOMEM;
+	ret = limits_from_params(&xdev->lim);
+	if (ret)
+		goto err_free;
 	ret = xmemsim_fault_init();
 	if (ret)
 		goto err_free;
-	ret = xmemsim_dma_init(xdev, &dp);
-	if (ret) {
-		pr_err("bad DMA parameters: dma_engines 1..16, dma_queues 1..64, dma_sems 1..4096, file_dma_depth 1..65536, user_dma_depth 0..1048576, bandwidths > 0, dma_check 0..2\n");
-		goto err_free;
-	}
-	mutex_init(&xdev->lock);
-	mutex_init(&xdev->dma_lock);
-	INIT_LIST_HEAD(&xdev->files);
-	INIT_LIST_HEAD(&xdev->users);
-	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
-		xdev->allocs[i] = RB_ROOT;
-
-	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_HBM], "hbm",
-				  geo.hbm_base, geo.hbm_size, NULL,
-				  geo.hbm_pool_off, geo.hbm_size - geo.hbm_pool_off,
-				  geo.num_blocks);
+	ret = dma_from_params(xdev);
 	if (ret)
 		goto err_free;
-	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_DATARAM], "dataram",
-				  geo.dataram_base, geo.dataram_size, NULL,
-				  geo.dataram_pool_off, geo.dataram_pool_size,
-				  geo.num_blocks);
+	ret = windows_init(xdev);
 	if (ret)
-		goto err_hbm;
-	ret = xmemsim_window_init(xdev, &xdev->win[XMEMSIM_HEAP_LIBC], "libc",
-				  geo.dataram_base, geo.dataram_size,
-				  &xdev->win[XMEMSIM_HEAP_DATARAM],
-				  geo.libc_pool_off, geo.libc_pool_size,
-				  geo.num_blocks);
-	if (ret)
-		goto err_dataram;
+		goto err_free;
 	if (bounce_reserve) {
 		ret = xmemsim_bounce_reserve(xdev);
 		if (ret) {
 			pr_err("bad geometry: no bounce buffer inside the staging range to reserve\n");
-			goto err_libc;
+			goto err_windows;
 		}
 	}
 
@@ -737,7 +816,7 @@ static int __init xmemsim_init(void)
 	xdev->misc.groups = xmemsim_groups;
 	ret = misc_register(&xdev->misc);
 	if (ret)
-		goto err_libc;
+		goto err_windows;
 
 	xmemsim_debugfs_init(xdev);
 	pr_info("HBM %#llx+%#llx, dataram %#llx+%#llx, %u descriptors/heap, %u cores\n",
@@ -745,17 +824,10 @@ static int __init xmemsim_init(void)
 		geo.num_blocks, geo.cores);
 	return 0;
 
-err_libc:
-	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_LIBC]);
-err_dataram:
-	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
-err_hbm:
-	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
+err_windows:
+	windows_fini(xdev);
 err_free:
-	if (xdev->dma.eng)
-		xmemsim_dma_fini(xdev);
-	xa_destroy(&xdev->poison);
-	kfree(xdev);
+	dev_free(xdev);
 	xdev = NULL;
 	return ret;
 }
@@ -765,9 +837,7 @@ static void __exit xmemsim_exit(void)
 	misc_deregister(&xdev->misc);
 	xmemsim_debugfs_fini(xdev);
 	xmemsim_dma_fini(xdev);
-	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_LIBC]);
-	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_DATARAM]);
-	xmemsim_window_fini(&xdev->win[XMEMSIM_HEAP_HBM]);
+	windows_fini(xdev);
 	xa_destroy(&xdev->poison);
 	kfree(xdev);
 }

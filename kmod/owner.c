@@ -172,6 +172,8 @@ int xmemsim_user_attach(struct xmemsim_file *xf, kuid_t uid)
 	fresh = NULL;
 	u->uid = uid;
 	atomic64_set(&u->plan_mem, 0);
+	atomic64_set(&u->mem_ce, 0);
+	atomic64_set(&u->mem_ue, 0);
 	list_add_tail(&u->node, &d->users);
 found:
 	u->files++;

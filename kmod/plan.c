@@ -124,6 +124,62 @@ static void plan_drop(struct xmemsim_file *xf, struct xmemsim_core_plan *p)
 	xmemsim_plan_free(p);
 }
 
+/*
+ * The submitted tensors' interval count, each tensor checked for fields
+ * that must be zero: 0, -EINVAL or -E2BIG, with err filled in.
+ */
+static int plan_count_intervals(const struct xmemsim_plan_tensor *ut, u32 count,
+				u32 *nr_iv, struct xmemsim_plan_err *err)
+{
+	u32 i;
+
+	*nr_iv = 0;
+	for (i = 0; i < count; i++) {
+		if (ut[i].dev_addr || ut[i].reserved) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "tensor %u: dev_addr and reserved must be zero", i);
+			err->bad[0] = i;
+			return -EINVAL;
+		}
+		if (check_add_overflow(*nr_iv, ut[i].nr_intervals, nr_iv) ||
+		    *nr_iv > XMEMSIM_PLAN_MAX_INTERVALS) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "more than %lu intervals", XMEMSIM_PLAN_MAX_INTERVALS);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
+/* Fill p's tensors from the submitted ones, each interval list copied in. */
+static int plan_fill(struct xmemsim_core_plan *p,
+		     const struct xmemsim_plan_tensor *ut, u32 count)
+{
+	u32 i, nr_iv = 0;
+
+	for (i = 0; i < count; i++) {
+		struct xmemsim_ptensor *t = &p->t[i];
+
+		memcpy(t->name, ut[i].name, sizeof(t->name));
+		memcpy(t->remote_name, ut[i].remote_name, sizeof(t->remote_name));
+		t->addr = ut[i].addr;
+		t->size = ut[i].size;
+		t->flags = ut[i].flags;
+		t->remote_core = ut[i].remote_core;
+		t->id = ut[i].id;
+		t->partition = ut[i].partition;
+		t->bank = ut[i].bank;
+		t->first_iv = nr_iv;
+		t->nr_iv = ut[i].nr_intervals;
+		if (t->nr_iv &&
+		    copy_from_user(p->iv + nr_iv, u64_to_user_ptr(ut[i].intervals),
+				   array_size(t->nr_iv, sizeof(*p->iv))))
+			return -EFAULT;
+		nr_iv += t->nr_iv;
+	}
+	return 0;
+}
+
 /* Copy a submitted plan in: the tensor array once, each interval list once. */
 static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submit *ps,
 			struct xmemsim_core_plan **out, struct xmemsim_plan_err *err)
@@ -131,7 +187,7 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 	u64 ut_mem = (u64)ps->count * sizeof(struct xmemsim_plan_tensor), mem;
 	struct xmemsim_plan_tensor *ut;
 	struct xmemsim_core_plan *p = NULL;
-	u32 i, nr_iv = 0;
+	u32 nr_iv;
 	int ret = 0;
 
 	ret = plan_mem_get(xf, ut_mem);
@@ -151,22 +207,9 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 		ret = -EFAULT;
 		goto out;
 	}
-	for (i = 0; i < ps->count; i++) {
-		if (ut[i].dev_addr || ut[i].reserved) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "tensor %u: dev_addr and reserved must be zero", i);
-			err->bad[0] = i;
-			ret = -EINVAL;
-			goto out;
-		}
-		if (check_add_overflow(nr_iv, ut[i].nr_intervals, &nr_iv) ||
-		    nr_iv > XMEMSIM_PLAN_MAX_INTERVALS) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "more than %lu intervals", XMEMSIM_PLAN_MAX_INTERVALS);
-			ret = -E2BIG;
-			goto out;
-		}
-	}
+	ret = plan_count_intervals(ut, ps->count, &nr_iv, err);
+	if (ret)
+		goto out;
 	mem = xmemsim_plan_mem(ps->count, nr_iv);
 	ret = plan_mem_get(xf, mem);
 	if (ret)
@@ -179,29 +222,7 @@ static int plan_copy_in(struct xmemsim_file *xf, const struct xmemsim_plan_submi
 	}
 	p->mem = mem;
 	p->core = ps->core;
-	nr_iv = 0;
-	for (i = 0; i < ps->count; i++) {
-		struct xmemsim_ptensor *t = &p->t[i];
-
-		memcpy(t->name, ut[i].name, sizeof(t->name));
-		memcpy(t->remote_name, ut[i].remote_name, sizeof(t->remote_name));
-		t->addr = ut[i].addr;
-		t->size = ut[i].size;
-		t->flags = ut[i].flags;
-		t->remote_core = ut[i].remote_core;
-		t->id = ut[i].id;
-		t->partition = ut[i].partition;
-		t->bank = ut[i].bank;
-		t->first_iv = nr_iv;
-		t->nr_iv = ut[i].nr_intervals;
-		if (t->nr_iv &&
-		    copy_from_user(p->iv + nr_iv, u64_to_user_ptr(ut[i].intervals),
-				   array_size(t->nr_iv, sizeof(*p->iv)))) {
-			ret = -EFAULT;
-			goto out;
-		}
-		nr_iv += t->nr_iv;
-	}
+	ret = plan_fill(p, ut, ps->count);
 out:
 	kvfree(ut);
 	plan_mem_put(xf, ut_mem);

@@ -841,33 +841,24 @@ static int xh_verify_words(const struct xmem_heap *h)
 	return 0;
 }
 
-/**
- * xmem_heap_verify() - check every invariant of the heap
- * @h: the heap
- *
- * The blocks tile the pool in address order with no gap or overlap, no
- * two free blocks touch, every live descriptor is marked used in the bitmap
- * and no other is, the counters (bytes, blocks, descriptors, unused bytes
- * = sum of slacks) match the blocks, the free list (list modes) holds
- * exactly the free blocks in address order and the alloc list exactly the
- * allocated ones, and the trees (tree modes) hold the same blocks in the
- * same order with correct subtree_max values. O(n).
- * Return: 0, or -EUCLEAN after a pr_err() naming the first violation.
+/* What one walk of the blocks counts, for xmem_heap_verify() */
+struct xh_walk {
+	u64 free_sum, alloc_sum, unused, largest;
+	u32 n, nfree, nalloc;
+};
+
+/*
+ * The blocks in address order tile the pool, and the free list (list
+ * modes) and both trees (tree modes) hold them in the same order; their
+ * totals into *w.
  */
-int xmem_heap_verify(const struct xmem_heap *h)
+static int xh_verify_walk(const struct xmem_heap *h, struct xh_walk *w)
 {
 	const struct xmem_heap_block *b, *prev = NULL, *fl = NULL;
 	const struct rb_node *fn = NULL, *an = NULL;
-	u64 addr = h->base, free_sum = 0, alloc_sum = 0, unused = 0;
-	u64 largest = 0;
-	u32 n = 0, nfree = 0, nalloc = 0;
+	u64 addr = h->base;
 	int ret;
 
-	if (!h->blocks || !h->free_bitmap || !h->spare_words)
-		return xh_bad(h, "not initialised", 0, 0);
-	if (!xh_structures_ok(h))
-		return xh_bad(h, "structures do not match the mode", h->mode,
-			      h->lists_on * 2 + h->trees_on);
 	if (xh_lists(h))
 		fl = h->free_head;
 	if (xh_trees(h)) {
@@ -876,16 +867,16 @@ int xmem_heap_verify(const struct xmem_heap *h)
 	}
 
 	for (b = h->phys_head; b; prev = b, b = b->phys_next) {
-		if (++n > h->num_blocks)
-			return xh_bad(h, "more blocks than descriptors", n, 0);
+		if (++w->n > h->num_blocks)
+			return xh_bad(h, "more blocks than descriptors", w->n, 0);
 		ret = xh_verify_block(h, b, prev, addr);
 		if (ret)
 			return ret;
 		addr = b->start + b->size;
 		if (b->allocated) {
-			alloc_sum += b->size;
-			unused += b->aligned - b->start;
-			nalloc++;
+			w->alloc_sum += b->size;
+			w->unused += b->aligned - b->start;
+			w->nalloc++;
 			if (xh_trees(h)) {
 				if (an != &b->rb)
 					return xh_bad(h, "alloc tree differs at",
@@ -894,9 +885,9 @@ int xmem_heap_verify(const struct xmem_heap *h)
 			}
 			continue;
 		}
-		free_sum += b->size;
-		largest = max(largest, b->size);
-		nfree++;
+		w->free_sum += b->size;
+		w->largest = max(w->largest, b->size);
+		w->nfree++;
 		if (xh_lists(h)) {
 			if (fl != b)
 				return xh_bad(h, "free list differs at",
@@ -916,39 +907,78 @@ int xmem_heap_verify(const struct xmem_heap *h)
 		return xh_bad(h, "extra free list entry", fl->start, 0);
 	if (fn || an)
 		return xh_bad(h, "extra tree entry", !!fn, !!an);
+	return 0;
+}
+
+/*
+ * The alloc list (list modes), the free tree's root subtree_max (tree
+ * modes), the counters and the descriptors against one walk's totals.
+ */
+static int xh_verify_counts(const struct xmem_heap *h, const struct xh_walk *w)
+{
+	const struct xmem_heap_block *b;
 
 	if (xh_lists(h)) {
 		u32 k = 0;
 
 		for (b = h->alloc_head; b; b = b->next) {
-			if (++k > nalloc || !b->allocated)
+			if (++k > w->nalloc || !b->allocated)
 				return xh_bad(h, "alloc list wrong at",
 					      b->start, k);
 		}
-		if (k != nalloc)
-			return xh_bad(h, "alloc list short", k, nalloc);
+		if (k != w->nalloc)
+			return xh_bad(h, "alloc list short", k, w->nalloc);
 	}
-	if (xh_trees(h) && xh_subtree_max(h->free_tree.rb_node) != largest)
-		return xh_bad(h, "root subtree_max", largest,
+	if (xh_trees(h) && xh_subtree_max(h->free_tree.rb_node) != w->largest)
+		return xh_bad(h, "root subtree_max", w->largest,
 			      xh_subtree_max(h->free_tree.rb_node));
 
-	if (free_sum != h->free_bytes)
-		return xh_bad(h, "free_bytes", h->free_bytes, free_sum);
-	if (alloc_sum != h->allocated_bytes)
+	if (w->free_sum != h->free_bytes)
+		return xh_bad(h, "free_bytes", h->free_bytes, w->free_sum);
+	if (w->alloc_sum != h->allocated_bytes)
 		return xh_bad(h, "allocated_bytes", h->allocated_bytes,
-			      alloc_sum);
+			      w->alloc_sum);
 	if (h->free_bytes + h->allocated_bytes != h->size)
 		return xh_bad(h, "free + allocated != pool size",
 			      h->free_bytes, h->allocated_bytes);
-	if (unused != h->unused_bytes)
+	if (w->unused != h->unused_bytes)
 		return xh_bad(h, "unused_bytes != sum of slacks",
-			      h->unused_bytes, unused);
-	if (nfree != h->free_count || nalloc != h->alloc_count)
+			      h->unused_bytes, w->unused);
+	if (w->nfree != h->free_count || w->nalloc != h->alloc_count)
 		return xh_bad(h, "block counts", h->free_count, h->alloc_count);
-	if (n != h->blocks_in_use ||
+	if (w->n != h->blocks_in_use ||
 	    bitmap_weight(h->free_bitmap, h->num_blocks) !=
-	    h->num_blocks - n)
-		return xh_bad(h, "descriptor accounting", n, h->blocks_in_use);
-	return xh_verify_words(h);
+	    h->num_blocks - w->n)
+		return xh_bad(h, "descriptor accounting", w->n, h->blocks_in_use);
+	return 0;
+}
+
+/**
+ * xmem_heap_verify() - check every invariant of the heap
+ * @h: the heap
+ *
+ * The blocks tile the pool in address order with no gap or overlap, no
+ * two free blocks touch, every live descriptor is marked used in the bitmap
+ * and no other is, the counters (bytes, blocks, descriptors, unused bytes
+ * = sum of slacks) match the blocks, the free list (list modes) holds
+ * exactly the free blocks in address order and the alloc list exactly the
+ * allocated ones, and the trees (tree modes) hold the same blocks in the
+ * same order with correct subtree_max values. O(n).
+ * Return: 0, or -EUCLEAN after a pr_err() naming the first violation.
+ */
+int xmem_heap_verify(const struct xmem_heap *h)
+{
+	struct xh_walk w = {};
+	int ret;
+
+	if (!h->blocks || !h->free_bitmap || !h->spare_words)
+		return xh_bad(h, "not initialised", 0, 0);
+	if (!xh_structures_ok(h))
+		return xh_bad(h, "structures do not match the mode", h->mode,
+			      h->lists_on * 2 + h->trees_on);
+	ret = xh_verify_walk(h, &w);
+	if (!ret)
+		ret = xh_verify_counts(h, &w);
+	return ret ? ret : xh_verify_words(h);
 }
 EXPORT_SYMBOL_IF_KUNIT(xmem_heap_verify);

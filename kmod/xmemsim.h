@@ -28,6 +28,7 @@
 #define XMEMSIM_STAGING_LO		0x80000
 #define XMEMSIM_STAGING_HI		0x90000
 #define XMEMSIM_BOUNCE_SIZE		4096
+#define XMEMSIM_MEM_LINE		64	/* the ECC granule */
 /*
  * The libc heap (the seed's _dataram_libc_heap_mgr) is carved from dataram
  * too; the seed gives no address. Ours: the upper half of the default
@@ -76,7 +77,7 @@ int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why);
 struct xmemsim_dev;
 struct xmemsim_dma_file;
 
-/* A DMA bounce buffer: a block of the dataram heap in the staging range. */
+/* The DMA staging block: a block of the dataram heap in the staging range. */
 struct xmemsim_bounce {
 	u64 addr;
 	u64 end;
@@ -167,6 +168,8 @@ struct xmemsim_user {
 	u64 bounce_bytes;		/* DMA bounce buffers in use */
 	u64 quota_refused;		/* allocations refused by a limit */
 	atomic64_t plan_mem;		/* kernel memory of the user's plans */
+	atomic64_t mem_ce;		/* memory errors in its allocations */
+	atomic64_t mem_ue;
 };
 
 /*
@@ -196,13 +199,14 @@ struct xmemsim_user {
  * scrub_bytes[] counts the bytes between the two steps.
  *
  * dev->lock also protects the list of users and every counter of a
- * struct xmemsim_user but plan_mem (atomic).
+ * struct xmemsim_user but plan_mem, mem_ce and mem_ue (atomic).
  *
- * xmemsim_dev.dma_lock is the synchronous DMA engine: a DMA COPY holds it
- * from taking its bounce buffer to giving it back, so at most one bounce
- * buffer is in use at a time and waiters get the engine in turn (a mutex
- * hands off to a waiter that lost the race). Taken before dev->lock;
- * never held across a user copy.
+ * dev->lock protects the DMA staging block too (bounce, bounce_refs,
+ * bounce_bytes, bounce_failures): the first DMA COPY in flight takes it
+ * from the dataram heap and the last gives it back. No lock is held
+ * across a COPY's transfer: each COPY moves its bytes through a bounce
+ * buffer of its own and waits for its user's turn on engine 0 like any
+ * queued transfer (kmod/dma.c).
  *
  * xmemsim_file.plan_lock serialises one file's plans and is taken before
  * dev->lock. plan_mem (per file) is protected by plan_lock; the user's and
@@ -217,12 +221,11 @@ struct xmemsim_dev {
 	struct list_head files;				/* open files */
 	struct list_head users;				/* their users */
 	struct xmemsim_limits lim;
-	struct mutex dma_lock;		/* see "Locking rules" above */
-	bool bounce_reserved;		/* bounce_reserve=1: reserve is it */
-	struct xmemsim_bounce reserve;
+	struct xmemsim_bounce bounce;	/* the staging block, while referenced */
+	u32 bounce_refs;		/* DMA COPYs in flight, +1 if reserved */
 	u64 bounce_failures;
 	u64 scrub_bytes[XMEMSIM_NUM_HEAPS];	/* freed, being cleared */
-	u64 bounce_bytes;			/* DMA bounce buffers in use */
+	u64 bounce_bytes;			/* the staging block, if taken */
 	atomic64_t plan_mem;		/* kernel memory of every file's plans */
 	u64 plan_core_size;		/* each core's plan window */
 	atomic64_t plan_bytes;		/* synced plans, shared bytes once */
@@ -332,7 +335,7 @@ bool xmemsim_mem_bad(struct xmemsim_dev *d, u64 addr, u64 len);
 bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr);
 void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len);
 void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end);
-int xmemsim_mem_inject(struct xmemsim_file *xf, const struct xmemsim_mem_error *e);
+int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind);
 void xmemsim_fault_show(struct seq_file *m);
 int xmemsim_fault_init(void);
 void xmemsim_fault_debugfs(struct dentry *dir);

@@ -175,7 +175,12 @@ struct xmemsim_user_stats {
 	__u64 quota_refused;	/* allocations refused by a limit */
 	__u32 dma_inflight;	/* transfers queued, running or unreaped */
 	__u32 limit_dma;	/* user_dma_depth, 0: none */
-	__u64 reserved[3];
+	/* memory errors met in the user's own allocations, every heap,
+	 * since its account was made (once reserved: 0 from older modules)
+	 */
+	__u64 mem_ce;
+	__u64 mem_ue;
+	__u64 reserved0;
 };
 
 /* XMEMSIM_IOC_HEAP_DUMP: the heap's blocks in address order. */
@@ -553,7 +558,8 @@ struct xmemsim_dma_info {
  * disarms. With XMEMSIM_FAULT_FRAMEWORK (skip 0, times 1 to opt in, 0
  * to opt out) the file instead follows the kernel's fault_attr of the
  * site, /sys/kernel/debug/xmemsim/fail_<site>/, as a task does whose
- * /proc/<pid>/make-it-fail is set.
+ * /proc/<pid>/make-it-fail is set. Its counts (interval, times) are the
+ * device's, so opting in needs CAP_SYS_ADMIN (-EPERM), as the knobs do.
  */
 struct xmemsim_fault_arm {
 	__u32 site;		/* XMEMSIM_FAULT_* */

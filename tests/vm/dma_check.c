@@ -301,6 +301,85 @@ TEST(kill_9_during_a_dma_copy)
 	free(e);
 }
 
+#define DRAM_USED "/sys/class/misc/xmemsim/dataram_used"
+
+/* bounce_reserve=1: the staging block is held from load on */
+static int bounce_reserved(void)
+{
+	FILE *f = fopen("/sys/module/xmemsim/parameters/bounce_reserve", "r");
+	int c = f ? fgetc(f) : 'N';
+
+	if (f)
+		fclose(f);
+	return c == 'Y' || c == '1';
+}
+
+/* One file's DMA COPY of 16 KiB of byte v, checked: the exit status. */
+static int copy_own_bytes(struct env *e, int v, int ready)
+{
+	char c = 0;
+
+	if (env_open(e))
+		return 2;
+	memset(e->buf, v, sizeof(e->buf));
+	if (xms_write(&e->xd, e->b[0], e->buf, 16384) || write(ready, &c, 1) != 1)
+		return 3;
+	if (xms_copy(&e->xd, e->b[0], e->b[1], 16384, XMEMSIM_COPY_DMA))
+		return 4;
+	memset(e->buf, 0, sizeof(e->buf));
+	if (xms_read(&e->xd, e->b[1], e->buf, 16384) || e->buf[0] != v ||
+	    e->buf[16383] != v)
+		return 5;
+	return 0;
+}
+
+/*
+ * Two files' DMA COPYs in flight at once (about 0.6 s each on engine 0,
+ * one after the other) share the dataram staging block: the heap holds
+ * one block while either is in flight, as when COPYs took turns on a
+ * lock, each moves its own bytes, and the block goes back after the last.
+ */
+TEST(dma_copies_in_flight_share_one_staging_block)
+{
+	long long base = test_read_ll(DRAM_USED), peak = 0, v;
+	struct env *e = calloc(2, sizeof(*e));
+	int status[2], i, ready[2];
+	pid_t pid[2];
+	char c;
+
+	REQUIRE(e && base >= 0);
+	if (!test_param("time_scale"))
+		SKIP("the virtual clock ends a COPY at once");
+	if (bounce_reserved())
+		SKIP("bounce_reserve=1 holds the block from load on");
+	REQUIRE(pipe(ready) == 0);
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		REQUIRE(pid[i] >= 0);
+		if (!pid[i])
+			_exit(copy_own_bytes(&e[i], 0x21 + i, ready[1]));
+	}
+	close(ready[1]);
+	for (i = 0; i < 2; i++)
+		REQUIRE(read(ready[0], &c, 1) == 1);
+	close(ready[0]);
+	for (i = 0; i < 40; i++) {	/* while the first runs */
+		v = test_read_ll(DRAM_USED);
+		peak = v > peak ? v : peak;
+		usleep(10000);
+	}
+	for (i = 0; i < 2; i++)
+		REQUIRE(waitpid(pid[i], &status[i], 0) == pid[i]);
+	v = test_read_ll(DRAM_USED);
+	printf("# dataram_used %lld before, at most %lld while two DMA COPYs were in flight, %lld after\n",
+	       base, peak, v);
+	for (i = 0; i < 2; i++)
+		CHECK(WIFEXITED(status[i]) && WEXITSTATUS(status[i]) == 0);
+	CHECK(peak > base && peak - base < 2 * 4096);
+	CHECK_EQ_U64(v, base);
+	free(e);
+}
+
 int main(void)
 {
 	return tap_run();

@@ -1210,6 +1210,351 @@ TEST(sysfs_dma_for_all_users_for_root_only)
 	munmap(r, sizeof(*r));
 }
 
+/* --- 9: fault injection: the framework's counts are the privileged's ------ */
+
+#define FW_KNOBS "/sys/kernel/debug/xmemsim/fail_copy_dma/"
+
+static int fw_knob(const char *name, const char *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FW_KNOBS "%s", name);
+	return test_write_str(path, v);
+}
+
+struct fw_res {
+	int arm;		/* its FRAMEWORK arming: 0 or -errno */
+	int calls, failed;	/* its DMA COPYs, and how many failed */
+};
+
+static int fw_go[2], fw_done[2];	/* root -> attacker, attacker -> root */
+
+/* Opt in to fail_copy_dma/, then one DMA COPY for each byte root sends. */
+static int nobody_joins_the_framework(void *arg)
+{
+	struct fw_res *r = arg;
+	struct xms_dev xd;
+	uint64_t s, d;
+	char c = 'r';
+
+	close(fw_go[1]);
+	close(fw_done[0]);
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, 8192, 64, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, 8192, 64, 0, &d, NULL))
+		return 2;
+	r->arm = xms_fault_arm(&xd, XMEMSIM_FAULT_COPY_DMA,
+			       XMEMSIM_FAULT_FRAMEWORK, 0, 1);
+	if (write(ready[1], &c, 1) != 1)
+		return 99;
+	while (read(fw_go[0], &c, 1) == 1) {
+		r->calls++;
+		r->failed += xms_copy(&xd, s, d, 8192, XMEMSIM_COPY_DMA) != 0;
+		if (write(fw_done[1], &c, 1) != 1)
+			return 98;
+	}
+	return 0;
+}
+
+/* One DMA COPY of root's: 'o' (done), 'E' (-EIO) or '?' */
+static char fw_root_copy(struct xms_dev *xd, uint64_t s, uint64_t d)
+{
+	int ret = xms_copy(xd, s, d, 8192, XMEMSIM_COPY_DMA);
+
+	return !ret ? 'o' : ret == -EIO ? 'E' : '?';
+}
+
+/*
+ * Root opts a file in to fail_copy_dma/ with interval 2: every second of
+ * its DMA COPYs fails. uid 65534 tries to opt in too and makes a DMA COPY
+ * before each of root's: its calls must not join the framework's count,
+ * so root's sequence stays "ok EIO ok EIO".
+ */
+TEST(fault_framework_counts_only_privileged_callers)
+{
+	struct fw_res *r = shared(sizeof(*r));
+	char got[5] = "", c = 'g';
+	struct xms_dev xd;
+	uint64_t s, d;
+	pid_t pid;
+	int i;
+
+	REQUIRE(r);
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	if (xms_fault_arm(&xd, XMEMSIM_FAULT_COPY_DMA, XMEMSIM_FAULT_FRAMEWORK,
+			  0, 0) == -EOPNOTSUPP) {
+		xms_close(&xd);
+		SKIP("no CONFIG_FAULT_INJECTION in this kernel");
+	}
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 8192, 64, 0, &d, NULL) == 0);
+	REQUIRE(fw_knob("probability", "0") == 0 && fw_knob("space", "0") == 0 &&
+		fw_knob("verbose", "0") == 0 && fw_knob("times", "-1") == 0 &&
+		fw_knob("interval", "2") == 0 && fw_knob("probability", "100") == 0);
+	REQUIRE(pipe(fw_go) == 0 && pipe(fw_done) == 0);
+	pid = attacker(nobody_joins_the_framework, r);
+	close(fw_go[0]);
+	close(fw_done[1]);
+	REQUIRE(pid > 0);
+	REQUIRE(xms_fault_arm(&xd, XMEMSIM_FAULT_COPY_DMA, XMEMSIM_FAULT_FRAMEWORK,
+			      0, 1) == 0);
+	/* into step: root's own calls until one fails, so the next passes */
+	for (i = 0; i < 2 && fw_root_copy(&xd, s, d) != 'E'; i++)
+		;
+	for (i = 0; i < 4; i++) {
+		REQUIRE(write(fw_go[1], &c, 1) == 1 && read(fw_done[0], &c, 1) == 1);
+		got[i] = fw_root_copy(&xd, s, d);
+	}
+	printf("# root, interval 2, a call of uid 65534's before each: %s (o ok, E EIO); its FRAMEWORK arming: %s, %d of its %d DMA COPYs failed\n",
+	       got, r->arm ? strerror(-r->arm) : "0", r->failed, r->calls);
+	fw_knob("probability", "0");
+	fw_knob("interval", "1");
+	fw_knob("times", "1");
+	close(fw_go[1]);
+	close(fw_done[0]);
+	waitpid(pid, NULL, 0);
+	CHECK_STR(got, "oEoE");
+	CHECK_EQ_U64(-r->arm, EPERM);
+	CHECK_EQ_U64(r->failed, 0);
+	xms_close(&xd);
+	munmap(r, sizeof(*r));
+}
+
+/* --- 10: a COPY by DMA takes its user's turn on engine 0 ------------------- */
+
+#define COPIERS 8
+#define BIG ((8 << 20) - (64 << 10))	/* two fit in a user's 16 MiB */
+#define FEED 16				/* the feeder's transfers in flight */
+
+struct copy_flood {
+	atomic_int stop;
+	atomic_int started;	/* copiers in their loop */
+	atomic_int fed;		/* the feeder has FEED in flight */
+	atomic_long copies;
+};
+
+/* engine 0's completed transfers, from sysfs dma; -1 if not there */
+static long long engine0_completed(void)
+{
+	int fd = open("/sys/class/misc/xmemsim/dma", O_RDONLY);
+	long long v = -1;
+	char buf[8192], *p;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "\nengine 0 ");
+	p = p ? strstr(p, " completed ") : NULL;
+	if (!p || sscanf(p, " completed %lld", &v) != 1)
+		return -1;
+	return v;
+}
+
+static void copier(struct xms_dev *xd, struct copy_flood *f, uint64_t s,
+		   uint64_t d)
+{
+	atomic_fetch_add(&f->started, 1);
+	while (!atomic_load(&f->stop))
+		if (!xms_copy(xd, s, d, BIG, XMEMSIM_COPY_DMA))
+			atomic_fetch_add(&f->copies, 1);
+	_exit(0);
+}
+
+/* Keep FEED transfers of BIG queued on engine 0, over the file's queues. */
+static void feeder(struct xms_dev *xd, struct copy_flood *f, uint64_t s,
+		   uint64_t d)
+{
+	struct xmemsim_dma_desc x = {
+		.src = s, .dst = d, .len = BIG,
+		.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+	};
+	struct xmemsim_dma_info di;
+	struct xmemsim_dma_wait w;
+	uint64_t ticket, oldest = 0;
+	uint32_t n;
+
+	if (xms_dma_info(xd, &di))
+		_exit(2);
+	for (n = 0; !atomic_load(&f->stop); n++) {
+		x.queue = n % di.queues;
+		if (xms_dma_submit(xd, &x, 1, &ticket))
+			_exit(3);
+		if (!n)
+			oldest = ticket;
+		if (n + 1 < FEED)
+			continue;
+		atomic_store(&f->fed, 1);
+		if (xms_dma_wait(xd, oldest++, -1, &w))
+			_exit(4);
+	}
+	_exit(0);
+}
+
+/*
+ * uid 65534: one file shared by COPIERS processes looping DMA COPYs of
+ * BIG bytes, and a feeder keeping its engine-0 queues full, so each of
+ * its COPYs waits behind its own transfers.
+ */
+static int nobody_floods_copies(void *arg)
+{
+	struct copy_flood *f = arg;
+	struct xms_dev xd;
+	uint64_t s, d;
+	char c = 'r';
+	int i;
+
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, BIG, 64, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, BIG, 64, 0, &d, NULL))
+		return 2;
+	if (!fork())
+		feeder(&xd, f, s, d);
+	for (i = 0; i < COPIERS; i++)
+		if (!fork())
+			copier(&xd, f, s, d);
+	while (atomic_load(&f->started) < COPIERS || !atomic_load(&f->fed))
+		usleep(1000);
+	if (write(ready[1], &c, 1) != 1)
+		return 99;
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+/* Root's 64-byte DMA COPY: the transfers engine 0 ran meanwhile, not its own. */
+static long long victim_copy_waits(struct xms_dev *xd, uint64_t s, uint64_t d,
+				   int *err, long *ms)
+{
+	long long before = engine0_completed(), after;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*err = xms_copy(xd, s, d, 64, XMEMSIM_COPY_DMA);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	after = engine0_completed();
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	return before < 0 || after <= before ? -1 : after - before - 1;
+}
+
+/*
+ * Engines serve users round-robin, and a COPY by DMA is a transfer on
+ * engine 0: root's 64-byte COPY waits a turn of the attacker's, not the
+ * attacker's whole line of COPYs. Counted in attacker transfers (engine
+ * 0's completions during it), under a generous bound.
+ */
+TEST(dma_copy_takes_its_user_s_turn)
+{
+	struct copy_flood *f = shared(sizeof(*f));
+	unsigned char in[64], out[64];
+	long long alone, w, worst = 0;
+	unsigned long long ts = test_param("time_scale");
+	long ms, worst_ms = 0, alone_ms;
+	struct xms_dev xd;
+	uint64_t s, d;
+	int i, err;
+	pid_t pid;
+
+	REQUIRE(f);
+	if (!ts || ts > 1000)
+		SKIP("needs time_scale 1..1000: queues that fill, transfers that end");
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 64, 64, 0, &s, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 64, 64, 0, &d, NULL) == 0);
+	alone = victim_copy_waits(&xd, s, d, &err, &alone_ms);
+	CHECK(err == 0);
+	pid = attacker(nobody_floods_copies, f);
+	REQUIRE(pid > 0);
+	for (i = 0; i < 5; i++) {
+		memset(in, 0x40 + i, sizeof(in));
+		REQUIRE(xms_write(&xd, s, in, sizeof(in)) == 0);
+		w = victim_copy_waits(&xd, s, d, &err, &ms);
+		CHECK(err == 0);
+		CHECK(xms_read(&xd, d, out, sizeof(out)) == 0 &&
+		      !memcmp(in, out, sizeof(in)));
+		CHECK(w >= 0);
+		if (w > worst)
+			worst = w;
+		if (ms > worst_ms)
+			worst_ms = ms;
+	}
+	atomic_store(&f->stop, 1);
+	waitpid(pid, NULL, 0);
+	printf("# victim's 64-byte DMA COPY: alone %lld attacker transfers (%ld ms); beside %d copiers of %d bytes and full queues, at most %lld attacker transfers (%ld ms) over 5; the attacker made %ld COPYs\n",
+	       alone, alone_ms, COPIERS, BIG, worst, worst_ms,
+	       atomic_load(&f->copies));
+	CHECK(worst < 20);
+	xms_close(&xd);
+	munmap(f, sizeof(*f));
+}
+
+/* --- 11: memory-error counts: sysfs for root, each user its own ------------ */
+
+struct edac_res {
+	int ce_err;		/* errno opening sysfs hbm/ce_count */
+	struct xmemsim_user_stats before, after;
+};
+
+/* Try to read the device's counts; meet an uncorrectable error of its own. */
+static int nobody_meets_a_ue(void *arg)
+{
+	struct edac_res *r = arg;
+	unsigned char line[64];
+	struct xms_dev xd;
+	uint64_t a;
+	int fd = open("/sys/class/misc/xmemsim/hbm/ce_count", O_RDONLY);
+
+	r->ce_err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (xms_open(&xd, NULL) || xms_alloc(&xd, HBM, 4096, 64, 0, &a, NULL) ||
+	    xms_user_stats(&xd, &r->before) ||
+	    xms_mem_error(&xd, a, XMEMSIM_MEM_UE) ||
+	    xms_read(&xd, a, line, 64) != -EIO || xms_user_stats(&xd, &r->after))
+		return 2;
+	hold();
+	return 0;
+}
+
+TEST(memory_error_counts_for_root_and_per_user)
+{
+	long long ue0 = test_read_ll("/sys/class/misc/xmemsim/hbm/ue_count");
+	struct edac_res *r = shared(sizeof(*r));
+	struct xmemsim_user_stats before, after;
+	unsigned char line[64];
+	struct xms_dev xd;
+	uint64_t a;
+	pid_t pid;
+
+	REQUIRE(r && ue0 >= 0);
+	REQUIRE(xms_open(&xd, NULL) == 0);
+	REQUIRE(xms_alloc(&xd, HBM, 4096, 64, 0, &a, NULL) == 0);
+	REQUIRE(xms_user_stats(&xd, &before) == 0);
+	pid = attacker(nobody_meets_a_ue, r);
+	REQUIRE(pid > 0);
+	REQUIRE(xms_mem_error(&xd, a, XMEMSIM_MEM_CE) == 0);
+	CHECK(xms_read(&xd, a, line, 64) == 0);
+	REQUIRE(xms_user_stats(&xd, &after) == 0);
+	printf("# uid 65534 opening hbm/ce_count: %s; its USER_STATS mem_ce %llu -> %llu, mem_ue %llu -> %llu; root's mem_ce %llu -> %llu, mem_ue %llu -> %llu; hbm/ue_count %lld -> %lld\n",
+	       r->ce_err ? strerror(r->ce_err) : "opened",
+	       (unsigned long long)r->before.mem_ce, (unsigned long long)r->after.mem_ce,
+	       (unsigned long long)r->before.mem_ue, (unsigned long long)r->after.mem_ue,
+	       (unsigned long long)before.mem_ce, (unsigned long long)after.mem_ce,
+	       (unsigned long long)before.mem_ue, (unsigned long long)after.mem_ue,
+	       ue0, test_read_ll("/sys/class/misc/xmemsim/hbm/ue_count"));
+	CHECK_EQ_U64(r->ce_err, EACCES);
+	CHECK_EQ_U64(test_read_ll("/sys/class/misc/xmemsim/hbm/ue_count"), ue0 + 1);
+	CHECK_EQ_U64(r->after.mem_ue - r->before.mem_ue, 1);
+	CHECK_EQ_U64(r->after.mem_ce - r->before.mem_ce, 0);
+	CHECK_EQ_U64(after.mem_ce - before.mem_ce, 1);
+	CHECK_EQ_U64(after.mem_ue - before.mem_ue, 0);
+	finish(pid);
+	xms_close(&xd);
+	munmap(r, sizeof(*r));
+}
+
 int main(void)
 {
 	const char *g = getenv("XMEMSIM_NODE_GID");

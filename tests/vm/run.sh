@@ -143,6 +143,12 @@ rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts time_scale=100000 &&
 	chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
 tap $? "insmod with the multi-user options and time_scale=100000"
 TAP_ONLY=dma_engine_turns XMEMSIM_NODE_GID=600 run_c multiuser
+# a COPY by DMA beside a user's flood of them: a clock slow enough for the
+# flood's queues to stay full (an 8 MiB transfer lasts about 52 ms)
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts time_scale=100 &&
+	chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
+tap $? "insmod with the multi-user options and time_scale=100"
+TAP_ONLY=dma_copy_takes XMEMSIM_NODE_GID=600 run_c multiuser
 
 # --- the DMA timing checker: refusing, then reporting on a slow clock ---------------
 rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko dma_check=2
