@@ -155,6 +155,37 @@ static uint64_t completion_ns(struct xms_dev *xd, struct xms_ring *r,
 	return (wall_ns() - t0) / ((uint64_t)reps * batch);
 }
 
+/*
+ * The cost of learning alone: 64 transfers ended (the submit, untimed,
+ * runs them on the virtual clock), then one DMA_REAP of their 64 records,
+ * timed, per record, against the NOP round trip of a batch of 64.
+ */
+static void learning(struct xms_dev *xd, const uint64_t *buf,
+		     unsigned int engines, int reps)
+{
+	static struct xmemsim_dma_desc d[64];
+	struct xmemsim_dma_completion rec[64];
+	uint64_t t, spent = 0, nop = nop_ns(64, reps);
+	uint32_t i, n, got;
+	int rep;
+
+	for (i = 0; i < 64; i++)
+		d[i] = desc(buf[2], buf[3], 64, i % engines);
+	for (rep = 0; rep < reps; rep++) {
+		if (xms_dma_submit(xd, d, 64, &t))
+			return;
+		for (got = 0; got < 64; got += n) {
+			uint64_t t0 = wall_ns();
+
+			if (xms_dma_reap(xd, rec, 64, -1, &n))
+				return;
+			spent += wall_ns() - t0;
+		}
+	}
+	printf("learning, batch 64: one DMA_REAP of ended transfers %8" PRIu64 " ns a record, %.2fx the NOP round trip (%" PRIu64 " ns)\n",
+	       spent / (64 * (uint64_t)reps), nop ? (double)spent / (64.0 * reps) / nop : 0, nop);
+}
+
 static void completions(struct xms_dev *xd, const uint64_t *buf,
 			unsigned int engines, int reps)
 {
@@ -181,6 +212,7 @@ static void completions(struct xms_dev *xd, const uint64_t *buf,
 		}
 	}
 	xms_ring_exit(&r);
+	learning(xd, buf, engines, reps * 4);
 }
 
 int main(int argc, char **argv)
