@@ -1044,7 +1044,7 @@ static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
 	m->df = kcalloc(files, sizeof(*m->df), GFP_KERNEL);
 	m->du = kcalloc(files, sizeof(*m->du), GFP_KERNEL);
 	m->x = kvcalloc(n, sizeof(*m->x), GFP_KERNEL);
-	if (xmemsim_dma_sched_init(&m->dma) || !m->df || !m->du || !m->x)
+	if (xmemsim_dma_sched_init(&m->dma, false) || !m->df || !m->du || !m->x)
 		goto nomem;
 	for (f = 0; f < files; f++, m->files++) {
 		struct xmemsim_dma_file *df = &m->df[f];
@@ -1158,7 +1158,7 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	memcpy(dma->bw, p->bw, sizeof(dma->bw));
 	dma->time_scale = p->time_scale;
 	dma->check = p->check;
-	return xmemsim_dma_sched_init(dma);
+	return xmemsim_dma_sched_init(dma, true);
 }
 
 /* At unload: every file is closed, so nothing is queued or running. */

@@ -162,7 +162,7 @@ void xmemsim_dma_sched_run(struct xmemsim_dma *dma);
 #define XMEMSIM_DMA_INLINE_BYTES	SZ_64K
 void xmemsim_dma_run_inline(struct xmemsim_dma *dma,
 			    const struct xmemsim_dma_file *df, u32 steps);
-int xmemsim_dma_sched_init(struct xmemsim_dma *dma);
+int xmemsim_dma_sched_init(struct xmemsim_dma *dma, bool worker);
 void xmemsim_dma_sched_fini(struct xmemsim_dma *dma);
 
 /* dma_check.c */

@@ -131,7 +131,8 @@ struct xmemsim_dma {
 	struct list_head files;		/* files with DMA state */
 	struct list_head users;		/* their users' shares */
 	struct list_head err_files;	/* files with a queue or semaphore in error */
-	struct work_struct work;	/* the scheduler */
+	struct work_struct work;	/* the scheduler, on wq */
+	struct workqueue_struct *wq;
 	struct hrtimer timer;		/* wakes it at a wall deadline */
 };
 
