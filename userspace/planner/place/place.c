@@ -472,14 +472,14 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 	return 0;
 }
 
-int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, enum dp_engine eng,
-	     struct dp_place_stats *st, size_t *failed, FILE *log,
-	     const char *tag)
+int dp_place(const struct dp_problem *p, enum dp_order order,
+	     enum dp_engine eng, struct dp_place_stats *st, size_t *failed,
+	     FILE *log, const char *tag)
 {
-	struct placer P = { .it = it, .n = n, .iv = iv, .start = start,
-			    .ceiling = ceiling, .page = page, .eng = eng,
+	struct dp_item *it = p->it;
+	size_t n = p->n;
+	struct placer P = { .it = it, .n = n, .iv = p->iv, .start = p->start,
+			    .ceiling = p->ceiling, .page = p->page, .eng = eng,
 			    .tree = { .root = -1 } };
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
@@ -487,7 +487,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 	if (n >= UINT32_MAX)
 		return -1;
-	rc = dp_itree_of_items(&P.tree, it, n, iv);
+	rc = dp_itree_of_items(&P.tree, it, n, p->iv);
 	if (rc)
 		return rc;
 	if (log) {

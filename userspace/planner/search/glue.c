@@ -15,8 +15,8 @@
  * problem has a fraction of the items, and the exact search reaches far
  * more of it.
  *
- * Rounds until nothing glues (at most DP_GLUE_ROUNDS, and while the
- * rectangles sorted so far are at most DP_GLUE_WORK x n), chains first
+ * Rounds until nothing glues (at most par->glue_rounds, and while the
+ * rectangles sorted so far are at most par->glue_work x n), chains first
  * under DP_GLUE_ALL and DP_GLUE_LONG: a round chains each rectangle, in
  * item order, with the first one not yet glued in the round of its size
  * and alignment that starts right after its end; only a round that finds
@@ -40,7 +40,7 @@
  * chain wins a tie, and a stack needs a clearer case).  The two end on
  * different packings for small reasons, as every rule does, so each is
  * one more candidate.  It takes more rounds (at most n, and while the
- * rectangles walked are at most DP_GLUE_FEWEST_WORK x n), so it keeps
+ * rectangles walked are at most par->glue_fewest_work x n), so it keeps
  * its rectangles in order across rounds instead of sorting them again.  Only
  * items with one interval, whose size is a multiple of their alignment
  * and (with the page rule on) above a page, glue: their offsets in a
@@ -54,16 +54,6 @@
 #include "libdramplan.h"
 #include "internal.h"
 #include "search/search.h"
-
-#define DP_GLUE_ROUNDS	64
-/* rectangles sorted in all rounds, at most this many times the items: an
- * input that glues a pair a round stops after about 16 rounds */
-#define DP_GLUE_WORK	16
-/* the rectangles walked in all rounds of DP_GLUE_FEWEST, which glues only
- * the least ambiguous pairs a round, at most this many times the items (a
- * chain of n items of one size, glued only at its two ends a round, stops
- * here) */
-#define DP_GLUE_FEWEST_WORK	1024
 
 /* a rectangle: its interval, size, alignment; sort key for the rounds */
 struct rect {
@@ -584,10 +574,10 @@ static uint64_t stack_span(const struct rect *r, size_t n, int rule,
 	return w[m / 2] + 1;
 }
 
-int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	    uint64_t page, int rule, struct dp_glued *g)
+int dp_glue(const struct dp_problem *p, const struct dp_search_params *par,
+	    int rule, struct dp_glued *g)
 {
-	return dp_glue_rounds(it, n, iv, page, rule, SIZE_MAX, g);
+	return dp_glue_rounds(p, par, rule, SIZE_MAX, g);
 }
 
 /* By kind: the chains, or when there is none the stacks */
@@ -617,13 +607,13 @@ static const struct glue_rule {
 	int fewest;
 	uint32_t pen;
 } glue_rules[DP_GLUE_RULES] = {
-	[DP_GLUE_ALL] = { .name = "all", .round = round_kinds },
-	[DP_GLUE_LONG] = { .name = "long", .round = round_kinds },
-	[DP_GLUE_STACKS_FIRST] = { .name = "stacks-first",
+	[DP_GLUE_ALL] = { .name = "glue-all", .round = round_kinds },
+	[DP_GLUE_LONG] = { .name = "glue-long", .round = round_kinds },
+	[DP_GLUE_STACKS_FIRST] = { .name = "glue-stacks-first",
 				   .round = round_stacks_first },
-	[DP_GLUE_FEWEST] = { .name = "fewest",
+	[DP_GLUE_FEWEST] = { .name = "glue-fewest",
 			     .round = round_fewest, .fewest = 1 },
-	[DP_GLUE_FEWEST_CHAINS] = { .name = "fewest-chains",
+	[DP_GLUE_FEWEST_CHAINS] = { .name = "glue-fewest-chains",
 				    .round = round_fewest,
 				    .fewest = 1, .pen = 1 },
 };
@@ -676,10 +666,19 @@ static int glued_items(struct dp_glued *g, const struct rect *r,
 	return 0;
 }
 
-int dp_glue_rounds(const struct dp_item *it, size_t n,
-		   const struct dp_iv *iv, uint64_t page, int rule,
+const char *dp_glue_rule(int k)
+{
+	return k >= 0 && k < DP_GLUE_RULES ? glue_rules[k].name : NULL;
+}
+
+int dp_glue_rounds(const struct dp_problem *p,
+		   const struct dp_search_params *par, int rule,
 		   size_t max_rounds, struct dp_glued *g)
 {
+	const struct dp_item *it = p->it;
+	const struct dp_iv *iv = p->iv;
+	uint64_t page = p->page;
+	size_t n = p->n;
 	const struct glue_rule *gr = &glue_rules[rule >= 0 &&
 		rule < DP_GLUE_RULES ? rule : DP_GLUE_ALL];
 	struct fewest f = { 0 };
@@ -724,8 +723,8 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 		order_all(R.r, n, &f);
 	/* at[]: scratch until the rounds */
 	R.wide = stack_span(R.r, n, rule, R.at);
-	most_rounds = gr->fewest ? n : DP_GLUE_ROUNDS;
-	most_work = (gr->fewest ? DP_GLUE_FEWEST_WORK : DP_GLUE_WORK) * n;
+	most_rounds = gr->fewest ? n : par->glue_rounds;
+	most_work = (gr->fewest ? par->glue_fewest_work : par->glue_work) * n;
 	if (max_rounds > most_rounds)
 		max_rounds = most_rounds;
 	for (rounds = 0; rounds < max_rounds && R.work <= most_work;
