@@ -437,6 +437,14 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 			struct dp_search_stats *st, struct dp_err *e)
 {
+	return dp_csv_solve_search_off(c, capacity, nodes, NULL, st, e);
+}
+
+int dp_csv_solve_search_off(struct dp_csv *c, uint64_t capacity,
+			    uint64_t nodes, const char *off,
+			    struct dp_search_stats *st, struct dp_err *e)
+{
+	struct dp_search_params par;
 	struct dp_problem p;
 	int rc = problem_of(c, capacity, &p);
 	struct dp_item *it = p.it;
@@ -446,10 +454,14 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 		rc = dp_nomem(e);
 		goto out;
 	}
+	rc = dp_search_off_check(off, e);
+	if (rc)
+		goto out;
+	dp_search_params_of(off, &par);
 	if (capacity)
-		rc = dp_place_search_within(&p, nodes, DP_ENGINE_AUTO, NULL, st);
+		rc = dp_place_search_within(&p, nodes, DP_ENGINE_AUTO, &par, st);
 	else
-		rc = dp_place_search(&p, nodes, DP_ENGINE_AUTO, NULL, st);
+		rc = dp_place_search(&p, nodes, DP_ENGINE_AUTO, &par, st);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(e);
 		goto out;

@@ -4,6 +4,7 @@
  * with (each field is described in search.h), and the portfolio passes
  * and glue rules switched off by name.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -60,6 +61,44 @@ const char *dp_search_part(size_t k)
 	if (k < np)
 		return dp_portfolio_pass(k);
 	return dp_glue_rule((int)(k - np));
+}
+
+int dp_search_params_of(const char *list, struct dp_search_params *par)
+{
+	const char *s = list, *comma;
+	char name[64];
+
+	*par = dp_search_defaults;
+	while (s && *s) {
+		size_t len;
+
+		comma = strchr(s, ',');
+		len = comma ? (size_t)(comma - s) : strlen(s);
+		if (len >= sizeof(name))
+			return -1;
+		memcpy(name, s, len);
+		name[len] = 0;
+		if (dp_search_off(par, name))
+			return -1;
+		s = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+int dp_search_off_check(const char *list, struct dp_err *e)
+{
+	struct dp_search_params par;
+	char known[256] = "";
+	const char *s;
+	size_t k, len = 0;
+
+	if (!dp_search_params_of(list, &par))
+		return 0;
+	for (k = 0; (s = dp_search_part(k)) && len < sizeof(known); k++)
+		len += snprintf(known + len, sizeof(known) - len, "%s%s",
+				k ? ", " : "", s);
+	return dp_fail(e, "--search-off: \"%s\" names a part the search does not have (%s)",
+		       list, known);
 }
 
 int dp_search_off(struct dp_search_params *par, const char *name)

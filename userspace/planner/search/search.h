@@ -60,12 +60,12 @@ struct dp_search_params {
 	uint32_t glue_off;	/* bit k: glue rule k not tried */
 };
 extern const struct dp_search_params dp_search_defaults;
-/* the portfolio pass or glue rule NAME switched off in *par: 0, or -1
- * when there is none of that name */
+/* the portfolio pass or glue rule NAME (dp_search_part) switched off in
+ * *par: 0, or -1 when there is none of that name */
 int dp_search_off(struct dp_search_params *par, const char *name);
-/* the names dp_search_off knows, k = 0, 1, ... (NULL past the last):
- * the portfolio passes, then the glue rules */
-const char *dp_search_part(size_t k);
+/* *par: the defaults with every part named in list (comma-separated,
+ * NULL: none) switched off; 0, or -1 at a name that is none */
+int dp_search_params_of(const char *list, struct dp_search_params *par);
 /* strategy.c: the name of portfolio pass k, or NULL when there is none */
 const char *dp_portfolio_pass(int k);
 

@@ -310,24 +310,29 @@ static int skylines(struct srch *S, struct dp_ovl **ol)
 	return skyline_pass(S) ? -ENOMEM : 0;
 }
 
-/* Best fit by size and by area over the overlaps *ol, built here (NULL:
- * too many for the search's limits; above the exact search's limit the
- * overlaps still, for best fit and the slice search).  0, or -ENOMEM. */
-static int best_fits(struct srch *S, struct dp_ovl **ol)
+/* The overlaps *ol of the items, for best fit, the exact search and the
+ * slice search (NULL: too many for the search's limits; above the exact
+ * search's limit the overlaps still).  0, or -ENOMEM. */
+static int overlaps(struct srch *S, struct dp_ovl **ol)
 {
 	struct dp_search_stats *st = S->st;
-	size_t k;
-	int r;
 
 	if (S->p.n > DP_SEARCH_MAX_ITEMS)
 		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_ITEMS) " items";
 	if (dp_ovl_new(S->p.it, S->p.n, S->p.iv, DP_SEARCH_MAX_EDGES, ol))
 		return -ENOMEM;
-	if (!*ol) {
+	if (!*ol)
 		st->skipped = "above the search's limit of " DP_STR(DP_SEARCH_MAX_EDGES) " overlap entries";
-		return 0;
-	}
-	for (k = 0; k < 2; k++) {
+	return 0;
+}
+
+/* Best fit by size and by area over the overlaps *ol.  0, or -ENOMEM. */
+static int best_fits(struct srch *S, struct dp_ovl **ol)
+{
+	size_t k;
+	int r;
+
+	for (k = 0; *ol && k < 2; k++) {
 		r = best_fit(&S->p, *ol, k);
 		if (r == -ENOMEM)
 			return r;
@@ -341,15 +346,16 @@ static int best_fits(struct srch *S, struct dp_ovl **ol)
 /* The constructive passes, in this order: a new pass is one row (and a
  * name dp_search_off knows).  After the first, each runs only while the
  * placement so far misses the goal, so nothing more is built once a pass
- * meets it (the overlaps for best fit, the search's sections only with a
- * budget). */
+ * meets it (the overlaps, before the first pass that reads them: ovl;
+ * the search's sections only with a budget). */
 static const struct portfolio_pass {
 	const char *name;
 	int (*run)(struct srch *S, struct dp_ovl **ol);
+	int ovl;
 } portfolio_passes[] = {
 	{ .name = "first-fit", .run = first_fits },
 	{ .name = "skyline", .run = skylines },
-	{ .name = "best-fit", .run = best_fits },
+	{ .name = "best-fit", .run = best_fits, .ovl = 1 },
 };
 
 #define PORTFOLIO_PASSES	(sizeof(portfolio_passes) / sizeof(*portfolio_passes))
@@ -361,7 +367,8 @@ const char *dp_portfolio_pass(int k)
 }
 
 /* The lower bound and the goal, then the portfolio_passes[] in order
- * but those par->passes_off switches off.  0, or -ENOMEM. */
+ * but those par->passes_off switches off (the overlaps are built all the
+ * same, for the searches after).  0, or -ENOMEM. */
 static int portfolio(struct srch *S, struct dp_ovl **ol)
 {
 	struct dp_search_stats *st = S->st;
@@ -374,10 +381,12 @@ static int portfolio(struct srch *S, struct dp_ovl **ol)
 	st->lower_bound = S->p.start + lb;
 	S->goal = st->lower_bound > S->target ? st->lower_bound : S->target;
 	for (k = 0; k < PORTFOLIO_PASSES; k++) {
-		if (S->par->passes_off & 1u << k)
-			continue;
 		if (k && S->best.end <= S->goal)
 			return 0;
+		if (portfolio_passes[k].ovl && !*ol && overlaps(S, ol))
+			return -ENOMEM;
+		if (S->par->passes_off & 1u << k)
+			continue;
 		r = portfolio_passes[k].run(S, ol);
 		if (r)
 			return r;
@@ -923,6 +932,7 @@ int dp_place_opts(const struct dp_opts *o, const struct dp_problem *p,
 		  const char *tag, struct dp_why *why)
 {
 	struct dp_problem q = *p;
+	struct dp_search_params par;
 	struct dp_search_stats ss;
 	double t0 = dp_now();
 	size_t n = p->n;
@@ -932,7 +942,9 @@ int dp_place_opts(const struct dp_opts *o, const struct dp_problem *p,
 	if (o->strategy != DP_STRATEGY_SEARCH)
 		return dp_place(&q, DP_ORDER_SIMPLIFY, o->engine, st, failed,
 				log, tag);
-	r = dp_place_search(&q, o->search_nodes, o->engine, NULL, &ss);
+	/* the names were checked (dp_plan_model): an unknown one is ignored */
+	dp_search_params_of(o->search_off, &par);
+	r = dp_place_search(&q, o->search_nodes, o->engine, &par, &ss);
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
