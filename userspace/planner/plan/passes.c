@@ -395,10 +395,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 nomem:
 	rc = dp_nomem(x->err);
 out:
-	free(off);
-	free(it);
-	free(map);
-	free(iv);
+	DP_FREE(off, it, map, iv);
 	return rc;
 }
 
