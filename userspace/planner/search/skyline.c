@@ -343,15 +343,16 @@ static uint64_t lowest_run(struct sky *K, uint32_t *s0, uint32_t *s1)
 
 /* Items without an interval at start; then each step fills or raises the
  * lowest run.  0, -1 (something ends above ceiling) or -ENOMEM. */
-static int fill(struct sky *K, struct dp_item *it, size_t n,
-		uint64_t start, uint64_t ceiling, uint64_t page)
+static int fill(struct sky *K, const struct dp_problem *p)
 {
-	size_t left = n - K->kept;
+	struct dp_item *it = p->it;
+	uint64_t ceiling = p->ceiling, page = p->page;
+	size_t left = p->n - K->kept;
 	uint32_t v, s, s0 = 0, s1 = 0;
 	uint64_t h;
 
 	for (v = K->head[K->m]; v != UINT32_MAX; v = K->next[v], left--)
-		if (!dp_try_gap(start, ceiling, it[v].size, page, it[v].align,
+		if (!dp_try_gap(p->start, ceiling, it[v].size, page, it[v].align,
 				&it[v].addr))
 			return -1;
 	while (left) {
@@ -399,7 +400,7 @@ static int skyline(const struct dp_problem *p,
 	int rc = sky_init(&K, p->it, p->n, key, p->start, hu);
 
 	if (!rc)
-		rc = fill(&K, p->it, p->n, p->start, p->ceiling, p->page);
+		rc = fill(&K, p);
 	if (work)
 		*work += K.work;
 	sky_free(&K);
