@@ -148,7 +148,9 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 			fuzz_die("the glued rectangles pack below the buffers' optimum", NULL);
 		dp_csv_free(c);
 	}
-	if (dp_place(DP_PROBLEM(.it = g.it, .n = g.k, .iv = g.iv, .ceiling = UINT64_MAX), DP_ORDER_SIZE, DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
+	if (dp_place(DP_PROBLEM(.it = g.it, .n = g.k, .iv = g.iv,
+				.ceiling = UINT64_MAX), DP_ORDER_SIZE,
+		     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
 		fuzz_die("first fit of the glued rectangles failed", NULL);
 	dp_unglue(&g, it, p->n);
 	for (i = 0; i < p->n; i++)
@@ -158,7 +160,8 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 	for (r = 1; r < g.rounds; r++) {
 		struct dp_glued part;
 
-		if (dp_glue_rounds(DP_PROBLEM(.it = it, .n = p->n, .iv = iv), &dp_search_defaults, rule, r, &part))
+		if (dp_glue_rounds(DP_PROBLEM(.it = it, .n = p->n, .iv = iv),
+				   &dp_search_defaults, rule, r, &part))
 			fuzz_die("out of memory", NULL);
 		if (part.rounds > r || part.k < g.k ||
 		    glue_nests(&part, &g, p->n) != 1)

@@ -83,8 +83,14 @@ uint64_t end_of(const struct prob *p)
 /* A skyline pass on p (chain: the chain pass), the work added to *w */
 int sky(struct prob *p, int chain, uint64_t ceiling, uint64_t *w)
 {
-	return chain ? dp_skyline_chain(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv, .ceiling = ceiling), &dp_search_defaults, p->key, 0, w, NULL) :
-		       dp_skyline(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv, .ceiling = ceiling), &dp_search_defaults, p->key, NULL);
+	return chain ? dp_skyline_chain(DP_PROBLEM(.it = p->it, .n = p->n,
+						   .iv = p->iv,
+						   .ceiling = ceiling),
+					&dp_search_defaults, p->key, 0, w,
+					NULL) :
+		       dp_skyline(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv,
+					      .ceiling = ceiling),
+				  &dp_search_defaults, p->key, NULL);
 }
 
 /* c's problem placed by the chain pass, two arrays of its size for

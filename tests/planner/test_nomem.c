@@ -383,16 +383,20 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 		it[i] = (struct dp_item){ last ? 4 * z : z, 1, i, 1, DP_UNSET };
 	}
 	REQUIRE(5 * STEPS >= dp_search_defaults.glue_min);
-	REQUIRE(!dp_glue(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv), &dp_search_defaults, DP_GLUE_ALL, &g));
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv),
+			 &dp_search_defaults, DP_GLUE_ALL, &g));
 	CHECK(g.k == STEPS && g.rounds == 2);
 	dp_glued_free(&g);
-	REQUIRE(!dp_glue_rounds(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv), &dp_search_defaults, DP_GLUE_ALL, 1, &g));
+	REQUIRE(!dp_glue_rounds(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv),
+				&dp_search_defaults, DP_GLUE_ALL, 1, &g));
 	CHECK(g.k == 2 * STEPS && g.rounds == 1 &&
 	      g.k * dp_search_defaults.refine_den <= 5 * STEPS * dp_search_defaults.refine_num);
 	dp_glued_free(&g);
 	for (k = 1;; k++) {
 		armed = 1, nalloc = 0, fail_at = k, live = 0;
-		r = dp_glue_rounds(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv), &dp_search_defaults, DP_GLUE_LONG, 1, &g);
+		r = dp_glue_rounds(DP_PROBLEM(.it = it, .n = 5 * STEPS,
+					      .iv = iv), &dp_search_defaults,
+				   DP_GLUE_LONG, 1, &g);
 		armed = 0;
 		if (!r)
 			break;
@@ -403,7 +407,8 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 	/* DP_GLUE_FEWEST keeps five more arrays across its rounds */
 	for (k = 1;; k++) {
 		armed = 1, nalloc = 0, fail_at = k, live = 0;
-		r = dp_glue(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv), &dp_search_defaults, DP_GLUE_FEWEST, &g);
+		r = dp_glue(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv),
+			    &dp_search_defaults, DP_GLUE_FEWEST, &g);
 		armed = 0;
 		if (!r)
 			break;
@@ -448,7 +453,9 @@ static void rr_job(const struct job_in *in, struct job *j)
 		iv[i] = (struct dp_iv){ c->b[i].lower, c->b[i].upper - 1 };
 		it[i] = (struct dp_item){ c->b[i].size, 1, i, 1, DP_UNSET };
 	}
-	rc = dp_place(DP_PROBLEM(.it = it, .n = c->n, .iv = iv, .ceiling = UINT64_MAX), DP_ORDER_SIZE, DP_ENGINE_AUTO, &ps, &failed, NULL, "");
+	rc = dp_place(DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
+				 .ceiling = UINT64_MAX), DP_ORDER_SIZE,
+		      DP_ENGINE_AUTO, &ps, &failed, NULL, "");
 	if (!rc)
 		rc = dp_ovl_new(it, c->n, iv, SIZE_MAX, &ol);
 	for (i = 0; !rc && i < c->n; i++)

@@ -45,7 +45,8 @@ TEST(ruin_and_recreate_never_worse_and_deterministic)
 							   .iv = p.iv,
 							   .ceiling = e0),
 						ol, &dp_search_defaults, lb,
-						j ? dp_ruin_recreate_budget(&dp_search_defaults, p.n) : 0,
+						j ? dp_ruin_recreate_budget(&dp_search_defaults,
+									     p.n) : 0,
 						&bj));
 			e[j & 1] = bj.end;
 			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);

@@ -466,7 +466,9 @@ TEST(place_reuses_bytes_of_non_interfering)
 	};
 	struct dp_place_stats st = { 0 };
 
-	REQUIRE(!dp_place(DP_PROBLEM(.it = it, .n = 3, .iv = iv, .ceiling = CEIL, .page = P), DP_ORDER_SIMPLIFY, DP_ENGINE_AUTO, &st, NULL, NULL, ""));
+	REQUIRE(!dp_place(DP_PROBLEM(.it = it, .n = 3, .iv = iv, .ceiling = CEIL,
+				      .page = P), DP_ORDER_SIMPLIFY,
+			  DP_ENGINE_AUTO, &st, NULL, NULL, ""));
 	CHECK_EQ_U64(it[2].addr, 0);
 	CHECK_EQ_U64(it[1].addr, 4096);
 	CHECK_EQ_U64(it[0].addr, 4096);

@@ -34,7 +34,9 @@ static int first_fit_then_lns(struct prob *p, uint64_t budget, uint64_t *e0,
 	size_t i, failed;
 	int r;
 
-	if (dp_place(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv, .ceiling = UINT64_MAX), DP_ORDER_SIZE, DP_ENGINE_AUTO, &ps, &failed, NULL, "") ||
+	if (dp_place(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv,
+				.ceiling = UINT64_MAX), DP_ORDER_SIZE,
+		     DP_ENGINE_AUTO, &ps, &failed, NULL, "") ||
 	    dp_ovl_new(p->it, p->n, p->iv, SIZE_MAX, &ol) || !ol)
 		return -1;
 	*e0 = b.end = end_of(p);
