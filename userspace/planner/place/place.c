@@ -133,8 +133,10 @@ int dp_lower_bound_r(const struct dp_item *it, size_t n,
 		for (k = 0; k < it[i].iv_count; k++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + k];
 
-			e[ne++] = (struct ev){ v->lo, 1, it[i].size };
-			e[ne++] = (struct ev){ v->hi + 1, -1, it[i].size };
+			e[ne++] = (struct ev){ .t = v->lo, .d = 1,
+					       .sz = it[i].size };
+			e[ne++] = (struct ev){ .t = v->hi + 1, .d = -1,
+					       .sz = it[i].size };
 		}
 	qsort(e, ne, sizeof(*e), cmp_ev);
 	for (i = 0; i < ne; i++) {
@@ -462,8 +464,8 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 				*failed = v;
 			return -1;
 		}
-		P->rng[v] = (struct dp_range){ it[v].addr,
-					       it[v].addr + it[v].size };
+		P->rng[v] = (struct dp_range){ .lo = it[v].addr,
+					       .hi = it[v].addr + it[v].size };
 		if (P->at)
 			dp_atree_insert(P->at, v, it[v].addr);
 		if (it[v].addr + it[v].size > *peak)

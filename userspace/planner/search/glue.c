@@ -131,8 +131,10 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 			sum += r[b].size;
 		if (b - a < 2 || r[a].hi - r[a].lo < wide)
 			continue;
-		nr[m] = (struct rect){ r[a].lo, r[a].hi, 0, r[a].align,
-				       (uint32_t)m, UINT32_MAX, 1, 0 };
+		nr[m] = (struct rect){ .lo = r[a].lo, .hi = r[a].hi,
+				       .size = 0, .align = r[a].align,
+				       .i = (uint32_t)m, .src = UINT32_MAX,
+				       .ok = 1, .id = 0 };
 		for (; a < b; a++) {
 			into[r[a].i] = (uint32_t)m;
 			at[r[a].i] = nr[m].size;
@@ -156,9 +158,12 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		     y->size == key.size && y->align == key.align; y++) {
 			if (used[y->i])
 				continue;
-			nr[m] = (struct rect){ r[a].lo, y->hi, r[a].size,
-					       r[a].align, (uint32_t)m, UINT32_MAX,
-					       1, 0 };
+			nr[m] = (struct rect){ .lo = r[a].lo, .hi = y->hi,
+					       .size = r[a].size,
+					       .align = r[a].align,
+					       .i = (uint32_t)m,
+					       .src = UINT32_MAX, .ok = 1,
+					       .id = 0 };
 			into[r[a].i] = into[y->i] = (uint32_t)m;
 			at[r[a].i] = at[y->i] = 0;
 			used[r[a].i] = used[y->i] = 1;
@@ -344,10 +349,11 @@ static void reorder(struct fewest *f, const struct rect *nr, size_t m,
 static size_t pair(const struct rect *p, const struct rect *q, int stack,
 		   const struct glue_round *R, size_t m)
 {
-	R->nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
-				  stack ? p->size + q->size : p->size,
-				  p->align, (uint32_t)m, UINT32_MAX, 1,
-				  R->f->born++ };
+	R->nr[m] = (struct rect){ .lo = p->lo, .hi = stack ? p->hi : q->hi,
+				  .size = stack ? p->size + q->size : p->size,
+				  .align = p->align, .i = (uint32_t)m,
+				  .src = UINT32_MAX, .ok = 1,
+				  .id = R->f->born++ };
 	R->into[p->i] = R->into[q->i] = (uint32_t)m;
 	R->at[p->i] = 0;
 	R->at[q->i] = stack ? p->size : 0;
@@ -657,7 +663,7 @@ static int glued_items(struct dp_glued *g, const struct rect *r,
 			g->it[x->i] = it[x->src];
 			continue;
 		}
-		g->iv[niv] = (struct dp_iv){ x->lo, x->hi };
+		g->iv[niv] = (struct dp_iv){ .lo = x->lo, .hi = x->hi };
 		g->it[x->i] = (struct dp_item){ .size = x->size,
 						.align = x->align,
 						.iv_first = (uint32_t)niv++,
@@ -713,9 +719,11 @@ int dp_glue_rounds(const struct dp_problem *p,
 		/* a rectangle's interval is numbered after the items' */
 		int ok = glues(&it[i], page) && niv + n < UINT32_MAX;
 
-		R.r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
-					it[i].size, it[i].align, (uint32_t)i,
-					(uint32_t)i, (uint8_t)ok, i };
+		R.r[i] = (struct rect){ .lo = ok ? x->lo : 0,
+					.hi = ok ? x->hi : 0,
+					.size = it[i].size, .align = it[i].align,
+					.i = (uint32_t)i, .src = (uint32_t)i,
+					.ok = (uint8_t)ok, .id = i };
 		g->node[i] = (uint32_t)i;
 		g->off[i] = 0;
 	}

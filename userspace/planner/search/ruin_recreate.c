@@ -84,7 +84,8 @@ static void by_address(struct rr *R, uint32_t *nb, size_t d)
 	if (shifts <= 4 * d)
 		return;
 	for (j = 0; j < d; j++)
-		R->occ[j] = (struct dp_range){ it[nb[j]].addr, nb[j] };
+		R->occ[j] = (struct dp_range){ .lo = it[nb[j]].addr,
+					       .hi = nb[j] };
 	dp_sort_ranges(R->occ, d, DP_SORT_DEPTH_AUTO);
 	for (j = 0; j < d; j++)
 		nb[j] = (uint32_t)R->occ[j].hi;
@@ -103,8 +104,8 @@ static int insert(struct rr *R, uint32_t v)
 		return -ENOMEM;
 	by_address(R, nb, nov);
 	for (j = 0; j < nov && it[nb[j]].addr != DP_UNSET; j++)
-		R->occ[no++] = (struct dp_range){ it[nb[j]].addr,
-			it[nb[j]].addr + it[nb[j]].size };
+		R->occ[no++] = (struct dp_range){ .lo = it[nb[j]].addr,
+			.hi = it[nb[j]].addr + it[nb[j]].size };
 	R->work += nov + no;
 	return dp_first_fit_sorted(R->occ, no, R->start, R->ceiling, it[v].size,
 				   R->page, it[v].align, &it[v].addr) ? -1 : 0;
@@ -213,8 +214,8 @@ static int recreate(struct rr *R, size_t atpeak)
 		if (how == 1 && __builtin_mul_overflow(k, R->ol->width[v], &k))
 			k = UINT64_MAX;
 		k = how == 2 ? k : k / 64 * p;
-		R->k[j] = (struct dp_key3){ { v == R->force ? UINT64_MAX : k,
-					      0, 0 }, j };
+		R->k[j] = (struct dp_key3){
+			.k = { v == R->force ? UINT64_MAX : k, 0, 0 }, .i = j };
 	}
 	qsort(R->k, R->nr, sizeof(*R->k), dp_cmp_key3);
 	for (j = 0; j < R->nr && !r; j++) {

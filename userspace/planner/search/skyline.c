@@ -92,7 +92,8 @@ static void order_by(struct dp_hull_key *k, size_t n, const struct dp_sky_hulls 
 	for (j = 0; j < n; j++) {
 		uint32_t v = h->ord[j];
 
-		k[j] = (struct dp_hull_key){ h->cs[v], h->ce[v], key[v], v };
+		k[j] = (struct dp_hull_key){ .cs = h->cs[v], .ce = h->ce[v],
+					     .key = key[v], .i = v };
 	}
 	for (a = 0; a < n; a = b) {
 		for (b = a + 1; b < n && k[b].cs == k[a].cs &&

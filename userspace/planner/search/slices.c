@@ -196,7 +196,7 @@ static int slices_init(struct slice_search *L)
 	}
 	for (i = 0; i < L->n; i++) {
 		dp_item_hull(&L->it[i], L->iv, &L->hlo[i], &L->hhi[i]);
-		k[i] = (struct dp_key3){ { ~L->hlo[i], 0, 0 }, i };
+		k[i] = (struct dp_key3){ .k = { ~L->hlo[i], 0, 0 }, .i = i };
 	}
 	qsort(k, L->n, sizeof(*k), dp_cmp_key3);	/* lo ascending */
 	for (i = 0; i < L->n; i++)

@@ -62,10 +62,11 @@ static int best_fit(const struct dp_problem *p, const struct dp_ovl *ol,
 		unsigned __int128 a;
 
 		a = (unsigned __int128)it[i].size * ol->width[i];
-		k[i] = (struct dp_key3){ { area ? (a > UINT64_MAX ? UINT64_MAX :
-						   (uint64_t)a) : it[i].size,
-					   area ? it[i].size : ol->width[i],
-					   0 }, i };
+		k[i] = (struct dp_key3){
+			.k = { area ? (a > UINT64_MAX ? UINT64_MAX : (uint64_t)a) :
+				      it[i].size,
+			       area ? it[i].size : ol->width[i], 0 },
+			.i = i };
 		it[i].addr = DP_UNSET;
 	}
 	qsort(k, n, sizeof(*k), dp_cmp_key3);
@@ -88,8 +89,9 @@ static int best_fit(const struct dp_problem *p, const struct dp_ovl *ol,
 		}
 		for (j = 0; j < nov; j++)
 			if (it[ov[j]].addr != DP_UNSET)
-				occ[no++] = (struct dp_range){ it[ov[j]].addr,
-					it[ov[j]].addr + it[ov[j]].size };
+				occ[no++] = (struct dp_range){
+					.lo = it[ov[j]].addr,
+					.hi = it[ov[j]].addr + it[ov[j]].size };
 		if (no > 1)
 			qsort(occ, no, sizeof(*occ), cmp_rng);
 		for (j = 0; j <= no; j++) {
@@ -734,7 +736,7 @@ static int group(const struct dp_problem *p, const uint32_t *bid, size_t nb,
 	size_t i, b, at = 0, n = p->n;
 
 	for (b = 0; b < nb; b++)
-		B[b] = (struct tblock){ 0, 0, 0 };
+		B[b] = (struct tblock){ .first = 0, .n = 0, .lb = 0 };
 	for (i = 0; i < n; i++)
 		B[bid[i]].n++;
 	for (b = 0; b < nb; b++) {
