@@ -424,7 +424,7 @@ TEST(glue_fewest_stops_at_its_work_bound)
 		p.iv[m + 1] = (struct dp_iv){ 2 * i + 2, 2 * i + 2 };
 		p.it[i] = (struct dp_item){ 3, 1, m, 2, DP_UNSET };
 	}
-	REQUIRE(!dp_glue(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv),
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = p.it, .n = N, .iv = p.iv),
 			 &dp_search_defaults, DP_GLUE_FEWEST, &g));
 	printf("# %zu rectangles of %d items after %zu rounds\n", g.k, N,
 	       g.rounds);
