@@ -109,14 +109,31 @@ static struct rect *lower_bound(const struct rect *key, struct rect *r,
  * left, is DP_GLUE_STACKS_FIRST's round */
 enum glue_kind { GLUE_STACKS = 1, GLUE_CHAINS = 2 };
 
-/* One round of kind over r[0..k): into[j] the rectangle j goes to, at[j]
- * its offset in it; the new rectangles in nr[], *nk of them.  Returns
- * whether anything glued. */
-static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
-		    uint32_t *into, uint64_t *at, uint8_t *used, uint64_t wide,
-		    enum glue_kind kind)
+/* One glue round's state: the rectangles r[0..k), the next round's nr[]
+ * (and k, once it glued), into[] and at[] as the round fills them, the
+ * work so far */
+struct fewest;
+struct glue_round {
+	struct rect *r, *nr;
+	size_t k;
+	uint32_t *into;
+	uint64_t *at;
+	uint8_t *used;
+	uint64_t wide;
+	struct fewest *f;
+	size_t work;
+};
+
+/* One round of kind over R->r[0..k): into[j] the rectangle j goes to,
+ * at[j] its offset in it; the new rectangles in nr[], R->k of them after.
+ * Returns whether anything glued. */
+static int round_of(struct glue_round *R, enum glue_kind kind)
 {
-	size_t a, b, m = 0;
+	struct rect *r = R->r, *nr = R->nr;
+	uint32_t *into = R->into;
+	uint64_t *at = R->at, wide = R->wide;
+	uint8_t *used = R->used;
+	size_t a, b, m = 0, k = R->k;
 	int any = 0;
 
 	for (a = 0; a < k; a++)
@@ -181,7 +198,7 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		at[r[a].i] = 0;
 		m++;
 	}
-	*nk = m;
+	R->k = m;
 	return any;
 }
 
@@ -243,20 +260,6 @@ struct fewest {
 	size_t k;		/* entries in each o[] */
 	uint64_t born;		/* the next new rectangle's id */
 	uint32_t pen;		/* added to a stack's score */
-};
-
-/* One glue round's state: the rectangles r[0..k), the next round's nr[]
- * (and k, as round_of's *nk, once it glued), into[] and at[] as round_of
- * fills them, the work so far */
-struct glue_round {
-	struct rect *r, *nr;
-	size_t k;
-	uint32_t *into;
-	uint64_t *at;
-	uint8_t *used;
-	uint64_t wide;
-	struct fewest *f;
-	size_t work;
 };
 
 static uint32_t sat_add(uint32_t a, uint32_t b)
@@ -589,20 +592,17 @@ int dp_glue(const struct dp_problem *p, const struct dp_search_params *par,
 /* By kind: the chains, or when there is none the stacks */
 static int round_kinds(struct glue_round *R)
 {
-	if (round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
-		     R->wide, GLUE_CHAINS))
+	if (round_of(R, GLUE_CHAINS))
 		return 1;
 	R->work += R->k;	/* nothing glued: r[] is as it was */
-	return round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
-			R->wide, GLUE_STACKS);
+	return round_of(R, GLUE_STACKS);
 }
 
 /* Stacks, then chains of what is left */
 static int round_stacks_first(struct glue_round *R)
 {
 	R->work += R->k;	/* sorted twice */
-	return round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
-			R->wide, GLUE_STACKS | GLUE_CHAINS);
+	return round_of(R, GLUE_STACKS | GLUE_CHAINS);
 }
 
 /* The rules, by DP_GLUE_* number: a round of each, and whether it glues
