@@ -13,6 +13,7 @@
 const struct dp_search_params dp_search_defaults = {
 	/* the driver */
 	.search_work = 1ULL << 30,
+	.min_nodes = 1000,
 	.block_min = 32,
 	/* the glue */
 	.glue_min = 64,
@@ -31,6 +32,7 @@ const struct dp_search_params dp_search_defaults = {
 	/* the skyline passes */
 	.skyline_work = 1ULL << 29,
 	.skyline_restarts = 60,
+	.chain_spread = 2,
 	/* the slice search */
 	.slices_budget = 1ULL << 21,
 	.slice_items = 400,
@@ -41,7 +43,7 @@ const struct dp_search_params dp_search_defaults = {
 	.slices_rounds = 3,
 	.top_levels = 30, .top_tries = 5,
 	/* far apart, so each try is close to a random tie order and the
-	 * tries differ (the chain pass's weights are drawn from [1, 2)) */
+	 * tries differ (the chain pass's are close: chain_spread) */
 	.top_spread = 64,
 	/* ruin and recreate */
 	.ruin_work = 1ULL << 26, .ruin_item = 1ULL << 16,

@@ -20,6 +20,7 @@ struct dp_search_params {
 	/* the driver (strategy.c) */
 	uint64_t search_work;	/* default nodes: search_work / (n + 1 + 4 x
 				 * mean overlaps), dp_search_budget */
+	uint64_t min_nodes;	/* ... and at least this many */
 	size_t block_min;	/* fewest items of a time block solved alone */
 	/* the glue (glue.c) and its use (strategy.c) */
 	size_t glue_min;	/* fewest items the search glues */
@@ -37,6 +38,7 @@ struct dp_search_params {
 	uint64_t skyline_work;	/* segments and candidates: a pass, and the
 				 * chain pass's reruns in all, at most */
 	size_t skyline_restarts; /* the chain pass's reruns, perturbed ties */
+	uint64_t chain_spread;	/* their weights drawn from [1, spread) */
 	/* the top and slice searches (slices.c) */
 	uint64_t slices_budget;	/* nodes and items, --search-nodes unset */
 	size_t slice_items;	/* items per slice, by first live time */
@@ -139,9 +141,10 @@ int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 /* The default node budget of one dp_place_search (nodes = DP_UNSET):
  * search_work / (n + 1 + 4 x the mean overlaps of an item) search
- * nodes, at least 1000.  A node is one item placed tentatively; it costs
- * about its level's list (n) plus its neighbours and sections (a few times
- * its overlaps), so the default is seconds up to DP_SEARCH_MAX_ITEMS.
+ * nodes, at least min_nodes.  A node is one item placed tentatively; it
+ * costs about its level's list (n) plus its neighbours and sections (a
+ * few times its overlaps), so the default is seconds up to
+ * DP_SEARCH_MAX_ITEMS.
  * overlaps: the overlap entries (two per overlapping pair). */
 uint64_t dp_search_budget(const struct dp_search_params *par, size_t n,
 			  uint64_t overlaps);

@@ -169,7 +169,7 @@ uint64_t dp_search_budget(const struct dp_search_params *par, size_t n,
 {
 	uint64_t w = par->search_work / (n + 1 + 4 * (overlaps / (n ? n : 1)));
 
-	return w < 1000 ? 1000 : w;
+	return w < par->min_nodes ? par->min_nodes : w;
 }
 
 /* The budgets of one placement, or a time block's share of them. */
@@ -231,8 +231,9 @@ struct srch {
 
 /* The skyline passes (skyline.c): the plain one, ties by size; then,
  * while above the lower bound, the chain pass with ties by size x span,
- * and again with each size's weight in the ties drawn in [1, 2) (a fixed
- * seed), every other time with ties by size x span^2, up to
+ * and again with each size's weight in the ties drawn in [1,
+ * par->chain_spread) (a fixed seed), every other time with ties by size
+ * x span^2, up to
  * par->skyline_restarts times and while the chain passes have visited
  * fewer than par->skyline_work segments and candidates.  0, or -ENOMEM. */
 static int skyline_pass(struct srch *S)
@@ -260,7 +261,8 @@ static int skyline_pass(struct srch *S)
 	for (k = 0; k <= S->par->skyline_restarts && r != -ENOMEM &&
 	     S->best.end > S->goal && work < S->par->skyline_work; k++) {
 		if (k)
-			dp_sky_perturb(S->p.it, S->p.n, 2, &rs, key);
+			dp_sky_perturb(S->p.it, S->p.n, S->par->chain_spread,
+				       &rs, key);
 		r = dp_skyline_chain(&S->p, S->par, key,
 				     k % 2 ? DP_SKY_SPAN2 : 0, &work, &hu);
 		if (!r)
@@ -681,7 +683,8 @@ static int place_one(const struct dp_problem *p, enum dp_engine eng,
 		if (nodes == DP_UNSET) {
 			nodes = scale(dp_search_budget(S.par, n, ol->first[n]),
 				      bu->share, bu->of);
-			nodes = nodes < 1000 ? 1000 : nodes;
+			nodes = nodes < S.par->min_nodes ? S.par->min_nodes :
+				nodes;
 		}
 		nodes = nodes > st->nodes ? nodes - st->nodes : !!nodes;
 		if (S.best.end > S.goal && !nodes)
