@@ -7,6 +7,8 @@
  * and whether the search's plan verifies and is never worse.
  *
  *   bench-quality N...      (total tensors, e.g. 10000 100000)
+ *   bench-quality --off NAMES N...   the same with those parts of the
+ *                                    search left out (dramplan --search-off)
  *   bench-quality --perfect N SEED     a perfect packing, CSV on stdout
  *   bench-quality --staircase N W      a staircase, CSV on stdout
  */
@@ -15,6 +17,9 @@
 #include <string.h>
 
 #include "bench-synth.h"
+
+/* --off: the parts of the search left out (NULL: none) */
+static const char *off;
 
 static int plan(uint32_t n, int strategy, uint64_t *peak, uint64_t *lb,
 		double *sec)
@@ -32,6 +37,7 @@ static int plan(uint32_t n, int strategy, uint64_t *peak, uint64_t *lb,
 	dp_opts_default(&o);
 	o.cc_mib = -1;
 	o.strategy = strategy;
+	o.search_off = off;
 	t0 = dp_now();
 	p = dp_plan_model(m, &o, NULL, &e);
 	*sec = dp_now() - t0;
@@ -54,7 +60,7 @@ static int plan(uint32_t n, int strategy, uint64_t *peak, uint64_t *lb,
 
 int main(int argc, char **argv)
 {
-	int i, rc = 0;
+	int i = 1, rc = 0;
 
 	if (argc == 4 && !strcmp(argv[1], "--perfect")) {
 		bench_synth_perfect(stdout, strtoul(argv[2], NULL, 10),
@@ -66,10 +72,14 @@ int main(int argc, char **argv)
 				      strtoul(argv[3], NULL, 10));
 		return fflush(stdout) ? 1 : 0;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--off")) {
+		off = argv[2];
+		i = 3;
+	}
 	printf("%-9s %14s %14s %14s %7s %9s %9s %s\n", "tensors", "lower bound",
 	       "seed peak", "search peak", "ratio", "seed s", "search s",
 	       "verify");
-	for (i = 1; i < argc; i++) {
+	for (; i < argc; i++) {
 		uint32_t n = strtoul(argv[i], NULL, 10);
 		uint64_t p0 = 0, p1 = 0, t0, t1;
 		double s0, s1;

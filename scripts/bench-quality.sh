@@ -6,7 +6,12 @@
 # peaks are printed divided by 4), then training-shaped models
 # (build/bench-quality) at the given sizes.
 #
-#   scripts/bench-quality.sh [SIZES...]     (default: 10000 100000)
+#   scripts/bench-quality.sh [--off NAME]... [SIZES...]
+#       SIZES default: 10000 100000; --off NAME leaves that part of the
+#       search out of every --strategy search run (dramplan --search-off):
+#       a portfolio pass (first-fit, skyline, best-fit) or a glue rule
+#       (glue-all, glue-long, glue-stacks-first, glue-fewest,
+#       glue-fewest-chains), to see what it brings; --off again for more
 #   MINIMALLOC=/path/to/minimalloc scripts/bench-quality.sh
 #       also runs Google's MiniMalloc on every instance and times it in the
 #       same run; without it the baseline is the figure measured on this
@@ -31,12 +36,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 O=${O:-build}
 make -s O="$O" "$O/dramplan" "$O/mm2model" "$O/bench-quality" >/dev/null
+off=""
+while [ $# -gt 0 ] && [ "$1" = --off ]; do
+	[ $# -ge 2 ] || { echo "bench-quality.sh: --off needs a NAME" >&2; exit 2; }
+	off+="${off:+,}$2"
+	shift 2
+done
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
 mdir=${MINIMALLOC_DIR:-../shared/bench/minimalloc}
 cap=1048576
 nodes=()
 [ -n "${SEARCH_NODES:-}" ] && nodes=(--search-nodes "$SEARCH_NODES")
+offs=()
+trained=()
+if [ -n "$off" ]; then
+	# a wrong name fails here, before the runs
+	"$O/dramplan" --format=minimalloc --strategy search --search-nodes 0 \
+		--search-off "$off" -o /dev/null "$mdir/example.12.csv" >/dev/null
+	offs=(--search-off "$off")
+	trained=(--off "$off")
+	nodes+=("${offs[@]}")
+	echo "== without: $off"
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-quality.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -138,7 +160,7 @@ for w in ${STAIRS:-10 30 100 400 1000 2999}; do
 	"$O/bench-quality" --staircase 2999 "$w" >"$tmp/s.csv"
 	t0=$(now)
 	"$O/dramplan" --format=minimalloc --strategy search --search-nodes 0 \
-		-o "$tmp/s0.csv" "$tmp/s.csv" >/dev/null 2>&1
+		"${offs[@]}" -o "$tmp/s0.csv" "$tmp/s.csv" >/dev/null 2>&1
 	t1=$(now)
 	out=$("$O/dramplan" --format=minimalloc --strategy search "${nodes[@]}" \
 		-o "$tmp/s1.csv" "$tmp/s.csv" 2>&1)
@@ -157,4 +179,4 @@ done
 
 echo
 echo "== training-shaped models (4 cores, shared all-reduced gradients): seed vs search"
-"$O/bench-quality" "${sizes[@]}"
+"$O/bench-quality" "${trained[@]}" "${sizes[@]}"

@@ -129,7 +129,7 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 	size_t i, failed, r;
 
 	items_of(p, it, iv);
-	if (dp_glue(it, p->n, iv, 0, rule, &g))
+	if (dp_glue(DP_PROBLEM(.it = it, .n = p->n, .iv = iv), &dp_search_defaults, rule, &g))
 		fuzz_die("out of memory", NULL);
 	q.n = g.k;
 	for (i = 0; i < g.k; i++) {
@@ -148,7 +148,8 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 			fuzz_die("the glued rectangles pack below the buffers' optimum", NULL);
 		dp_csv_free(c);
 	}
-	if (dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+	if (dp_place(DP_PROBLEM(.it = g.it, .n = g.k, .iv = g.iv,
+				.ceiling = UINT64_MAX), DP_ORDER_SIZE,
 		     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
 		fuzz_die("first fit of the glued rectangles failed", NULL);
 	dp_unglue(&g, it, p->n);
@@ -159,7 +160,8 @@ static void glue_check(const struct prob *p, int align, uint64_t opt,
 	for (r = 1; r < g.rounds; r++) {
 		struct dp_glued part;
 
-		if (dp_glue_rounds(it, p->n, iv, 0, rule, r, &part))
+		if (dp_glue_rounds(DP_PROBLEM(.it = it, .n = p->n, .iv = iv),
+				   &dp_search_defaults, rule, r, &part))
 			fuzz_die("out of memory", NULL);
 		if (part.rounds > r || part.k < g.k ||
 		    glue_nests(&part, &g, p->n) != 1)

@@ -83,10 +83,14 @@ uint64_t end_of(const struct prob *p)
 /* A skyline pass on p (chain: the chain pass), the work added to *w */
 int sky(struct prob *p, int chain, uint64_t ceiling, uint64_t *w)
 {
-	return chain ? dp_skyline_chain(p->it, p->n, p->iv, p->key, 0, ceiling,
-					0, 0, w, NULL) :
-		       dp_skyline(p->it, p->n, p->iv, p->key, 0, ceiling, 0,
-				  NULL);
+	return chain ? dp_skyline_chain(DP_PROBLEM(.it = p->it, .n = p->n,
+						   .iv = p->iv,
+						   .ceiling = ceiling),
+					&dp_search_defaults, p->key, 0, w,
+					NULL) :
+		       dp_skyline(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv,
+					      .ceiling = ceiling),
+				  &dp_search_defaults, p->key, NULL);
 }
 
 /* c's problem placed by the chain pass, two arrays of its size for
@@ -189,4 +193,13 @@ int paged(const struct prob *p, uint64_t page)
 			return 0;
 	}
 	return 1;
+}
+
+const struct dp_search_params *glue_params(int glue)
+{
+	static struct dp_search_params off;
+
+	off = dp_search_defaults;
+	off.glue_off = ~0u;
+	return glue ? &dp_search_defaults : &off;
 }

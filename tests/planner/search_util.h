@@ -46,6 +46,9 @@ int random_blocks(uint64_t seed, struct prob *p, size_t k, uint64_t *page);
 /* Items live at a common time byte-disjoint, any number of intervals;
  * every address aligned. */
 int valid_iv(const struct prob *p);
+/* The search's parameters with the glue rules on (dp_search_defaults)
+ * or all off */
+const struct dp_search_params *glue_params(int glue);
 /* No item of at most a page straddles a page boundary (page 0: none). */
 int paged(const struct prob *p, uint64_t page);
 

@@ -78,12 +78,12 @@ TEST(time_blocks_cut_where_nothing_is_live_across)
 /* Perfect packings of ns[j] buffers (seeds[j]) one after another in time,
  * a gap of one time unit between them, as one problem: k independent
  * blocks, each 64 ns[j] high; *opt the highest of them (the optimum).
- * stack != 0: first a block of DP_BLOCK_MIN items all live at times 0-1,
+ * stack != 0: first a block of dp_search_defaults.block_min items all live at times 0-1,
  * stack bytes in all (first fit meets its bound). */
 static int blocks_of(const uint32_t *ns, const uint64_t *seeds, size_t k,
 		     uint64_t stack, struct prob *p, uint64_t *opt)
 {
-	size_t j, i, n = stack ? DP_BLOCK_MIN : 0;
+	size_t j, i, n = stack ? dp_search_defaults.block_min : 0;
 	uint64_t t = stack ? 3 : 0, hi;
 	struct prob q[8];
 
@@ -104,8 +104,8 @@ static int blocks_of(const uint32_t *ns, const uint64_t *seeds, size_t k,
 	p->key = calloc(n + 1, sizeof(*p->key));
 	if (!p->it || !p->iv || !p->key)
 		return -1;
-	for (n = 0; stack && n < DP_BLOCK_MIN; n++) {
-		p->it[n] = (struct dp_item){ stack / DP_BLOCK_MIN, 1, n, 1,
+	for (n = 0; stack && n < dp_search_defaults.block_min; n++) {
+		p->it[n] = (struct dp_item){ stack / dp_search_defaults.block_min, 1, n, 1,
 					     DP_UNSET };
 		p->iv[n] = (struct dp_iv){ 0, 1 };
 	}
@@ -134,7 +134,8 @@ static uint64_t first_fits(struct prob *p, uint64_t *seed)
 	for (o = DP_ORDER_SIMPLIFY; o <= DP_ORDER_START; o++) {
 		struct dp_place_stats ps = { 0 };
 
-		if (dp_place(p->it, p->n, p->iv, 0, UINT64_MAX, 0, o,
+		if (dp_place(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv,
+					.ceiling = UINT64_MAX), o,
 			     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
 			return 0;
 		if (o == DP_ORDER_SIMPLIFY)
@@ -163,11 +164,12 @@ TEST(time_blocks_searched_alone_reach_the_optimum)
 
 	REQUIRE(!blocks_of(ns, seeds, 4, 0, &p, &opt));
 	REQUIRE(p.n == 480);
-	REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, DP_BLOCK_MIN, blk, &nb));
+	REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, dp_search_defaults.block_min, blk, &nb));
 	CHECK(nb >= 4);
 	ff = first_fits(&p, &seed_end);
-	REQUIRE(!dp_place_search_glue(p.it, p.n, p.iv, 0, UINT64_MAX, 0,
-				      DP_UNSET, DP_ENGINE_AUTO, 0, &st));
+	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					    .ceiling = UINT64_MAX), DP_UNSET,
+				 DP_ENGINE_AUTO, glue_params(0), &st));
 	CHECK(valid(&p));
 	printf("# blocks of 120 x 4: end %llu, optimum %llu, first fit %llu\n",
 	     (unsigned long long)st.end, (unsigned long long)opt,
@@ -183,15 +185,17 @@ TEST(time_blocks_searched_alone_reach_the_optimum)
 	REQUIRE(a);
 	for (i = 0; i < p.n; i++)
 		a[i] = p.it[i].addr;
-	REQUIRE(!dp_place_search_glue(p.it, p.n, p.iv, 0, UINT64_MAX, 0,
-				      DP_UNSET, DP_ENGINE_AUTO, 0, &st2));
+	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					    .ceiling = UINT64_MAX), DP_UNSET,
+				 DP_ENGINE_AUTO, glue_params(0), &st2));
 	for (i = 0; i < p.n && a[i] == p.it[i].addr; i++)
 		;
 	CHECK(i == p.n);
 	CHECK(st2.nodes == st.nodes && st2.end == st.end);
 	/* a ceiling below the highest block: none exists, and it says so */
-	CHECK(dp_place_search_glue(p.it, p.n, p.iv, 0, opt - 1, 0, DP_UNSET,
-				   DP_ENGINE_AUTO, 0, &st) == -1);
+	CHECK(dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					 .ceiling = opt - 1), DP_UNSET,
+			      DP_ENGINE_AUTO, glue_params(0), &st) == -1);
 	CHECK(st.proven);
 	free(a);
 	prob_free(&p);
@@ -215,8 +219,9 @@ TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 
 	REQUIRE(!blocks_of(ns, seeds, 2, 15360, &p, &opt));
 	ff = first_fits(&p, &seed_end);
-	REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_UNSET,
-				 DP_ENGINE_AUTO, &st));
+	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					    .ceiling = UINT64_MAX), DP_UNSET,
+				 DP_ENGINE_AUTO, NULL, &st));
 	CHECK(valid(&p));
 	CHECK(end_of(&p) == st.end);
 	CHECK(st.end <= ff && st.end <= st.portfolio_end &&
@@ -225,8 +230,9 @@ TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 	CHECK(!st.searched && !st.nodes && !st.lns);
 	prob_free(&p);
 	REQUIRE(!blocks_of(ns, seeds, 2, 0, &p, &opt));
-	REQUIRE(!dp_place_search_glue(p.it, p.n, p.iv, 0, UINT64_MAX, 0,
-				      DP_UNSET, DP_ENGINE_AUTO, 0, &st));
+	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					    .ceiling = UINT64_MAX), DP_UNSET,
+				 DP_ENGINE_AUTO, glue_params(0), &st));
 	CHECK(valid(&p));
 	CHECK(st.searched && st.nodes > 0);
 	CHECK(st.end >= opt && st.end <= st.portfolio_end);
@@ -256,18 +262,22 @@ TEST(time_blocks_random_problems)
 		REQUIRE(!random_blocks(seed, &p, 2 + seed % 3, &page));
 		blk = calloc(p.n, sizeof(*blk));
 		REQUIRE(blk);
-		REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, DP_BLOCK_MIN, blk, &nb));
+		REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, dp_search_defaults.block_min, blk, &nb));
 		CHECK(nb == 2 + seed % 3);
 		memset(&ps, 0, sizeof(ps));
-		REQUIRE(!dp_place(p.it, p.n, p.iv, 0, UINT64_MAX, page,
-				  DP_ORDER_SIMPLIFY, DP_ENGINE_AUTO, &ps,
-				  &failed, NULL, ""));
+		REQUIRE(!dp_place(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					     .ceiling = UINT64_MAX,
+					     .page = page), DP_ORDER_SIMPLIFY,
+				  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
 		seed_end = end_of(&p);
 		lb = dp_lower_bound(p.it, p.n, p.iv);
 		for (k = 0; k < 2; k++) {
-			REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX,
-						 page, budgets[k],
-						 DP_ENGINE_AUTO, &st));
+			REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+							     .iv = p.iv,
+							    .ceiling = UINT64_MAX,
+							     .page = page),
+						 budgets[k], DP_ENGINE_AUTO,
+						 NULL, &st));
 			CHECK(valid_iv(&p));
 			CHECK(end_of(&p) == st.end);
 			CHECK(st.seed_end == seed_end && st.end <= seed_end);
@@ -278,11 +288,15 @@ TEST(time_blocks_random_problems)
 			CHECK(st.nodes <= 2 * budgets[k]);
 			pe = k ? pe : st.portfolio_end;
 		}
-		CHECK(!dp_place_search(p.it, p.n, p.iv, 0, pe, page, 0,
-				       DP_ENGINE_AUTO, &s2));
+		CHECK(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						  .iv = p.iv, .ceiling = pe,
+						  .page = page), 0,
+				       DP_ENGINE_AUTO, NULL, &s2));
 		CHECK(valid_iv(&p) && s2.end <= pe);
-		CHECK(dp_place_search(p.it, p.n, p.iv, 0, lb - 1, page, 300,
-				      DP_ENGINE_AUTO, &s2) == -1);
+		CHECK(dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						 .iv = p.iv, .ceiling = lb - 1,
+						 .page = page), 300,
+				      DP_ENGINE_AUTO, NULL, &s2) == -1);
 		CHECK(s2.proven);
 		prob_free(&p);
 		free(blk);

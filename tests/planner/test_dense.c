@@ -145,8 +145,10 @@ static void run_place(const struct inst *x, enum dp_engine eng,
 
 	memcpy(it, x->it, x->n * sizeof(*it));
 	r->failed = SIZE_MAX;
-	r->rc = dp_place(it, x->n, x->iv, x->start, ceiling, x->page, ord, eng,
-			 &st, &r->failed, NULL, "");
+	r->rc = dp_place(DP_PROBLEM(.it = it, .n = x->n, .iv = x->iv,
+				    .start = x->start, .ceiling = ceiling,
+				    .page = x->page), ord, eng, &st, &r->failed,
+			 NULL, "");
 	r->addr = malloc((x->n ? x->n : 1) * sizeof(*r->addr));
 	for (i = 0; i < x->n; i++)
 		r->addr[i] = it[i].addr;

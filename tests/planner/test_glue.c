@@ -36,7 +36,8 @@ TEST(glue_chains_then_stacks_by_the_rules)
 	const struct dp_iv *x;
 	size_t i;
 
-	REQUIRE(!dp_glue(it, 8, iv, 0, DP_GLUE_ALL, &g));
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = it, .n = 8, .iv = iv),
+			 &dp_search_defaults, DP_GLUE_ALL, &g));
 	CHECK(g.k == 4);
 	for (i = 0; i < 4; i++)
 		CHECK(g.node[i] == g.node[0] && g.off[i] == off[i]);
@@ -58,12 +59,14 @@ TEST(glue_chains_then_stacks_by_the_rules)
 	CHECK(it[2].addr == 64 * g.node[2] + 9 && it[7].addr == it[6].addr + 8);
 	dp_glued_free(&g);
 	/* the page rule on: only the 80-byte item is above a page */
-	REQUIRE(!dp_glue(it, 8, iv, 64, DP_GLUE_ALL, &g));
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = it, .n = 8, .iv = iv, .page = 64),
+			 &dp_search_defaults, DP_GLUE_ALL, &g));
 	CHECK(g.k == 8);
 	for (i = 0; i < 8; i++)
 		CHECK(g.off[i] == 0);
 	dp_glued_free(&g);
-	REQUIRE(!dp_glue(it, 0, iv, 0, DP_GLUE_ALL, &g));
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = it, .n = 0, .iv = iv),
+			 &dp_search_defaults, DP_GLUE_ALL, &g));
 	CHECK(g.k == 0);
 	dp_glued_free(&g);
 	/* sizes whose sum wraps do not stack; nothing chains after the
@@ -77,7 +80,9 @@ TEST(glue_chains_then_stacks_by_the_rules)
 		int rule;
 
 		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
-			REQUIRE(!dp_glue(big, 4, big_iv, 0, rule, &g));
+			REQUIRE(!dp_glue(DP_PROBLEM(.it = big, .n = 4,
+						    .iv = big_iv),
+					 &dp_search_defaults, rule, &g));
 			CHECK(g.k == 4);
 			dp_glued_free(&g);
 		}
@@ -92,11 +97,13 @@ TEST(glue_chains_then_stacks_by_the_rules)
 			{ 2, 1, 2, 1, 0 }, { 2, 1, 3, 1, 0 },
 			{ 3, 1, 4, 1, 0 } };
 
-		REQUIRE(!dp_glue(l, 5, l_iv, 0, DP_GLUE_ALL, &g));
+		REQUIRE(!dp_glue(DP_PROBLEM(.it = l, .n = 5, .iv = l_iv),
+				 &dp_search_defaults, DP_GLUE_ALL, &g));
 		CHECK(g.k == 3 && g.node[0] == g.node[1] &&
 		      g.node[2] == g.node[3]);
 		dp_glued_free(&g);
-		REQUIRE(!dp_glue(l, 5, l_iv, 0, DP_GLUE_LONG, &g));
+		REQUIRE(!dp_glue(DP_PROBLEM(.it = l, .n = 5, .iv = l_iv),
+				 &dp_search_defaults, DP_GLUE_LONG, &g));
 		CHECK(g.k == 4 && g.node[0] != g.node[1] &&
 		      g.node[2] == g.node[3]);
 		dp_glued_free(&g);
@@ -114,7 +121,8 @@ TEST(glue_chains_then_stacks_by_the_rules)
 		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
 			int first = rule == DP_GLUE_STACKS_FIRST ? 2 : 1;
 
-			REQUIRE(!dp_glue(c, 3, c_iv, 0, rule, &g));
+			REQUIRE(!dp_glue(DP_PROBLEM(.it = c, .n = 3, .iv = c_iv),
+					  &dp_search_defaults, rule, &g));
 			CHECK(g.k == 2 && g.node[0] == g.node[first] &&
 			      g.node[3 - first] != g.node[0] &&
 			      g.off[first] == (first == 2 ? 4 : 0));
@@ -135,16 +143,20 @@ TEST(glue_chains_then_stacks_by_the_rules)
 		struct dp_item fw[] = { { 4, 1, 0, 1, 0 }, { 4, 1, 1, 1, 0 },
 			{ 4, 1, 2, 1, 0 }, { 6, 1, 3, 1, 0 } };
 
-		REQUIRE(!dp_glue(fw, 4, f_iv, 0, DP_GLUE_ALL, &g));
+		REQUIRE(!dp_glue(DP_PROBLEM(.it = fw, .n = 4, .iv = f_iv),
+				 &dp_search_defaults, DP_GLUE_ALL, &g));
 		CHECK(g.k == 3 && g.node[0] == g.node[2]);
 		dp_glued_free(&g);
-		REQUIRE(!dp_glue(fw, 4, f_iv, 0, DP_GLUE_FEWEST, &g));
+		REQUIRE(!dp_glue(DP_PROBLEM(.it = fw, .n = 4, .iv = f_iv),
+				 &dp_search_defaults, DP_GLUE_FEWEST, &g));
 		CHECK(g.k == 2 && g.rounds == 1);
 		CHECK(g.node[0] == g.node[1] && g.off[0] == 0 && g.off[1] == 4);
 		CHECK(g.node[2] == g.node[3] && g.off[2] == 0 && g.off[3] == 4);
 		CHECK(g.it[g.node[0]].size == 8 && g.it[g.node[2]].size == 10);
 		dp_glued_free(&g);
-		REQUIRE(!dp_glue(fw, 4, f_iv, 0, DP_GLUE_FEWEST_CHAINS, &g));
+		REQUIRE(!dp_glue(DP_PROBLEM(.it = fw, .n = 4, .iv = f_iv),
+				 &dp_search_defaults, DP_GLUE_FEWEST_CHAINS,
+				 &g));
 		CHECK(g.k == 3 && g.node[0] == g.node[2] && g.off[2] == 0);
 		dp_glued_free(&g);
 	}
@@ -167,16 +179,22 @@ TEST(glue_reaches_optima_the_search_misses)
 		c = perfect(ns[k], seeds[k]);
 		REQUIRE(c && !prob_of(c, &p));
 		dp_csv_free(c);
-		REQUIRE(!dp_place_search_glue(p.it, p.n, p.iv, 0, UINT64_MAX,
-					      0, nodes[k], DP_ENGINE_AUTO, 0,
-					      &s0));
+		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						    .iv = p.iv,
+						    .ceiling = UINT64_MAX),
+					 nodes[k], DP_ENGINE_AUTO,
+					 glue_params(0), &s0));
 		CHECK(valid(&p));
-		REQUIRE(!dp_place_search_glue(p.it, p.n, p.iv, 0, UINT64_MAX,
-					      0, nodes[k], DP_ENGINE_AUTO, 1,
-					      &s1));
+		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						    .iv = p.iv,
+						    .ceiling = UINT64_MAX),
+					 nodes[k], DP_ENGINE_AUTO,
+					 glue_params(1), &s1));
 		CHECK(valid(&p) && end_of(&p) == s1.end);
-		REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0,
-					 nodes[k], DP_ENGINE_AUTO, &s2));
+		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						    .iv = p.iv,
+						    .ceiling = UINT64_MAX),
+					 nodes[k], DP_ENGINE_AUTO, NULL, &s2));
 		CHECK(s2.end == s1.end && s2.nodes == s1.nodes);
 		printf("# %u seed %llu: %llu without gluing, %llu with (%s), optimum %llu\n",
 		       ns[k], (unsigned long long)seeds[k],
@@ -238,23 +256,32 @@ TEST(glue_random_problems_verify)
 
 	for (seed = 1; seed <= 8; seed++) {
 		REQUIRE(!glue_prone(seed, &p, &page));
-		REQUIRE(!dp_glue(p.it, p.n, p.iv, page, DP_GLUE_ALL, &g));
+		REQUIRE(!dp_glue(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					    .page = page), &dp_search_defaults,
+				 DP_GLUE_ALL, &g));
 		CHECK(g.k < p.n);
 		memset(&ps, 0, sizeof(ps));
-		REQUIRE(!dp_place(g.it, g.k, g.iv, 0, UINT64_MAX, page,
-				  DP_ORDER_SIZE, DP_ENGINE_AUTO, &ps, &failed,
-				  NULL, ""));
+		REQUIRE(!dp_place(DP_PROBLEM(.it = g.it, .n = g.k, .iv = g.iv,
+					     .ceiling = UINT64_MAX,
+					     .page = page), DP_ORDER_SIZE,
+				  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
 		dp_unglue(&g, p.it, p.n);
 		CHECK(valid_iv(&p) && paged(&p, page));
 		dp_glued_free(&g);
-		REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX, page,
-					 300, DP_ENGINE_AUTO, &st));
+		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						    .iv = p.iv,
+						    .ceiling = UINT64_MAX,
+						    .page = page), 300,
+					 DP_ENGINE_AUTO, NULL, &st));
 		CHECK(valid_iv(&p) && paged(&p, page));
 		CHECK(st.end == end_of(&p) && st.end <= st.portfolio_end &&
 		      st.end >= st.lower_bound);
 		e1 = st.end;
-		REQUIRE(!dp_place_search(p.it, p.n, p.iv, 0, UINT64_MAX, page,
-					 300, DP_ENGINE_AUTO, &s2));
+		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
+						    .iv = p.iv,
+						    .ceiling = UINT64_MAX,
+						    .page = page), 300,
+					 DP_ENGINE_AUTO, NULL, &s2));
 		CHECK(s2.end == e1 && s2.nodes == st.nodes);
 		prob_free(&p);
 	}
@@ -285,9 +312,15 @@ TEST(glue_rounds_nest_in_the_whole_glue)
 		for (rule = 0; rule < DP_GLUE_RULES; rule++) {
 			struct dp_glued whole, part;
 
-			REQUIRE(!dp_glue(p.it, p.n, p.iv, page, rule, &whole));
+			REQUIRE(!dp_glue(DP_PROBLEM(.it = p.it, .n = p.n,
+						    .iv = p.iv, .page = page),
+					 &dp_search_defaults, rule, &whole));
 			for (r = 1; r <= whole.rounds; r++) {
-				REQUIRE(!dp_glue_rounds(p.it, p.n, p.iv, page,
+				REQUIRE(!dp_glue_rounds(DP_PROBLEM(.it = p.it,
+								   .n = p.n,
+								   .iv = p.iv,
+								   .page = page),
+							 &dp_search_defaults,
 							rule, r, &part));
 				bad += part.rounds > r || part.k < whole.k ||
 				       glue_nests(&part, &whole, p.n) != 1 ||
@@ -311,7 +344,8 @@ static int glued_first_fit_valid(struct prob *p, const struct dp_glued *g)
 	struct dp_place_stats ps = { 0 };
 	size_t failed;
 
-	if (dp_place(g->it, g->k, g->iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+	if (dp_place(DP_PROBLEM(.it = g->it, .n = g->k, .iv = g->iv,
+				.ceiling = UINT64_MAX), DP_ORDER_SIZE,
 		     DP_ENGINE_AUTO, &ps, &failed, NULL, ""))
 		return 0;
 	dp_unglue(g, p->it, p->n);
@@ -354,7 +388,8 @@ TEST(glue_rounds_stop_at_their_work_bound)
 		p.iv[m + 1] = (struct dp_iv){ 2 * i + 2, 2 * i + 2 };
 		p.it[i] = (struct dp_item){ 3, 1, m, 2, DP_UNSET };
 	}
-	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, DP_GLUE_ALL, &g));
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv),
+			 &dp_search_defaults, DP_GLUE_ALL, &g));
 	printf("# %zu rectangles of %d items\n", g.k, N);
 	CHECK(g.k < N - 10 && g.k > OTHER + 1 + 10);
 	CHECK(glued_first_fit_valid(&p, &g));
@@ -366,7 +401,7 @@ TEST(glue_rounds_stop_at_their_work_bound)
  * time right after the one before.  Only the ends have a single partner,
  * so a round glues the pair at each end, and about L / 2 rounds would
  * glue it whole.  Beside 2 L items that glue nothing (two intervals) the
- * rounds pass the work bound (DP_GLUE_FEWEST_WORK x n) before: the glue
+ * rounds pass the work bound (glue_fewest_work x n) before: the glue
  * stops with the middle of the chain unglued, and what it made places. */
 TEST(glue_fewest_stops_at_its_work_bound)
 {
@@ -389,7 +424,8 @@ TEST(glue_fewest_stops_at_its_work_bound)
 		p.iv[m + 1] = (struct dp_iv){ 2 * i + 2, 2 * i + 2 };
 		p.it[i] = (struct dp_item){ 3, 1, m, 2, DP_UNSET };
 	}
-	REQUIRE(!dp_glue(p.it, p.n, p.iv, 0, DP_GLUE_FEWEST, &g));
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = p.it, .n = N, .iv = p.iv),
+			 &dp_search_defaults, DP_GLUE_FEWEST, &g));
 	printf("# %zu rectangles of %d items after %zu rounds\n", g.k, N,
 	       g.rounds);
 	CHECK(g.k > 2 * L + 10 && g.k < N - 10 && g.rounds < L / 2);

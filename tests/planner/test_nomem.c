@@ -328,7 +328,7 @@ TEST(minimalloc_search_survives_every_allocation_failure)
 	every_allocation_fails_once(csv_job, &in, "staircase.csv");
 }
 
-/* Two such staircases of DP_BLOCK_MIN buffers, the second after the
+/* Two such staircases of dp_search_defaults.block_min buffers, the second after the
  * first has ended: two time blocks, each searched alone
  * (dp_place_search's place_blocks), then written back. */
 TEST(minimalloc_time_blocks_survive_every_allocation_failure)
@@ -339,10 +339,10 @@ TEST(minimalloc_time_blocks_survive_every_allocation_failure)
 	size_t len, i, t;
 
 	len = sprintf(text, "id,lower,upper,size\n");
-	for (i = 0; i < 2 * DP_BLOCK_MIN; i++) {
-		t = i < DP_BLOCK_MIN ? i : i + 10;
+	for (i = 0; i < 2 * dp_search_defaults.block_min; i++) {
+		t = i < dp_search_defaults.block_min ? i : i + 10;
 		len += sprintf(text + len, "b%zu,%zu,%zu,%zu\n", i, t,
-			       i == DP_BLOCK_MIN - 1 ? t + 1 : t + 7,
+			       i == dp_search_defaults.block_min - 1 ? t + 1 : t + 7,
 			       (i * 7919) % 97 + 1);
 	}
 	csv_job(&in, &j);
@@ -382,17 +382,21 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 		iv[i] = (struct dp_iv){ last ? s + 7 : s, last ? s + 9 : s + 6 };
 		it[i] = (struct dp_item){ last ? 4 * z : z, 1, i, 1, DP_UNSET };
 	}
-	REQUIRE(5 * STEPS >= DP_GLUE_MIN);
-	REQUIRE(!dp_glue(it, 5 * STEPS, iv, 0, DP_GLUE_ALL, &g));
+	REQUIRE(5 * STEPS >= dp_search_defaults.glue_min);
+	REQUIRE(!dp_glue(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv),
+			 &dp_search_defaults, DP_GLUE_ALL, &g));
 	CHECK(g.k == STEPS && g.rounds == 2);
 	dp_glued_free(&g);
-	REQUIRE(!dp_glue_rounds(it, 5 * STEPS, iv, 0, DP_GLUE_ALL, 1, &g));
+	REQUIRE(!dp_glue_rounds(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv),
+				&dp_search_defaults, DP_GLUE_ALL, 1, &g));
 	CHECK(g.k == 2 * STEPS && g.rounds == 1 &&
-	      g.k * DP_REFINE_DEN <= 5 * STEPS * DP_REFINE_NUM);
+	      g.k * dp_search_defaults.refine_den <= 5 * STEPS * dp_search_defaults.refine_num);
 	dp_glued_free(&g);
 	for (k = 1;; k++) {
 		armed = 1, nalloc = 0, fail_at = k, live = 0;
-		r = dp_glue_rounds(it, 5 * STEPS, iv, 0, DP_GLUE_LONG, 1, &g);
+		r = dp_glue_rounds(DP_PROBLEM(.it = it, .n = 5 * STEPS,
+					      .iv = iv), &dp_search_defaults,
+				   DP_GLUE_LONG, 1, &g);
 		armed = 0;
 		if (!r)
 			break;
@@ -403,7 +407,8 @@ TEST(minimalloc_glued_search_survives_every_allocation_failure)
 	/* DP_GLUE_FEWEST keeps five more arrays across its rounds */
 	for (k = 1;; k++) {
 		armed = 1, nalloc = 0, fail_at = k, live = 0;
-		r = dp_glue(it, 5 * STEPS, iv, 0, DP_GLUE_FEWEST, &g);
+		r = dp_glue(DP_PROBLEM(.it = it, .n = 5 * STEPS, .iv = iv),
+			    &dp_search_defaults, DP_GLUE_FEWEST, &g);
 		armed = 0;
 		if (!r)
 			break;
@@ -448,7 +453,8 @@ static void rr_job(const struct job_in *in, struct job *j)
 		iv[i] = (struct dp_iv){ c->b[i].lower, c->b[i].upper - 1 };
 		it[i] = (struct dp_item){ c->b[i].size, 1, i, 1, DP_UNSET };
 	}
-	rc = dp_place(it, c->n, iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+	rc = dp_place(DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
+				 .ceiling = UINT64_MAX), DP_ORDER_SIZE,
 		      DP_ENGINE_AUTO, &ps, &failed, NULL, "");
 	if (!rc)
 		rc = dp_ovl_new(it, c->n, iv, SIZE_MAX, &ol);
@@ -458,8 +464,11 @@ static void rr_job(const struct job_in *in, struct job *j)
 	if (!rc)
 		rc = dp_lower_bound_r(it, c->n, iv, &lb);
 	if (!rc)
-		rc = dp_ruin_recreate(it, c->n, ol, 0, UINT64_MAX, 0, lb,
-				      c->n * DP_RUIN_ITEM, best, &end);
+		rc = dp_ruin_recreate(DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
+						 .ceiling = UINT64_MAX),
+				      ol, &dp_search_defaults, lb,
+				      c->n * dp_search_defaults.ruin_item,
+				      &(struct dp_best){ .addr = best, .end = end });
 	for (i = 0; !rc && i < c->n; i++)
 		len += snprintf(j->plan + len, sizeof(j->plan) - len, "%llu\n",
 				(unsigned long long)it[i].addr);

@@ -35,13 +35,20 @@ TEST(ruin_and_recreate_never_worse_and_deterministic)
 		REQUIRE(!dp_ovl_new(p.it, p.n, p.iv, SIZE_MAX, &ol) && ol);
 		e0 = end_of(&p);
 		for (j = 0; j < 3; j++) {
+			struct dp_best bj;
 			size_t i;
 
 			for (i = 0; i < p.n; i++)
 				b[j & 1][i] = p.it[i].addr;
-			e[j & 1] = e0;
-			CHECK(!dp_ruin_recreate(p.it, p.n, ol, 0, e0, 0, lb,
-						j ? dp_ruin_recreate_budget(p.n) : 0, b[j & 1], &e[j & 1]));
+			bj = (struct dp_best){ .addr = b[j & 1], .end = e0 };
+			CHECK(!dp_ruin_recreate(DP_PROBLEM(.it = p.it, .n = p.n,
+							   .iv = p.iv,
+							   .ceiling = e0),
+						ol, &dp_search_defaults, lb,
+						j ? dp_ruin_recreate_budget(&dp_search_defaults,
+									     p.n) : 0,
+						&bj));
+			e[j & 1] = bj.end;
 			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);
 			CHECK(valid(&p));
 			CHECK(j || e[0] == e0);

@@ -466,7 +466,8 @@ TEST(place_reuses_bytes_of_non_interfering)
 	};
 	struct dp_place_stats st = { 0 };
 
-	REQUIRE(!dp_place(it, 3, iv, 0, CEIL, P, DP_ORDER_SIMPLIFY,
+	REQUIRE(!dp_place(DP_PROBLEM(.it = it, .n = 3, .iv = iv, .ceiling = CEIL,
+				      .page = P), DP_ORDER_SIMPLIFY,
 			  DP_ENGINE_AUTO, &st, NULL, NULL, ""));
 	CHECK_EQ_U64(it[2].addr, 0);
 	CHECK_EQ_U64(it[1].addr, 4096);

@@ -152,7 +152,8 @@ TEST(skyline_chain_completes_a_partial_placement)
 	REQUIRE(c && !prob_of(c, &p));
 	a0 = calloc(p.n, sizeof(*a0));
 	REQUIRE(a0);
-	REQUIRE(!dp_place(p.it, p.n, p.iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+	REQUIRE(!dp_place(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+				     .ceiling = UINT64_MAX), DP_ORDER_SIZE,
 			  DP_ENGINE_AUTO, &ps, &failed, NULL, ""));
 	L = end_of(&p) / 2;
 	for (i = 0; i < p.n; i++) {
@@ -163,8 +164,10 @@ TEST(skyline_chain_completes_a_partial_placement)
 			kept++;
 	}
 	CHECK(kept > 0 && kept < p.n);
-	CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX, 0,
-				DP_SKY_KEEP, &w, NULL));
+	CHECK(!dp_skyline_chain(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+					   .ceiling = UINT64_MAX),
+				&dp_search_defaults, p.key, DP_SKY_KEEP, &w,
+				NULL));
 	CHECK(valid(&p));
 	for (i = 0; i < p.n; i++)
 		if (a0[i] < L)
@@ -204,14 +207,20 @@ TEST(skyline_shared_hulls_place_as_their_own)
 		for (i = 0; i < p.n; i++)	/* KEEP: the lower half stays */
 			p.it[i].addr = from[i];
 		w0 = w1 = 0;
-		CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX,
-					0, flags, &w0, NULL));
+		CHECK(!dp_skyline_chain(DP_PROBLEM(.it = p.it, .n = p.n,
+						   .iv = p.iv,
+						   .ceiling = UINT64_MAX),
+					&dp_search_defaults, p.key, flags, &w0,
+					NULL));
 		for (i = 0; i < p.n; i++) {
 			a0[i] = p.it[i].addr;
 			p.it[i].addr = from[i];
 		}
-		CHECK(!dp_skyline_chain(p.it, p.n, p.iv, p.key, 0, UINT64_MAX,
-					0, flags, &w1, &hu));
+		CHECK(!dp_skyline_chain(DP_PROBLEM(.it = p.it, .n = p.n,
+						   .iv = p.iv,
+						   .ceiling = UINT64_MAX),
+					&dp_search_defaults, p.key, flags, &w1,
+					&hu));
 		CHECK(w0 == w1 && w0 > 0);
 		for (i = 0; i < p.n; i++)
 			CHECK(p.it[i].addr == a0[i]);

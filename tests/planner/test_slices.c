@@ -29,19 +29,23 @@ static int first_fit_then_lns(struct prob *p, uint64_t budget, uint64_t *e0,
 {
 	struct dp_place_stats ps = { 0 };
 	struct dp_ovl *ol = NULL;
+	struct dp_best b = { .addr = best };
 	uint64_t spent;
 	size_t i, failed;
 	int r;
 
-	if (dp_place(p->it, p->n, p->iv, 0, UINT64_MAX, 0, DP_ORDER_SIZE,
+	if (dp_place(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv,
+				.ceiling = UINT64_MAX), DP_ORDER_SIZE,
 		     DP_ENGINE_AUTO, &ps, &failed, NULL, "") ||
 	    dp_ovl_new(p->it, p->n, p->iv, SIZE_MAX, &ol) || !ol)
 		return -1;
-	*e0 = *e1 = end_of(p);
+	*e0 = b.end = end_of(p);
 	for (i = 0; i < p->n; i++)
 		best[i] = p->it[i].addr;
-	r = dp_slices(p->it, p->n, p->iv, ol, 0, 0,
-		      dp_lower_bound(p->it, p->n, p->iv), budget, best, e1, &spent);
+	r = dp_slices(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv), ol,
+		      &dp_search_defaults, dp_lower_bound(p->it, p->n, p->iv),
+		      budget, &b, &spent);
+	*e1 = b.end;
 	dp_ovl_free(ol);
 	return r;
 }
@@ -159,20 +163,25 @@ TEST(top_search_never_worse_and_deterministic)
 	for (seed = 1; seed <= 6; seed++) {
 		struct dp_csv *c = perfect(500, seed);
 		uint64_t *b[2], e0, e[2], w = 0, lb, spent;
+		const struct dp_problem *pp;
+		struct dp_best bk;
 		struct prob p;
 		int k;
 
 		REQUIRE(c && !chain_start(c, &p, b, &lb, &w));
+		pp = DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
+				.ceiling = UINT64_MAX);
 		e0 = end_of(&p);
 		for (k = 0; k < 2; k++) {
 			size_t i;
 
 			for (i = 0; i < p.n; i++)
 				b[k][i] = p.it[i].addr;
-			e[k] = e0;
-			CHECK(!dp_top_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					     k ? DP_TOP_WORK : 0, 0, b[k],
-					     &e[k], &spent));
+			bk = (struct dp_best){ .addr = b[k], .end = e0 };
+			CHECK(!dp_top_search(pp, &dp_search_defaults, lb,
+					     k ? dp_search_defaults.top_work : 0,
+					     0, &bk, &spent));
+			e[k] = bk.end;
 			CHECK(k ? spent > 0 : !spent);
 			CHECK(e[k] == end_of(&p));
 			CHECK(valid(&p));
@@ -188,9 +197,11 @@ TEST(top_search_never_worse_and_deterministic)
 			REQUIRE(!sky(&p, 1, UINT64_MAX, &w));
 			for (i = 0; i < p.n; i++)
 				b[0][i] = p.it[i].addr;
-			CHECK(!dp_top_search(p.it, p.n, p.iv, 0, UINT64_MAX, 0, lb,
-					     DP_TOP_WORK, 0, b[0], &e[0],
-					     &spent));
+			bk = (struct dp_best){ .addr = b[0], .end = e[0] };
+			CHECK(!dp_top_search(pp, &dp_search_defaults, lb,
+					     dp_search_defaults.top_work, 0,
+					     &bk, &spent));
+			e[0] = bk.end;
 			CHECK(e[0] == e[1]);
 			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));
 		}
@@ -209,7 +220,7 @@ TEST(top_search_never_worse_and_deterministic)
  * again from what they reached, the top search with other ties, while a
  * round lowers the end, then ruin and recreate.  On six packings of 500
  * with a small node budget they reach 1.0113 x the optimum in all; one
- * round (DP_SLICES_ROUNDS 1) without ruin and recreate reached 1.0128, three
+ * round (slices_rounds 1) without ruin and recreate reached 1.0128, three
  * without it 1.0123.  Every plan verifies and is not above the
  * portfolio's; the first is the same twice. */
 TEST(search_rounds_lower_the_end)

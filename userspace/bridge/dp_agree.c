@@ -722,24 +722,31 @@ int dp_agree_check_private(struct dp_agree *a)
 	return ret;
 }
 
-int dp_agree_run(struct dp_agree *a, uint32_t first, int bytes)
+int dp_agree_run_to(struct dp_agree *a, uint32_t first,
+		    enum dp_agree_phase last)
 {
-	int ret;
+	int ret = 0;
 
-	ret = dp_agree_submit(a, first);
-	if (!ret && a->submitted)
-		ret = dp_agree_sync(a);
-	if (!ret && a->submitted)
-		ret = dp_agree_read_back(a);
-	if (!ret && a->submitted)
-		ret = dp_agree_compare(a);
-	if (!ret && a->submitted)
-		ret = dp_agree_totals(a);
-	if (!ret && a->submitted && bytes)
-		ret = dp_agree_check_shared(a);
-	if (!ret && a->submitted && bytes)
-		ret = dp_agree_check_private(a);
+	for (a->ran = 0; a->ran <= (unsigned int)last && !ret &&
+	     (!a->ran || a->submitted); a->ran++) {
+		switch (a->ran) {
+		case DP_AG_RUN_SUBMIT: ret = dp_agree_submit(a, first); break;
+		case DP_AG_RUN_SYNC: ret = dp_agree_sync(a); break;
+		case DP_AG_RUN_READ_BACK: ret = dp_agree_read_back(a); break;
+		case DP_AG_RUN_COMPARE: ret = dp_agree_compare(a); break;
+		case DP_AG_RUN_TOTALS: ret = dp_agree_totals(a); break;
+		case DP_AG_RUN_SHARED: ret = dp_agree_check_shared(a); break;
+		default: ret = dp_agree_check_private(a); break;
+		}
+		a->ret[a->ran] = ret;
+	}
 	if (ret)
 		return ret;
 	return a->disagree || a->mismatch ? 1 : 0;
+}
+
+int dp_agree_run(struct dp_agree *a, uint32_t first, int bytes)
+{
+	return dp_agree_run_to(a, first, bytes ? DP_AG_RUN_PRIVATE :
+						 DP_AG_RUN_TOTALS);
 }

@@ -137,12 +137,27 @@ struct dp_agree_fail {
 	size_t len;
 };
 
+/* The phases of a submission, in the order dp_agree_run runs them */
+enum dp_agree_phase {
+	DP_AG_RUN_SUBMIT,	/* dp_agree_submit */
+	DP_AG_RUN_SYNC,		/* dp_agree_sync */
+	DP_AG_RUN_READ_BACK,	/* dp_agree_read_back */
+	DP_AG_RUN_COMPARE,	/* dp_agree_compare */
+	DP_AG_RUN_TOTALS,	/* dp_agree_totals */
+	DP_AG_RUN_SHARED,	/* dp_agree_check_shared */
+	DP_AG_RUN_PRIVATE,	/* dp_agree_check_private */
+	DP_AG_NPHASES
+};
+
 /*
- * One plan through the device. Fill with dp_agree_init, run the steps in
- * order (or dp_agree_run for all of them); each reads what the ones
- * before left. The verdict is the counts (count[kind], disagree,
- * mismatch) with the first offender of each kind, the per-tensor
- * reasons (core[].why), the aliasing pairs and the read-backs.
+ * One plan through the device, and the whole result of it. Fill with
+ * dp_agree_init, then dp_agree_run (or dp_agree_run_to) runs the phases
+ * in order, each reading what the ones before left, and records what
+ * each one answered; a caller prints or checks the result afterwards,
+ * from this structure alone. The verdict is the counts (count[kind],
+ * disagree, mismatch) with the first offender of each kind, the
+ * per-tensor reasons (core[].why), the aliasing pairs and the
+ * read-backs.
  */
 struct dp_agree {
 	struct xms_dev *dev;		/* xms_open()'s, ring attached or not */
@@ -170,6 +185,11 @@ struct dp_agree {
 	uint32_t *priv_pick;		/* per core: the tensor covering it */
 	int *priv_bad;			/* per core: 1 clobbered, -1 not read */
 	struct dp_agree_fail fail;
+	/* what dp_agree_run did: the phases [0, ran) ran, each answering
+	 * ret[phase] (0, or the failing command's -errno; after a failure
+	 * or when no core was submitted, no more phases run) */
+	unsigned int ran;
+	int ret[DP_AG_NPHASES];
 };
 
 /*
@@ -197,9 +217,14 @@ int dp_agree_totals(struct dp_agree *a);
 int dp_agree_check_shared(struct dp_agree *a);
 int dp_agree_check_private(struct dp_agree *a);
 
-/* Every step in order (the byte checks if bytes). 0 when the device took
- * the plan and agrees on everything, 1 when it took it and disagrees,
- * else the failing command's -errno. */
+/* Every phase in order up to last, or until one fails or submits no core
+ * (the result in a: ran, ret[], the verdict). 0 when the device took the
+ * plan and agrees on everything, 1 when it took it and disagrees, else
+ * the failing command's -errno. */
+int dp_agree_run_to(struct dp_agree *a, uint32_t first,
+		    enum dp_agree_phase last);
+/* dp_agree_run_to through the totals, then the byte checks if bytes: the
+ * whole submission of dramplan --submit */
 int dp_agree_run(struct dp_agree *a, uint32_t first, int bytes);
 
 /* ---- a plan file loaded for a runtime (dp_load.c) ------------------------ */

@@ -2,7 +2,8 @@
 /*
  * dp_load.c - a plan.json that dramplan wrote, loaded into the device for
  * a runtime: read and checked (dp_plan_load_json), each core submitted,
- * synced, read back and compared with the file (dp_agree), and every
+ * synced, read back and compared with the file (dp_agree_run_to, the
+ * call dramplan --submit makes), and every
  * tensor's device address handed back.
  *
  * The plan lives as long as the open file dev: the device drops a file's
@@ -74,14 +75,9 @@ int dp_plan_load_device(struct xms_dev *dev, const char *path,
 		dp_plan_free(p);
 		return -EINVAL;
 	}
-	ret = dp_agree_submit(&a, 0);
-	if (!ret && a.submitted)
-		ret = dp_agree_sync(&a);
-	if (!ret && a.submitted)
-		ret = dp_agree_read_back(&a);
-	if (!ret && a.submitted)
-		ret = dp_agree_compare(&a);
-	if (ret) {
+	/* the submission of dramplan --submit, up to the comparison */
+	ret = dp_agree_run_to(&a, 0, DP_AG_RUN_COMPARE);
+	if (ret < 0) {
 		load_fail(&a, ret, path, e);
 		goto fail;
 	}

@@ -26,6 +26,19 @@ struct dp_item {
 	uint64_t addr;		/* out */
 };
 
+/* One placement problem: the items it[0..n) over their intervals iv
+ * (dp_item.iv_first, iv_count), each to an address in [start, ceiling)
+ * under the page rule of page (first_fit.c's dp_try_gap; 0: none).  The
+ * placers of place/ and search/ take one and write it[].addr. */
+struct dp_problem {
+	struct dp_item *it;
+	size_t n;
+	const struct dp_iv *iv;
+	uint64_t start, ceiling, page;
+};
+/* a pointer to a problem of these fields: DP_PROBLEM(.it = it, .n = n) */
+#define DP_PROBLEM(...) (&(struct dp_problem){ __VA_ARGS__ })
+
 /* ---- small helpers ---------------------------------------------------- */
 
 void dp_json_str(FILE *f, const char *s);	/* JSON string literal */

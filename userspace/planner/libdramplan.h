@@ -387,7 +387,18 @@ struct dp_opts {
 	int strategy;		/* --strategy: enum dp_strategy (0: seed) */
 	uint64_t search_nodes;	/* --search-nodes; DP_UNSET: dp_search_budget */
 	int engine;		/* enum dp_engine (0: AUTO) */
+	/* --search-off: the parts of the search switched off, names of
+	 * dp_search_part separated by commas (NULL: none) */
+	const char *search_off;
 };
+
+/* The parts of --strategy search that --search-off switches off, k = 0,
+ * 1, ...: the portfolio passes in their order, then the glue rules in
+ * theirs; NULL past the last. */
+const char *dp_search_part(size_t k);
+/* 0 when every comma-separated name of list is a dp_search_part; -1
+ * and the message in e when one is not */
+int dp_search_off_check(const char *list, struct dp_err *e);
 
 void dp_opts_default(struct dp_opts *o);
 
@@ -428,7 +439,12 @@ struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 			      struct dp_err *e);
 /* --strategy search: dp_place_search on the buffers (page rule off);
  * nodes: the search budget.  -1 with a message saying whether a placement
- * within the capacity was proven impossible or not found in the budget. */
+ * within the capacity was proven impossible or not found in the budget.
+ * _off: with the parts of the search in off switched off (dp_opts'
+ * search_off; NULL: none). */
+int dp_csv_solve_search_off(struct dp_csv *c, uint64_t capacity,
+			    uint64_t nodes, const char *off,
+			    struct dp_search_stats *st, struct dp_err *e);
 int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 			struct dp_search_stats *st, struct dp_err *e);
 int dp_csv_write(const struct dp_csv *c, FILE *f);

@@ -65,6 +65,11 @@ static void usage(FILE *f)
 "      --search-nodes N          (search) node budget per placement; default\n"
 "                                2^30 / (items + 1 + 4 x mean overlaps); 0: the\n"
 "                                portfolio only\n"
+"      --search-off NAME[,NAME]  (search) leave out these portfolio passes or\n"
+"                                glue rules (first-fit, skyline, best-fit,\n"
+"                                glue-all, glue-long, glue-stacks-first,\n"
+"                                glue-fewest, glue-fewest-chains): to measure\n"
+"                                what each one brings\n"
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
 "                                \"hazards\"); by default only the grouped ranges\n"
@@ -86,7 +91,7 @@ static void usage(FILE *f)
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
        O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK,
        O_REPORT, O_SVGMAX, O_PAIRS,
-       O_SHMODE, O_COREMIB, O_STRATEGY, O_NODES };
+       O_SHMODE, O_COREMIB, O_STRATEGY, O_NODES, O_OFF };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -98,6 +103,7 @@ static const struct option longopts[] = {
 	{ "hazard-pairs", no_argument, NULL, O_PAIRS },
 	{ "strategy", required_argument, NULL, O_STRATEGY },
 	{ "search-nodes", required_argument, NULL, O_NODES },
+	{ "search-off", required_argument, NULL, O_OFF },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "allreduce-buffer-size", required_argument, NULL, O_CC },
 	{ "dram-size", required_argument, NULL, O_DRAM },
@@ -567,7 +573,8 @@ static int cmd_minimalloc(const char *in, const char *outp, uint64_t cap,
 		return 1;
 	}
 	if (so->strategy == DP_STRATEGY_SEARCH) {
-		rc = dp_csv_solve_search(c, cap, so->search_nodes, &ss, &e);
+		rc = dp_csv_solve_search_off(c, cap, so->search_nodes,
+					     so->search_off, &ss, &e);
 	} else if (!strcmp(order, "best")) {
 		rc = dp_csv_solve_best(c, cap, &st, &used, &e);
 	} else {
@@ -876,6 +883,7 @@ static int one_opt(struct cli *x, int c)
 	case O_NOSVG: a->nosvg = 1; break;
 	case O_REPORT: a->reportp = optarg; break;
 	case O_PAIRS: a->o.hazard_pairs = 1; break;
+	case O_OFF: a->o.search_off = optarg; break;
 	case O_DISABLE: a->o.disable_dram = 1; break;
 	case O_ORDER: x->order = optarg; break;
 	case O_TENSORS: a->tensors = 1; break;

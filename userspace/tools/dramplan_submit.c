@@ -2,11 +2,13 @@
 /*
  * dramplan_submit.c - dramplan --submit: the plan through /dev/xmemsim.
  *
- * libdramplan's dp_agree (planner/dp_agree.c) submits each core's plan,
- * syncs, reads the placements and totals back and compares them with the
- * planner's (with --check-shared, the bytes too); this file opens the
- * device and prints what dp_agree found: the agreement table, the totals
- * beside the planner's, the hazards and the cross-core read-back.
+ * The bridge's dp_agree_run (userspace/bridge/dp_agree.c) runs the whole
+ * submission into one struct dp_agree: each core's plan submitted, the
+ * sync, the placements and totals read back and compared with the
+ * planner's (with --check-shared, the bytes too), what each phase
+ * answered.  This file opens the device, makes that one call, then
+ * prints the result once: the agreement table, the totals beside the
+ * planner's, the hazards and the cross-core read-back.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -72,7 +74,7 @@ int dp_submit_open(struct dp_submit *s)
 	return 0;
 }
 
-/* ---- printing what dp_agree found ---------------------------------------- */
+/* ---- printing the result of dp_agree_run --------------------------------- */
 
 struct run {
 	struct dp_submit *s;
@@ -398,62 +400,73 @@ int dp_submit_fits(const struct dp_submit *s, uint32_t ncores)
 	return 1;
 }
 
-int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
+/*
+ * The result of dp_agree_run, phase by phase in the order they ran, up
+ * to the one that failed (its answer in a->ret[]; the phases after it
+ * did not run).  0 when the device took the plan and agrees, else 1.
+ */
+static int print_result(struct run *r)
 {
-	struct run r = { .s = s, .p = p, .out = out };
-	struct dp_agree *a = &r.a;
-	struct dp_err e = { "" };
-	int rc = 1, ret;
+	const struct dp_submit *s = r->s;
+	const struct dp_agree *a = &r->a;
 
-	if (dp_submit_fits(s, p->ncores))
-		return 1;
-	if (dp_agree_init(a, &s->xd, p, s->model, &e)) {
-		fprintf(stderr, "dramplan: --submit: %s\n", e.msg);
-		dp_agree_free(a);
-		return 1;
-	}
-	fprintf(out, "\n== device %s (%s): %u cores, plan window 0x%llx bytes per core\n",
+	fprintf(r->out, "\n== device %s (%s): %u cores, plan window 0x%llx bytes per core\n",
 		s->dev, s->uring ? "io_uring" : "ioctl", s->info.cores,
 		U(s->info.plan_core_size));
-	if (print_submit(&r, dp_agree_submit(a, 0)))
-		goto out;
+	if (print_submit(r, a->ret[DP_AG_RUN_SUBMIT]))
+		return 1;
 	if (!a->submitted) {
-		fprintf(out, "the model has no DRAM tensors: nothing to submit\n");
-		rc = 0;
-		goto out;
+		fprintf(r->out, "the model has no DRAM tensors: nothing to submit\n");
+		return 0;
 	}
-	ret = dp_agree_sync(a);
-	if (ret) {
-		print_fail(&r);
-		goto out;
+	if (a->ret[DP_AG_RUN_SYNC]) {
+		print_fail(r);
+		return 1;
 	}
-	fprintf(out, "PLAN_SYNC: %u linked tensor%s given their owner's address (the planner linked %u)%s\n",
+	fprintf(r->out, "PLAN_SYNC: %u linked tensor%s given their owner's address (the planner linked %u)%s\n",
 		a->linked, a->linked == 1 ? "" : "s", a->want_linked,
 		a->linked == a->want_linked ? "" : "  DISAGREE");
-	if (print_read_back(&r, dp_agree_read_back(a)))
-		goto out;
-	if (dp_agree_compare(a)) {
+	if (print_read_back(r, a->ret[DP_AG_RUN_READ_BACK]))
+		return 1;
+	if (a->ret[DP_AG_RUN_COMPARE]) {
 		fprintf(stderr, "dramplan: --submit: out of memory\n");
-		goto out;
+		return 1;
 	}
-	print_table(&r);
-	if (print_totals(&r, dp_agree_totals(a)))
-		goto out;
-	print_hazards(&r);
+	print_table(r);
+	if (print_totals(r, a->ret[DP_AG_RUN_TOTALS]))
+		return 1;
+	print_hazards(r);
 	if (s->check_shared &&
-	    (print_check_shared(&r, dp_agree_check_shared(a)) ||
-	     print_check_private(&r, dp_agree_check_private(a))))
-		goto out;
+	    (print_check_shared(r, a->ret[DP_AG_RUN_SHARED]) ||
+	     print_check_private(r, a->ret[DP_AG_RUN_PRIVATE])))
+		return 1;
 	if (a->disagree || a->mismatch) {
 		fprintf(stderr, "dramplan: the device and the planner disagree: %u disagreement%s, %u read-back mismatch%s\n",
 			a->disagree, a->disagree == 1 ? "" : "s", a->mismatch,
 			a->mismatch == 1 ? "" : "es");
-		goto out;
+		return 1;
 	}
-	fprintf(out, "\ndramplan: the device agrees with the planner on every address and total%s\n",
+	fprintf(r->out, "\ndramplan: the device agrees with the planner on every address and total%s\n",
 		s->check_shared ? "; shared bytes read back across cores, private bytes not aliased" : "");
-	rc = 0;
-out:
-	dp_agree_free(a);
+	return 0;
+}
+
+int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out)
+{
+	struct run r = { .s = s, .p = p, .out = out };
+	struct dp_err e = { "" };
+	int rc;
+
+	if (dp_submit_fits(s, p->ncores))
+		return 1;
+	if (dp_agree_init(&r.a, &s->xd, p, s->model, &e)) {
+		fprintf(stderr, "dramplan: --submit: %s\n", e.msg);
+		dp_agree_free(&r.a);
+		return 1;
+	}
+	/* the whole submission, then its result printed */
+	dp_agree_run(&r.a, 0, s->check_shared);
+	rc = print_result(&r);
+	dp_agree_free(&r.a);
 	return rc;
 }

@@ -29,11 +29,13 @@ int dp_submit_open(struct dp_submit *s);
  * refused at once. */
 int dp_submit_fits(const struct dp_submit *s, uint32_t ncores);
 /*
- * Submits every core's plan, syncs, reads the placements back and prints
- * the agreement table, the totals beside the planner's, the hazard report
- * and (check_shared) the cross-core read-back to out. Returns 0 when the
- * device took the plan and agrees with the planner on everything, else 1
- * (the device's error text on stderr).
+ * The whole submission by the bridge (dp_agree_run: every core's plan
+ * submitted, synced, read back, compared; the totals; with check_shared
+ * the cross-core read-back), then its result printed to out: the
+ * agreement table, the totals beside the planner's, the hazard report
+ * and the read-back. Returns 0 when the device took the plan and agrees
+ * with the planner on everything, else 1 (the device's error text on
+ * stderr).
  */
 int dp_submit_run(struct dp_submit *s, const struct dp_plan *p, FILE *out);
 void dp_submit_close(struct dp_submit *s);

@@ -206,10 +206,89 @@ static unsigned int per_core(const struct xm_snap *s)
 	return per ? per : 1;
 }
 
+/* The engines' counters, when the device gives them (per: engines a core) */
+static void prom_engines(FILE *f, const struct xm_snap *s, unsigned int per)
+{
+	static const struct { const char *name, *type, *help; } m[] = {
+		{ "xmemsim_dma_engine_busy_seconds_total", "counter", "Modeled time the engine ran transfers." },
+		{ "xmemsim_dma_engine_transfers_total", "counter", "Transfers the engine completed." },
+		{ "xmemsim_dma_engine_bytes_total", "counter", "Bytes the engine moved." },
+		{ "xmemsim_dma_engine_queued", "gauge", "Transfers queued on the engine, every file." },
+		{ "xmemsim_dma_engine_running", "gauge", "1 while the engine runs a transfer." },
+	};
+	unsigned int k, e;
+
+	if (!s->have_engines)
+		return;
+	for (k = 0; k < 5; k++) {
+		prom_head(f, m[k].name, m[k].type, m[k].help);
+		for (e = 0; e < s->nengines; e++) {
+			const struct xm_engine *g = &s->eng[e];
+
+			fprintf(f, "%s{core=\"%u\",engine=\"%u\"} ", m[k].name, e / per, e);
+			if (k == 0)
+				fprintf(f, "%.9f\n", g->busy_ns / 1e9);
+			else
+				fprintf(f, "%llu\n", U(k == 1 ? g->completed : k == 2 ? g->bytes :
+						       k == 3 ? g->queued : (uint64_t)g->running));
+		}
+	}
+}
+
+/* The users' holdings and limits: every user when sysfs users was
+ * readable, else the caller's */
+static void prom_users(FILE *f, const struct xm_snap *s)
+{
+	const struct xmemsim_user_stats *u = &s->user;
+	unsigned int h, e, k;
+
+	prom_head(f, "xmemsim_user_owned_bytes", "gauge", "Bytes a user holds over all its open files.");
+	if (s->have_users)
+		for (e = 0; e < s->nusers; e++)
+			for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
+				fprintf(f, "xmemsim_user_owned_bytes{heap=\"%s\",uid=\"%u\"} %llu\n",
+					xms_heap_name(h), s->users[e].uid, U(s->users[e].owned[h]));
+	else
+		for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
+			fprintf(f, "xmemsim_user_owned_bytes{heap=\"%s\",uid=\"%u\"} %llu\n",
+				xms_heap_name(h), u->uid, U(u->owned_bytes[h]));
+	prom_head(f, "xmemsim_user_limit_bytes", "gauge", "The caller's user's limit per heap, 0 = none.");
+	for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
+		fprintf(f, "xmemsim_user_limit_bytes{heap=\"%s\",uid=\"%u\"} %llu\n",
+			xms_heap_name(h), u->uid, U(u->limit_bytes[h]));
+	for (k = 0; k < 4; k++) {
+		static const struct { const char *name, *type, *help; } m[] = {
+			{ "xmemsim_user_files", "gauge", "Open files of a user (this one included)." },
+			{ "xmemsim_user_allocations", "gauge", "Live allocations of a user, every heap." },
+			{ "xmemsim_user_plan_memory_bytes", "gauge", "Kernel memory of a user's plans." },
+			{ "xmemsim_user_quota_refused_total", "counter", "A user's allocations refused by a limit." },
+		};
+		struct xm_user me = { u->uid, u->files, u->allocs, { 0 }, u->plan_mem,
+				      u->bounce_bytes, u->quota_refused };
+		const struct xm_user *x = s->have_users ? s->users : &me;
+		uint32_t n = s->have_users ? s->nusers : 1;
+
+		prom_head(f, m[k].name, m[k].type, m[k].help);
+		for (e = 0; e < n; e++)
+			fprintf(f, "%s{uid=\"%u\"} %llu\n", m[k].name, x[e].uid,
+				U(k == 0 ? x[e].files : k == 1 ? x[e].allocs :
+				  k == 2 ? x[e].plan_mem : x[e].quota_refused));
+	}
+	prom_head(f, "xmemsim_user_allocations_limit", "gauge", "The caller's user's allocation limit, 0 = none.");
+	fprintf(f, "xmemsim_user_allocations_limit{uid=\"%u\"} %u\n", u->uid, u->limit_allocs);
+	prom_head(f, "xmemsim_user_plan_memory_limit_bytes", "gauge", "The caller's user's plan memory limit.");
+	fprintf(f, "xmemsim_user_plan_memory_limit_bytes{uid=\"%u\"} %llu\n", u->uid, U(u->limit_plan_mem));
+	prom_head(f, "xmemsim_user_dma_inflight", "gauge", "Transfers the caller's user has queued, running or unreaped.");
+	fprintf(f, "xmemsim_user_dma_inflight{uid=\"%u\"} %u\n", u->uid, u->dma_inflight);
+	if (s->have_dma) {
+		prom_head(f, "xmemsim_user_dma_depth_limit", "gauge", "Transfers one user may have in flight or unreaped, 0 = none.");
+		fprintf(f, "xmemsim_user_dma_depth_limit{uid=\"%u\"} %u\n", u->uid, s->dma.user_depth);
+	}
+}
+
 void xm_prom_write(FILE *f, const struct xm_snap *s)
 {
 	uint64_t v[XMEMSIM_NUM_HEAPS];
-	const struct xmemsim_user_stats *u = &s->user;
 	unsigned int h, e, k, per = per_core(s);
 
 	prom_head(f, "xmemsim_info", "gauge", "The device: ABI version, cores, features (always 1).");
@@ -255,71 +334,8 @@ void xm_prom_write(FILE *f, const struct xm_snap *s)
 		prom_head(f, "xmemsim_dma_modeled_seconds_total", "counter", "The device's modeled clock.");
 		fprintf(f, "xmemsim_dma_modeled_seconds_total %.9f\n", s->dma.now_ns / 1e9);
 	}
-	if (s->have_engines) {
-		static const struct { const char *name, *type, *help; } m[] = {
-			{ "xmemsim_dma_engine_busy_seconds_total", "counter", "Modeled time the engine ran transfers." },
-			{ "xmemsim_dma_engine_transfers_total", "counter", "Transfers the engine completed." },
-			{ "xmemsim_dma_engine_bytes_total", "counter", "Bytes the engine moved." },
-			{ "xmemsim_dma_engine_queued", "gauge", "Transfers queued on the engine, every file." },
-			{ "xmemsim_dma_engine_running", "gauge", "1 while the engine runs a transfer." },
-		};
-		for (k = 0; k < 5; k++) {
-			prom_head(f, m[k].name, m[k].type, m[k].help);
-			for (e = 0; e < s->nengines; e++) {
-				const struct xm_engine *g = &s->eng[e];
-
-				fprintf(f, "%s{core=\"%u\",engine=\"%u\"} ", m[k].name, e / per, e);
-				if (k == 0)
-					fprintf(f, "%.9f\n", g->busy_ns / 1e9);
-				else
-					fprintf(f, "%llu\n", U(k == 1 ? g->completed : k == 2 ? g->bytes :
-							       k == 3 ? g->queued : (uint64_t)g->running));
-			}
-		}
-	}
-	/* the caller's user, always; every user when sysfs users was readable */
-	prom_head(f, "xmemsim_user_owned_bytes", "gauge", "Bytes a user holds over all its open files.");
-	if (s->have_users)
-		for (e = 0; e < s->nusers; e++)
-			for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
-				fprintf(f, "xmemsim_user_owned_bytes{heap=\"%s\",uid=\"%u\"} %llu\n",
-					xms_heap_name(h), s->users[e].uid, U(s->users[e].owned[h]));
-	else
-		for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
-			fprintf(f, "xmemsim_user_owned_bytes{heap=\"%s\",uid=\"%u\"} %llu\n",
-				xms_heap_name(h), u->uid, U(u->owned_bytes[h]));
-	prom_head(f, "xmemsim_user_limit_bytes", "gauge", "The caller's user's limit per heap, 0 = none.");
-	for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
-		fprintf(f, "xmemsim_user_limit_bytes{heap=\"%s\",uid=\"%u\"} %llu\n",
-			xms_heap_name(h), u->uid, U(u->limit_bytes[h]));
-	for (k = 0; k < 4; k++) {
-		static const struct { const char *name, *type, *help; } m[] = {
-			{ "xmemsim_user_files", "gauge", "Open files of a user (this one included)." },
-			{ "xmemsim_user_allocations", "gauge", "Live allocations of a user, every heap." },
-			{ "xmemsim_user_plan_memory_bytes", "gauge", "Kernel memory of a user's plans." },
-			{ "xmemsim_user_quota_refused_total", "counter", "A user's allocations refused by a limit." },
-		};
-		struct xm_user me = { u->uid, u->files, u->allocs, { 0 }, u->plan_mem,
-				      u->bounce_bytes, u->quota_refused };
-		const struct xm_user *x = s->have_users ? s->users : &me;
-		uint32_t n = s->have_users ? s->nusers : 1;
-
-		prom_head(f, m[k].name, m[k].type, m[k].help);
-		for (e = 0; e < n; e++)
-			fprintf(f, "%s{uid=\"%u\"} %llu\n", m[k].name, x[e].uid,
-				U(k == 0 ? x[e].files : k == 1 ? x[e].allocs :
-				  k == 2 ? x[e].plan_mem : x[e].quota_refused));
-	}
-	prom_head(f, "xmemsim_user_allocations_limit", "gauge", "The caller's user's allocation limit, 0 = none.");
-	fprintf(f, "xmemsim_user_allocations_limit{uid=\"%u\"} %u\n", u->uid, u->limit_allocs);
-	prom_head(f, "xmemsim_user_plan_memory_limit_bytes", "gauge", "The caller's user's plan memory limit.");
-	fprintf(f, "xmemsim_user_plan_memory_limit_bytes{uid=\"%u\"} %llu\n", u->uid, U(u->limit_plan_mem));
-	prom_head(f, "xmemsim_user_dma_inflight", "gauge", "Transfers the caller's user has queued, running or unreaped.");
-	fprintf(f, "xmemsim_user_dma_inflight{uid=\"%u\"} %u\n", u->uid, u->dma_inflight);
-	if (s->have_dma) {
-		prom_head(f, "xmemsim_user_dma_depth_limit", "gauge", "Transfers one user may have in flight or unreaped, 0 = none.");
-		fprintf(f, "xmemsim_user_dma_depth_limit{uid=\"%u\"} %u\n", u->uid, s->dma.user_depth);
-	}
+	prom_engines(f, s, per);
+	prom_users(f, s);
 }
 
 /* ---- top ------------------------------------------------------------------- */

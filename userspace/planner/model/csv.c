@@ -309,11 +309,20 @@ struct dp_csv *dp_csv_load(const char *path, struct dp_err *e)
 	return c;
 }
 
-static void items_of(const struct dp_csv *c, struct dp_item *it,
-		     struct dp_iv *iv)
+/* c's buffers as the problem *p within capacity (0: none), unplaced:
+ * 0, or -ENOMEM (p's arrays NULL or not, for free()) */
+static int problem_of(const struct dp_csv *c, uint64_t capacity,
+		      struct dp_problem *p)
 {
+	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
+	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
 	size_t i;
 
+	*p = (struct dp_problem){ .it = it, .n = c->n, .iv = iv, .start = 0,
+				  .ceiling = capacity ? capacity : UINT64_MAX,
+				  .page = 0 };
+	if (!it || !iv)
+		return -ENOMEM;
 	for (i = 0; i < c->n; i++) {
 		iv[i].lo = c->b[i].lower;
 		iv[i].hi = c->b[i].upper - 1;
@@ -323,6 +332,7 @@ static void items_of(const struct dp_csv *c, struct dp_item *it,
 		it[i].iv_count = 1;
 		it[i].addr = DP_UNSET;
 	}
+	return 0;
 }
 
 /* The items' addresses as the buffers' offsets. */
@@ -340,16 +350,15 @@ static void take_offsets(struct dp_csv *c, const struct dp_item *it)
 int dp_csv_solve(struct dp_csv *c, uint64_t capacity, enum dp_order order,
 		 struct dp_place_stats *st, struct dp_err *e)
 {
-	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
-	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
+	struct dp_problem p;
 	size_t failed = 0;
-	int rc = -1;
+	int rc = problem_of(c, capacity, &p);
+	struct dp_item *it = p.it;
+	const struct dp_iv *iv = p.iv;
 
-	if (!it || !iv)
+	if (rc)
 		goto nomem;
-	items_of(c, it, iv);
-	rc = dp_place(it, c->n, iv, 0, capacity ? capacity : UINT64_MAX, 0,
-		      order, DP_ENGINE_AUTO, st, &failed, NULL, "");
+	rc = dp_place(&p, order, DP_ENGINE_AUTO, st, &failed, NULL, "");
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc) {
@@ -374,7 +383,7 @@ nomem:
 	rc = -ENOMEM;
 out:
 	free(it);
-	free(iv);
+	free((void *)iv);
 	return rc;
 }
 
@@ -428,21 +437,31 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
 int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 			struct dp_search_stats *st, struct dp_err *e)
 {
-	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
-	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
-	int rc = -1;
+	return dp_csv_solve_search_off(c, capacity, nodes, NULL, st, e);
+}
 
-	if (!it || !iv) {
+int dp_csv_solve_search_off(struct dp_csv *c, uint64_t capacity,
+			    uint64_t nodes, const char *off,
+			    struct dp_search_stats *st, struct dp_err *e)
+{
+	struct dp_search_params par;
+	struct dp_problem p;
+	int rc = problem_of(c, capacity, &p);
+	struct dp_item *it = p.it;
+	const struct dp_iv *iv = p.iv;
+
+	if (rc) {
 		rc = dp_nomem(e);
 		goto out;
 	}
-	items_of(c, it, iv);
+	rc = dp_search_off_check(off, e);
+	if (rc)
+		goto out;
+	dp_search_params_of(off, &par);
 	if (capacity)
-		rc = dp_place_search_within(it, c->n, iv, 0, capacity, 0, nodes,
-					    DP_ENGINE_AUTO, st);
+		rc = dp_place_search_within(&p, nodes, DP_ENGINE_AUTO, &par, st);
 	else
-		rc = dp_place_search(it, c->n, iv, 0, UINT64_MAX, 0, nodes,
-				     DP_ENGINE_AUTO, st);
+		rc = dp_place_search(&p, nodes, DP_ENGINE_AUTO, &par, st);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(e);
 		goto out;
@@ -459,7 +478,7 @@ int dp_csv_solve_search(struct dp_csv *c, uint64_t capacity, uint64_t nodes,
 	rc = 0;
 out:
 	free(it);
-	free(iv);
+	free((void *)iv);
 	return rc;
 }
 
@@ -493,16 +512,13 @@ uint64_t dp_csv_peak(const struct dp_csv *c)
 
 uint64_t dp_csv_lower_bound(const struct dp_csv *c)
 {
-	struct dp_item *it = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*it));
-	struct dp_iv *iv = dp_realloc_array(NULL, c->n ? c->n : 1, sizeof(*iv));
+	struct dp_problem p;
 	uint64_t lb = DP_UNSET;
 
-	if (it && iv) {
-		items_of(c, it, iv);
-		lb = dp_lower_bound(it, c->n, iv);
-	}
-	free(it);
-	free(iv);
+	if (!problem_of(c, 0, &p))
+		lb = dp_lower_bound(p.it, p.n, p.iv);
+	free(p.it);
+	free((void *)p.iv);
 	return lb;
 }
 

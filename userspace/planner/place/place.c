@@ -133,8 +133,10 @@ int dp_lower_bound_r(const struct dp_item *it, size_t n,
 		for (k = 0; k < it[i].iv_count; k++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + k];
 
-			e[ne++] = (struct ev){ v->lo, 1, it[i].size };
-			e[ne++] = (struct ev){ v->hi + 1, -1, it[i].size };
+			e[ne++] = (struct ev){ .t = v->lo, .d = 1,
+					       .sz = it[i].size };
+			e[ne++] = (struct ev){ .t = v->hi + 1, .d = -1,
+					       .sz = it[i].size };
 		}
 	qsort(e, ne, sizeof(*e), cmp_ev);
 	for (i = 0; i < ne; i++) {
@@ -462,8 +464,8 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 				*failed = v;
 			return -1;
 		}
-		P->rng[v] = (struct dp_range){ it[v].addr,
-					       it[v].addr + it[v].size };
+		P->rng[v] = (struct dp_range){ .lo = it[v].addr,
+					       .hi = it[v].addr + it[v].size };
 		if (P->at)
 			dp_atree_insert(P->at, v, it[v].addr);
 		if (it[v].addr + it[v].size > *peak)
@@ -472,14 +474,14 @@ static int select_all(struct placer *P, size_t *failed, uint64_t *peak)
 	return 0;
 }
 
-int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, enum dp_engine eng,
-	     struct dp_place_stats *st, size_t *failed, FILE *log,
-	     const char *tag)
+int dp_place(const struct dp_problem *p, enum dp_order order,
+	     enum dp_engine eng, struct dp_place_stats *st, size_t *failed,
+	     FILE *log, const char *tag)
 {
-	struct placer P = { .it = it, .n = n, .iv = iv, .start = start,
-			    .ceiling = ceiling, .page = page, .eng = eng,
+	struct dp_item *it = p->it;
+	size_t n = p->n;
+	struct placer P = { .it = it, .n = n, .iv = p->iv, .start = p->start,
+			    .ceiling = p->ceiling, .page = p->page, .eng = eng,
 			    .tree = { .root = -1 } };
 	double t0 = dp_now(), t1, t2;
 	uint64_t peak = 0;
@@ -487,7 +489,7 @@ int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
 
 	if (n >= UINT32_MAX)
 		return -1;
-	rc = dp_itree_of_items(&P.tree, it, n, iv);
+	rc = dp_itree_of_items(&P.tree, it, n, p->iv);
 	if (rc)
 		return rc;
 	if (log) {

@@ -76,18 +76,16 @@ void dp_itree_free(struct dp_itree *t);
 
 
 /*
- * Places every item in [start, ceiling): builds the interval tree over all
+ * Places every item of p in [start, ceiling): builds the interval tree over all
  * items' intervals, computes each item's interfering neighbours with it,
  * orders the items (simplify, see simplify.c for the rule) and gives each
  * one the first fit among its already placed neighbours.
  * On failure returns -1 and *failed = the item that did not fit, or
  * -ENOMEM when out of memory.
  */
-int dp_place(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	     uint64_t start, uint64_t ceiling, uint64_t page,
-	     enum dp_order order, enum dp_engine eng,
-	     struct dp_place_stats *st, size_t *failed, FILE *log,
-	     const char *tag);
+int dp_place(const struct dp_problem *p, enum dp_order order,
+	     enum dp_engine eng, struct dp_place_stats *st, size_t *failed,
+	     FILE *log, const char *tag);
 
 /* The simplify order without an adjacency (k-d tree, dense.c): the same
  * order as dp_simplify_order.  -1 if the sizes sum to UINT64_MAX, -ENOMEM

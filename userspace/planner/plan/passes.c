@@ -223,7 +223,7 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	struct dp_item *it;
 	uint32_t *map, i, n = 0;
 	size_t failed = 0;
-	char why[200] = "";
+	struct dp_why why = { "" };
 	char tag[64];
 	int rc = 0;
 
@@ -254,8 +254,9 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
-	rc = dp_place_opts(&x->o, it, n, c->iv, start, ceiling, &x->st,
-			   &failed, x->log, tag, why, sizeof(why));
+	rc = dp_place_opts(&x->o, DP_PROBLEM(.it = it, .n = n,
+				.iv = c->iv, .start = start, .ceiling = ceiling),
+			   &x->st, &failed, x->log, tag, &why);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(x->err);
 		goto out;
@@ -271,20 +272,20 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)x->cc_base,
-				     (unsigned long long)ceiling, blame, why);
+				     (unsigned long long)ceiling, blame, why.s);
 		} else if (x->o.dram_shared_mode == 1)
 			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)start,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->core_cap, why);
+				     (unsigned long long)x->core_cap, why.s);
 		else
 			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)%s",
 				     x->m->file, c->index, c->function, t->name,
 				     (unsigned long long)t->size,
 				     (unsigned long long)ceiling,
-				     (unsigned long long)x->o.dram_mib, why);
+				     (unsigned long long)x->o.dram_mib, why.s);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -308,7 +309,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	struct dp_iv *iv = NULL;
 	uint32_t *map, ci, n = 0, i, k;
 	size_t niv = 0, cap = 0, failed = 0;
-	char why[200] = "";
+	struct dp_why why = { "" };
 	int rc = 0;
 
 	for (i = 0; i < x->nobj; i++)
@@ -352,9 +353,9 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		map[n++] = i;
 	}
 	x->tree_built = 1;
-	rc = dp_place_opts(&x->o, it, n, iv, start, ceiling, &x->st, &failed,
-			   x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ",
-			   why, sizeof(why));
+	rc = dp_place_opts(&x->o, DP_PROBLEM(.it = it, .n = n, .iv = iv,
+				.start = start, .ceiling = ceiling), &x->st, &failed,
+			   x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ", &why);
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc) {
@@ -375,7 +376,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		}
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
 			     m->file, o->core, m->c[o->core].t[o->t].name,
-			     (unsigned long long)it[failed].size, what, why);
+			     (unsigned long long)it[failed].size, what, why.s);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -394,10 +395,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 nomem:
 	rc = dp_nomem(x->err);
 out:
-	free(off);
-	free(it);
-	free(map);
-	free(iv);
+	DP_FREE(off, it, map, iv);
 	return rc;
 }
 

@@ -182,6 +182,8 @@ struct dp_plan *dp_plan_model(struct dp_model *m, const struct dp_opts *o,
 	struct dp_ctx x;
 	struct dp_plan *p = NULL;
 
+	if (dp_search_off_check(o->search_off, e))
+		return NULL;
 	dp_pipeline_build(&pl, o);
 	dp_ctx_init(&x, m, o, log, e);
 	if (!dp_pipeline_run(&pl, &x)) {

@@ -130,7 +130,7 @@ static void set(struct dp_exact *b, uint64_t *p, uint64_t v)
 		b->nomem = 1;
 		return;
 	}
-	b->tr[b->ntr++] = (struct trail){ p, *p };
+	b->tr[b->ntr++] = (struct trail){ .p = p, .v = *p };
 	*p = v;
 }
 
@@ -210,7 +210,8 @@ static int sections(struct dp_exact *b, const struct dp_item *it,
 	}
 	for (i = 0; i < n; i++)
 		for (k = 0; k < it[i].iv_count; k++)
-			tp[nt++] = (struct tp){ iv[it[i].iv_first + k].hi, 0 };
+			tp[nt++] = (struct tp){ .t = iv[it[i].iv_first + k].hi,
+						.i = 0 };
 	qsort(tp, nt, sizeof(*tp), cmp_tp);
 	for (i = 0, k = 0; i < nt; i++)
 		if (!k || times[k - 1] != tp[i].t)

@@ -15,8 +15,8 @@
  * problem has a fraction of the items, and the exact search reaches far
  * more of it.
  *
- * Rounds until nothing glues (at most DP_GLUE_ROUNDS, and while the
- * rectangles sorted so far are at most DP_GLUE_WORK x n), chains first
+ * Rounds until nothing glues (at most par->glue_rounds, and while the
+ * rectangles sorted so far are at most par->glue_work x n), chains first
  * under DP_GLUE_ALL and DP_GLUE_LONG: a round chains each rectangle, in
  * item order, with the first one not yet glued in the round of its size
  * and alignment that starts right after its end; only a round that finds
@@ -40,7 +40,7 @@
  * chain wins a tie, and a stack needs a clearer case).  The two end on
  * different packings for small reasons, as every rule does, so each is
  * one more candidate.  It takes more rounds (at most n, and while the
- * rectangles walked are at most DP_GLUE_FEWEST_WORK x n), so it keeps
+ * rectangles walked are at most par->glue_fewest_work x n), so it keeps
  * its rectangles in order across rounds instead of sorting them again.  Only
  * items with one interval, whose size is a multiple of their alignment
  * and (with the page rule on) above a page, glue: their offsets in a
@@ -54,16 +54,6 @@
 #include "libdramplan.h"
 #include "internal.h"
 #include "search/search.h"
-
-#define DP_GLUE_ROUNDS	64
-/* rectangles sorted in all rounds, at most this many times the items: an
- * input that glues a pair a round stops after about 16 rounds */
-#define DP_GLUE_WORK	16
-/* the rectangles walked in all rounds of DP_GLUE_FEWEST, which glues only
- * the least ambiguous pairs a round, at most this many times the items (a
- * chain of n items of one size, glued only at its two ends a round, stops
- * here) */
-#define DP_GLUE_FEWEST_WORK	1024
 
 /* a rectangle: its interval, size, alignment; sort key for the rounds */
 struct rect {
@@ -119,14 +109,31 @@ static struct rect *lower_bound(const struct rect *key, struct rect *r,
  * left, is DP_GLUE_STACKS_FIRST's round */
 enum glue_kind { GLUE_STACKS = 1, GLUE_CHAINS = 2 };
 
-/* One round of kind over r[0..k): into[j] the rectangle j goes to, at[j]
- * its offset in it; the new rectangles in nr[], *nk of them.  Returns
- * whether anything glued. */
-static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
-		    uint32_t *into, uint64_t *at, uint8_t *used, uint64_t wide,
-		    enum glue_kind kind)
+/* One glue round's state: the rectangles r[0..k), the next round's nr[]
+ * (and k, once it glued), into[] and at[] as the round fills them, the
+ * work so far */
+struct fewest;
+struct glue_round {
+	struct rect *r, *nr;
+	size_t k;
+	uint32_t *into;
+	uint64_t *at;
+	uint8_t *used;
+	uint64_t wide;
+	struct fewest *f;
+	size_t work;
+};
+
+/* One round of kind over R->r[0..k): into[j] the rectangle j goes to,
+ * at[j] its offset in it; the new rectangles in nr[], R->k of them after.
+ * Returns whether anything glued. */
+static int round_of(struct glue_round *R, enum glue_kind kind)
 {
-	size_t a, b, m = 0;
+	struct rect *r = R->r, *nr = R->nr;
+	uint32_t *into = R->into;
+	uint64_t *at = R->at, wide = R->wide;
+	uint8_t *used = R->used;
+	size_t a, b, m = 0, k = R->k;
 	int any = 0;
 
 	for (a = 0; a < k; a++)
@@ -141,8 +148,10 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 			sum += r[b].size;
 		if (b - a < 2 || r[a].hi - r[a].lo < wide)
 			continue;
-		nr[m] = (struct rect){ r[a].lo, r[a].hi, 0, r[a].align,
-				       (uint32_t)m, UINT32_MAX, 1, 0 };
+		nr[m] = (struct rect){ .lo = r[a].lo, .hi = r[a].hi,
+				       .size = 0, .align = r[a].align,
+				       .i = (uint32_t)m, .src = UINT32_MAX,
+				       .ok = 1, .id = 0 };
 		for (; a < b; a++) {
 			into[r[a].i] = (uint32_t)m;
 			at[r[a].i] = nr[m].size;
@@ -166,9 +175,12 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		     y->size == key.size && y->align == key.align; y++) {
 			if (used[y->i])
 				continue;
-			nr[m] = (struct rect){ r[a].lo, y->hi, r[a].size,
-					       r[a].align, (uint32_t)m, UINT32_MAX,
-					       1, 0 };
+			nr[m] = (struct rect){ .lo = r[a].lo, .hi = y->hi,
+					       .size = r[a].size,
+					       .align = r[a].align,
+					       .i = (uint32_t)m,
+					       .src = UINT32_MAX, .ok = 1,
+					       .id = 0 };
 			into[r[a].i] = into[y->i] = (uint32_t)m;
 			at[r[a].i] = at[y->i] = 0;
 			used[r[a].i] = used[y->i] = 1;
@@ -186,7 +198,7 @@ static int round_of(struct rect *r, size_t k, struct rect *nr, size_t *nk,
 		at[r[a].i] = 0;
 		m++;
 	}
-	*nk = m;
+	R->k = m;
 	return any;
 }
 
@@ -248,20 +260,6 @@ struct fewest {
 	size_t k;		/* entries in each o[] */
 	uint64_t born;		/* the next new rectangle's id */
 	uint32_t pen;		/* added to a stack's score */
-};
-
-/* One glue round's state: the rectangles r[0..k), the next round's nr[]
- * (and k, as round_of's *nk, once it glued), into[] and at[] as round_of
- * fills them, the work so far */
-struct glue_round {
-	struct rect *r, *nr;
-	size_t k;
-	uint32_t *into;
-	uint64_t *at;
-	uint8_t *used;
-	uint64_t wide;
-	struct fewest *f;
-	size_t work;
 };
 
 static uint32_t sat_add(uint32_t a, uint32_t b)
@@ -354,10 +352,11 @@ static void reorder(struct fewest *f, const struct rect *nr, size_t m,
 static size_t pair(const struct rect *p, const struct rect *q, int stack,
 		   const struct glue_round *R, size_t m)
 {
-	R->nr[m] = (struct rect){ p->lo, stack ? p->hi : q->hi,
-				  stack ? p->size + q->size : p->size,
-				  p->align, (uint32_t)m, UINT32_MAX, 1,
-				  R->f->born++ };
+	R->nr[m] = (struct rect){ .lo = p->lo, .hi = stack ? p->hi : q->hi,
+				  .size = stack ? p->size + q->size : p->size,
+				  .align = p->align, .i = (uint32_t)m,
+				  .src = UINT32_MAX, .ok = 1,
+				  .id = R->f->born++ };
 	R->into[p->i] = R->into[q->i] = (uint32_t)m;
 	R->at[p->i] = 0;
 	R->at[q->i] = stack ? p->size : 0;
@@ -584,29 +583,26 @@ static uint64_t stack_span(const struct rect *r, size_t n, int rule,
 	return w[m / 2] + 1;
 }
 
-int dp_glue(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	    uint64_t page, int rule, struct dp_glued *g)
+int dp_glue(const struct dp_problem *p, const struct dp_search_params *par,
+	    int rule, struct dp_glued *g)
 {
-	return dp_glue_rounds(it, n, iv, page, rule, SIZE_MAX, g);
+	return dp_glue_rounds(p, par, rule, SIZE_MAX, g);
 }
 
 /* By kind: the chains, or when there is none the stacks */
 static int round_kinds(struct glue_round *R)
 {
-	if (round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
-		     R->wide, GLUE_CHAINS))
+	if (round_of(R, GLUE_CHAINS))
 		return 1;
 	R->work += R->k;	/* nothing glued: r[] is as it was */
-	return round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
-			R->wide, GLUE_STACKS);
+	return round_of(R, GLUE_STACKS);
 }
 
 /* Stacks, then chains of what is left */
 static int round_stacks_first(struct glue_round *R)
 {
 	R->work += R->k;	/* sorted twice */
-	return round_of(R->r, R->k, R->nr, &R->k, R->into, R->at, R->used,
-			R->wide, GLUE_STACKS | GLUE_CHAINS);
+	return round_of(R, GLUE_STACKS | GLUE_CHAINS);
 }
 
 /* The rules, by DP_GLUE_* number: a round of each, and whether it glues
@@ -617,13 +613,13 @@ static const struct glue_rule {
 	int fewest;
 	uint32_t pen;
 } glue_rules[DP_GLUE_RULES] = {
-	[DP_GLUE_ALL] = { .name = "all", .round = round_kinds },
-	[DP_GLUE_LONG] = { .name = "long", .round = round_kinds },
-	[DP_GLUE_STACKS_FIRST] = { .name = "stacks-first",
+	[DP_GLUE_ALL] = { .name = "glue-all", .round = round_kinds },
+	[DP_GLUE_LONG] = { .name = "glue-long", .round = round_kinds },
+	[DP_GLUE_STACKS_FIRST] = { .name = "glue-stacks-first",
 				   .round = round_stacks_first },
-	[DP_GLUE_FEWEST] = { .name = "fewest",
+	[DP_GLUE_FEWEST] = { .name = "glue-fewest",
 			     .round = round_fewest, .fewest = 1 },
-	[DP_GLUE_FEWEST_CHAINS] = { .name = "fewest-chains",
+	[DP_GLUE_FEWEST_CHAINS] = { .name = "glue-fewest-chains",
 				    .round = round_fewest,
 				    .fewest = 1, .pen = 1 },
 };
@@ -667,7 +663,7 @@ static int glued_items(struct dp_glued *g, const struct rect *r,
 			g->it[x->i] = it[x->src];
 			continue;
 		}
-		g->iv[niv] = (struct dp_iv){ x->lo, x->hi };
+		g->iv[niv] = (struct dp_iv){ .lo = x->lo, .hi = x->hi };
 		g->it[x->i] = (struct dp_item){ .size = x->size,
 						.align = x->align,
 						.iv_first = (uint32_t)niv++,
@@ -676,10 +672,19 @@ static int glued_items(struct dp_glued *g, const struct rect *r,
 	return 0;
 }
 
-int dp_glue_rounds(const struct dp_item *it, size_t n,
-		   const struct dp_iv *iv, uint64_t page, int rule,
+const char *dp_glue_rule(int k)
+{
+	return k >= 0 && k < DP_GLUE_RULES ? glue_rules[k].name : NULL;
+}
+
+int dp_glue_rounds(const struct dp_problem *p,
+		   const struct dp_search_params *par, int rule,
 		   size_t max_rounds, struct dp_glued *g)
 {
+	const struct dp_item *it = p->it;
+	const struct dp_iv *iv = p->iv;
+	uint64_t page = p->page;
+	size_t n = p->n;
 	const struct glue_rule *gr = &glue_rules[rule >= 0 &&
 		rule < DP_GLUE_RULES ? rule : DP_GLUE_ALL];
 	struct fewest f = { 0 };
@@ -714,9 +719,11 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 		/* a rectangle's interval is numbered after the items' */
 		int ok = glues(&it[i], page) && niv + n < UINT32_MAX;
 
-		R.r[i] = (struct rect){ ok ? x->lo : 0, ok ? x->hi : 0,
-					it[i].size, it[i].align, (uint32_t)i,
-					(uint32_t)i, (uint8_t)ok, i };
+		R.r[i] = (struct rect){ .lo = ok ? x->lo : 0,
+					.hi = ok ? x->hi : 0,
+					.size = it[i].size, .align = it[i].align,
+					.i = (uint32_t)i, .src = (uint32_t)i,
+					.ok = (uint8_t)ok, .id = i };
 		g->node[i] = (uint32_t)i;
 		g->off[i] = 0;
 	}
@@ -724,8 +731,8 @@ int dp_glue_rounds(const struct dp_item *it, size_t n,
 		order_all(R.r, n, &f);
 	/* at[]: scratch until the rounds */
 	R.wide = stack_span(R.r, n, rule, R.at);
-	most_rounds = gr->fewest ? n : DP_GLUE_ROUNDS;
-	most_work = (gr->fewest ? DP_GLUE_FEWEST_WORK : DP_GLUE_WORK) * n;
+	most_rounds = gr->fewest ? n : par->glue_rounds;
+	most_work = (gr->fewest ? par->glue_fewest_work : par->glue_work) * n;
 	if (max_rounds > most_rounds)
 		max_rounds = most_rounds;
 	for (rounds = 0; rounds < max_rounds && R.work <= most_work;

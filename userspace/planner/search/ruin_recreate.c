@@ -5,12 +5,12 @@
  * placement that takes a few items out and puts them back, many times,
  * keeping each change that leaves the placement no worse.
  *
- * A step draws a seed item (half the time the highest of RUIN_TOUR drawn
- * at random), then either (RUIN_EJECT in 100) *ejects*: the seed moves down
+ * A step draws a seed item (half the time the highest of par->ruin_tour drawn
+ * at random), then either (par->ruin_eject in 100) *ejects*: the seed moves down
  * to the offset of a neighbour below it and the items in its way there
  * come out; or *ruins* a box: the seed and its overlap neighbours, breadth
  * first, whose bytes meet the seed's range widened by a margin (1/64 to
- * 1/8 of the height), RUIN_MIN to RUIN_MAX items.  Recreate: the items out go
+ * 1/8 of the height), par->ruin_min to par->ruin_max items.  Recreate: the items out go
  * back one by one (the ejected seed first, at its new offset), each at
  * the lowest gap among its placed neighbours that holds it (dp_first_fit:
  * alignment and the page rule, within the ceiling), by size, by size x
@@ -35,16 +35,11 @@
 #include "search/search.h"
 #include "xorshift.h"
 
-#define RUIN_MIN		8	/* items a box takes out, at least */
-#define RUIN_MAX		48	/* and at most */
-#define RUIN_OUT		400	/* items an ejection may take out */
-#define RUIN_TOUR		8	/* items drawn for a high seed */
-#define RUIN_EJECT	90	/* ejections per 100 steps */
-
 struct rr {
 	struct dp_item *it;
 	size_t n;
 	const struct dp_ovl *ol;
+	const struct dp_search_params *par;
 	uint64_t start, ceiling, page;
 	uint64_t peak;
 	size_t atpeak;		/* items whose top is the peak */
@@ -89,7 +84,8 @@ static void by_address(struct rr *R, uint32_t *nb, size_t d)
 	if (shifts <= 4 * d)
 		return;
 	for (j = 0; j < d; j++)
-		R->occ[j] = (struct dp_range){ it[nb[j]].addr, nb[j] };
+		R->occ[j] = (struct dp_range){ .lo = it[nb[j]].addr,
+					       .hi = nb[j] };
 	dp_sort_ranges(R->occ, d, DP_SORT_DEPTH_AUTO);
 	for (j = 0; j < d; j++)
 		nb[j] = (uint32_t)R->occ[j].hi;
@@ -108,8 +104,8 @@ static int insert(struct rr *R, uint32_t v)
 		return -ENOMEM;
 	by_address(R, nb, nov);
 	for (j = 0; j < nov && it[nb[j]].addr != DP_UNSET; j++)
-		R->occ[no++] = (struct dp_range){ it[nb[j]].addr,
-			it[nb[j]].addr + it[nb[j]].size };
+		R->occ[no++] = (struct dp_range){ .lo = it[nb[j]].addr,
+			.hi = it[nb[j]].addr + it[nb[j]].size };
 	R->work += nov + no;
 	return dp_first_fit_sorted(R->occ, no, R->start, R->ceiling, it[v].size,
 				   R->page, it[v].align, &it[v].addr) ? -1 : 0;
@@ -186,7 +182,7 @@ static int eject(struct rr *R, uint32_t s)
 		if (u == s || !R->it[u].size || R->it[u].addr >= a + v->size ||
 		    top_of(R, u) <= a)
 			continue;
-		if (R->nr >= RUIN_OUT)
+		if (R->nr >= R->par->ruin_out)
 			return 0;
 		R->rm[R->nr++] = u;
 	}
@@ -218,8 +214,8 @@ static int recreate(struct rr *R, size_t atpeak)
 		if (how == 1 && __builtin_mul_overflow(k, R->ol->width[v], &k))
 			k = UINT64_MAX;
 		k = how == 2 ? k : k / 64 * p;
-		R->k[j] = (struct dp_key3){ { v == R->force ? UINT64_MAX : k,
-					      0, 0 }, j };
+		R->k[j] = (struct dp_key3){
+			.k = { v == R->force ? UINT64_MAX : k, 0, 0 }, .i = j };
 	}
 	qsort(R->k, R->nr, sizeof(*R->k), dp_cmp_key3);
 	for (j = 0; j < R->nr && !r; j++) {
@@ -266,7 +262,7 @@ static int step(struct rr *R)
 	int r;
 
 	if (xorshift64_below(&R->rs, 100) < 50)
-		for (i = 0; i < RUIN_TOUR; i++) {
+		for (i = 0; i < R->par->ruin_tour; i++) {
 			c = xorshift64_below(&R->rs, R->n);
 			s = top_of(R, c) > top_of(R, s) ? c : s;
 		}
@@ -276,12 +272,13 @@ static int step(struct rr *R)
 	if (!R->it[s].size)
 		return 0;
 	R->force = UINT32_MAX;
-	if (xorshift64_below(&R->rs, 100) < RUIN_EJECT) {
+	if (xorshift64_below(&R->rs, 100) < R->par->ruin_eject) {
 		if (!eject(R, s))
 			return 0;
 	} else {
-		ruin(R, s, alo, ahi, RUIN_MIN +
-		     xorshift64_below(&R->rs, RUIN_MAX - RUIN_MIN + 1));
+		ruin(R, s, alo, ahi, R->par->ruin_min +
+		     xorshift64_below(&R->rs, R->par->ruin_max -
+				      R->par->ruin_min + 1));
 	}
 	r = recreate(R, atpeak);
 	if (r == 1 && !R->atpeak)
@@ -289,25 +286,33 @@ static int step(struct rr *R)
 	return r < 0 ? r : 0;
 }
 
-int dp_ruin_recreate(struct dp_item *it, size_t n, const struct dp_ovl *ol,
-		     uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-		     uint64_t budget, uint64_t *best, uint64_t *best_end)
+uint64_t dp_ruin_recreate_budget(const struct dp_search_params *par, size_t n)
 {
-	struct rr R = { .it = it, .n = n, .ol = ol, .start = start,
-			.ceiling = ceiling, .page = page,
+	return n < par->ruin_work / par->ruin_item ? n * par->ruin_item :
+	       par->ruin_work;
+}
+
+int dp_ruin_recreate(const struct dp_problem *p, const struct dp_ovl *ol,
+		     const struct dp_search_params *par, uint64_t lb,
+		     uint64_t budget, struct dp_best *best)
+{
+	struct dp_item *it = p->it;
+	size_t i, n = p->n;
+	struct rr R = { .it = it, .n = n, .ol = ol, .par = par,
+			.start = p->start, .ceiling = p->ceiling,
+			.page = p->page,
 			.rs = 0x9e3779b97f4a7c15ULL * 5 + 1 };
-	size_t i;
 	int rc = 0;
 
-	if (*best_end <= lb || !budget || n < 2)
+	if (best->end <= lb || !budget || n < 2)
 		return 0;
-	R.rm = dp_realloc_array(NULL, RUIN_OUT + 1, sizeof(*R.rm));
-	R.old = dp_realloc_array(NULL, RUIN_OUT + 1, sizeof(*R.old));
-	R.k = dp_realloc_array(NULL, RUIN_OUT + 1, sizeof(*R.k));
+	R.rm = dp_realloc_array(NULL, par->ruin_out + 1, sizeof(*R.rm));
+	R.old = dp_realloc_array(NULL, par->ruin_out + 1, sizeof(*R.old));
+	R.k = dp_realloc_array(NULL, par->ruin_out + 1, sizeof(*R.k));
 	R.mark = calloc(n, 1);
 	R.nb = dp_realloc_array(NULL, ol->first[n] + 1, sizeof(*R.nb));
 	for (i = 0; i < n; i++)
-		it[i].addr = best[i];
+		it[i].addr = best->addr[i];
 	if (R.nb)
 		memcpy(R.nb, ol->ov, ol->first[n] * sizeof(*R.nb));
 	if (!R.rm || !R.old || !R.k || !R.mark || !R.nb)
@@ -316,14 +321,14 @@ int dp_ruin_recreate(struct dp_item *it, size_t n, const struct dp_ovl *ol,
 		rr_peak(&R);
 	while (!rc && R.work < budget && R.peak > lb) {
 		rc = step(&R);
-		if (R.peak < *best_end) {
-			*best_end = R.peak;
+		if (R.peak < best->end) {
+			best->end = R.peak;
 			for (i = 0; i < n; i++)
-				best[i] = it[i].addr;
+				best->addr[i] = it[i].addr;
 		}
 	}
 	for (i = 0; i < n; i++)
-		it[i].addr = best[i];
+		it[i].addr = best->addr[i];
 	DP_FREE(R.rm, R.old, R.k, R.mark, R.occ, R.nb);
 	return rc;
 }

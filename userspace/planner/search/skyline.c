@@ -31,7 +31,7 @@
  * raising a run costs its segments times O(log m) at most; the candidates
  * skipped in the buckets add to it (the chain pass visits every candidate
  * in the run's buckets once a run).  The pass gives up (no placement,
- * like a pass that does not fit) once it has visited DP_SKYLINE_WORK
+ * like a pass that does not fit) once it has visited par->skyline_work
  * segments, tree nodes and candidates, so its cost is bounded whatever
  * the input.  The times and hulls depend on
  * the items' intervals only; passes over one item set share them
@@ -63,6 +63,7 @@ struct sky {
 	uint64_t *mn;		/* a min tree over lvl[] (leaves at tsz) */
 	uint32_t tsz;
 	uint64_t work;		/* segments and bucket entries visited */
+	uint64_t max_work;	/* and at most (par->skyline_work) */
 	/* the chain pass (dp_skyline_chain): per segment of the run */
 	int chain;		/* 1: ties by span x key, 2: span^2 x key */
 	int keep;		/* items with an address stay (a floor) */
@@ -91,7 +92,8 @@ static void order_by(struct dp_hull_key *k, size_t n, const struct dp_sky_hulls 
 	for (j = 0; j < n; j++) {
 		uint32_t v = h->ord[j];
 
-		k[j] = (struct dp_hull_key){ h->cs[v], h->ce[v], key[v], v };
+		k[j] = (struct dp_hull_key){ .cs = h->cs[v], .ce = h->ce[v],
+					     .key = key[v], .i = v };
 	}
 	for (a = 0; a < n; a = b) {
 		for (b = a + 1; b < n && k[b].cs == k[a].cs &&
@@ -342,19 +344,20 @@ static uint64_t lowest_run(struct sky *K, uint32_t *s0, uint32_t *s1)
 
 /* Items without an interval at start; then each step fills or raises the
  * lowest run.  0, -1 (something ends above ceiling) or -ENOMEM. */
-static int fill(struct sky *K, struct dp_item *it, size_t n,
-		uint64_t start, uint64_t ceiling, uint64_t page)
+static int fill(struct sky *K, const struct dp_problem *p)
 {
-	size_t left = n - K->kept;
+	struct dp_item *it = p->it;
+	uint64_t ceiling = p->ceiling, page = p->page;
+	size_t left = p->n - K->kept;
 	uint32_t v, s, s0 = 0, s1 = 0;
 	uint64_t h;
 
 	for (v = K->head[K->m]; v != UINT32_MAX; v = K->next[v], left--)
-		if (!dp_try_gap(start, ceiling, it[v].size, page, it[v].align,
+		if (!dp_try_gap(p->start, ceiling, it[v].size, page, it[v].align,
 				&it[v].addr))
 			return -1;
 	while (left) {
-		if (K->work > DP_SKYLINE_WORK)
+		if (K->work > K->max_work)
 			return -1;
 		h = lowest_run(K, &s0, &s1);
 		if (K->chain && cover(K, s0, s1)) {
@@ -387,16 +390,18 @@ static int fill(struct sky *K, struct dp_item *it, size_t n,
 	return 0;
 }
 
-static int skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		   const uint64_t *key, uint64_t start, uint64_t ceiling,
-		   uint64_t page, int chain, int keep, uint64_t *work,
+/* A pass over p (chain: struct sky's; keep: DP_SKY_KEEP's) */
+static int skyline(const struct dp_problem *p,
+		   const struct dp_search_params *par, const uint64_t *key,
+		   int chain, int keep, uint64_t *work,
 		   const struct dp_sky_hulls *hu)
 {
-	struct sky K = { .iv = iv, .chain = chain, .keep = keep, .key = key };
-	int rc = sky_init(&K, it, n, key, start, hu);
+	struct sky K = { .iv = p->iv, .chain = chain, .keep = keep,
+			 .key = key, .max_work = par->skyline_work };
+	int rc = sky_init(&K, p->it, p->n, key, p->start, hu);
 
 	if (!rc)
-		rc = fill(&K, it, n, start, ceiling, page);
+		rc = fill(&K, p);
 	if (work)
 		*work += K.work;
 	sky_free(&K);
@@ -415,19 +420,16 @@ void dp_sky_perturb(const struct dp_item *it, size_t n, uint64_t spread,
 			key[i] = UINT64_MAX;
 }
 
-int dp_skyline(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       const uint64_t *key, uint64_t start, uint64_t ceiling,
-	       uint64_t page, const struct dp_sky_hulls *hu)
+int dp_skyline(const struct dp_problem *p, const struct dp_search_params *par,
+	       const uint64_t *key, const struct dp_sky_hulls *hu)
 {
-	return skyline(it, n, iv, key, start, ceiling, page, 0, 0, NULL, hu);
+	return skyline(p, par, key, 0, 0, NULL, hu);
 }
 
-int dp_skyline_chain(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		     const uint64_t *key, uint64_t start, uint64_t ceiling,
-		     uint64_t page, int flags, uint64_t *work,
-		     const struct dp_sky_hulls *hu)
+int dp_skyline_chain(const struct dp_problem *p,
+		     const struct dp_search_params *par, const uint64_t *key,
+		     int flags, uint64_t *work, const struct dp_sky_hulls *hu)
 {
-	return skyline(it, n, iv, key, start, ceiling, page,
-		       1 + !!(flags & DP_SKY_SPAN2), !!(flags & DP_SKY_KEEP),
-		       work, hu);
+	return skyline(p, par, key, 1 + !!(flags & DP_SKY_SPAN2),
+		       !!(flags & DP_SKY_KEEP), work, hu);
 }

@@ -5,15 +5,15 @@
  * the exact search) a time slice at a time, at any size.
  *
  * The items are ordered by their first live time and cut into slices of
- * about SLICE_ITEMS items (never between two items that start together).  In
+ * about par->slice_items items (never between two items that start together).  In
  * a slice, the items whose whole hull (first to last live time) lies
  * inside it are free; every neighbour of a free item that is not free
  * itself is pinned where it is (the exact search's per-item floor and
  * ceiling, dp_exact_floors, hold it there).  The free items are placed again
  * by the exact search (branch_bound.c) below a cap: first the
  * subproblem's lower bound (the highest pinned top, or the most bytes live at once in it),
- * then bisection between that and the slice's highest top now, SLICE_PROBES
- * probes of SLICE_PROBE_NODES nodes in all; the lowest placement found is
+ * then bisection between that and the slice's highest top now, par->slice_probes
+ * probes of par->slice_probe_nodes nodes in all; the lowest placement found is
  * kept.  Every
  * other item keeps its address, so each slice's top only goes down and the
  * whole placement never ends higher than it started.
@@ -27,7 +27,7 @@
  *
  * Cost: a subproblem of k items (free and pinned) costs its overlaps and
  * sections once (about k log k + its overlap pairs) and then at most
- * SLICE_PROBE_NODES search nodes over its SLICE_PROBES probes; a round costs
+ * par->slice_probe_nodes search nodes over its par->slice_probes probes; a round costs
  * the sum over its slices, whose free items are each item at most once.
  */
 #include <errno.h>
@@ -39,15 +39,13 @@
 #include "place/place.h"
 #include "search/search.h"
 
-#define SLICE_ITEMS	400	/* items per slice, by first live time */
-#define SLICE_PROBES	3	/* bisection probes per slice */
-#define SLICE_PROBE_NODES	20000	/* search nodes per probe */
 
 struct slice_search {
 	struct dp_item *it;		/* it[].addr: the current placement */
 	size_t n;
 	const struct dp_iv *iv;
 	const struct dp_ovl *ol;
+	const struct dp_search_params *par;
 	uint64_t start, page, spent, budget;
 	uint64_t *hlo, *hhi;		/* item -> first, last live time */
 	uint32_t *ord;			/* the items by first live time */
@@ -75,13 +73,14 @@ static void add_sub(struct slice_search *L, uint32_t v, int pinned)
 static int bisect(struct slice_search *L, struct dp_exact *b, uint64_t lo,
 		  uint64_t hi)
 {
-	int r = 0, got = 0, probes = SLICE_PROBES;
-	uint64_t left = SLICE_PROBE_NODES, used;
+	int r = 0, got = 0, probes = L->par->slice_probes;
+	uint64_t left = L->par->slice_probe_nodes, used;
 	size_t j;
 
 	dp_exact_floors(b, L->base, L->top);
 	while (probes-- > 0 && lo < hi && left && L->spent < L->budget) {
-		uint64_t mid = probes == SLICE_PROBES - 1 ? lo : lo + (hi - lo) / 2;
+		uint64_t mid = probes == L->par->slice_probes - 1 ? lo :
+			       lo + (hi - lo) / 2;
 
 		used = dp_exact_nodes(b);
 		r = dp_exact_probe(b, L->start, mid, left);
@@ -157,7 +156,7 @@ static int round_of(struct slice_search *L, size_t off)
 	int r, got = 0;
 
 	while (p0 < L->n && L->spent < L->budget) {
-		p1 = p0 + (p0 || !off ? SLICE_ITEMS : off);
+		p1 = p0 + (p0 || !off ? L->par->slice_items : off);
 		if (p1 >= L->n)
 			p1 = L->n;
 		while (p1 < L->n && L->hlo[L->ord[p1]] == L->hlo[L->ord[p1 - 1]])
@@ -197,7 +196,7 @@ static int slices_init(struct slice_search *L)
 	}
 	for (i = 0; i < L->n; i++) {
 		dp_item_hull(&L->it[i], L->iv, &L->hlo[i], &L->hhi[i]);
-		k[i] = (struct dp_key3){ { ~L->hlo[i], 0, 0 }, i };
+		k[i] = (struct dp_key3){ .k = { ~L->hlo[i], 0, 0 }, .i = i };
 	}
 	qsort(k, L->n, sizeof(*k), dp_cmp_key3);	/* lo ascending */
 	for (i = 0; i < L->n; i++)
@@ -206,38 +205,38 @@ static int slices_init(struct slice_search *L)
 	return 0;
 }
 
-int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
-	      const struct dp_ovl *ol, uint64_t start, uint64_t page,
-	      uint64_t lb, uint64_t budget, uint64_t *best, uint64_t *best_end,
-	      uint64_t *spent)
+int dp_slices(const struct dp_problem *p, const struct dp_ovl *ol,
+	      const struct dp_search_params *par, uint64_t lb, uint64_t budget,
+	      struct dp_best *best, uint64_t *spent)
 {
-	struct slice_search L = { .it = it, .n = n, .iv = iv, .ol = ol,
-				  .start = start, .page = page,
-				  .budget = budget };
+	struct dp_item *it = p->it;
+	size_t i, n = p->n;
+	struct slice_search L = { .it = it, .n = n, .iv = p->iv, .ol = ol,
+				  .par = par, .start = p->start,
+				  .page = p->page, .budget = budget };
 	int rc = 0, idle = 0, round = 0;
-	size_t i;
 
 	*spent = 0;
-	if (*best_end <= lb || !budget || !n)
+	if (best->end <= lb || !budget || !n)
 		return 0;
 	rc = slices_init(&L);
 	for (i = 0; i < n; i++)
-		it[i].addr = best[i];
-	while (!rc && idle < 2 && L.spent < L.budget && *best_end > lb) {
-		int r = round_of(&L, round++ % 2 ? SLICE_ITEMS / 2 : 0);
-		uint64_t e = dp_items_end(it, n, start);
+		it[i].addr = best->addr[i];
+	while (!rc && idle < 2 && L.spent < L.budget && best->end > lb) {
+		int r = round_of(&L, round++ % 2 ? par->slice_items / 2 : 0);
+		uint64_t e = dp_items_end(it, n, p->start);
 
 		if (r < 0)
 			rc = r;
-		idle = e < *best_end ? 0 : idle + 1;
-		if (e < *best_end) {
-			*best_end = e;
+		idle = e < best->end ? 0 : idle + 1;
+		if (e < best->end) {
+			best->end = e;
 			for (i = 0; i < n; i++)
-				best[i] = it[i].addr;
+				best->addr[i] = it[i].addr;
 		}
 	}
 	for (i = 0; i < n; i++)
-		it[i].addr = best[i];
+		it[i].addr = best->addr[i];
 	*spent = L.spent;
 	slices_free(&L);
 	return rc;
@@ -247,9 +246,9 @@ int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * The top search: the placement above a level L is made again by the
  * skyline's chain pass (skyline.c), the items below L kept where they are
  * as a floor under it; the lower end is kept.  L goes down from the top
- * in TOP_LEVELS steps to a tenth of the placement's height, each
- * level tried TOP_TRIES times with the ties perturbed (each size's
- * weight drawn from [1, TOP_SPREAD) by a fixed seed; every other try
+ * in par->top_levels steps to a tenth of the placement's height, each
+ * level tried par->top_tries times with the ties perturbed (each size's
+ * weight drawn from [1, par->top_spread) by a fixed seed; every other try
  * by span^2), until the chain passes have visited budget
  * segments and candidates.  Valid by construction: in each column the
  * items above L sat above every item kept, and the pass puts them back
@@ -257,18 +256,14 @@ int dp_slices(struct dp_item *it, size_t n, const struct dp_iv *iv,
  * long items the skyline left on top (they cross every slice), this
  * places them again, with all the items above L.
  */
-#define TOP_LEVELS	30
-#define TOP_TRIES	5
-/* Ties by size x a weight drawn from [1, 64): far apart, so each try is
- * close to a random tie order and the tries differ (the chain pass's
- * weights, strategy.c, are drawn from [1, 2)). */
-#define TOP_SPREAD	64
-
-int dp_top_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
-		  uint64_t start, uint64_t ceiling, uint64_t page, uint64_t lb,
-		  uint64_t budget, uint64_t seed, uint64_t *best,
-		  uint64_t *best_end, uint64_t *spent)
+int dp_top_search(const struct dp_problem *p,
+		  const struct dp_search_params *par, uint64_t lb,
+		  uint64_t budget, uint64_t seed, struct dp_best *best,
+		  uint64_t *spent)
 {
+	struct dp_item *it = p->it;
+	size_t n = p->n;
+	uint64_t start = p->start;
 	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
 	uint64_t work = 0, L, e;
 	uint64_t rs = 0x9e3779b97f4a7c15ULL * (3 + 2 * seed) + 1;
@@ -279,33 +274,34 @@ int dp_top_search(struct dp_item *it, size_t n, const struct dp_iv *iv,
 	*spent = 0;
 	if (!key)
 		return -ENOMEM;
-	r = dp_sky_hulls_new(it, n, iv, &hu);
+	r = dp_sky_hulls_new(it, n, p->iv, &hu);
 	if (r) {			/* -1: no pass can place these */
 		free(key);
 		return r == -ENOMEM ? r : 0;
 	}
-	for (j = 1; j <= TOP_LEVELS; j++)
-		for (k = 0; k < TOP_TRIES; k++) {
-			if (*best_end <= lb || work >= budget || r == -ENOMEM)
+	for (j = 1; j <= par->top_levels; j++)
+		for (k = 0; k < par->top_tries; k++) {
+			if (best->end <= lb || work >= budget || r == -ENOMEM)
 				goto out;
-			L = start + (uint64_t)((unsigned __int128)(*best_end - start) *
-					       (10 * TOP_LEVELS - 9 * j) /
-					       (10 * TOP_LEVELS));
+			L = start + (uint64_t)((unsigned __int128)(best->end - start) *
+					       (10 * par->top_levels - 9 * j) /
+					       (10 * par->top_levels));
 			for (i = 0; i < n; i++)
-				it[i].addr = best[i] < L ? best[i] : DP_UNSET;
-			dp_sky_perturb(it, n, TOP_SPREAD, &rs, key);
-			r = dp_skyline_chain(it, n, iv, key, start, ceiling, page,
+				it[i].addr = best->addr[i] < L ? best->addr[i] :
+					     DP_UNSET;
+			dp_sky_perturb(it, n, par->top_spread, &rs, key);
+			r = dp_skyline_chain(p, par, key,
 					     DP_SKY_KEEP | (k % 2 ? DP_SKY_SPAN2 : 0),
 					     &work, &hu);
-			if (r || (e = dp_items_end(it, n, start)) >= *best_end)
+			if (r || (e = dp_items_end(it, n, start)) >= best->end)
 				continue;
-			*best_end = e;
+			best->end = e;
 			for (i = 0; i < n; i++)
-				best[i] = it[i].addr;
+				best->addr[i] = it[i].addr;
 		}
 out:
 	for (i = 0; i < n; i++)
-		it[i].addr = best[i];
+		it[i].addr = best->addr[i];
 	dp_sky_hulls_free(&hu);
 	free(key);
 	*spent = work;

@@ -60,7 +60,8 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 		for (j = 0; j < it[i].iv_count; j++) {
 			const struct dp_iv *v = &iv[it[i].iv_first + j];
 
-			e[k++] = (struct dp_span){ v->lo, v->hi, i };
+			e[k++] = (struct dp_span){ .lo = v->lo, .hi = v->hi,
+						   .i = i };
 			o->width[i] += v->hi - v->lo + 1;
 		}
 	qsort(e, niv, sizeof(*e), dp_cmp_span);
@@ -238,7 +239,8 @@ int dp_sky_hulls_new(const struct dp_item *it, size_t n,
 		dp_item_hull(&it[i], iv, &lo, &hi);
 		h->cs[i] = lo > hi ? h->m : seg_of(h, lo);
 		h->ce[i] = lo > hi ? h->m : seg_of(h, hi + 1);
-		k[i] = (struct dp_hull_key){ h->cs[i], h->ce[i], 0, (uint32_t)i };
+		k[i] = (struct dp_hull_key){ .cs = h->cs[i], .ce = h->ce[i],
+					     .key = 0, .i = (uint32_t)i };
 	}
 	qsort(k, n, sizeof(*k), dp_cmp_hull_key);
 	for (i = 0; i < n; i++)
