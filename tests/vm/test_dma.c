@@ -100,6 +100,18 @@ static int env_open(struct env *e)
 	return 0;
 }
 
+/* One 4 KiB transfer buf[from] -> buf[from + 1], held on semaphore sem. */
+static int submit_held(struct env *e, int from, uint32_t engine, uint32_t sem,
+		       uint64_t *t)
+{
+	struct xmemsim_dma_desc d = desc(e->buf[from], e->buf[from + 1], 4096,
+					 engine, 2);
+
+	d.wait_sem = sem;
+	d.wait_value = 1;
+	return submit(e->fd, &d, 1, t);
+}
+
 TEST(info_reports_the_model)
 {
 	struct env e;
@@ -1023,17 +1035,13 @@ TEST(io_uring_link_timeout_ends_a_device_wait)
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	struct xmemsim_dma_desc d;
 	int i, cmd_res = 1, tmo_res = 1;
 	uint64_t t, v = 1;
 	struct env e;
 
 	REQUIRE(env_open(&e) == 0);
 	REQUIRE(io_uring_queue_init(4, &ring, 0) == 0);
-	d = desc(e.buf[0], e.buf[1], 4096, 0, 2);
-	d.wait_sem = 8;
-	d.wait_value = 1;
-	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	REQUIRE(submit_held(&e, 0, 0, 8, &t) == 0);
 	w = (struct xmemsim_dma_wait){ .ticket = t, .timeout_ns = -1 };
 	uc = (struct xmemsim_uring_cmd){ .arg = (uintptr_t)&w };
 	sqe = io_uring_get_sqe(&ring);
@@ -1076,7 +1084,6 @@ TEST(io_uring_link_timeout_ends_a_device_wait)
 TEST(a_wait_is_not_cut_short_by_io_uring_task_work)
 {
 	struct __kernel_timespec ts = { .tv_nsec = 20000000 };
-	struct xmemsim_dma_desc d;
 	struct xmemsim_dma_wait w;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
@@ -1086,10 +1093,7 @@ TEST(a_wait_is_not_cut_short_by_io_uring_task_work)
 
 	REQUIRE(env_open(&e) == 0);
 	REQUIRE(io_uring_queue_init(4, &ring, 0) == 0);
-	d = desc(e.buf[0], e.buf[1], 4096, 0, 2);
-	d.wait_sem = 6;
-	d.wait_value = 1;
-	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
+	REQUIRE(submit_held(&e, 0, 0, 6, &t) == 0);
 	sqe = io_uring_get_sqe(&ring);
 	io_uring_prep_timeout(sqe, &ts, 0, 0);
 	REQUIRE(io_uring_submit(&ring) == 1);
