@@ -942,7 +942,7 @@ TEST(only_who_opted_in_fails)
 	CHECK_LEVELS(before);
 }
 
-/* README's worked example: fail_dma_error for a process with make-it-fail */
+/* docs/device.md's worked example ("Testing your error paths"): fail_dma_error for a process with make-it-fail */
 TEST(readme_example_dma_error_for_an_opted_in_process)
 {
 	struct levels before = levels();
