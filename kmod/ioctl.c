@@ -153,7 +153,7 @@ static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags & ~XMEMSIM_FREE_FLAGS ||
 	    fr->reserved0 || !mem_is_zero(fr->reserved, sizeof(fr->reserved)))
 		return -EINVAL;
-	/* the timing checker: a free with a transfer in flight */
+	/* the hazard checker: a free with a transfer in flight */
 	if (xf->dev->dma.check &&
 	    !xmemsim_alloc_size(xf, fr->heap, fr->addr, &size, &usable)) {
 		ret = xmemsim_dma_check_host(xf, fr->addr, size, true,

@@ -162,7 +162,7 @@ MODULE_PARM_DESC(dma_mbps_dataram_dataram, "DMA bandwidth within dataram, MB/s (
 
 static unsigned int dma_check;
 module_param(dma_check, uint, 0444);
-MODULE_PARM_DESC(dma_check, "The DMA timing checker: 0 off (default), 1 report host accesses to bytes in flight and unsynchronized transfers, 2 also refuse them (-EBUSY)");
+MODULE_PARM_DESC(dma_check, "The DMA hazard checker: 0 off (default), 1 report host accesses to transfers not yet observed done and unordered transfers, 2 also refuse them (-EBUSY)");
 
 static unsigned long long time_scale;
 module_param(time_scale, ullong, 0444);

@@ -99,14 +99,14 @@ struct xmemsim_dma_params {
 	u32 check;		/* dma_check: enum xmemsim_dma_check */
 };
 
-/* The timing checker: off, report, or report and refuse (-EBUSY). */
+/* The hazard checker: off, report, or report and refuse (-EBUSY). */
 enum xmemsim_dma_check {
 	XMEMSIM_CHECK_OFF,
 	XMEMSIM_CHECK_REPORT,
 	XMEMSIM_CHECK_REFUSE,
 };
 
-/* What the timing checker reports, counted in sysfs dma_check_reports. */
+/* What the hazard checker reports, counted in sysfs dma_check_reports. */
 enum xmemsim_dma_hazard {
 	XMEMSIM_HAZARD_HOST,	/* a host access to bytes in flight */
 	XMEMSIM_HAZARD_FREE,	/* a free of an allocation in flight */
