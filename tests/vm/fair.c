@@ -25,13 +25,10 @@
 #include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
+#include "users.h"
 
 #define HBM XMEMSIM_HEAP_HBM
 #define NONE XMEMSIM_SEM_NONE
-#define NOBODY 65534
-
-static gid_t node_gid;
-
 static double now_ms(void)
 {
 	struct timespec t;
@@ -47,14 +44,6 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void *shared(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 static struct xmemsim_dma_desc desc(uint64_t src, uint64_t dst, uint64_t len,
 				    uint32_t engine, uint32_t queue)
 {
@@ -62,48 +51,6 @@ static struct xmemsim_dma_desc desc(uint64_t src, uint64_t dst, uint64_t len,
 		.src = src, .dst = dst, .len = len, .engine = engine,
 		.queue = queue, .wait_sem = NONE, .signal_sem = NONE,
 	};
-}
-
-/*
- * Run fn(arg) as uid 65534 in a child: it writes one byte to *ready when
- * set up, and is killed by the parent. Returns the child, after its byte.
- */
-static pid_t attacker(int (*fn)(void *, int), void *arg)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		close(p[0]);
-		if (setgroups(1, &node_gid) || setgid(NOBODY) || setuid(NOBODY))
-			_exit(100);
-		_exit(fn(arg, p[1]));
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1) {
-		close(p[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(p[0]);
-	return pid;
-}
-
-static void finish(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
-static int say_ready(int fd)
-{
-	return write(fd, "r", 1) == 1 ? 0 : 99;
 }
 
 /* --- 1: no lock across work ------------------------------------------------ */
@@ -116,7 +63,7 @@ struct backlog {
 };
 
 /* The attacker: 256 transfers of 8 MiB within its own 16 MiB, queued. */
-static int flood(void *arg, int ready)
+static int flood(void *arg)
 {
 	struct backlog *b = arg;
 	struct xmemsim_dma_desc d[BACKLOG];
@@ -138,8 +85,7 @@ static int flood(void *arg, int ready)
 	if (xms_dma_submit(&xd, d, BACKLOG, &t))
 		return 4;
 	b->running = 1;
-	if (say_ready(ready))
-		return 99;
+	say_ready();
 	for (i = 0; i < BACKLOG; i++)
 		xms_dma_wait(&xd, t + i, -1, &w);
 	b->running = 0;
@@ -198,7 +144,7 @@ TEST(a_backlog_does_not_hold_the_lock)
 
 enum { IDLE_FILES = 8000 };
 
-static int idle_files(void *arg, int ready)
+static int idle_files(void *arg)
 {
 	struct xmemsim_sem sm = { .sem = 0 };
 	int i, *opened = arg;
@@ -212,9 +158,7 @@ static int idle_files(void *arg, int ready)
 			break;
 	}
 	*opened = i;
-	if (say_ready(ready))
-		return 99;
-	pause();
+	hold();
 	return 0;
 }
 
@@ -277,7 +221,7 @@ struct watch {
 };
 
 /* The attacker polls its DMA_INFO now_ns until told to stop. */
-static int watch_clock(void *arg, int ready)
+static int watch_clock(void *arg)
 {
 	struct watch *w = arg;
 	struct xmemsim_dma_info in;
@@ -287,8 +231,7 @@ static int watch_clock(void *arg, int ready)
 	if (xms_open(&xd, NULL) || xms_sem_set(&xd, 0, 0) || xms_dma_info(&xd, &in))
 		return 2;
 	w->first = last = in.now_ns;
-	if (say_ready(ready))
-		return 99;
+	say_ready();
 	while (!w->stop) {
 		if (xms_dma_info(&xd, &in))
 			return 3;
@@ -342,7 +285,7 @@ TEST(now_ns_shows_nothing_of_others)
 /* --- a user's queue errors are its own ------------------------------------- */
 
 /* The attacker fails a transfer that stops its queue 0 on engine 0 and breaks its semaphore 0. */
-static int break_queue(void *arg, int ready)
+static int break_queue(void *arg)
 {
 	struct xmemsim_dma_desc d[3];
 	struct xmemsim_dma_wait w;
@@ -368,9 +311,7 @@ static int break_queue(void *arg, int ready)
 			return 4;
 		st[i] = w.status;
 	}
-	if (say_ready(ready))
-		return 99;
-	pause();
+	hold();
 	return 0;
 }
 
@@ -412,8 +353,6 @@ TEST(another_users_queue_errors_change_nothing)
 
 int main(void)
 {
-	const char *g = getenv("XMEMSIM_NODE_GID");
-
-	node_gid = g ? (gid_t)atoi(g) : 0;
+	users_init();
 	return tap_run();
 }

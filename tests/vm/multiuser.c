@@ -32,85 +32,11 @@
 #include "dev.h"
 #include "libxmemsim.h"
 #include "tap.h"
+#include "users.h"
 
 #define HBM XMEMSIM_HEAP_HBM
 #define DRAM XMEMSIM_HEAP_DATARAM
 #define LIBC XMEMSIM_HEAP_LIBC
-#define NOBODY 65534
-
-static gid_t node_gid;
-
-
-/* A page shared between parent and children, zeroed. */
-static void *shared(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static int become(uid_t uid)
-{
-	return setgroups(1, &node_gid) || setgid(uid) || setuid(uid) ||
-	       getuid() != uid ? -1 : 0;
-}
-
-static int ready[2];
-
-/*
- * Start fn(arg) as uid: it sets up what it holds, writes one byte to the
- * ready pipe and waits to be killed (still holding it). Returns the
- * child, after its byte came; -1 if it died first.
- */
-static pid_t start_as(uid_t uid, int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-	char c;
-
-	if (pipe(ready))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		close(ready[0]);
-		if (become(uid))
-			_exit(100);
-		_exit(fn(arg));
-	}
-	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1) {
-		close(ready[0]);
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	close(ready[0]);
-	return pid;
-}
-
-/* The attacker: uid 65534. */
-static pid_t attacker(int (*fn)(void *), void *arg)
-{
-	return start_as(NOBODY, fn, arg);
-}
-
-static void hold(void)
-{
-	char c = 'r';
-
-	if (write(ready[1], &c, 1) != 1)
-		_exit(99);
-	for (;;)
-		pause();
-}
-
-static void finish(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
 /* --- 1: descriptors are a resource ----------------------------------------- */
 
 struct desc_res {
@@ -1557,8 +1483,6 @@ TEST(memory_error_counts_for_root_and_per_user)
 
 int main(void)
 {
-	const char *g = getenv("XMEMSIM_NODE_GID");
-
-	node_gid = g ? (gid_t)atoi(g) : 0;
+	users_init();
 	return tap_run();
 }
