@@ -779,9 +779,9 @@ static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
 /**
  * xmemsim_sem_cmd() - SEM_SET, SEM_GET and SEM_WAIT on the caller's semaphores
  * @xf: the caller
- * @cmd: XMEMSIM_IOC_SEM_*, or XMEMSIM_IOC_SEM_TRY: SEM_WAIT that gives
- *	-EAGAIN rather than sleep (an io_uring inline issue)
+ * @cmd: XMEMSIM_IOC_SEM_*
  * @s: the command, copied in
+ * @nowait: SEM_WAIT from an io_uring inline issue: -EAGAIN rather than sleep
  *
  * SEM_SET also mends a broken semaphore; SEM_WAIT on a broken one whose
  * value has not come ends at once. A value read or waited for is
@@ -791,7 +791,7 @@ static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
  * (SEM_WAIT: broken), -ETIMEDOUT, -ERESTARTSYS, -ENOMEM.
  */
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
-		    struct xmemsim_sem *s)
+		    struct xmemsim_sem *s, bool nowait)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
 	struct xmemsim_dma_file *df;
@@ -803,11 +803,9 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	df = dma_file(xf);
 	if (!df)
 		return -ENOMEM;
-	if (cmd == XMEMSIM_IOC_SEM_TRY) {
-		if (!sem_reached(df, s->sem, s->value) && !test_bit(s->sem, df->broken))
-			return -EAGAIN;
-		cmd = XMEMSIM_IOC_SEM_WAIT;
-	}
+	if (cmd == XMEMSIM_IOC_SEM_WAIT && nowait &&
+	    !sem_reached(df, s->sem, s->value) && !test_bit(s->sem, df->broken))
+		return -EAGAIN;
 	if (cmd == XMEMSIM_IOC_SEM_WAIT) {
 		ret = dma_wait_event(df, sem_reached(df, s->sem, s->value) ||
 				     test_bit(s->sem, df->broken), s->timeout_ns);

@@ -383,22 +383,22 @@ static int cmd_dma_reset(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 
 static int cmd_sem_set(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_SET, &a->sem);
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_SET, &a->sem, false);
 }
 
 static int cmd_sem_get(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_GET, &a->sem);
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_GET, &a->sem, false);
 }
 
 static int cmd_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_WAIT, &a->sem);
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_WAIT, &a->sem, false);
 }
 
 static int try_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a)
 {
-	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_TRY, &a->sem);
+	return xmemsim_sem_cmd(xf, XMEMSIM_IOC_SEM_WAIT, &a->sem, true);
 }
 
 static int cmd_dma_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)

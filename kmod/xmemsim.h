@@ -365,8 +365,6 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 		     bool nowait);
 int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
 		     bool nowait);
-/* xmemsim_sem_cmd(): SEM_WAIT that gives -EAGAIN rather than sleep */
-#define XMEMSIM_IOC_SEM_TRY	0
 int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r);
 u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u);
 __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
@@ -376,7 +374,7 @@ __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		     u8 *bounce);
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
-		    struct xmemsim_sem *s);
+		    struct xmemsim_sem *s, bool nowait);
 void xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
