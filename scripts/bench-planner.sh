@@ -3,7 +3,7 @@
 # (10^3 .. 10^6) on synthetic models with bounded overlap, the time of each
 # pass, a naive O(V^2) interference baseline as far as it stays under a
 # minute, and peak / lower bound / ratio for every run and for every
-# MiniMalloc CSV in ../shared/bench/minimalloc.  Then the same sizes with
+# MiniMalloc CSV in tests/data/minimalloc.  Then the same sizes with
 # every tensor live at once (up to ALL_LIVE_MAX, default 10^5), each beside
 # the reference engine (the seed's select) on the same model up to
 # REFERENCE_LIMIT tensors (default 5000), and a side-by-side table.  Then
@@ -21,7 +21,7 @@ O=${O:-build}
 make -s O="$O" "$O/bench-planner" "$O/bench-file" "$O/dramplan" >/dev/null
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 2000 5000 10000 100000 1000000)
-mdir=${MINIMALLOC_DIR:-../shared/bench/minimalloc}
+mdir=${MINIMALLOC_DIR:-tests/data/minimalloc}
 args=()
 [ -d "$mdir" ] && args=(-m "$mdir")
 echo "== dramplan benchmark on $(nproc) CPU(s), $(uname -m)"

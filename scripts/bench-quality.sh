@@ -44,7 +44,7 @@ while [ $# -gt 0 ] && [ "$1" = --off ]; do
 done
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
-mdir=${MINIMALLOC_DIR:-../shared/bench/minimalloc}
+mdir=${MINIMALLOC_DIR:-tests/data/minimalloc}
 cap=1048576
 nodes=()
 [ -n "${SEARCH_NODES:-}" ] && nodes=(--search-nodes "$SEARCH_NODES")

@@ -225,13 +225,10 @@ TEST(random_csv_verify)
 TEST(csv_example12_optimal)
 {
 	struct dp_err e;
-	struct dp_csv *c = dp_csv_load(DP_SRCROOT "/../shared/bench/minimalloc/example.12.csv", &e);
+	struct dp_csv *c = dp_csv_load(DP_SRCROOT "/tests/data/minimalloc/example.12.csv", &e);
 	struct dp_place_stats st = { 0 };
 
-	if (!c) {
-		printf("# skip: %s\n", e.msg);
-		return;
-	}
+	REQUIRE(c);
 	/* b1 [0,3) b3 [0,9) b5 [0,21): 12 bytes live at 0..2 (also 3..8 with
 	 * b2); 8 later.  Lower bound 12, and 12 is reachable (b1/b2/b4 stack
 	 * on top of b3, b5) */
@@ -260,11 +257,12 @@ TEST(csv_minimalloc_instances)
 		struct dp_place_stats st = { 0 };
 		uint64_t lb, peak;
 
-		snprintf(path, sizeof(path), "%s/../shared/bench/minimalloc/%s.1048576.csv",
+		snprintf(path, sizeof(path), "%s/tests/data/minimalloc/%s.1048576.csv",
 			 DP_SRCROOT, inst[i].n);
 		c = dp_csv_load(path, &e);
 		if (!c) {
-			printf("# skip: %s\n", e.msg);
+			printf("# %s: %s\n", path, e.msg);
+			CHECK(c);
 			continue;
 		}
 		lb = dp_csv_lower_bound(c);

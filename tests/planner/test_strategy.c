@@ -297,8 +297,8 @@ TEST(cli_strategy_option)
 	CHECK_EQ_U64(cli("--strategy fastest examples/mlp.json"), 2);
 	CHECK_EQ_U64(cli("--search-nodes -1 examples/mlp.json"), 2);
 	/* example.12's lower bound is 12: 11 is reported, not crashed */
-	CHECK_EQ_U64(cli("--format=minimalloc --strategy search --capacity 11 -o /dev/null ../shared/bench/minimalloc/example.12.csv"), 1);
-	CHECK_EQ_U64(cli("--format=minimalloc --strategy search --capacity 12 -o /dev/null -q ../shared/bench/minimalloc/example.12.csv"), 0);
+	CHECK_EQ_U64(cli("--format=minimalloc --strategy search --capacity 11 -o /dev/null tests/data/minimalloc/example.12.csv"), 1);
+	CHECK_EQ_U64(cli("--format=minimalloc --strategy search --capacity 12 -o /dev/null -q tests/data/minimalloc/example.12.csv"), 0);
 	CHECK_EQ_U64(cli("--strategy search --no-svg -q -o /dev/null examples/transformer.json"), 0);
 }
 
@@ -322,7 +322,7 @@ TEST(minimalloc_a_to_k_fit_one_mib)
 
 	for (x = mm_insts; *x; x++) {
 		snprintf(args, sizeof(args),
-			 "--format=minimalloc --strategy search --capacity 1048576 -q -o /dev/null --no-svg ../shared/bench/minimalloc/%c.1048576.csv",
+			 "--format=minimalloc --strategy search --capacity 1048576 -q -o /dev/null --no-svg tests/data/minimalloc/%c.1048576.csv",
 			 *x);
 		rc = cli(args);
 		if (rc)
