@@ -182,6 +182,7 @@ done
 stage "kernel-code gates"
 KFILES=$(ls kmod/*.[ch] kmod/tests/*.[ch] kmod/*/*.[ch] uapi/*.h 2>/dev/null | sort -u)
 # private build folders: another checkout's make check may run beside this
+mkdir -p "$CACHE"
 LINTDIR=$(mktemp -d "$CACHE/lint.XXXXXX")
 trap 'rm -rf "$LINTDIR"' EXIT
 V=$(cat VERSION)

@@ -60,6 +60,7 @@ done
 log() { echo "vm.sh: $*" >&2; }
 
 "$REPO/scripts/deps.sh"
+mkdir -p "$CACHE"
 RUN=$(mktemp -d "$CACHE/run.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
 ROOT=$RUN/root
