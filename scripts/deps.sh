@@ -65,7 +65,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# another apt (a second entry point, unattended-upgrades) may hold dpkg's
+# lock: wait for it rather than fail
+apt_get() { apt-get -o DPkg::Lock::Timeout=900 "$@"; }
+apt_get update -qq
 for line in "${hdr_lines[@]}"; do
 	p=$(xmemsim_headers_pkg "$line")
 	[ -n "$p" ] || { echo "deps.sh: no linux-headers package of $line in the archive" >&2; exit 1; }
@@ -73,10 +76,10 @@ for line in "${hdr_lines[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing ${missing[*]}"
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [ ${#opt_missing[@]} -gt 0 ]; then
 	echo "deps.sh: installing ${opt_missing[*]} (optional)"
-	apt-get install -y -qq --no-install-recommends "${opt_missing[@]}" >/dev/null ||
+	apt_get install -y -qq --no-install-recommends "${opt_missing[@]}" >/dev/null ||
 		echo "deps.sh: optional ${opt_missing[*]} not installed: dramplan-import's tests will skip" >&2
 fi

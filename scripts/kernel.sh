@@ -33,6 +33,9 @@ mkdir -p "$CACHE"
 # around its runs too), while a cached VM kernel stays usable during a UML
 # build.
 lock() { exec 9>"$CACHE/.lock-$1-$VER"; flock 9; }
+# One kernel build at a time on the machine, whatever the line or kind:
+# two at once on 2 cores take longer than one after the other.
+build_lock() { exec 7>"$CACHE/.lock-build"; flock 7; }
 
 log() { echo "kernel.sh: $*" >&2; }
 
@@ -62,6 +65,7 @@ uml() {
 	lock uml
 	log "UML KUnit kernel in $UML"
 	mkdir -p "$UML"
+	build_lock
 	(cd "$SRC" && python3 tools/testing/kunit/kunit.py build --arch=um \
 		--build_dir="$UML" --kunitconfig="$REPO/kmod/tests" --jobs="$JOBS") \
 		>"$UML.build.log" 2>&1 || {
@@ -86,6 +90,7 @@ vm() {
 		echo "$dir"
 		return 0
 	fi
+	build_lock
 	log "building the $name kernel in $dir (config $hash)"
 	mkdir -p "$dir"
 	rm -f "$dir/.xmemsim-hash"
