@@ -83,20 +83,39 @@ void xms_ring_exit(struct xms_ring *r)
 	r->ring = NULL;
 }
 
-int xms_ring_queue(struct xms_ring *r, unsigned long cmd, void *arg,
-		   uint64_t tag)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(r->ring);
-	struct xmemsim_uring_cmd uc = { .arg = (uint64_t)(uintptr_t)arg };
+/*
+ * The SQE flags a command may carry: order (link, drain) and where it runs
+ * (async). Not a fixed file (the ring's file is not registered), not a
+ * buffer selection, and not CQE_SKIP_SUCCESS: every command queued gives
+ * one result to reap, which is what r->inflight counts.
+ */
+#define XMS_RING_SQE_FLAGS (IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_IO_DRAIN | \
+			    IOSQE_ASYNC)
 
+int xms_ring_queue_flags(struct xms_ring *r, unsigned long cmd, void *arg,
+			 uint64_t tag, unsigned int sqe_flags)
+{
+	struct xmemsim_uring_cmd uc = { .arg = (uint64_t)(uintptr_t)arg };
+	struct io_uring_sqe *sqe;
+
+	if (sqe_flags & ~XMS_RING_SQE_FLAGS)
+		return -EINVAL;
+	sqe = io_uring_get_sqe(r->ring);
 	if (!sqe)
 		return -EBUSY;
 	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, r->fd, NULL, 0, 0);
 	sqe->cmd_op = (uint32_t)cmd;	/* overlays off: set after the prep */
 	memcpy(sqe->cmd, &uc, sizeof(uc));
 	io_uring_sqe_set_data64(sqe, tag);
+	io_uring_sqe_set_flags(sqe, sqe_flags);
 	r->queued++;
 	return 0;
+}
+
+int xms_ring_queue(struct xms_ring *r, unsigned long cmd, void *arg,
+		   uint64_t tag)
+{
+	return xms_ring_queue_flags(r, cmd, arg, tag, 0);
 }
 
 int xms_ring_submit(struct xms_ring *r)

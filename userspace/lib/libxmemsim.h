@@ -164,6 +164,13 @@ void xms_ring_exit(struct xms_ring *r);
 /* -EBUSY when the submission queue is full: submit (and reap) first. */
 int xms_ring_queue(struct xms_ring *r, unsigned long cmd, void *arg,
 		   uint64_t tag);
+/*
+ * The same with SQE flags (IOSQE_IO_LINK, IOSQE_IO_HARDLINK,
+ * IOSQE_IO_DRAIN, IOSQE_ASYNC; any other: -EINVAL): a DMA_SUBMIT linked
+ * to the DMA_REAP after it, for one.
+ */
+int xms_ring_queue_flags(struct xms_ring *r, unsigned long cmd, void *arg,
+			 uint64_t tag, unsigned int sqe_flags);
 /* Submits what is queued; returns how many or -errno. */
 int xms_ring_submit(struct xms_ring *r);
 /* Waits for at least min results, returns up to max of them (or -errno). */
