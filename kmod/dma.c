@@ -877,13 +877,20 @@ u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *
 	return n;
 }
 
-/* DMA_INFO: the model's shape, and the caller's modeled now. */
-void xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in)
+/*
+ * DMA_INFO: the model's shape, and the caller's modeled now. Like the DMA
+ * and semaphore commands it starts the file's clock, so that the now it
+ * gives is the base the file's transfers will be measured from. 0 or
+ * -ENOMEM.
+ */
+int xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in)
 {
 	struct xmemsim_dma *dma = &xf->dev->dma;
-	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
+	struct xmemsim_dma_file *df = dma_file(xf);
 	u32 i, j;
 
+	if (!df)
+		return -ENOMEM;
 	memset(in, 0, sizeof(*in));
 	in->engines = dma->engines;
 	in->queues = dma->queues;
@@ -895,14 +902,10 @@ void xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in)
 		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
 			in->bw[i][j] = dma->bw[kind_of(i)][kind_of(j)];
 	in->time_scale = dma->time_scale;
-	if (df) {
-		mutex_lock(&dma->lock);
-		in->now_ns = df_now(dma, df);
-		mutex_unlock(&dma->lock);
-	} else if (dma->time_scale) {
-		in->now_ns = div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
-				       dma->time_scale);
-	}
+	mutex_lock(&dma->lock);
+	in->now_ns = df_now(dma, df);
+	mutex_unlock(&dma->lock);
+	return 0;
 }
 
 /*

@@ -403,8 +403,7 @@ static int try_sem_wait(struct xmemsim_file *xf, union xmemsim_arg *a)
 
 static int cmd_dma_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
-	xmemsim_dma_info(xf, &a->dma_info);
-	return 0;
+	return xmemsim_dma_info(xf, &a->dma_info);
 }
 
 static int cmd_fault_arm(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)

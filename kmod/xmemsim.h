@@ -375,7 +375,7 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		     u8 *bounce);
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		    struct xmemsim_sem *s, bool nowait);
-void xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in);
+int xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
 void xmemsim_dma_debugfs(struct xmemsim_dev *d, struct dentry *dir);

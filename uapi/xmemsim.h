@@ -361,7 +361,12 @@ struct xmemsim_plan_stats {
  * The clock. Each file has its own modeled now: the latest modeled time
  * it has observed (a reaped record's end, a semaphore value it read or
  * waited for, COPY's end), starting at the device's present when the
- * file first uses DMA. A transfer is submitted at its file's now and
+ * file first uses DMA (DMA_INFO, a DMA or semaphore command: DMA_INFO
+ * gives a runtime its time base before its first submit). Observing moves
+ * it: a record reaped between two submits makes the second start no
+ * earlier than that record's end, as a host that waits for a completion
+ * before issuing more would; submit, then reap, to model the program
+ * alone. A transfer is submitted at its file's now and
  * starts at the latest of: its submission, its queue reaching it (the
  * end of the one before it), its engine being free (the end of the
  * engine's last transfer, any user's), and its wait condition arriving
@@ -382,7 +387,13 @@ struct xmemsim_plan_stats {
  * "dma" shows every engine's totals to all.
  */
 #define XMEMSIM_SEM_NONE	0xffffffffU	/* wait_sem/signal_sem: none */
-/* With the hazard checker on, a destination holds this from its start. */
+/*
+ * With the hazard checker on, a destination holds this from its start
+ * until its bytes move at its end; a transfer that fails or hangs once
+ * started leaves it there (its destination is undefined, as a DMA engine
+ * that stops part way leaves it). Without the checker a failed transfer
+ * leaves its destination as it was.
+ */
 #define XMEMSIM_DMA_POISON	0xdb
 
 struct xmemsim_dma_desc {
@@ -399,7 +410,20 @@ struct xmemsim_dma_desc {
 	__u64 reserved[2];
 };
 
-/* XMEMSIM_IOC_DMA_SUBMIT: count descriptors, queued all or none. */
+/*
+ * XMEMSIM_IOC_DMA_SUBMIT: count descriptors, queued all or none. count
+ * above file_dma_depth: -E2BIG; more than the file (file_dma_depth) or
+ * its user (user_dma_depth) may hold: -EAGAIN, nothing queued; reap
+ * (DMA_WAIT, DMA_REAP) or wait for EPOLLOUT, then submit again. Through
+ * io_uring a submit is issued inline, so the DMA_SUBMITs of one
+ * io_uring_enter take effect in submission-queue order, with two
+ * exceptions: one sent to a worker by IOSQE_ASYNC, and one that finds the
+ * depth full, which io_uring issues again from its worker (it queues
+ * there if a reap has made room meanwhile, after the submits behind it;
+ * else it ends -EAGAIN). Where the order matters, link the submits
+ * (IOSQE_IO_LINK): a link waits for the one before it, and one that ends
+ * -EAGAIN cancels those after it (-ECANCELED).
+ */
 struct xmemsim_dma_submit {
 	__u64 descs;		/* in: user pointer to xmemsim_dma_desc[count] */
 	__u32 count;		/* in: 1 .. file_dma_depth */
@@ -466,7 +490,9 @@ struct xmemsim_dma_reap {
  * - every later transfer of that queue, queued then or after, ends
  *   without running, status -ECANCELED, and moves no byte;
  * - a transfer that waits on a broken semaphore, its value not reached,
- *   ends the same way with -EPIPE (and its own queue and signal follow);
+ *   ends the same way with -EPIPE, and its own queue and signal follow:
+ *   the transfers behind it on its queue end with -ECANCELED, and those
+ *   waiting on its signal with -EPIPE;
  * - SEM_WAIT on a broken semaphore, its value not reached, gives -EPIPE.
  * Such ends take no engine time: their start and end are when their queue
  * reached them. The state lasts until DMA_RESET clears the queue, or SEM_SET sets
