@@ -34,3 +34,29 @@ run_c() {
 		echo "not ok $n - $label: exited with $rc before its plan"
 	fi
 }
+
+# under_load BINARY TEST COUNT: one TAP line for TEST of a C test binary
+# run COUNT times in a row while two busy loops keep both CPUs loaded, so
+# that what the kernel does after a call returns (io_uring's teardown of a
+# closed ring, a worker's wake) comes late; every run must pass
+under_load() {
+	bin=$1 test=$2 count=$3
+	hogs=""
+	for i in 1 2; do
+		sh -c 'while :; do :; done' &
+		hogs="$hogs $!"
+	done
+	i=0 bad=0
+	while [ $i -lt "$count" ]; do
+		TAP_ONLY=$test "/tests/vm/$bin" > /tmp/under_load.tap 2>&1
+		grep -q "^ok 1 - $test" /tmp/under_load.tap || {
+			bad=$((bad + 1))
+			sed 's/^/# /' /tmp/under_load.tap | grep -v '^# ok ' | head -5
+		}
+		i=$((i + 1))
+	done
+	kill $hogs
+	wait $hogs 2>/dev/null
+	[ $bad -eq 0 ]
+	tap $? "$bin: $test, $count runs in a row with both CPUs busy ($bad failed)"
+}

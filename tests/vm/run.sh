@@ -284,6 +284,8 @@ for t in /tests/vm/test_*; do
 done
 # the example custom op, on the allocator wrappers
 run_c custom_op
+# the ring-close test again and again under load: a flaky pass cannot hide
+under_load test_dma closing_the_ring_ends_a_wait_in_flight 20
 
 # --- a timeline of a double-buffered pipeline, from the DMA tracepoints -----------
 echo > $tr/trace && echo 1 > $tr/events/xmemsim/xmemsim_dma_end/enable &&
