@@ -67,6 +67,24 @@ static inline int test_settle(int (*ok)(void *), void *arg)
 	return ok(arg);
 }
 
+/*
+ * The DMA model every DMA test reads first (TAP_ONLY may run any test
+ * alone): 0, or -1 with a TAP plan that skips the binary.
+ */
+static inline int test_dma_model(struct xmemsim_dma_info *info)
+{
+	struct xms_dev xd;
+
+	if (!xms_open(&xd, NULL)) {
+		xms_dma_info(&xd, info);
+		xms_close(&xd);
+	}
+	if (info->engines)
+		return 0;
+	printf("1..0 # SKIP no DMA_INFO\n");
+	return -1;
+}
+
 static inline int test_open(struct xms_dev *xd)
 {
 	int ret = xms_open(xd, NULL);
