@@ -27,7 +27,8 @@ run_c() {
 	rc=$?
 	label=$name${RUN_AS:+ as $RUN_AS}
 	echo "# $label: $(( $(date +%s) - t )) s"
-	sed -n -e "s/^\(not \)\{0,1\}ok [0-9]* - /&$label: /p" -e '/^#/p' /tmp/$name.tap
+	sed -n -e "s/^\(not \)\{0,1\}ok [0-9]* - /&$label: /p" -e '/^#/p' \
+		-e "s/^1\.\.0 *# *SKIP *\(.*\)/ok 0 - $label: every test # SKIP \1/p" /tmp/$name.tap
 	if ! grep -q '^1\.\.' /tmp/$name.tap; then
 		tail -5 /tmp/$name.tap
 		n=$((n + 1))
