@@ -8,7 +8,11 @@
 #   scripts/kernel.sh vm    x86_64 test-VM kernel from scripts/vm.config
 #   scripts/kernel.sh vm-perf  the same without the debug options (benchmarks)
 #
-# Cache: $XMEMSIM_CACHE (default ~/.cache/xmemsim). Everything is keyed by the
+# Cache: $XMEMSIM_CACHE (default ~/.cache/xmemsim), made on first use.
+# XMEMSIM_PREBUILT names another cache whose finished kernels (same source
+# version, same config hash) are used in place, by path, when this one has
+# none: make check's cold-start stage starts from an empty cache that way
+# without building the kernels again. Everything is keyed by the
 # source package version (6.1.192-3, 6.12.118-1~deb12u1: one set of folders
 # per line); the VM kernel also by the hash of its fragment. A call with
 # nothing to do returns in well under a second.
@@ -75,6 +79,12 @@ uml() {
 	}
 }
 
+# built DIR HASH: DIR holds a finished VM kernel of config HASH
+built() {
+	[ -f "$1/arch/x86/boot/bzImage" ] && [ -f "$1/Module.symvers" ] &&
+		[ "$(cat "$1/.xmemsim-hash" 2>/dev/null)" = "$2" ]
+}
+
 # vm [NAME]: the x86_64 kernel configured by scripts/NAME.config (default
 # "vm", the KASAN/lockdep/kmemleak test kernel; "vm-perf" drops the debug
 # options, for benchmarks).
@@ -82,11 +92,15 @@ vm() {
 	local name=${1:-vm}
 	local cfg=$REPO/scripts/$name.config dir=$CACHE/$name-$VER hash
 	[ -f "$cfg" ] || { log "no such kernel config: $cfg"; return 2; }
+	hash=$( (cat "$cfg"; echo "$VER") | sha256sum | cut -c1-16)
+	if [ -n "${XMEMSIM_PREBUILT:-}" ] && ! built "$dir" "$hash" &&
+		built "$XMEMSIM_PREBUILT/$name-$VER" "$hash"; then
+		echo "$XMEMSIM_PREBUILT/$name-$VER"
+		return 0
+	fi
 	src
 	lock "$name"
-	hash=$( (cat "$cfg"; echo "$VER") | sha256sum | cut -c1-16)
-	if [ -f "$dir/arch/x86/boot/bzImage" ] && [ -f "$dir/Module.symvers" ] &&
-		[ "$(cat "$dir/.xmemsim-hash" 2>/dev/null)" = "$hash" ]; then
+	if built "$dir" "$hash"; then
 		echo "$dir"
 		return 0
 	fi

@@ -70,7 +70,10 @@ mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,work,include,lib/mo
 # (never installed on the host); prints its folder
 stock_image() {
 	local dir=$CACHE/stock-$1 tmp
-	if [ ! -f "$dir/boot/vmlinuz-$1" ]; then
+	if [ ! -f "$dir/boot/vmlinuz-$1" ] && [ -n "${XMEMSIM_PREBUILT:-}" ] &&
+		[ -f "$XMEMSIM_PREBUILT/stock-$1/boot/vmlinuz-$1" ]; then
+		dir=$XMEMSIM_PREBUILT/stock-$1	# kernel.sh's XMEMSIM_PREBUILT
+	elif [ ! -f "$dir/boot/vmlinuz-$1" ]; then
 		tmp=$(mktemp -d "$CACHE/stock.XXXXXX")
 		(cd "$tmp" && apt-get download -qq "linux-image-$1" >/dev/null 2>&1) || {
 			rm -rf "$tmp"
@@ -268,12 +271,14 @@ if [ -w /dev/kvm ] && [ ! -f "$probe" ]; then
 	chmod +x "$RUN/probe/init"
 	mkdir -p "$RUN/probe/bin" && cp /bin/busybox "$RUN/probe/bin/"
 	(cd "$RUN/probe" && find . | cpio -o -H newc --quiet) >"$RUN/probe.cpio"
-	# a subshell, so the shell's "Aborted" for a qemu that dies on
-	# SIGABRT (-cpu host without working KVM) goes nowhere
-	(timeout -k 5 30 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+	# in a shell of its own whose stderr goes nowhere: a qemu that dies on
+	# SIGABRT (-cpu host without working KVM) makes the shell that waits
+	# for it print "Aborted" there
+	bash -c 'timeout -k 5 30 "$@" >/dev/null 2>&1 || true' probe \
+		qemu-system-x86_64 -accel kvm -cpu host -m 256 \
 		-kernel "$KIMAGE" -initrd "$RUN/probe.cpio" \
 		-append "console=ttyS0 panic=-1" -display none -monitor none \
-		-serial "file:$RUN/probe.log" -no-reboot) >/dev/null 2>&1 || true
+		-serial "file:$RUN/probe.log" -no-reboot 2>/dev/null || true
 	if grep -q KVM-PROBE-OK "$RUN/probe.log" 2>/dev/null; then
 		echo kvm >"$probe"
 	else
