@@ -330,7 +330,7 @@ TEST(minimalloc_search_survives_every_allocation_failure)
 
 /* Two such staircases of dp_search_defaults.block_min buffers, the second after the
  * first has ended: two time blocks, each searched alone
- * (dp_place_search's place_blocks), then written back. */
+ * (dp_search_run's place_blocks), then written back. */
 TEST(minimalloc_time_blocks_survive_every_allocation_failure)
 {
 	static char text[4096];
@@ -464,11 +464,12 @@ static void rr_job(const struct job_in *in, struct job *j)
 	if (!rc)
 		rc = dp_lower_bound_r(it, c->n, iv, &lb);
 	if (!rc)
-		rc = dp_ruin_recreate(DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
-						 .ceiling = UINT64_MAX),
-				      ol, &dp_search_defaults, lb,
-				      c->n * dp_search_defaults.ruin_item,
-				      &(struct dp_best){ .addr = best, .end = end });
+		rc = dp_ruin_recreate_improve(&(struct dp_improve){
+			.p = DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
+					.ceiling = UINT64_MAX),
+			.ol = ol, .par = &dp_search_defaults, .goal = lb,
+			.budget = c->n * dp_search_defaults.ruin_item,
+			.best = &(struct dp_best){ .addr = best, .end = end } });
 	for (i = 0; !rc && i < c->n; i++)
 		len += snprintf(j->plan + len, sizeof(j->plan) - len, "%llu\n",
 				(unsigned long long)it[i].addr);

@@ -252,7 +252,7 @@ struct dp_search_stats {
 	const char *how;	/* the pass that gave the result */
 };
 
-/* Why a failed dp_place_search found nothing, one phrase in buf: proven
+/* Why a failed dp_search_run found nothing, one phrase in buf: proven
  * none, not searched (and why), or the budget spent. */
 const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
 			      size_t len);
@@ -437,7 +437,7 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
  * tensor of size * scale bytes live from its def to its last use. */
 struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 			      struct dp_err *e);
-/* --strategy search: dp_place_search on the buffers (page rule off);
+/* --strategy search: dp_search_run on the buffers (page rule off);
  * nodes: the search budget.  -1 with a message saying whether a placement
  * within the capacity was proven impossible or not found in the budget.
  * _off: with the parts of the search in off switched off (dp_opts'

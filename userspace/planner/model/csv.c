@@ -458,10 +458,10 @@ int dp_csv_solve_search_off(struct dp_csv *c, uint64_t capacity,
 	if (rc)
 		goto out;
 	dp_search_params_of(off, &par);
-	if (capacity)
-		rc = dp_place_search_within(&p, nodes, DP_ENGINE_AUTO, &par, st);
-	else
-		rc = dp_place_search(&p, nodes, DP_ENGINE_AUTO, &par, st);
+	rc = dp_search_run(&(struct dp_search){ .problem = p, .nodes = nodes,
+						.engine = DP_ENGINE_AUTO,
+						.params = &par,
+						.within = !!capacity }, st);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(e);
 		goto out;

@@ -205,6 +205,61 @@ int dp_pass_cc_buffer_size(struct dp_ctx *x)
 
 /* What closes the CC region [cc_base, ceiling): the CC buffer's limit, or
  * the DRAM ceiling when that comes first (whatever the limit is, -1 too). */
+/*
+ * The DRAM passes' placement: the seed's first fit in simplify order, or
+ * with --strategy search the search on the same items, the same region
+ * [start, ceiling) and the 4 KiB page rule (p's page unused).  The log's
+ * lines start with tag (log NULL: none).  On failure *failed names the
+ * item the seed's order could not place and *why is what the search
+ * found, for the end of the error message ("" in seed mode).
+ */
+struct dp_why {
+	char s[200];
+};
+
+static int place_items(const struct dp_opts *o, const struct dp_problem *p,
+		       struct dp_place_stats *st, size_t *failed, FILE *log,
+		       const char *tag, struct dp_why *why)
+{
+	struct dp_search_params par;
+	struct dp_search s = { .problem = *p, .nodes = o->search_nodes,
+			       .engine = o->engine, .params = &par };
+	struct dp_problem *q = &s.problem;
+	struct dp_search_stats ss;
+	double t0 = dp_now();
+	size_t n = p->n;
+	int r;
+
+	q->page = DP_PAGE;
+	if (o->strategy != DP_STRATEGY_SEARCH)
+		return dp_place(q, DP_ORDER_SIMPLIFY, o->engine, st, failed,
+				log, tag);
+	/* the names were checked (dp_plan_model): an unknown one is ignored */
+	dp_search_params_of(o->search_off, &par);
+	r = dp_search_run(&s, &ss);
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		char v[160];
+
+		snprintf(why->s, sizeof(why->s), "; --strategy search: %s",
+			 dp_search_verdict(&ss, v, sizeof(v)));
+		r = dp_place(q, DP_ORDER_SIMPLIFY, o->engine, st, failed,
+			     NULL, tag);
+		return r == -ENOMEM ? r : -1;
+	}
+	if (st && n && ss.end > st->peak)	/* as dp_place: max(addr + size) */
+		st->peak = ss.end;
+	if (log)
+		fprintf(log, "%ssearch: %zu items, end 0x%llx (seed 0x%llx, lower bound 0x%llx%s), %s, %llu nodes, %.3f s\n",
+			tag, n, (unsigned long long)ss.end,
+			(unsigned long long)ss.seed_end,
+			(unsigned long long)ss.lower_bound,
+			ss.proven ? ", optimal" : "", ss.how,
+			(unsigned long long)ss.nodes, dp_now() - t0);
+	return 0;
+}
+
 static void cc_blame(const struct dp_ctx *x, uint64_t ceiling, char *buf,
 		     size_t len)
 {
@@ -254,7 +309,7 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
 	x->tree_built = 1;
-	rc = dp_place_opts(&x->o, DP_PROBLEM(.it = it, .n = n,
+	rc = place_items(&x->o, DP_PROBLEM(.it = it, .n = n,
 				.iv = c->iv, .start = start, .ceiling = ceiling),
 			   &x->st, &failed, x->log, tag, &why);
 	if (rc == -ENOMEM) {
@@ -353,7 +408,7 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		map[n++] = i;
 	}
 	x->tree_built = 1;
-	rc = dp_place_opts(&x->o, DP_PROBLEM(.it = it, .n = n, .iv = iv,
+	rc = place_items(&x->o, DP_PROBLEM(.it = it, .n = n, .iv = iv,
 				.start = start, .ceiling = ceiling), &x->st, &failed,
 			   x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ", &why);
 	if (rc == -ENOMEM)

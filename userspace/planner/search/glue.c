@@ -608,19 +608,15 @@ static int round_stacks_first(struct glue_round *R)
 /* The rules, by DP_GLUE_* number: a round of each, and whether it glues
  * by the counts of struct fewest (pen: added to a stack's score) */
 static const struct glue_rule {
-	const char *name;
 	int (*round)(struct glue_round *R);
 	int fewest;
 	uint32_t pen;
 } glue_rules[DP_GLUE_RULES] = {
-	[DP_GLUE_ALL] = { .name = "glue-all", .round = round_kinds },
-	[DP_GLUE_LONG] = { .name = "glue-long", .round = round_kinds },
-	[DP_GLUE_STACKS_FIRST] = { .name = "glue-stacks-first",
-				   .round = round_stacks_first },
-	[DP_GLUE_FEWEST] = { .name = "glue-fewest",
-			     .round = round_fewest, .fewest = 1 },
-	[DP_GLUE_FEWEST_CHAINS] = { .name = "glue-fewest-chains",
-				    .round = round_fewest,
+	[DP_GLUE_ALL] = { .round = round_kinds },
+	[DP_GLUE_LONG] = { .round = round_kinds },
+	[DP_GLUE_STACKS_FIRST] = { .round = round_stacks_first },
+	[DP_GLUE_FEWEST] = { .round = round_fewest, .fewest = 1 },
+	[DP_GLUE_FEWEST_CHAINS] = { .round = round_fewest,
 				    .fewest = 1, .pen = 1 },
 };
 
@@ -670,11 +666,6 @@ static int glued_items(struct dp_glued *g, const struct rect *r,
 						.iv_count = 1 };
 	}
 	return 0;
-}
-
-const char *dp_glue_rule(int k)
-{
-	return k >= 0 && k < DP_GLUE_RULES ? glue_rules[k].name : NULL;
 }
 
 int dp_glue_rounds(const struct dp_problem *p,

@@ -3,23 +3,9 @@
  * sweep.c - the sweeps over one item set that the search's parts read
  * (--strategy search): which items overlap which (struct dp_ovl), the
  * end of a placement, the items' hulls among their distinct times
- * (struct dp_sky_hulls) and the independent time blocks, with the
- * orders they sort by.  Each depends on the items' intervals only, not
- * on a placement, so a search builds each once for an item set and its
- * parts share it.
- *
- * Time blocks: a time that no item's hull (its first to its last live
- * time) spans, with items on both sides of it, cuts a placement into two
- * that share nothing: no item of one side is live at a time of the
- * other, so each side can be placed in the whole region on its own and
- * the end is the higher of the two.  The search solves each block alone
- * (strategy.c): the exact search runs on every block of up to its 3,000
- * items even when the whole is larger, the other phases spend their
- * budgets on the block that decides the end, and a block that only has
- * to reach another's end stops there.
- *
- * Intervals are closed (struct dp_iv): items whose hulls are [a, b] and
- * [b + 1, c] do not overlap, so a cut falls between b and b + 1.
+ * (struct dp_sky_hulls), with the orders they sort by.  Each depends on
+ * the items' intervals only, not on a placement, so a search builds each
+ * once for an item set and its parts share it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -246,66 +232,5 @@ int dp_sky_hulls_new(const struct dp_item *it, size_t n,
 	for (i = 0; i < n; i++)
 		h->ord[i] = k[i].i;
 	free(k);
-	return 0;
-}
-
-/* ---- time blocks -------------------------------------------------------- */
-
-/* The hulls of the items that have an interval, by first live time; *m of
- * them.  NULL when out of memory. */
-static struct dp_span *hulls(const struct dp_item *it, size_t n,
-			     const struct dp_iv *iv, size_t *m)
-{
-	struct dp_span *h = dp_realloc_array(NULL, n + 1, sizeof(*h));
-	size_t i;
-
-	if (!h)
-		return NULL;
-	*m = 0;
-	for (i = 0; i < n; i++) {
-		if (!it[i].iv_count)
-			continue;
-		h[*m].i = i;
-		dp_item_hull(&it[i], iv, &h[*m].lo, &h[*m].hi);
-		(*m)++;
-	}
-	qsort(h, *m, sizeof(*h), dp_cmp_span);
-	return h;
-}
-
-int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-		   size_t min, uint32_t *blk, size_t *nb)
-{
-	size_t m, j, cnt = 0;
-	struct dp_span *h = hulls(it, n, iv, &m);
-	uint32_t b = 0;
-	uint64_t hi = 0;
-
-	if (!h)
-		return -ENOMEM;
-	/* an item live nowhere overlaps nothing: the first block takes it */
-	for (j = 0; j < n; j++)
-		blk[j] = 0;
-	for (j = 0; j < m; j++) {
-		/* a cut only where every item before it has ended, and only
-		 * after min items: tiny blocks are not worth their overhead */
-		if (cnt >= min && h[j].lo > hi) {
-			b++;
-			cnt = 0;
-		}
-		if (!cnt || h[j].hi > hi)
-			hi = h[j].hi;
-		blk[h[j].i] = b;
-		cnt++;
-	}
-	/* a last block below min joins the one before (still independent of
-	 * the rest) */
-	if (b && cnt < min) {
-		for (j = m; j-- > 0 && blk[h[j].i] == b;)
-			blk[h[j].i] = b - 1;
-		b--;
-	}
-	*nb = (size_t)b + 1;
-	free(h);
 	return 0;
 }
