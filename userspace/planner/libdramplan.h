@@ -27,8 +27,8 @@
  * device.
  *
  * The library's own interfaces (the passes, the placer, the interval tree,
- * the search) are in internal.h and the headers of its rooms (model/,
- * place/, search/, plan/), which are not installed.
+ * the search) are in internal.h and the headers of its stages (model/,
+ * place/, search/, plan/, io/), which are not installed.
  *
  * Every function that can fail returns a negative value (or NULL) and
  * fills a struct dp_err with one message that names the file, the JSON
@@ -189,7 +189,7 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 /* Resolves remote targets across cores; called once all cores are in. */
 int dp_model_link(struct dp_model *m, struct dp_err *e);
 
-/* JSON model (strict: jdoc.c on yajl).  Malformed JSON names
+/* JSON model (strict: io/jdoc.c on yajl).  Malformed JSON names
  * file:line:column; schema and
  * semantic errors name the file and the JSON path / tensor. */
 struct dp_model *dp_model_load_json(const char *path, struct dp_err *e);

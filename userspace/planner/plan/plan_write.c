@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/jdoc.h"
 #include "internal.h"
+#include "io/jdoc.h"
 
 #define U(x) ((unsigned long long)(x))
 

@@ -22,8 +22,8 @@
 
 #include <yajl/yajl_parse.h>
 
-#include "jdoc.h"
 #include "internal.h"
+#include "io/jdoc.h"
 
 struct frame {
 	uint32_t node;
@@ -779,4 +779,22 @@ int jrd_u64(const struct jrd *r, uint32_t v, const char *where,
 		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
 			       where, dot, k);
 	}
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+void dp_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
 }

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "libdramplan.h"
@@ -126,6 +127,9 @@ uint32_t jdoc_get(const struct jdoc *d, uint32_t obj, const char *key);
 int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out);
 
 const char *jdoc_type_name(enum jtype t);
+
+/* Writing: s as a JSON string literal (the plan and model writers) */
+void dp_json_str(FILE *f, const char *s);
 
 /*
  * Typed reads, shared by the model and the plan readers (json_model.c,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jdoc.h"
+#include "io/jdoc.h"
 #include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
