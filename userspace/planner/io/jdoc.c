@@ -51,9 +51,9 @@ struct build {
 /*
  * The document's three arrays live in their own mappings: growing one is
  * an mremap (the pages move, nothing is copied), pages never touched are
- * never resident, and they may be transparent huge pages (on a 10^6-tensor
- * model the copies of realloc and the 4 KiB page faults were a third of
- * the reader's time).  cap counts elements of sz bytes.
+ * never resident, and they may be transparent huge pages: on a large
+ * model the copies of realloc and the 4 KiB page faults would cost the
+ * reader much of its time.  cap counts elements of sz bytes.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define JDOC_MALLOC 1
