@@ -17,41 +17,24 @@
 /* ---- the overlaps ------------------------------------------------------- */
 
 /*
- * Which items overlap which (closed intervals): one sweep over the
- * intervals by start, the open ones in an array compacted as it goes (an
- * open interval either overlaps the new one or has ended and leaves), so
- * O(I log I + E); an item pair met through several intervals is listed
- * once.  NULL when the entries (two per pair) would pass max_edges.
+ * The pairs of items whose intervals overlap: one sweep over the
+ * intervals e[0..niv) by start (sorted here), the open ones in an array
+ * compacted as it goes (an open interval either overlaps the new one or
+ * has ended and leaves), so O(I log I + E); a pair met through several
+ * intervals comes once for each.  *pr (*np of them): 0; 1 when the
+ * entries (two per pair) would pass max_edges; -ENOMEM.
  */
-int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       size_t max_edges, struct dp_ovl **out)
+static int sweep_pairs(struct dp_span *e, size_t niv, size_t max_edges,
+		       uint32_t (**pr)[2], size_t *np)
 {
-	struct dp_ovl *o = calloc(1, sizeof(*o));
-	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
-	struct dp_span *e, *act;
-	uint32_t (*pr)[2] = NULL, *fill = NULL, *stamp = NULL;
-	int rc = -ENOMEM;
+	struct dp_span *act = dp_realloc_array(NULL, niv + 1, sizeof(*act));
+	size_t na = 0, capp = 0, j, k;
+	int rc = 0;
 
-	*out = NULL;
-	if (!o)
+	if (!act)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		niv += it[i].iv_count;
-	e = dp_realloc_array(NULL, niv + 1, sizeof(*e));
-	act = dp_realloc_array(NULL, niv + 1, sizeof(*act));
-	o->width = calloc(n + 1, sizeof(*o->width));
-	if (!e || !act || !o->width)
-		goto fail;
-	for (i = 0, k = 0; i < n; i++)
-		for (j = 0; j < it[i].iv_count; j++) {
-			const struct dp_iv *v = &iv[it[i].iv_first + j];
-
-			e[k++] = (struct dp_span){ .lo = v->lo, .hi = v->hi,
-						   .i = i };
-			o->width[i] += v->hi - v->lo + 1;
-		}
 	qsort(e, niv, sizeof(*e), dp_cmp_span);
-	for (k = 0; k < niv; k++) {
+	for (k = 0; k < niv && !rc; k++) {
 		size_t keep = 0;
 
 		for (j = 0; j < na; j++) {
@@ -60,28 +43,41 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 			act[keep++] = act[j];
 			if (act[j].i == e[k].i)
 				continue;
-			if (np == capp) {
-				if (2 * np > max_edges)
-					goto too_large;
-				if (dp_grow(&pr, &capp, np + 1, sizeof(*pr),
-					    4096))
-					goto fail;
+			if (*np == capp) {
+				if (2 * *np > max_edges) {
+					rc = 1;
+					break;
+				}
+				if (dp_grow(pr, &capp, *np + 1, sizeof(**pr),
+					    4096)) {
+					rc = -ENOMEM;
+					break;
+				}
 			}
-			pr[np][0] = act[j].i;
-			pr[np++][1] = e[k].i;
+			(*pr)[*np][0] = act[j].i;
+			(*pr)[(*np)++][1] = e[k].i;
 		}
 		na = keep;
 		act[na++] = e[k];
 	}
-	if (2 * np > max_edges)
-		goto too_large;
-	/* both directions, by item (counting sort), each pair once */
+	free(act);
+	return rc ? rc : 2 * *np > max_edges;
+}
+
+/* o's lists of n items from the np pairs pr: both directions, by item
+ * (counting sort), each pair once.  0, or -ENOMEM. */
+static int lists_of(struct dp_ovl *o, size_t n, const uint32_t (*pr)[2],
+		    size_t np)
+{
+	uint32_t *fill = calloc(n + 1, sizeof(*fill));
+	uint32_t *stamp = calloc(n + 1, sizeof(*stamp));
+	size_t i, j, k;
+	int rc = -ENOMEM;
+
 	o->first = calloc(n + 2, sizeof(*o->first));
-	fill = calloc(n + 1, sizeof(*fill));
-	stamp = calloc(n + 1, sizeof(*stamp));
 	o->ov = dp_realloc_array(NULL, 2 * np + 1, sizeof(*o->ov));
 	if (!o->first || !fill || !stamp || !o->ov)
-		goto fail;
+		goto out;
 	for (k = 0; k < np; k++) {
 		o->first[pr[k][0] + 1]++;
 		o->first[pr[k][1] + 1]++;
@@ -104,18 +100,57 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	}
 	o->first[n] = k;
 	o->n = n;
-	*out = o;
-	o = NULL;
 	rc = 0;
-	goto fail;
-too_large:
-	rc = 0;
-fail:
+out:
 	free(fill);
 	free(stamp);
+	return rc;
+}
+
+/*
+ * Which items overlap which (closed intervals), and each item's live
+ * time: the sweep (sweep_pairs), then the lists (lists_of).  NULL when
+ * the entries (two per pair) would pass max_edges.
+ */
+int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       size_t max_edges, struct dp_ovl **out)
+{
+	struct dp_ovl *o = calloc(1, sizeof(*o));
+	size_t niv = 0, np = 0, i, j, k;
+	struct dp_span *e;
+	uint32_t (*pr)[2] = NULL;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	e = dp_realloc_array(NULL, niv + 1, sizeof(*e));
+	o->width = calloc(n + 1, sizeof(*o->width));
+	if (!e || !o->width)
+		goto out;
+	for (i = 0, k = 0; i < n; i++)
+		for (j = 0; j < it[i].iv_count; j++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + j];
+
+			e[k++] = (struct dp_span){ .lo = v->lo, .hi = v->hi,
+						   .i = i };
+			o->width[i] += v->hi - v->lo + 1;
+		}
+	rc = sweep_pairs(e, niv, max_edges, &pr, &np);
+	if (!rc) {
+		rc = lists_of(o, n, (const uint32_t (*)[2])pr, np);
+		if (!rc) {
+			*out = o;
+			o = NULL;
+		}
+	} else if (rc == 1) {
+		rc = 0;		/* too large: *out NULL */
+	}
+out:
 	free(pr);
 	free(e);
-	free(act);
 	dp_ovl_free(o);
 	return rc;
 }
