@@ -297,19 +297,29 @@ static void no_fit(const struct dp_ctx *x, int region, int slab, uint64_t lo,
 }
 
 /* The items of one placement of a region: it[k] is tensor map[k] (of a
- * core, or a shared object), over intervals iv (NULL: the core's own) */
+ * core, or a shared object), over the batch's own intervals iv (shared
+ * objects) or the core's; placed in [start, ceiling), the log's lines
+ * starting with tag.  On failure: the item that found no gap, and what
+ * the search said. */
 struct batch {
 	struct dp_item *it;
 	uint32_t *map;
 	uint32_t n;
 	struct dp_iv *iv;
 	size_t niv, cap;
+	uint64_t start, ceiling;
+	const char *tag;
+	size_t failed;
+	struct dp_why why;
 };
 
-static int batch_new(struct batch *b, uint32_t n)
+static int batch_new(struct batch *b, uint32_t n, uint64_t start,
+		     uint64_t ceiling, const char *tag)
 {
 	*b = (struct batch){ .it = dp_realloc_array(NULL, n, sizeof(*b->it)),
-			     .map = dp_realloc_array(NULL, n, sizeof(*b->map)) };
+			     .map = dp_realloc_array(NULL, n, sizeof(*b->map)),
+			     .start = start, .ceiling = ceiling, .tag = tag,
+			     .why = { "" } };
 	return b->it && b->map ? 0 : -ENOMEM;
 }
 
@@ -329,20 +339,19 @@ static void batch_add(struct batch *b, uint64_t size, uint32_t idx,
 	b->map[b->n++] = idx;
 }
 
-/* The batch placed in [start, ceiling) (place_items); *end raised to its
- * highest end.  0, -ENOMEM, or -1 with *failed the item that found no gap
- * and why what the search said. */
-static int batch_place(struct dp_ctx *x, struct batch *b, const struct dp_iv *iv,
-		       uint64_t start, uint64_t ceiling, const char *tag,
-		       uint64_t *end, size_t *failed, struct dp_why *why)
+/* The batch placed over intervals iv (place_items); *end raised to its
+ * highest end.  0, -ENOMEM, or -1 with b->failed and b->why set. */
+static int batch_place(struct dp_ctx *x, struct batch *b,
+		       const struct dp_iv *iv, uint64_t *end)
 {
 	uint32_t i;
 	int rc;
 
 	x->tree_built = 1;
 	rc = place_items(&x->o, DP_PROBLEM(.it = b->it, .n = b->n, .iv = iv,
-					   .start = start, .ceiling = ceiling),
-			 &x->st, failed, x->log, tag, why);
+					   .start = b->start,
+					   .ceiling = b->ceiling),
+			 &x->st, &b->failed, x->log, b->tag, &b->why);
 	for (i = 0; !rc && i < b->n; i++)
 		if (b->it[i].addr + b->it[i].size > *end)
 			*end = b->it[i].addr + b->it[i].size;
@@ -354,8 +363,6 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 {
 	struct batch b;
 	uint32_t i, n = 0;
-	size_t failed = 0;
-	struct dp_why why = { "" };
 	char tag[64], what[320];
 	int rc;
 
@@ -364,28 +371,27 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 			n++;
 	if (!n)
 		return 0;
-	rc = batch_new(&b, n);
+	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
+		 region == DP_REG_CC ? "cc" : "dram");
+	rc = batch_new(&b, n, start, ceiling, tag);
 	for (i = 0; !rc && i < c->nt; i++)
 		if (c->t[i].region == region && !c->t[i].shared) {
 			batch_add(&b, c->t[i].size, i, c->t[i].iv_first);
 			b.it[b.n - 1].iv_count = c->t[i].iv_count;
 		}
-	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
-		 region == DP_REG_CC ? "cc" : "dram");
 	if (!rc)
-		rc = batch_place(x, &b, c->iv, start, ceiling, tag, end,
-				 &failed, &why);
+		rc = batch_place(x, &b, c->iv, end);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(x->err);
 	} else if (rc) {
-		const struct dp_tensor *t = &c->t[b.map[failed]];
+		const struct dp_tensor *t = &c->t[b.map[b.failed]];
 
 		no_fit(x, region, x->o.dram_shared_mode == 1,
 		       region == DP_REG_CC ? x->cc_base : start, ceiling,
 		       what, sizeof(what));
 		rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): %s%s",
 			     x->m->file, c->index, c->function, t->name,
-			     (unsigned long long)t->size, what, why.s);
+			     (unsigned long long)t->size, what, b.why.s);
 	}
 	for (i = 0; !rc && i < b.n; i++)
 		c->t[b.map[i]].addr = b.it[i].addr;
@@ -427,8 +433,6 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	uint64_t *off;
 	struct batch b;
 	uint32_t ci, n = 0, i;
-	size_t failed = 0;
-	struct dp_why why = { "" };
 	char what[320];
 	int rc;
 
@@ -438,7 +442,9 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	if (!n)
 		return 0;
 	off = dp_realloc_array(NULL, m->nc, sizeof(*off));
-	rc = batch_new(&b, n) || !off ? -ENOMEM : 0;
+	rc = batch_new(&b, n, start, ceiling,
+		       region == DP_REG_CC ? "[shared cc] " : "[shared] ") ||
+	     !off ? -ENOMEM : 0;
 	for (ci = 0; !rc && ci < m->nc; ci++)	/* disjoint time ranges per core */
 		off[ci] = ci ? off[ci - 1] + m->c[ci - 1].ni + 1 : 0;
 	for (i = 0; !rc && i < x->nobj; i++) {
@@ -452,18 +458,16 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 		b.it[b.n - 1].iv_count = b.niv - b.it[b.n - 1].iv_first;
 	}
 	if (!rc)
-		rc = batch_place(x, &b, b.iv, start, ceiling,
-				 region == DP_REG_CC ? "[shared cc] " : "[shared] ",
-				 end, &failed, &why);
+		rc = batch_place(x, &b, b.iv, end);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(x->err);
 	} else if (rc) {
-		const struct dp_shobj *o = &x->obj[b.map[failed]];
+		const struct dp_shobj *o = &x->obj[b.map[b.failed]];
 
 		no_fit(x, region, 0, start, ceiling, what, sizeof(what));
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
 			     m->file, o->core, m->c[o->core].t[o->t].name,
-			     (unsigned long long)b.it[failed].size, what, why.s);
+			     (unsigned long long)b.it[b.failed].size, what, b.why.s);
 	}
 	for (i = 0; !rc && i < b.n; i++) {
 		const struct dp_shobj *o = &x->obj[b.map[i]];
