@@ -225,7 +225,7 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
  */
 enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
 
-/* ---- --strategy search (strategy.c, branch_bound.c) ---------------- */
+/* ---- --strategy search (search/) ------------------------------------- */
 
 /* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
  * placement gets the constructive passes alone. */

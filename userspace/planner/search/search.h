@@ -20,12 +20,12 @@
  * dp_search_defaults holds the values the search runs with; tests and
  * benchmarks run it with a copy changed. */
 struct dp_search_params {
-	/* the driver (strategy.c) */
+	/* the driver (strategy.c, exact.c, blocks.c) */
 	uint64_t search_work;	/* default nodes: search_work / (n + 1 + 4 x
 				 * mean overlaps), dp_search_budget */
 	uint64_t min_nodes;	/* ... and at least this many */
 	size_t block_min;	/* fewest items of a time block solved alone */
-	/* the glue (glue.c) and its use (strategy.c) */
+	/* the glue (glue.c) and its use (glued.c) */
 	size_t glue_min;	/* fewest items the search glues */
 	size_t glue_keep_num;	/* a rule's rectangles are searched only when */
 	size_t glue_keep_den;	/* at most num / den of the items */
@@ -37,7 +37,7 @@ struct dp_search_params {
 	size_t refine_part;	/* a level spends 1 / part of their share */
 	uint64_t refine_near;	/* refined only within 1 / near of the best */
 	size_t refine_levels;	/* most levels of the refinement */
-	/* the skyline passes (skyline.c, strategy.c) */
+	/* the skyline passes (skyline.c, portfolio.c) */
 	uint64_t skyline_work;	/* segments and candidates: a pass, and the
 				 * chain pass's reruns in all, at most */
 	size_t skyline_restarts; /* the chain pass's reruns, perturbed ties */

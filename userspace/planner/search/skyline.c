@@ -24,7 +24,7 @@
  * span^2 x key, which favours the long items while runs are wide).  Where
  * the plain pass takes the longest item and may leave a stretch beside it
  * nothing fills, this one fills the whole run whenever its items can; the
- * caller reruns it with perturbed keys (strategy.c).
+ * caller reruns it with perturbed keys (portfolio.c, top.c).
  *
  * Cost: a min tree over the skyline's m segments (m: the distinct interval
  * ends) finds the lowest run in O(log m + its length); placing an item or
