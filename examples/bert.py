@@ -1,4 +1,4 @@
-# A BERT-base-shaped encoder in plain PyTorch, random weights (issue 34):
+# A BERT-base-shaped encoder in plain PyTorch, random weights:
 # 12 post-norm layers (torch.nn.TransformerEncoderLayer, GELU), 768 wide,
 # 12 heads, an MLP 3,072 wide, a vocabulary of 30,522, 512 learned
 # positions, two token types, and an attention mask over padding.  No

@@ -1,4 +1,4 @@
-# A GPT-2-small-shaped decoder in plain PyTorch, random weights (issue 34):
+# A GPT-2-small-shaped decoder in plain PyTorch, random weights:
 # 12 layers, 768 wide, 12 heads, a vocabulary of 50,257 tokens, 1,024
 # learned positions, pre-norm blocks, a GELU MLP four times as wide, the
 # head tied to the token embedding.  No download: dramplan-import builds

@@ -1,4 +1,4 @@
-# A Llama-shaped decoder in plain PyTorch, random weights (issue 34):
+# A Llama-shaped decoder in plain PyTorch, random weights:
 # 8 layers, 2,048 wide, 16 query heads sharing 4 key/value heads
 # (grouped-query attention), RMSNorm, rotary positions, a SwiGLU MLP 5,632
 # wide, a vocabulary of 32,000, an untied head.  No download.

@@ -20,7 +20,7 @@
 #   SEARCH_NODES=N   the --search-nodes budget (default: dramplan's own)
 #   PERFECT="100 300 1000 10000"  perfect-packing sizes
 #   PERFECT_SEEDS="1 2 3"         their seeds (three are a noisy sample:
-#                                 see docs/search-log.md)
+#                                 measure a change on more)
 #   STAIRS="10 30 100 400 1000 2999"  staircase widths (2,999 buffers)
 #
 # Then perfect packings (bench-quality --perfect: guillotine cuts of a

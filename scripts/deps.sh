@@ -31,10 +31,10 @@ for p in "${pkgs[@]}"; do
 	fi
 done
 
-# dramplan-import (issue 23) runs networks with Debian's PyTorch, for
+# dramplan-import runs networks with Debian's PyTorch, for
 # /usr/bin/python3 (about 1 GB). Optional: without it everything else
 # builds and runs, the importer says what is missing and its tests skip.
-# python3-onnx (issue 34) reads ONNX graphs (dramplan-import model.onnx).
+# python3-onnx reads ONNX graphs (dramplan-import model.onnx).
 optional=(python3-torch python3-torchvision python3-onnx)
 opt_missing=()
 for p in "${optional[@]}"; do

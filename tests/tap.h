@@ -83,6 +83,22 @@ static inline void tap_register(struct tap_test *t)
 	}								\
 } while (0)
 
+/* Every string of the list is in text (NULL: none is): a failed check
+ * naming each one that is not */
+#define CHECK_HAS(text, ...) \
+	tap_check_has(__FILE__, __LINE__, (text), \
+		      (const char *const[]){ __VA_ARGS__, NULL })
+
+static inline void tap_check_has(const char *file, int line, const char *text,
+				 const char *const *want)
+{
+	for (; *want; want++)
+		if (!text || !strstr(text, *want)) {
+			printf("#   %s:%d: not found: \"%s\"\n", file, line, *want);
+			tap_cur_failed = 1;
+		}
+}
+
 static inline int tap_run(void)
 {
 	struct tap_test *t;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_search - libFuzzer harness for --strategy search (dp_place_search
+ * fuzz_search - libFuzzer harness for --strategy search (dp_search_run
  * through dp_csv_solve_search) against an exhaustive oracle.  The input's
  * bytes make a MiniMalloc problem of 1-8 buffers (times, sizes,
  * alignments), a capacity (none, the optimum, one below it, or any) and a

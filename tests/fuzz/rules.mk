@@ -1,6 +1,6 @@
-# Fuzzing in the tree (issue 11).  Four libFuzzer harnesses -- the JSON
+# Fuzzing in the tree.  Four libFuzzer harnesses -- the JSON
 # model, the MiniMalloc CSV, the plan reader, and --strategy search against
-# an exhaustive oracle (issue 24) -- and their seed corpus in
+# an exhaustive oracle -- and their seed corpus in
 # tests/fuzz/corpus/<harness>/.
 #
 #   host tests   replay_<harness>: the harness with a small main that feeds

@@ -115,14 +115,14 @@ TEST(prometheus_exposition)
 {
 	fill();
 	prom(&b);
-	CHECK(strstr(buf, "# TYPE xmemsim_heap_used_bytes gauge\n"));
-	CHECK(strstr(buf, "xmemsim_heap_used_bytes{heap=\"hbm\"} 4096\n"));
-	CHECK(strstr(buf, "xmemsim_heap_memory_errors_total{heap=\"hbm\",kind=\"ue\"} 1\n"));
-	CHECK(strstr(buf, "xmemsim_dma_engine_bytes_total{core=\"0\",engine=\"1\"} 1056768\n"));
-	CHECK(strstr(buf, "xmemsim_dma_engine_busy_seconds_total{core=\"1\",engine=\"2\"} 0.000000000\n"));
-	CHECK(strstr(buf, "xmemsim_user_owned_bytes{heap=\"hbm\",uid=\"1000\"} 4096\n"));
-	CHECK(strstr(buf, "xmemsim_user_dma_depth_limit{uid=\"1000\"} 512\n"));
-	CHECK(strstr(buf, "xmemsim_user_dma_inflight{uid=\"1000\"} 7\n"));
+	CHECK_HAS(buf, "# TYPE xmemsim_heap_used_bytes gauge\n",
+		  "xmemsim_heap_used_bytes{heap=\"hbm\"} 4096\n",
+		  "xmemsim_heap_memory_errors_total{heap=\"hbm\",kind=\"ue\"} 1\n",
+		  "xmemsim_dma_engine_bytes_total{core=\"0\",engine=\"1\"} 1056768\n",
+		  "xmemsim_dma_engine_busy_seconds_total{core=\"1\",engine=\"2\"} 0.000000000\n",
+		  "xmemsim_user_owned_bytes{heap=\"hbm\",uid=\"1000\"} 4096\n",
+		  "xmemsim_user_dma_depth_limit{uid=\"1000\"} 512\n",
+		  "xmemsim_user_dma_inflight{uid=\"1000\"} 7\n");
 	if (system("command -v promtool >/dev/null") == 0)
 		promtool_accepts(buf, "the caller's user");
 	else
@@ -131,8 +131,8 @@ TEST(prometheus_exposition)
 	REQUIRE(xm_parse_users(&b, "uid files allocs hbm dataram libc plan_mem bounce quota_refused\n"
 			       "0 2 1 8192 0 0 0 0 0\n65534 1 1 4096 0 64 0 0 3\n") == 0);
 	prom(&b);
-	CHECK(strstr(buf, "xmemsim_user_quota_refused_total{uid=\"65534\"} 3\n"));
-	CHECK(strstr(buf, "xmemsim_user_owned_bytes{heap=\"libc\",uid=\"65534\"} 64\n"));
+	CHECK_HAS(buf, "xmemsim_user_quota_refused_total{uid=\"65534\"} 3\n",
+		  "xmemsim_user_owned_bytes{heap=\"libc\",uid=\"65534\"} 64\n");
 	if (system("command -v promtool >/dev/null") == 0)
 		promtool_accepts(buf, "every user");
 }
@@ -149,13 +149,12 @@ TEST(top_rates_over_the_interval)
 	CHECK(strstr(t, "\n0     1       running         50.0%       50.0%"));
 	CHECK(strstr(t, "1.0 MiB"));		/* 1048576 bytes in 1 s */
 	CHECK(strstr(t, "\n1     2       idle"));	/* engine 2 is core 1's */
-	CHECK(strstr(t, "you: uid 1000"));
-	CHECK(strstr(t, "DMA in flight 7 of 512"));
+	CHECK_HAS(t, "you: uid 1000", "DMA in flight 7 of 512");
 	t = render(xm_top_json, &a, &b);
-	CHECK(strstr(t, "{\"engine\":1,\"core\":0,\"running\":true,\"queued\":3,"));
-	CHECK(strstr(t, "\"dma_inflight\":7,\"dma_depth_limit\":512}"));
-	CHECK(strstr(t, "\"busy_modeled\":0.500000"));
-	CHECK(strstr(t, "\"bytes_per_s\":1048576.000000"));
+	CHECK_HAS(t, "{\"engine\":1,\"core\":0,\"running\":true,\"queued\":3,",
+		  "\"dma_inflight\":7,\"dma_depth_limit\":512}",
+		  "\"busy_modeled\":0.500000",
+		  "\"bytes_per_s\":1048576.000000");
 	CHECK(!strstr(t, "\"users\":"));
 	/* no earlier snapshot: no rates */
 	t = render(xm_top_json, NULL, &b);

@@ -1,4 +1,4 @@
-# A small CNN for the PyTorch-vs-ONNX comparison (issue 34): the same ops
+# A small CNN for the PyTorch-vs-ONNX comparison: the same ops
 # as tiny.py but no in-place op, which ONNX (one value per output) cannot
 # express, so both front ends see the same activations.
 import torch.nn as nn

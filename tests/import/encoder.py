@@ -1,4 +1,4 @@
-# The issue-34 model, as a new user writes it: an nn.Embedding over token
+# A small language model, as a new user writes it: an nn.Embedding over token
 # ids, two nn.TransformerEncoderLayers, a linear head.  Token ids come in
 # by position (input_shape, no dtype): dramplan-import sees that they go
 # into an nn.Embedding and draws int64 ids below its num_embeddings.

@@ -1,4 +1,4 @@
-# dramplan-import's host tests (issue 23): a shell script run like the
+# dramplan-import's host tests: a shell script run like the
 # other host tests (TAP into $(O)/results/), with this build's dramplan and
 # importer; they skip without PyTorch. Not in the sanitizer build: the
 # importer is Python, and the dramplan it calls is the planner the

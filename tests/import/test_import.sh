@@ -41,7 +41,7 @@ check "--input with an unknown dimension: usage error" one_line_err 2 '"foo" is 
 	"$IMPORT" --input x:int64:batch,foo x
 check "--version" sh -c "\"$IMPORT\" --version | grep -qx \"dramplan-import $(cat "$SRC/VERSION")\""
 
-# ONNX graphs (issue 34): written with onnx.helper, no PyTorch needed
+# ONNX graphs: written with onnx.helper, no PyTorch needed
 jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
 	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
 }
@@ -116,7 +116,7 @@ check "2 cores: gradients shared, linked to core 0, collective" jq_py "$T/t2.jso
 check "the VM's example is what the importer writes (examples/tinynet_train_2core.json)" \
 	cmp -s "$T/t2.json" "$SRC/examples/tinynet_train_2core.json"
 
-# language models (issue 34): token ids, attention op by op, KV caches
+# language models: token ids, attention op by op, KV caches
 EX=$SRC/examples
 # tests/import/encoder.py: ids by position go to an nn.Embedding -> int64
 tensor_is() {	# FILE NAME EXPR: EXPR over the tensor `t` named NAME is true

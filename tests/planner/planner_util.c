@@ -92,6 +92,26 @@ const char *ivstr(const struct dp_model *m, uint32_t core, const char *name)
 	return buf;
 }
 
+const char *ivsof(const struct dp_model *m, uint32_t core, const char *names)
+{
+	static char buf[1024];
+	char name[256];
+	size_t len = 0;
+	int n;
+
+	buf[0] = 0;
+	while (*names && sscanf(names, "%255s%n", name, &n) == 1) {
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s %s",
+				len ? "; " : "", name, ivstr(m, core, name));
+		if (len >= sizeof(buf))
+			break;
+		names += n;
+		while (*names == ' ')
+			names++;
+	}
+	return buf;
+}
+
 int contains(const char *hay, const char *needle)
 {
 	return hay && needle && strstr(hay, needle);

@@ -33,6 +33,8 @@ const struct dp_tensor *mt(const struct dp_model *m, uint32_t core,
 			   const char *name);
 /* Closed intervals of a model tensor as "[a,b] [c,d]". */
 const char *ivstr(const struct dp_model *m, uint32_t core, const char *name);
+/* "NAME IVS; NAME IVS ...": ivstr of each space-separated name of names */
+const char *ivsof(const struct dp_model *m, uint32_t core, const char *names);
 int contains(const char *hay, const char *needle);
 /* JSON written with ' for " (test readability); returns a static copy. */
 const char *J(const char *s);

@@ -199,7 +199,24 @@ const struct dp_search_params *glue_params(int glue)
 {
 	static struct dp_search_params off;
 
+	const struct dp_phase *ph;
+
 	off = dp_search_defaults;
-	off.glue_off = ~0u;
+	for (ph = dp_search_phases; ph->kind != DP_PHASE_END; ph++)
+		if (ph->kind == DP_PHASE_GLUE)
+			dp_search_off(&off, ph->name);
 	return glue ? &dp_search_defaults : &off;
+}
+
+int search(struct prob *p, uint64_t ceiling, uint64_t page, uint64_t nodes,
+	   const struct dp_search_params *par, struct dp_search_stats *st)
+{
+	struct dp_search s = {
+		.problem = { .it = p->it, .n = p->n, .iv = p->iv,
+			     .ceiling = ceiling, .page = page },
+		.nodes = nodes,
+		.params = par,
+	};
+
+	return dp_search_run(&s, st);
 }

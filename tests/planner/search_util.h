@@ -49,6 +49,11 @@ int valid_iv(const struct prob *p);
 /* The search's parameters with the glue rules on (dp_search_defaults)
  * or all off */
 const struct dp_search_params *glue_params(int glue);
+/* dp_search_run on p's items below ceiling, with the page rule of page
+ * (0: none), a budget of nodes search nodes and the parameters par (NULL:
+ * the defaults) */
+int search(struct prob *p, uint64_t ceiling, uint64_t page, uint64_t nodes,
+	   const struct dp_search_params *par, struct dp_search_stats *st);
 /* No item of at most a page straddles a page boundary (page 0: none). */
 int paged(const struct prob *p, uint64_t page);
 

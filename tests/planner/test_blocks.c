@@ -2,7 +2,7 @@
 /*
  * --strategy search above the exact search's item limit still verifies
  * and is never worse than the portfolio; independent time blocks
- * (dp_time_blocks, sweep.c) are cut where no item is live across,
+ * (dp_time_blocks, blocks.c) are cut where no item is live across,
  * searched alone they reach an optimum the whole search missed, and a
  * block that only has to reach another's end stops there, never above
  * the portfolio; random problems of blocks verify.
@@ -167,9 +167,7 @@ TEST(time_blocks_searched_alone_reach_the_optimum)
 	REQUIRE(!dp_time_blocks(p.it, p.n, p.iv, dp_search_defaults.block_min, blk, &nb));
 	CHECK(nb >= 4);
 	ff = first_fits(&p, &seed_end);
-	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
-					    .ceiling = UINT64_MAX), DP_UNSET,
-				 DP_ENGINE_AUTO, glue_params(0), &st));
+	REQUIRE(!search(&p, UINT64_MAX, 0, DP_UNSET, glue_params(0), &st));
 	CHECK(valid(&p));
 	printf("# blocks of 120 x 4: end %llu, optimum %llu, first fit %llu\n",
 	     (unsigned long long)st.end, (unsigned long long)opt,
@@ -185,17 +183,13 @@ TEST(time_blocks_searched_alone_reach_the_optimum)
 	REQUIRE(a);
 	for (i = 0; i < p.n; i++)
 		a[i] = p.it[i].addr;
-	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
-					    .ceiling = UINT64_MAX), DP_UNSET,
-				 DP_ENGINE_AUTO, glue_params(0), &st2));
+	REQUIRE(!search(&p, UINT64_MAX, 0, DP_UNSET, glue_params(0), &st2));
 	for (i = 0; i < p.n && a[i] == p.it[i].addr; i++)
 		;
 	CHECK(i == p.n);
 	CHECK(st2.nodes == st.nodes && st2.end == st.end);
 	/* a ceiling below the highest block: none exists, and it says so */
-	CHECK(dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
-					 .ceiling = opt - 1), DP_UNSET,
-			      DP_ENGINE_AUTO, glue_params(0), &st) == -1);
+	CHECK(search(&p, opt - 1, 0, DP_UNSET, glue_params(0), &st) == -1);
 	CHECK(st.proven);
 	free(a);
 	prob_free(&p);
@@ -219,9 +213,7 @@ TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 
 	REQUIRE(!blocks_of(ns, seeds, 2, 15360, &p, &opt));
 	ff = first_fits(&p, &seed_end);
-	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
-					    .ceiling = UINT64_MAX), DP_UNSET,
-				 DP_ENGINE_AUTO, NULL, &st));
+	REQUIRE(!search(&p, UINT64_MAX, 0, DP_UNSET, NULL, &st));
 	CHECK(valid(&p));
 	CHECK(end_of(&p) == st.end);
 	CHECK(st.end <= ff && st.end <= st.portfolio_end &&
@@ -230,9 +222,7 @@ TEST(time_blocks_stop_early_never_worse_than_the_portfolio)
 	CHECK(!st.searched && !st.nodes && !st.lns);
 	prob_free(&p);
 	REQUIRE(!blocks_of(ns, seeds, 2, 0, &p, &opt));
-	REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n, .iv = p.iv,
-					    .ceiling = UINT64_MAX), DP_UNSET,
-				 DP_ENGINE_AUTO, glue_params(0), &st));
+	REQUIRE(!search(&p, UINT64_MAX, 0, DP_UNSET, glue_params(0), &st));
 	CHECK(valid(&p));
 	CHECK(st.searched && st.nodes > 0);
 	CHECK(st.end >= opt && st.end <= st.portfolio_end);
@@ -272,12 +262,7 @@ TEST(time_blocks_random_problems)
 		seed_end = end_of(&p);
 		lb = dp_lower_bound(p.it, p.n, p.iv);
 		for (k = 0; k < 2; k++) {
-			REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-							     .iv = p.iv,
-							    .ceiling = UINT64_MAX,
-							     .page = page),
-						 budgets[k], DP_ENGINE_AUTO,
-						 NULL, &st));
+			REQUIRE(!search(&p, UINT64_MAX, page, budgets[k], NULL, &st));
 			CHECK(valid_iv(&p));
 			CHECK(end_of(&p) == st.end);
 			CHECK(st.seed_end == seed_end && st.end <= seed_end);
@@ -288,15 +273,9 @@ TEST(time_blocks_random_problems)
 			CHECK(st.nodes <= 2 * budgets[k]);
 			pe = k ? pe : st.portfolio_end;
 		}
-		CHECK(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						  .iv = p.iv, .ceiling = pe,
-						  .page = page), 0,
-				       DP_ENGINE_AUTO, NULL, &s2));
+		CHECK(!search(&p, pe, page, 0, NULL, &s2));
 		CHECK(valid_iv(&p) && s2.end <= pe);
-		CHECK(dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						 .iv = p.iv, .ceiling = lb - 1,
-						 .page = page), 300,
-				      DP_ENGINE_AUTO, NULL, &s2) == -1);
+		CHECK(search(&p, lb - 1, page, 300, NULL, &s2) == -1);
 		CHECK(s2.proven);
 		prob_free(&p);
 		free(blk);

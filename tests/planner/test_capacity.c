@@ -2,7 +2,7 @@
 /*
  * --capacity and the minimiser agree: whenever --strategy search without
  * a capacity ends at a peak P, --capacity P finds a placement within P
- * (dp_place_search_within runs the minimiser's phases first). On the
+ * (dp_search_run with .within runs the minimiser's phases first). On the
  * instances scripts/bench-quality.sh plans -- the eleven MiniMalloc ones
  * and its perfect packings (a 1,000-buffer one used to fail: the passes
  * found nothing within the capacity, so the skyline top that reaches it

@@ -72,12 +72,9 @@ TEST(examples_plan_svg_verify)
 		snprintf(a, sizeof(a), "examples/%s.json -o %s/%s.plan.json --svg %s/%s.svg",
 			 ex[i], dir, ex[i], dir, ex[i]);
 		CHECK_EQ_U64(dp(a), 0);
-		CHECK(contains(out, "DRAM allocation successful"));
-		CHECK(contains(out, "Num intervals"));
-		CHECK(contains(out, "IntervalTree Build Done"));
-		CHECK(contains(out, "reserved space ="));
-		CHECK(contains(out, "Real CC buffer size"));
-		CHECK(contains(out, "wrote plan"));
+		CHECK_HAS(out, "DRAM allocation successful", "Num intervals",
+			  "IntervalTree Build Done", "reserved space =",
+			  "Real CC buffer size", "wrote plan");
 		snprintf(svg, sizeof(svg), "%s/%s.svg", dir, ex[i]);
 		read_text(svg, out, sizeof(out));
 		CHECK(!strncmp(out, "<?xml", 5) && contains(out, "<svg") &&
@@ -92,8 +89,7 @@ TEST(examples_plan_svg_verify)
 
 		snprintf(p, sizeof(p), "%s/allreduce_2core.svg", dir);
 		read_text(p, out, sizeof(out));
-		CHECK(contains(out, "shared"));
-		CHECK(contains(out, "url(#hatch)"));
+		CHECK_HAS(out, "shared", "url(#hatch)");
 	}
 	CHECK(!leftovers());
 }
@@ -105,9 +101,7 @@ TEST(bad_input_writes_nothing)
 	write_file("bad.json", "{\"cores\": [{\"tensors\": [{\"name\": \"a\", \"elems\": 0, \"elem_size\": 4}], \"blocks\": [{\"name\": \"e\"}]}]}\n");
 	snprintf(a, sizeof(a), "%s/bad.json -o %s/bad.plan.json --svg %s/bad.svg", dir, dir, dir);
 	CHECK_EQ_U64(dp(a), 1);
-	CHECK(contains(err, "bad.json"));
-	CHECK(contains(err, "'a'"));
-	CHECK(contains(err, "zero or negative size"));
+	CHECK_HAS(err, "bad.json", "'a'", "zero or negative size");
 	CHECK(!contains(out, "pipeline"));
 	CHECK(!exists("bad.plan.json"));
 	CHECK(!exists("bad.svg"));
@@ -116,8 +110,7 @@ TEST(bad_input_writes_nothing)
 	write_file("broken.json", "{\n  \"cores\": [\n    {\"tensors\": [}\n");
 	snprintf(a, sizeof(a), "%s/broken.json -o %s/broken.plan.json", dir, dir);
 	CHECK_EQ_U64(dp(a), 1);
-	CHECK(contains(err, "broken.json:3:"));
-	CHECK(contains(err, "malformed JSON"));
+	CHECK_HAS(err, "broken.json:3:", "malformed JSON");
 	CHECK(!exists("broken.plan.json"));
 	CHECK(!leftovers());
 }
@@ -128,8 +121,7 @@ TEST(disable_flag)
 
 	snprintf(a, sizeof(a), "--disable-dram-allocation examples/mlp.json -o %s/d.plan.json", dir);
 	CHECK_EQ_U64(dp(a), 1);
-	CHECK(contains(err, "'h1'"));
-	CHECK(contains(err, "--disable-dram-allocation"));
+	CHECK_HAS(err, "'h1'", "--disable-dram-allocation");
 	CHECK(!exists("d.plan.json"));
 }
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "model/model.h"
+#include "plan/plan.h"
 #include "planner_util.h"
 #include "tap.h"
 #include "xorshift.h"

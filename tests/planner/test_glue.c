@@ -179,22 +179,11 @@ TEST(glue_reaches_optima_the_search_misses)
 		c = perfect(ns[k], seeds[k]);
 		REQUIRE(c && !prob_of(c, &p));
 		dp_csv_free(c);
-		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						    .iv = p.iv,
-						    .ceiling = UINT64_MAX),
-					 nodes[k], DP_ENGINE_AUTO,
-					 glue_params(0), &s0));
+		REQUIRE(!search(&p, UINT64_MAX, 0, nodes[k], glue_params(0), &s0));
 		CHECK(valid(&p));
-		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						    .iv = p.iv,
-						    .ceiling = UINT64_MAX),
-					 nodes[k], DP_ENGINE_AUTO,
-					 glue_params(1), &s1));
+		REQUIRE(!search(&p, UINT64_MAX, 0, nodes[k], glue_params(1), &s1));
 		CHECK(valid(&p) && end_of(&p) == s1.end);
-		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						    .iv = p.iv,
-						    .ceiling = UINT64_MAX),
-					 nodes[k], DP_ENGINE_AUTO, NULL, &s2));
+		REQUIRE(!search(&p, UINT64_MAX, 0, nodes[k], NULL, &s2));
 		CHECK(s2.end == s1.end && s2.nodes == s1.nodes);
 		printf("# %u seed %llu: %llu without gluing, %llu with (%s), optimum %llu\n",
 		       ns[k], (unsigned long long)seeds[k],
@@ -268,20 +257,12 @@ TEST(glue_random_problems_verify)
 		dp_unglue(&g, p.it, p.n);
 		CHECK(valid_iv(&p) && paged(&p, page));
 		dp_glued_free(&g);
-		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						    .iv = p.iv,
-						    .ceiling = UINT64_MAX,
-						    .page = page), 300,
-					 DP_ENGINE_AUTO, NULL, &st));
+		REQUIRE(!search(&p, UINT64_MAX, page, 300, NULL, &st));
 		CHECK(valid_iv(&p) && paged(&p, page));
 		CHECK(st.end == end_of(&p) && st.end <= st.portfolio_end &&
 		      st.end >= st.lower_bound);
 		e1 = st.end;
-		REQUIRE(!dp_place_search(DP_PROBLEM(.it = p.it, .n = p.n,
-						    .iv = p.iv,
-						    .ceiling = UINT64_MAX,
-						    .page = page), 300,
-					 DP_ENGINE_AUTO, NULL, &s2));
+		REQUIRE(!search(&p, UINT64_MAX, page, 300, NULL, &s2));
 		CHECK(s2.end == e1 && s2.nodes == st.nodes);
 		prob_free(&p);
 	}

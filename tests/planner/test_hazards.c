@@ -65,8 +65,8 @@ TEST(coalesced_shared_grouped_linearly)
 	CHECK(n < 2000000);
 	CHECK(contains(text, "\"hazard_groups\""));
 	CHECK(!contains(text, "\"hazards\""));
-	CHECK(contains(r.log, "1 shared address range accessed from more than one core"));
-	CHECK(contains(r.log, "(4000 accesses in all)"));
+	CHECK_HAS(r.log, "1 shared address range accessed from more than one core",
+		  "(4000 accesses in all)");
 	free(text);
 	run_free(&r);
 	free(m);

@@ -12,7 +12,7 @@
 
 #include "planner_util.h"
 #include "tap.h"
-#include "model/jdoc.h"
+#include "io/jdoc.h"
 
 static char *text_of(size_t n, int shape, size_t *len)
 {

@@ -33,8 +33,7 @@ TEST(numbering_program_order)
 	CHECK_EQ_U64(c->b[2].t_first, 2);
 	/* a: def 0, use 1 -> [0,1]; b: def 1, used in b2 at 2 (through the
 	 * empty block) -> [1,2]; never lo > hi */
-	CHECK_STR(ivstr(r.m, 0, "a"), "[0,1]");
-	CHECK_STR(ivstr(r.m, 0, "b"), "[1,2]");
+	CHECK_STR(ivsof(r.m, 0, "a b"), "a [0,1]; b [1,2]");
 	run_free(&r);
 }
 
@@ -51,11 +50,9 @@ TEST(straight_line_def_use_dead_def)
 		"  {'defs': ['x'], 'uses': ['x']},"	/* 4: read-modify-write */
 		"  {'uses': ['x']}]}"), NULL);	/* 5 */
 	REQUIRE(r.ok);
-	CHECK_STR(ivstr(r.m, 0, "a"), "[0,2]");
-	/* a dead def still occupies its instruction */
-	CHECK_STR(ivstr(r.m, 0, "d"), "[1,1]");
-	/* x: [2,3], then use+def at 4 -> [4,5]; touching ranges merge */
-	CHECK_STR(ivstr(r.m, 0, "x"), "[2,5]");
+	/* d: a dead def still occupies its instruction; x: [2,3], then
+	 * use+def at 4 -> [4,5]; touching ranges merge */
+	CHECK_STR(ivsof(r.m, 0, "a d x"), "a [0,2]; d [1,1]; x [2,5]");
 	run_free(&r);
 }
 
@@ -86,16 +83,12 @@ TEST(loop_liveness_back_edge_extends)
 	run_json(&r, loop_model(1), NULL);
 	REQUIRE(r.ok);
 	/* a is used at 3 and live around the back edge: all of loop [3,4],
-	 * plus [0,2] in entry -> [0,4] */
-	CHECK_STR(ivstr(r.m, 0, "a"), "[0,4]");
-	/* acc: entry [1,2], loop live in and out ([3,4]), exit use at 5 */
-	CHECK_STR(ivstr(r.m, 0, "acc"), "[1,5]");
-	/* s is defined before its use in every iteration: not live across */
-	CHECK_STR(ivstr(r.m, 0, "s"), "[3,4]");
-	/* b is never touched in the loop but live across it */
-	CHECK_STR(ivstr(r.m, 0, "b"), "[2,6]");
-	/* out: def 5, live at the exit -> [5,6] */
-	CHECK_STR(ivstr(r.m, 0, "out"), "[5,6]");
+	 * plus [0,2] in entry -> [0,4]; acc: entry [1,2], loop live in and
+	 * out ([3,4]), exit use at 5; s is defined before its use in every
+	 * iteration: not live across; b is never touched in the loop but
+	 * live across it; out: def 5, live at the exit -> [5,6] */
+	CHECK_STR(ivsof(r.m, 0, "a acc s b out"),
+		  "a [0,4]; acc [1,5]; s [3,4]; b [2,6]; out [5,6]");
 	run_free(&r);
 }
 
@@ -106,9 +99,7 @@ TEST(loop_liveness_without_back_edge)
 	run_json(&r, loop_model(0), NULL);
 	REQUIRE(r.ok);
 	/* same code, no back edge: a dies at its use 3 */
-	CHECK_STR(ivstr(r.m, 0, "a"), "[0,3]");
-	CHECK_STR(ivstr(r.m, 0, "acc"), "[1,5]");
-	CHECK_STR(ivstr(r.m, 0, "s"), "[3,4]");
+	CHECK_STR(ivsof(r.m, 0, "a acc s"), "a [0,3]; acc [1,5]; s [3,4]");
 	run_free(&r);
 }
 
@@ -134,14 +125,12 @@ TEST(loop_interference_changes_placement)
 	run_json(&with, share_model(1), NULL);
 	REQUIRE(with.ok && without.ok);
 	/* no back edge: a [0,1], s [2,3] never meet -> the same bytes (floor 0) */
-	CHECK_STR(ivstr(without.m, 0, "a"), "[0,1]");
-	CHECK_STR(ivstr(without.m, 0, "s"), "[2,3]");
+	CHECK_STR(ivsof(without.m, 0, "a s"), "a [0,1]; s [2,3]");
 	CHECK_EQ_U64(pt(without.p, 0, "a")->addr, 0);
 	CHECK_EQ_U64(pt(without.p, 0, "s")->addr, 0);
 	/* back edge: a is needed by the next trip, live over the whole loop
 	 * [0,2], and meets s at 2 -> different bytes, 4096 apart */
-	CHECK_STR(ivstr(with.m, 0, "a"), "[0,2]");
-	CHECK_STR(ivstr(with.m, 0, "s"), "[2,3]");
+	CHECK_STR(ivsof(with.m, 0, "a s"), "a [0,2]; s [2,3]");
 	CHECK(pt(with.p, 0, "a")->addr != pt(with.p, 0, "s")->addr);
 	CHECK_EQ_U64(pt(with.p, 0, "a")->addr + pt(with.p, 0, "s")->addr, 4096);
 	run_free(&with);
@@ -163,11 +152,9 @@ TEST(inputs_outputs_implicit)
 		"  {}]}"), NULL);		/* 3 */
 	REQUIRE(r.ok);
 	/* inputs/weights are defined at the entry: live from 0 to last use */
-	CHECK_STR(ivstr(r.m, 0, "in"), "[0,2]");
-	CHECK_STR(ivstr(r.m, 0, "w"), "[0,2]");
 	/* outputs are used at every exit: def 1 to the end, 3 */
-	CHECK_STR(ivstr(r.m, 0, "o"), "[1,3]");
-	CHECK_STR(ivstr(r.m, 0, "t"), "[0,1]");
+	CHECK_STR(ivsof(r.m, 0, "in w o t"),
+		  "in [0,2]; w [0,2]; o [1,3]; t [0,1]");
 	run_free(&r);
 }
 
@@ -197,11 +184,8 @@ TEST(no_reaching_def_one_arm)
 		"{'name': 'r', 'succ': ['m'], 'insts': [{'uses': ['c']}]},"
 		"{'name': 'm', 'insts': [{'name': 'merge', 'uses': ['x']}]}"), NULL);
 	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "t.json"));
-	CHECK(contains(r.e.msg, "'x'"));
-	CHECK(contains(r.e.msg, "block 'm'"));
-	CHECK(contains(r.e.msg, "'merge'"));
-	CHECK(contains(r.e.msg, "no reaching def"));
+	CHECK_HAS(r.e.msg, "t.json", "'x'", "block 'm'", "'merge'",
+		  "no reaching def");
 	run_free(&r);
 }
 
@@ -215,9 +199,7 @@ TEST(no_reaching_def_loop_carried)
 		"{'name': 'l', 'succ': ['l', 'x'], 'insts': [{'name': 'rd', 'uses': ['c']}, {'defs': ['c']}]},"
 		"{'name': 'x'}"), NULL);
 	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "'c'"));
-	CHECK(contains(r.e.msg, "block 'l'"));
-	CHECK(contains(r.e.msg, "no reaching def"));
+	CHECK_HAS(r.e.msg, "'c'", "block 'l'", "no reaching def");
 	run_free(&r);
 }
 
@@ -228,8 +210,7 @@ TEST(output_never_defined)
 	run_json(&r, core1("{'name': 'o', 'elems': 1, 'elem_size': 4, 'usage': 'output'}",
 			   "{'name': 'e', 'insts': [{}]}"), NULL);
 	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "'o'"));
-	CHECK(contains(r.e.msg, "no reaching def"));
+	CHECK_HAS(r.e.msg, "'o'", "no reaching def");
 	run_free(&r);
 }
 

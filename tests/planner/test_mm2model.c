@@ -99,9 +99,7 @@ TEST(mm2model_cli_one_line_exit_1)
 	for (size_t i = 0; i < n; i++)
 		lines += buf[i] == '\n';
 	CHECK_EQ_U64(lines, 1);
-	CHECK(contains(buf, "mm2model: "));
-	CHECK(contains(buf, "in.csv"));
-	CHECK(contains(buf, "not valid UTF-8"));
+	CHECK_HAS(buf, "mm2model: ", "in.csv", "not valid UTF-8");
 	printf("# %s", buf);
 	snprintf(path, sizeof(path), "%s/out.json", dir);
 	f = fopen(path, "r");

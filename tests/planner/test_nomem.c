@@ -111,6 +111,25 @@ static int err_code(int rc, const struct dp_err *e)
 	return rc ? dp_err_code(e) : 0;
 }
 
+/* A job's answer: rc as an errno, any message but out of memory shown */
+static void job_done(struct job *j, int rc, const struct dp_err *e)
+{
+	j->rc = err_code(rc, e);
+	if (j->rc && j->rc != -ENOMEM)
+		printf("# %s\n", e->msg);
+}
+
+/* The instance c written as CSV into j->plan: dp_csv_write's answer */
+static int csv_plan(const struct dp_csv *c, struct job *j)
+{
+	FILE *f = buf_file(j->plan, sizeof(j->plan));
+	int rc = dp_csv_write(c, f);
+
+	fclose(f);
+	j->plan_len = strlen(j->plan);
+	return rc;
+}
+
 /* Load, plan, verify, write, read back, report: the library end to end. */
 static void model_job(const struct job_in *in, struct job *j)
 {
@@ -158,9 +177,7 @@ free_plan:
 free_model:
 	dp_model_free(m);
 out:
-	j->rc = err_code(rc, &e);
-	if (j->rc && j->rc != -ENOMEM)
-		printf("# %s\n", e.msg);
+	job_done(j, rc, &e);
 }
 
 /*
@@ -174,7 +191,6 @@ static void csv_job(const struct job_in *in, struct job *j)
 	struct dp_model *m = NULL;
 	struct dp_csv *c;
 	struct dp_err e = { "" };
-	FILE *f;
 	int rc = -1;
 
 	memset(j->plan, 0, sizeof(j->plan));
@@ -190,17 +206,12 @@ static void csv_job(const struct job_in *in, struct job *j)
 	m = dp_csv_model(c, 1, &e);
 	if (!m)
 		goto free_csv;
-	f = buf_file(j->plan, sizeof(j->plan));
-	rc = dp_csv_write(c, f);
-	fclose(f);
-	j->plan_len = strlen(j->plan);
+	rc = csv_plan(c, j);
 free_csv:
 	dp_model_free(m);
 	dp_csv_free(c);
 out:
-	j->rc = err_code(rc, &e);
-	if (j->rc && j->rc != -ENOMEM)
-		printf("# %s\n", e.msg);
+	job_done(j, rc, &e);
 }
 
 /* The CSV's search alone, with 20 nodes (the slice searches' budgets
@@ -210,22 +221,16 @@ static void search_job(const struct job_in *in, struct job *j)
 	struct dp_search_stats st;
 	struct dp_err e = { "" };
 	struct dp_csv *c;
-	FILE *f;
 	int rc = -1;
 
 	memset(j->plan, 0, sizeof(j->plan));
 	c = dp_csv_parse("glue.csv", in->model, strlen(in->model), &e);
 	if (c && !dp_csv_solve_search(c, 0, 20, &st, &e)) {
 		j->above = st.portfolio_end > st.lower_bound;
-		f = buf_file(j->plan, sizeof(j->plan));
-		rc = dp_csv_write(c, f);
-		fclose(f);
-		j->plan_len = strlen(j->plan);
+		rc = csv_plan(c, j);
 	}
 	dp_csv_free(c);
-	j->rc = err_code(rc, &e);
-	if (j->rc && j->rc != -ENOMEM)
-		printf("# %s\n", e.msg);
+	job_done(j, rc, &e);
 }
 
 typedef void job_fn(const struct job_in *in, struct job *j);
@@ -330,7 +335,7 @@ TEST(minimalloc_search_survives_every_allocation_failure)
 
 /* Two such staircases of dp_search_defaults.block_min buffers, the second after the
  * first has ended: two time blocks, each searched alone
- * (dp_place_search's place_blocks), then written back. */
+ * (dp_search_run's place_blocks), then written back. */
 TEST(minimalloc_time_blocks_survive_every_allocation_failure)
 {
 	static char text[4096];
@@ -464,11 +469,12 @@ static void rr_job(const struct job_in *in, struct job *j)
 	if (!rc)
 		rc = dp_lower_bound_r(it, c->n, iv, &lb);
 	if (!rc)
-		rc = dp_ruin_recreate(DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
-						 .ceiling = UINT64_MAX),
-				      ol, &dp_search_defaults, lb,
-				      c->n * dp_search_defaults.ruin_item,
-				      &(struct dp_best){ .addr = best, .end = end });
+		rc = dp_ruin_recreate_improve(&(struct dp_improve){
+			.p = DP_PROBLEM(.it = it, .n = c->n, .iv = iv,
+					.ceiling = UINT64_MAX),
+			.ol = ol, .par = &dp_search_defaults, .goal = lb,
+			.budget = c->n * dp_search_defaults.ruin_item,
+			.best = &(struct dp_best){ .addr = best, .end = end } });
 	for (i = 0; !rc && i < c->n; i++)
 		len += snprintf(j->plan + len, sizeof(j->plan) - len, "%llu\n",
 				(unsigned long long)it[i].addr);

@@ -270,9 +270,7 @@ TEST(svg_titles)
 	snprintf(a, sizeof(a), "examples/mlp.json -q -o %s --svg -", P("p.json"));
 	CHECK_EQ_U64(dp(a), 0);
 	/* name, address range, size, interval */
-	CHECK(contains(out, "<title>h1 [0x"));
-	CHECK(contains(out, "size 1048576"));
-	CHECK(contains(out, "t=[0, 1]"));
+	CHECK_HAS(out, "<title>h1 [0x", "size 1048576", "t=[0, 1]");
 	unlink(P("p.json"));
 }
 
@@ -291,8 +289,7 @@ TEST(large_svg_left_out_or_downsampled)
 	snprintf(a, sizeof(a), "--svg-max 3 %s -q -o %s --svg -", P("mlp.json"), P("p.json"));
 	CHECK_EQ_U64(dp(a), 0);
 	CHECK(contains(err, "the chart shows the 3 largest"));
-	CHECK(contains(out, "downsampled: 3 of 8 tensors drawn"));
-	CHECK(contains(out, "<title>w1 "));
+	CHECK_HAS(out, "downsampled: 3 of 8 tensors drawn", "<title>w1 ");
 	CHECK(!contains(out, "<title>stats "));
 	unlink(P("p.json"));
 	unlink(P("mlp.json"));

@@ -55,8 +55,8 @@ TEST(floor_above_preplaced)
 	/* pre-placed addresses are kept */
 	CHECK_EQ_U64(pt(r.p, 0, "x")->addr, 0x10000);
 	CHECK_EQ_U64(pt(r.p, 0, "w")->addr, 0x4000);
-	CHECK(contains(r.log, "Already used DRAM hwm: 0x11fff"));
-	CHECK(contains(r.log, "reserved space = 73727 bytes"));
+	CHECK_HAS(r.log, "Already used DRAM hwm: 0x11fff",
+		  "reserved space = 73727 bytes");
 	run_free(&r);
 }
 
@@ -123,9 +123,8 @@ TEST(full_path_builds_tree)
 	REQUIRE(r.ok);
 	CHECK(!r.early_exit);
 	CHECK(r.tree_built);
-	CHECK(contains(r.log, "Num intervals 1  Num locations 1"));
-	CHECK(contains(r.log, "IntervalTree Build Done"));
-	CHECK(contains(r.log, "DRAM allocation successful"));
+	CHECK_HAS(r.log, "Num intervals 1  Num locations 1",
+		  "IntervalTree Build Done", "DRAM allocation successful");
 	run_free(&r);
 }
 
@@ -193,11 +192,8 @@ TEST(disable_names_unplaced)
 			   "{'name': 'e', 'insts': [{'defs': ['spill_a', 'spill_b'], 'uses': ['x']}]}"),
 		 &o);
 	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "t.json"));
-	CHECK(contains(r.e.msg, "2 DRAM tensors left without an address"));
-	CHECK(contains(r.e.msg, "'spill_a'"));
-	CHECK(contains(r.e.msg, "'spill_b'"));
-	CHECK(contains(r.e.msg, "--disable-dram-allocation"));
+	CHECK_HAS(r.e.msg, "t.json", "2 DRAM tensors left without an address",
+		  "'spill_a'", "'spill_b'", "--disable-dram-allocation");
 	CHECK(!r.tree_built);
 	run_free(&r);
 }
@@ -324,8 +320,8 @@ TEST(cc_limit_too_small_names_tensor)
 	o.cc_mib = 0;
 	run_json(&r, J(cc_model), &o);
 	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "t.json"));
-	CHECK(contains(r.e.msg, "collective operand does not fit in the CC buffer"));
+	CHECK_HAS(r.e.msg, "t.json",
+		  "collective operand does not fit in the CC buffer");
 	CHECK(contains(r.e.msg, "'U'") || contains(r.e.msg, "'T'"));
 	run_free(&r);
 }
@@ -363,9 +359,7 @@ TEST(dram_ceiling_names_tensor)
 	run_json(&r, core1("{'name': 'big', 'elems': 2097152, 'elem_size': 1}",
 			   "{'name': 'e', 'insts': [{'defs': ['big']}]}"), &o);
 	CHECK(!r.ok);
-	CHECK(contains(r.e.msg, "'big'"));
-	CHECK(contains(r.e.msg, "ceiling"));
-	CHECK(contains(r.e.msg, "--dram-size"));
+	CHECK_HAS(r.e.msg, "'big'", "ceiling", "--dram-size");
 	run_free(&r);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Ruin and recreate (dp_ruin_recreate, ruin_recreate.c) from the chain
+ * Ruin and recreate (dp_ruin_recreate_improve, ruin_recreate.c) from the chain
  * pass on perfect packings of the benchmark's generator: never worse,
  * the same twice, a valid placement.
  * Budgets are node counts: nothing depends on the machine.
@@ -41,13 +41,13 @@ TEST(ruin_and_recreate_never_worse_and_deterministic)
 			for (i = 0; i < p.n; i++)
 				b[j & 1][i] = p.it[i].addr;
 			bj = (struct dp_best){ .addr = b[j & 1], .end = e0 };
-			CHECK(!dp_ruin_recreate(DP_PROBLEM(.it = p.it, .n = p.n,
-							   .iv = p.iv,
-							   .ceiling = e0),
-						ol, &dp_search_defaults, lb,
-						j ? dp_ruin_recreate_budget(&dp_search_defaults,
-									     p.n) : 0,
-						&bj));
+			CHECK(!dp_ruin_recreate_improve(&(struct dp_improve){
+				.p = DP_PROBLEM(.it = p.it, .n = p.n,
+						.iv = p.iv, .ceiling = e0),
+				.ol = ol, .par = &dp_search_defaults,
+				.goal = lb, .best = &bj,
+				.budget = j ? dp_ruin_recreate_budget(&dp_search_defaults,
+								      p.n) : 0 }));
 			e[j & 1] = bj.end;
 			CHECK(e[j & 1] == end_of(&p) && e[j & 1] <= e0);
 			CHECK(valid(&p));

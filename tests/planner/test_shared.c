@@ -48,9 +48,9 @@ TEST(shared_placed_once_and_linked)
 	CHECK_EQ_U64(pt(r.p, 0, "P0")->addr, 8192);
 	CHECK_EQ_U64(pt(r.p, 1, "P1")->addr, 8192);
 	/* only the owner's object is placed: one shared placement */
-	CHECK(contains(r.log, "[shared] core 0 'S' -> 0x0 (1 link)"));
-	CHECK(contains(r.log, "Skipping shared tensor allocations on core 1"));
-	CHECK(contains(r.log, "Assigned memloc L to address 0x0 based on its remote local target"));
+	CHECK_HAS(r.log, "[shared] core 0 'S' -> 0x0 (1 link)",
+		  "Skipping shared tensor allocations on core 1",
+		  "Assigned memloc L to address 0x0 based on its remote local target");
 	CHECK(!dp_verify(r.p, NULL, &r.e));
 	run_free(&r);
 }
@@ -73,6 +73,21 @@ TEST(shared_counted_once)
 	run_free(&r);
 }
 
+/* Hazard pair k of p as "core C 'T' writes|reads, core C 'T' ..., [lo, hi)" */
+static const char *pairstr(const struct dp_plan *p, size_t k)
+{
+	static char buf[600];
+	const struct dp_hazard *h = &p->hz[k];
+
+	snprintf(buf, sizeof(buf), "core %u '%s' %s, core %u '%s' %s, [%llu, %llu)",
+		 h->core_a, p->core[h->core_a].t[h->ta].name,
+		 h->a_writes ? "writes" : "reads", h->core_b,
+		 p->core[h->core_b].t[h->tb].name,
+		 h->b_writes ? "writes" : "reads",
+		 (unsigned long long)h->lo, (unsigned long long)h->hi);
+	return buf;
+}
+
 TEST(hazard_write_read_across_cores)
 {
 	struct run r;
@@ -84,13 +99,7 @@ TEST(hazard_write_read_across_cores)
 	REQUIRE(r.ok);
 	/* core 0 writes S, core 1 reads L: one pair on [0, 8192) */
 	REQUIRE(r.p->nhz == 1);
-	CHECK_EQ_U64(r.p->hz[0].core_a, 0);
-	CHECK_EQ_U64(r.p->hz[0].core_b, 1);
-	CHECK_STR(r.p->core[0].t[r.p->hz[0].ta].name, "S");
-	CHECK_STR(r.p->core[1].t[r.p->hz[0].tb].name, "L");
-	CHECK(r.p->hz[0].a_writes && !r.p->hz[0].b_writes);
-	CHECK_EQ_U64(r.p->hz[0].lo, 0);
-	CHECK_EQ_U64(r.p->hz[0].hi, 8192);
+	CHECK_STR(pairstr(r.p, 0), "core 0 'S' writes, core 1 'L' reads, [0, 8192)");
 	CHECK(contains(r.log, "1 cross-core access pair"));
 	run_free(&r);
 }
@@ -244,9 +253,8 @@ TEST(sync_shared_missing_remote)
 	struct dp_err e;
 
 	CHECK(dp_sync_shared(p, NULL, &e));
-	CHECK(contains(e.msg, "plan.json"));
-	CHECK(contains(e.msg, "'buf_link'"));
-	CHECK(contains(e.msg, "missing remote target {core 0, 'nope'}"));
+	CHECK_HAS(e.msg, "plan.json", "'buf_link'",
+		  "missing remote target {core 0, 'nope'}");
 	CHECK(!p->core[1].t[0].placed);
 	dp_plan_free(p);
 }

@@ -207,9 +207,8 @@ TEST(the_cap_is_the_core_mib_and_the_slabs_are_where_the_docs_say)
 			CHECK(cp->t[1].addr == cp->slab_base || cp->t[2].addr == cp->slab_base);
 			CHECK(cp->t[0].addr == p->shared_base);
 		}
-		CHECK(contains(log, "dram_shared mode 1: coreCap = "));
-		CHECK(contains(log, "(--core-mib << 20)"));
-		CHECK(contains(log, "[core 1] slab [0x"));
+		CHECK_HAS(log, "dram_shared mode 1: coreCap = ",
+			  "(--core-mib << 20)", "[core 1] slab [0x");
 		free(log);
 		dp_plan_free(p);
 		dp_model_free(m);

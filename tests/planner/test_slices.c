@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The slice search (dp_slices, slices.c) and the top search
- * (dp_top_search), on perfect packings from the benchmark's guillotine
+ * The slice search (dp_slices_improve, slices.c) and the top search
+ * (dp_top_improve, top.c), on perfect packings from the benchmark's guillotine
  * generator (optimum = lower bound = 64 n): every placement verifies, the
  * slice search never ends above where it started, gives the same
  * addresses twice, and reaches the optimum of a small packing from a
@@ -30,7 +30,8 @@ static int first_fit_then_lns(struct prob *p, uint64_t budget, uint64_t *e0,
 	struct dp_place_stats ps = { 0 };
 	struct dp_ovl *ol = NULL;
 	struct dp_best b = { .addr = best };
-	uint64_t spent;
+	struct dp_improve im = { .par = &dp_search_defaults, .budget = budget,
+				 .best = &b };
 	size_t i, failed;
 	int r;
 
@@ -42,9 +43,10 @@ static int first_fit_then_lns(struct prob *p, uint64_t budget, uint64_t *e0,
 	*e0 = b.end = end_of(p);
 	for (i = 0; i < p->n; i++)
 		best[i] = p->it[i].addr;
-	r = dp_slices(DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv), ol,
-		      &dp_search_defaults, dp_lower_bound(p->it, p->n, p->iv),
-		      budget, &b, &spent);
+	im.p = DP_PROBLEM(.it = p->it, .n = p->n, .iv = p->iv);
+	im.ol = ol;
+	im.goal = dp_lower_bound(p->it, p->n, p->iv);
+	r = dp_slices_improve(&im);
 	*e1 = b.end;
 	dp_ovl_free(ol);
 	return r;
@@ -165,6 +167,7 @@ TEST(top_search_never_worse_and_deterministic)
 		uint64_t *b[2], e0, e[2], w = 0, lb, spent;
 		const struct dp_problem *pp;
 		struct dp_best bk;
+		struct dp_improve im;
 		struct prob p;
 		int k;
 
@@ -178,9 +181,12 @@ TEST(top_search_never_worse_and_deterministic)
 			for (i = 0; i < p.n; i++)
 				b[k][i] = p.it[i].addr;
 			bk = (struct dp_best){ .addr = b[k], .end = e0 };
-			CHECK(!dp_top_search(pp, &dp_search_defaults, lb,
-					     k ? dp_search_defaults.top_work : 0,
-					     0, &bk, &spent));
+			im = (struct dp_improve){
+				.p = pp, .par = &dp_search_defaults, .goal = lb,
+				.budget = k ? dp_search_defaults.top_work : 0,
+				.best = &bk };
+			CHECK(!dp_top_improve(&im));
+			spent = im.spent;
 			e[k] = bk.end;
 			CHECK(k ? spent > 0 : !spent);
 			CHECK(e[k] == end_of(&p));
@@ -198,9 +204,11 @@ TEST(top_search_never_worse_and_deterministic)
 			for (i = 0; i < p.n; i++)
 				b[0][i] = p.it[i].addr;
 			bk = (struct dp_best){ .addr = b[0], .end = e[0] };
-			CHECK(!dp_top_search(pp, &dp_search_defaults, lb,
-					     dp_search_defaults.top_work, 0,
-					     &bk, &spent));
+			im = (struct dp_improve){
+				.p = pp, .par = &dp_search_defaults, .goal = lb,
+				.budget = dp_search_defaults.top_work,
+				.best = &bk };
+			CHECK(!dp_top_improve(&im));
 			e[0] = bk.end;
 			CHECK(e[0] == e[1]);
 			CHECK(!memcmp(b[0], b[1], p.n * sizeof(uint64_t)));

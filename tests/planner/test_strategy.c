@@ -268,8 +268,8 @@ TEST(search_json_ceiling_reported)
 	o.strategy = DP_STRATEGY_SEARCH;
 	p = dp_plan_model(m, &o, NULL, &e);
 	CHECK(!p);
-	CHECK(contains(e.msg, "DRAM allocation failed"));
-	CHECK(contains(e.msg, "--strategy search: none exists (the search completed)"));
+	CHECK_HAS(e.msg, "DRAM allocation failed",
+		  "--strategy search: none exists (the search completed)");
 	dp_plan_free(p);
 	dp_model_free(m);
 	m = dp_model_load_json(DP_SRCROOT "/examples/transformer.json", &e);

@@ -48,8 +48,8 @@ TEST(every_linked_core_gets_the_owners_triple)
 	CHECK(l2->addr == s->addr && l2->partition == 5 && l2->bank == 3);
 	CHECK(p->partition == 7 && p->bank == 0);
 	CHECK(pt(r.p, 0, "A")->partition == 0 && pt(r.p, 0, "A")->bank == 0);
-	CHECK(contains(r.log, "Assigned memloc L0 to address 0x0 partition 5 bank 3 based on its remote local target {core 1, S}"));
-	CHECK(contains(r.log, "Assigned memloc L2 to address 0x0 partition 5 bank 3 based on"));
+	CHECK_HAS(r.log, "Assigned memloc L0 to address 0x0 partition 5 bank 3 based on its remote local target {core 1, S}",
+		  "Assigned memloc L2 to address 0x0 partition 5 bank 3 based on");
 	CHECK(!dp_verify(r.p, NULL, &r.e));
 	run_free(&r);
 }
@@ -134,9 +134,9 @@ TEST(report_shows_the_triple)
 	run_json(&r, J(three_core), NULL);
 	REQUIRE(r.ok);
 	rep = report_text(r.p, 1);
-	CHECK(contains(rep, " shared partition 5 bank 3\n"));
-	CHECK(contains(rep, " shared (linked) partition 5 bank 3\n"));
-	CHECK(contains(rep, " partition 7 bank 0\n"));
+	CHECK_HAS(rep, " shared partition 5 bank 3\n",
+		  " shared (linked) partition 5 bank 3\n",
+		  " partition 7 bank 0\n");
 	free(rep);
 	run_free(&r);
 }

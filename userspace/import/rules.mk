@@ -1,4 +1,4 @@
-# dramplan-import (issue 23): a PyTorch network -> a dramplan model.  A
+# dramplan-import: a PyTorch network -> a dramplan model.  A
 # Python 3 script for Debian's /usr/bin/python3 (python3-torch,
 # python3-torchvision); built = the version filled in, installed with the
 # tools.  Without PyTorch it still builds and installs, and says in one

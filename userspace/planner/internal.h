@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * internal.h - what every room of libdramplan shares: the item and range
- * types and util.c's helpers.  Each room has its own header for the rest:
- * model/model.h, place/place.h, search/search.h, plan/plan.h.  Not
+ * internal.h - what every stage of libdramplan shares: the item and range
+ * types and util.c's helpers.  The stages run one way, each using only
+ * those before it:
+ *
+ *   model/ (read, check, liveness) -> place/ (first fit, the seed's path)
+ *     -> search/ (--strategy search) -> plan/ (the pipeline, verify,
+ *     report, the plan's JSON both ways, MiniMalloc instances solved)
+ *
+ * and io/ (the JSON document, the CSV and SVG writers) serves them all.
+ * Each stage has its own header for the rest: model/model.h,
+ * place/place.h, search/search.h, plan/plan.h, io/jdoc.h.  Not
  * installed: the tests and the benchmarks in the tree use them; a
  * program outside uses libdramplan.h.
  *
@@ -41,8 +49,6 @@ struct dp_problem {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-void dp_json_str(FILE *f, const char *s);	/* JSON string literal */
-void dp_xml_str(FILE *f, const char *s);	/* XML-escaped text */
 int dp_read_file(const char *path, char **text, size_t *len,
 		 struct dp_err *e);
 

@@ -27,8 +27,8 @@
  * device.
  *
  * The library's own interfaces (the passes, the placer, the interval tree,
- * the search) are in internal.h and the headers of its rooms (model/,
- * place/, search/, plan/), which are not installed.
+ * the search) are in internal.h and the headers of its stages (model/,
+ * place/, search/, plan/, io/), which are not installed.
  *
  * Every function that can fail returns a negative value (or NULL) and
  * fills a struct dp_err with one message that names the file, the JSON
@@ -189,7 +189,7 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 /* Resolves remote targets across cores; called once all cores are in. */
 int dp_model_link(struct dp_model *m, struct dp_err *e);
 
-/* JSON model (strict: jdoc.c on yajl).  Malformed JSON names
+/* JSON model (strict: io/jdoc.c on yajl).  Malformed JSON names
  * file:line:column; schema and
  * semantic errors name the file and the JSON path / tensor. */
 struct dp_model *dp_model_load_json(const char *path, struct dp_err *e);
@@ -225,7 +225,7 @@ enum dp_order { DP_ORDER_SIMPLIFY, DP_ORDER_SIZE, DP_ORDER_AREA,
  */
 enum dp_engine { DP_ENGINE_AUTO, DP_ENGINE_REFERENCE, DP_ENGINE_INCREMENTAL };
 
-/* ---- --strategy search (strategy.c, branch_bound.c) ---------------- */
+/* ---- --strategy search (search/) ------------------------------------- */
 
 /* Above this many items (or DP_SEARCH_MAX_EDGES overlap pairs) a
  * placement gets the constructive passes alone. */
@@ -252,7 +252,7 @@ struct dp_search_stats {
 	const char *how;	/* the pass that gave the result */
 };
 
-/* Why a failed dp_place_search found nothing, one phrase in buf: proven
+/* Why a failed dp_search_run found nothing, one phrase in buf: proven
  * none, not searched (and why), or the budget spent. */
 const char *dp_search_verdict(const struct dp_search_stats *st, char *buf,
 			      size_t len);
@@ -437,7 +437,7 @@ int dp_csv_solve_best(struct dp_csv *c, uint64_t capacity,
  * tensor of size * scale bytes live from its def to its last use. */
 struct dp_model *dp_csv_model(const struct dp_csv *c, uint64_t scale,
 			      struct dp_err *e);
-/* --strategy search: dp_place_search on the buffers (page rule off);
+/* --strategy search: dp_search_run on the buffers (page rule off);
  * nodes: the search budget.  -1 with a message saying whether a placement
  * within the capacity was proven impossible or not found in the budget.
  * _off: with the parts of the search in off switched off (dp_opts'

@@ -1,9 +1,13 @@
 # libdramplan (the DRAM planner), the dramplan tool, the planner benchmark.
 # The dramplan tool's rule lives here, not in userspace/tools/rules.mk.
 
-DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c userspace/planner/*/*.c)
+# A folder a stage (internal.h): model -> place -> search -> plan, and io
+# for all of them.
+DRAMPLAN_STAGES := model place search plan io
+DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c \
+	$(patsubst %,userspace/planner/%/*.c,$(DRAMPLAN_STAGES)))
 DRAMPLAN_OBJS := $(patsubst %.c,$(O)/%.o,$(DRAMPLAN_SRCS))
-# yajl (the strict JSON reader, jdoc.c): the static archive, so the static
+# yajl (the strict JSON reader, io/jdoc.c): the static archive, so the static
 # VM build and the host build link the same way.
 DRAMPLAN_LDLIBS := -lyajl_s
 

@@ -169,40 +169,6 @@ char *dp_strdup(const char *s)
 	return d;
 }
 
-void dp_json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-void dp_xml_str(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* XML 1.0 has no control characters, not even escaped */
-			if ((unsigned char)*s < 0x20 || *s == 0x7f)
-				fprintf(f, "\\x%02x", (unsigned char)*s);
-			else
-				fputc(*s, f);
-		}
-	}
-}
-
 int dp_read_file(const char *path, char **text, size_t *len, struct dp_err *e)
 {
 	FILE *f = fopen(path, "rb");

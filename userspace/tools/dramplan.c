@@ -277,9 +277,31 @@ static int magic_link(const char *path)
 }
 
 /* Decides how `path` is written; a message and -1 if it cannot be. */
+/* o renamed over target when done (NULL: out of memory), with the mode
+ * and owner of the file st (NULL: a new file, 0666 & ~umask) */
+static int as_rename(struct out *o, char *target, const struct stat *st)
+{
+	if (!target) {
+		say("%s: out of memory", o->path);
+		return -1;
+	}
+	o->kind = OUT_RENAME;
+	o->target = target;
+	if (!st) {
+		o->mode = new_file_mode();
+		return 0;
+	}
+	o->mode = st->st_mode & 07777;
+	o->uid = st->st_uid;
+	o->gid = st->st_gid;
+	o->keep_owner = 1;
+	return 0;
+}
+
 static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 {
 	struct stat st;
+	char *real;
 
 	memset(o, 0, sizeof(*o));
 	o->path = path;
@@ -300,14 +322,7 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 			say("%s: %s", path, strerror(errno));
 			return -1;
 		}
-		o->kind = OUT_RENAME;
-		o->target = dp_strdup(path);
-		if (!o->target) {
-			say("%s: out of memory", path);
-			return -1;
-		}
-		o->mode = new_file_mode();
-		return 0;
+		return as_rename(o, dp_strdup(path), NULL);
 	}
 	if (S_ISLNK(st.st_mode) && magic_link(path)) {
 		o->kind = OUT_DIRECT;
@@ -315,8 +330,6 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 		return 0;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		char *real;
-
 		if (stat(path, &st)) {
 			/* dangling: write through, creating the target */
 			o->kind = OUT_DIRECT;
@@ -329,32 +342,15 @@ static int out_prepare(struct out *o, const char *path, out_fn fn, void *arg)
 				say("%s: %s", path, strerror(errno));
 				return -1;
 			}
-			o->kind = OUT_RENAME;
-			o->target = real;
-			o->mode = st.st_mode & 07777;
-			o->uid = st.st_uid;
-			o->gid = st.st_gid;
-			o->keep_owner = 1;
-			return 0;
+			return as_rename(o, real, &st);
 		}
 	}
 	if (S_ISDIR(st.st_mode)) {
 		say("%s: is a directory", path);
 		return -1;
 	}
-	if (S_ISREG(st.st_mode) && !magic_prefix(path)) {
-		o->kind = OUT_RENAME;
-		o->target = dp_strdup(path);
-		if (!o->target) {
-			say("%s: out of memory", path);
-			return -1;
-		}
-		o->mode = st.st_mode & 07777;
-		o->uid = st.st_uid;
-		o->gid = st.st_gid;
-		o->keep_owner = 1;
-		return 0;
-	}
+	if (S_ISREG(st.st_mode) && !magic_prefix(path))
+		return as_rename(o, dp_strdup(path), &st);
 	o->kind = OUT_DIRECT;	/* device, FIFO, socket, magic link */
 	return 0;
 }

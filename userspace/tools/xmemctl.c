@@ -1000,7 +1000,10 @@ static int replay(struct xms_dev *dev, FILE *in, FILE *out)
 	return worst;
 }
 
-int main(int argc, char **argv)
+/* The options into the globals, the device's path and --uring into *dev
+ * and *uring: -1 to go on, or the exit status (--help, --version, a
+ * usage error) */
+static int parse_options(int argc, char **argv, const char **dev, int *uring)
 {
 	static const struct option opts[] = {
 		{ "dev",     required_argument, NULL, 'd' },
@@ -1014,18 +1017,15 @@ int main(int argc, char **argv)
 		{ "version", no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dev_path = NULL;
-	struct xms_ring ring = { 0 };
-	struct xms_dev dev;
-	int rc, c, uring = 0, heap, is_replay;
+	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "d:ujpi:hV", opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
-		case 'd': dev_path = optarg; break;
-		case 'u': uring = 1; break;
+		case 'd': *dev = optarg; break;
+		case 'u': *uring = 1; break;
 		case 'j': json = 1; break;
 		case 'f': file_arg = optarg; break;
 		case 'p': prometheus = 1; break;
@@ -1045,22 +1045,45 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return -1;
+}
+
+/* The command after the options, checked before the device is opened:
+ * 0, or 2 with the usage error said.  *is_replay: the command is replay. */
+static int check_command(int argc, char **argv, int *is_replay)
+{
+	int heap;
+
+	*is_replay = argc == 1 && !strcmp(argv[0], "replay");
+	if (argc && (*is_replay || find_cmd(argc, argv, &heap)) &&
+	    !(file_arg && (*is_replay || strcmp(argv[0], "write"))) &&
+	    !(prometheus && (argc != 1 || strcmp(argv[0], "stats"))) &&
+	    !(once && strcmp(argv[0], "top")))
+		return 0;
+	if (!argc)
+		fprintf(stderr, "xmemctl: no command (xmemctl --help lists them)\n");
+	else if (!known_cmd(argv[0]))
+		fprintf(stderr, "xmemctl: %s: unknown command (xmemctl --help lists them)\n", argv[0]);
+	else
+		fprintf(stderr, "xmemctl: %s: bad arguments or options (xmemctl --help gives them)\n", argv[0]);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev_path = NULL;
+	struct xms_ring ring = { 0 };
+	struct xms_dev dev;
+	int rc, uring = 0, is_replay;
+
+	rc = parse_options(argc, argv, &dev_path, &uring);
+	if (rc >= 0)
+		return rc;
 	argc -= optind;
 	argv += optind;
 	/* a usage error never opens the device */
-	is_replay = argc == 1 && !strcmp(argv[0], "replay");
-	if (!argc || (!is_replay && !find_cmd(argc, argv, &heap)) ||
-	    (file_arg && (is_replay || strcmp(argv[0], "write"))) ||
-	    (prometheus && (argc != 1 || strcmp(argv[0], "stats"))) ||
-	    (once && strcmp(argv[0], "top"))) {
-		if (!argc)
-			fprintf(stderr, "xmemctl: no command (xmemctl --help lists them)\n");
-		else if (!known_cmd(argv[0]))
-			fprintf(stderr, "xmemctl: %s: unknown command (xmemctl --help lists them)\n", argv[0]);
-		else
-			fprintf(stderr, "xmemctl: %s: bad arguments or options (xmemctl --help gives them)\n", argv[0]);
+	if (check_command(argc, argv, &is_replay))
 		return 2;
-	}
 	rc = xms_open(&dev, dev_path);
 	if (rc) {
 		fprintf(stderr, "xmemctl: %s: %s\n", dev_path ? dev_path :

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jdoc.h"
+#include "io/jdoc.h"
 #include "internal.h"
 
 /* snprintf for JSON paths: a long path is cut, never an error. */

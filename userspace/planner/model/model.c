@@ -193,38 +193,45 @@ int64_t dp_block_find(const struct dp_core *c, const char *name)
 	return index_find(c->bhash, c->bhcap, name, block_name_of, (void *)c);
 }
 
-int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
-		      const struct dp_tensor_spec *s, const char *where,
+/* The size rules of spec s: positive, elems * elem_size and a pre-placed
+ * address + size within 64 bits, the address 4 KiB aligned; *bytes and
+ * *size (rounded up to 4 KiB) */
+static int size_rules(const struct dp_model *m, const struct dp_tensor_spec *s,
+		      const char *where, uint64_t *bytes, uint64_t *size,
 		      struct dp_err *e)
 {
-	struct dp_tensor *t;
-	uint64_t bytes, size;
 	const char *f = m->file;
 
-	if (check_name(m, where, "tensor", s->name, e))
-		return -1;
-	if (dp_tensor_find(c, s->name) >= 0)
-		return dp_fail(e, "%s: %s: duplicate tensor name '%s' in core %u (tensor names must be unique within a core)",
-			       f, where, s->name, c->index);
 	if (s->elems == 0 || s->elem_size == 0)
 		return dp_fail(e, "%s: %s: tensor '%s': zero size (elems and elem_size must be positive)",
 			       f, where, s->name);
-	if (__builtin_mul_overflow(s->elems, s->elem_size, &bytes) ||
-	    bytes > UINT64_MAX - (DP_PAGE - 1))
+	if (__builtin_mul_overflow(s->elems, s->elem_size, bytes) ||
+	    *bytes > UINT64_MAX - (DP_PAGE - 1))
 		return dp_fail(e, "%s: %s: tensor '%s': elems * elem_size overflows 64 bits (%llu * %llu)",
 			       f, where, s->name,
 			       (unsigned long long)s->elems,
 			       (unsigned long long)s->elem_size);
-	size = (bytes + DP_PAGE - 1) & ~(DP_PAGE - 1);
-	if (s->mem == DP_MEM_DRAM && s->has_addr) {
-		if (s->addr % DP_PAGE)
-			return dp_fail(e, "%s: %s: tensor '%s': pre-placed address 0x%llx is not 4 KiB aligned (DRAM alignment is a hard 4096)",
-				       f, where, s->name,
-				       (unsigned long long)s->addr);
-		if (s->addr > UINT64_MAX - size)
-			return dp_fail(e, "%s: %s: tensor '%s': address + size overflows 64 bits",
-				       f, where, s->name);
-	}
+	*size = (*bytes + DP_PAGE - 1) & ~(DP_PAGE - 1);
+	if (s->mem != DP_MEM_DRAM || !s->has_addr)
+		return 0;
+	if (s->addr % DP_PAGE)
+		return dp_fail(e, "%s: %s: tensor '%s': pre-placed address 0x%llx is not 4 KiB aligned (DRAM alignment is a hard 4096)",
+			       f, where, s->name, (unsigned long long)s->addr);
+	if (s->addr > UINT64_MAX - *size)
+		return dp_fail(e, "%s: %s: tensor '%s': address + size overflows 64 bits",
+			       f, where, s->name);
+	return 0;
+}
+
+/* The sharing rules of spec s: a link is a shared tensor that takes its
+ * whole triple from its owner; only DRAM tensors are shared or have a
+ * partition and bank */
+static int sharing_rules(struct dp_model *m,
+			 const struct dp_tensor_spec *s, const char *where,
+			 struct dp_err *e)
+{
+	const char *f = m->file;
+
 	if (s->has_remote) {
 		if (!s->shared)
 			return dp_fail(e, "%s: %s: tensor '%s': has a remote target but is not shared (a remote target links a shared tensor to its owner)",
@@ -244,14 +251,40 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 	if (s->shared && s->mem != DP_MEM_DRAM)
 		return dp_fail(e, "%s: %s: tensor '%s': only DRAM tensors can be shared across cores",
 			       f, where, s->name);
-	if (c->nt == UINT32_MAX - 1)
-		return dp_fail(e, "%s: %s: too many tensors", f, where);
+	return 0;
+}
 
+int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
+		      const struct dp_tensor_spec *s, const char *where,
+		      struct dp_err *e)
+{
+	struct dp_tensor *t;
+	uint64_t bytes = 0, size = 0;
+
+	if (check_name(m, where, "tensor", s->name, e))
+		return -1;
+	if (dp_tensor_find(c, s->name) >= 0)
+		return dp_fail(e, "%s: %s: duplicate tensor name '%s' in core %u (tensor names must be unique within a core)",
+			       m->file, where, s->name, c->index);
+	if (size_rules(m, s, where, &bytes, &size, e) ||
+	    sharing_rules(m, s, where, e))
+		return -1;
+	if (c->nt == UINT32_MAX - 1)
+		return dp_fail(e, "%s: %s: too many tensors", m->file, where);
 	if (grow32(&c->t, &c->cap_t, c->nt + 1, sizeof(*c->t), 16) ||
 	    index_grow(&c->hash, &c->hcap, c->nt, tensor_name_of, c))
 		return dp_nomem(e);
 	t = &c->t[c->nt];
-	memset(t, 0, sizeof(*t));
+	*t = (struct dp_tensor){
+		.elems = s->elems, .elem_size = s->elem_size,
+		.bytes = bytes, .size = size,
+		.mem = s->mem, .usage = s->usage,
+		.has_addr = !!s->has_addr,
+		.addr = s->has_addr ? s->addr : DP_UNSET,
+		.shared = !!s->shared, .has_remote = !!s->has_remote,
+		.remote_core = s->remote_core, .remote_idx = -1, .obj = -1,
+		.partition = s->partition, .bank = s->bank,
+	};
 	t->name = dp_strdup(s->name);
 	t->remote_name = s->has_remote ? dp_strdup(s->remote_name) : NULL;
 	if (!t->name || (s->has_remote && !t->remote_name)) {
@@ -259,21 +292,6 @@ int64_t dp_tensor_add(struct dp_model *m, struct dp_core *c,
 		free(t->remote_name);
 		return dp_nomem(e);
 	}
-	t->elems = s->elems;
-	t->elem_size = s->elem_size;
-	t->bytes = bytes;
-	t->size = size;
-	t->mem = s->mem;
-	t->usage = s->usage;
-	t->has_addr = !!s->has_addr;
-	t->addr = s->has_addr ? s->addr : DP_UNSET;
-	t->shared = !!s->shared;
-	t->has_remote = !!s->has_remote;
-	t->remote_core = s->remote_core;
-	t->remote_idx = -1;
-	t->obj = -1;
-	t->partition = s->partition;
-	t->bank = s->bank;
 	index_put(c->hash, c->hcap, t->name, c->nt);
 	return c->nt++;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * model.h - the model room: the JSON and CSV readers, the model builder
- * and its checks, liveness, plan reading (the files of model/).
+ * model.h - the model stage: the JSON and CSV readers, the model builder
+ * and its checks, liveness (the files of model/).  It uses no later stage
+ * (place/, search/, plan/); io/ and the top files only.
  * Not installed, like internal.h.
  */
 #ifndef DRAMPLAN_MODEL_H
@@ -25,9 +26,5 @@ int dp_link_targets(struct dp_model *m, uint32_t ci, struct dp_err *e);
 int dp_cfg_walk(const struct dp_core *c, uint8_t *seen,
 		int (*visit)(const struct dp_core *c, uint32_t b, void *arg),
 		void *arg);
-/* csv.c: a solution's per-buffer rules, and its buffers in (lower, id)
- * order */
-int dp_csv_sorted(const struct dp_csv *c, const struct dp_csv_buf **s,
-		  struct dp_err *e);
 
 #endif

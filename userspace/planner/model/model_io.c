@@ -5,6 +5,7 @@
  * it, and the fuzz harness checks that a model it read reads back the same.
  */
 #include "internal.h"
+#include "io/jdoc.h"
 
 static void names(FILE *f, const struct dp_core *c, const uint32_t *ops,
 		  uint32_t n)

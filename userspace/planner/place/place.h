@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * place.h - the placement room: the seed's path -- first fit with the
+ * place.h - the placement stage: the seed's path -- first fit with the
  * page rule, the interval tree, simplify, the dense structures and the
  * placer (the files of place/).
  * Not installed, like internal.h.

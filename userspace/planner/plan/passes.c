@@ -205,6 +205,61 @@ int dp_pass_cc_buffer_size(struct dp_ctx *x)
 
 /* What closes the CC region [cc_base, ceiling): the CC buffer's limit, or
  * the DRAM ceiling when that comes first (whatever the limit is, -1 too). */
+/*
+ * The DRAM passes' placement: the seed's first fit in simplify order, or
+ * with --strategy search the search on the same items, the same region
+ * [start, ceiling) and the 4 KiB page rule (p's page unused).  The log's
+ * lines start with tag (log NULL: none).  On failure *failed names the
+ * item the seed's order could not place and *why is what the search
+ * found, for the end of the error message ("" in seed mode).
+ */
+struct dp_why {
+	char s[200];
+};
+
+static int place_items(const struct dp_opts *o, const struct dp_problem *p,
+		       struct dp_place_stats *st, size_t *failed, FILE *log,
+		       const char *tag, struct dp_why *why)
+{
+	struct dp_search_params par;
+	struct dp_search s = { .problem = *p, .nodes = o->search_nodes,
+			       .engine = o->engine, .params = &par };
+	struct dp_problem *q = &s.problem;
+	struct dp_search_stats ss;
+	double t0 = dp_now();
+	size_t n = p->n;
+	int r;
+
+	q->page = DP_PAGE;
+	if (o->strategy != DP_STRATEGY_SEARCH)
+		return dp_place(q, DP_ORDER_SIMPLIFY, o->engine, st, failed,
+				log, tag);
+	/* the names were checked (dp_plan_model): an unknown one is ignored */
+	dp_search_params_of(o->search_off, &par);
+	r = dp_search_run(&s, &ss);
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		char v[160];
+
+		snprintf(why->s, sizeof(why->s), "; --strategy search: %s",
+			 dp_search_verdict(&ss, v, sizeof(v)));
+		r = dp_place(q, DP_ORDER_SIMPLIFY, o->engine, st, failed,
+			     NULL, tag);
+		return r == -ENOMEM ? r : -1;
+	}
+	if (st && n && ss.end > st->peak)	/* as dp_place: max(addr + size) */
+		st->peak = ss.end;
+	if (log)
+		fprintf(log, "%ssearch: %zu items, end 0x%llx (seed 0x%llx, lower bound 0x%llx%s), %s, %llu nodes, %.3f s\n",
+			tag, n, (unsigned long long)ss.end,
+			(unsigned long long)ss.seed_end,
+			(unsigned long long)ss.lower_bound,
+			ss.proven ? ", optimal" : "", ss.how,
+			(unsigned long long)ss.nodes, dp_now() - t0);
+	return 0;
+}
+
 static void cc_blame(const struct dp_ctx *x, uint64_t ceiling, char *buf,
 		     size_t len)
 {
@@ -217,86 +272,157 @@ static void cc_blame(const struct dp_ctx *x, uint64_t ceiling, char *buf,
 			 (unsigned long long)x->cc_limit);
 }
 
+/* Why an item of region found no gap in [lo, ceiling), one phrase in buf:
+ * the CC region (and what closes it), a core's slab (slab: mode 1's
+ * private tensors) or the DRAM ceiling. */
+static void no_fit(const struct dp_ctx *x, int region, int slab, uint64_t lo,
+		   uint64_t ceiling, char *buf, size_t len)
+{
+	char blame[128];
+
+	if (region == DP_REG_CC) {
+		cc_blame(x, ceiling, blame, sizeof(blame));
+		snprintf(buf, len, "collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (%s)",
+			 (unsigned long long)lo, (unsigned long long)ceiling,
+			 blame);
+	} else if (slab) {
+		snprintf(buf, len, "DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)",
+			 (unsigned long long)lo, (unsigned long long)ceiling,
+			 (unsigned long long)x->core_cap);
+	} else {
+		snprintf(buf, len, "DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
+			 (unsigned long long)ceiling,
+			 (unsigned long long)x->o.dram_mib);
+	}
+}
+
+/* The items of one placement of a region: it[k] is tensor map[k] (of a
+ * core, or a shared object), over the batch's own intervals iv (shared
+ * objects) or the core's; placed in [start, ceiling), the log's lines
+ * starting with tag.  On failure: the item that found no gap, and what
+ * the search said. */
+struct batch {
+	struct dp_item *it;
+	uint32_t *map;
+	uint32_t n;
+	struct dp_iv *iv;
+	size_t niv, cap;
+	uint64_t start, ceiling;
+	const char *tag;
+	size_t failed;
+	struct dp_why why;
+};
+
+static int batch_new(struct batch *b, uint32_t n, uint64_t start,
+		     uint64_t ceiling, const char *tag)
+{
+	*b = (struct batch){ .it = dp_realloc_array(NULL, n, sizeof(*b->it)),
+			     .map = dp_realloc_array(NULL, n, sizeof(*b->map)),
+			     .start = start, .ceiling = ceiling, .tag = tag,
+			     .why = { "" } };
+	return b->it && b->map ? 0 : -ENOMEM;
+}
+
+static void batch_free(struct batch *b)
+{
+	DP_FREE(b->it, b->map, b->iv);
+}
+
+/* Item b->n: a tensor of size bytes, tensor idx of the batch, intervals
+ * from iv_first on */
+static void batch_add(struct batch *b, uint64_t size, uint32_t idx,
+		      uint32_t iv_first)
+{
+	b->it[b->n] = (struct dp_item){ .size = size, .align = 1,
+					.iv_first = iv_first,
+					.addr = DP_UNSET };
+	b->map[b->n++] = idx;
+}
+
+/* The batch placed over intervals iv (place_items); *end raised to its
+ * highest end.  0, -ENOMEM, or -1 with b->failed and b->why set. */
+static int batch_place(struct dp_ctx *x, struct batch *b,
+		       const struct dp_iv *iv, uint64_t *end)
+{
+	uint32_t i;
+	int rc;
+
+	x->tree_built = 1;
+	rc = place_items(&x->o, DP_PROBLEM(.it = b->it, .n = b->n, .iv = iv,
+					   .start = b->start,
+					   .ceiling = b->ceiling),
+			 &x->st, &b->failed, x->log, b->tag, &b->why);
+	for (i = 0; !rc && i < b->n; i++)
+		if (b->it[i].addr + b->it[i].size > *end)
+			*end = b->it[i].addr + b->it[i].size;
+	return rc;
+}
+
 static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 			 uint64_t start, uint64_t ceiling, uint64_t *end)
 {
-	struct dp_item *it;
-	uint32_t *map, i, n = 0;
-	size_t failed = 0;
-	struct dp_why why = { "" };
-	char tag[64];
-	int rc = 0;
+	struct batch b;
+	uint32_t i, n = 0;
+	char tag[64], what[320];
+	int rc;
 
 	for (i = 0; i < c->nt; i++)
 		if (c->t[i].region == region && !c->t[i].shared)
 			n++;
 	if (!n)
 		return 0;
-	it = dp_realloc_array(NULL, n, sizeof(*it));
-	map = dp_realloc_array(NULL, n, sizeof(*map));
-	if (!it || !map) {
-		rc = dp_nomem(x->err);
-		goto out;
-	}
-	n = 0;
-	for (i = 0; i < c->nt; i++) {
-		struct dp_tensor *t = &c->t[i];
-
-		if (t->region != region || t->shared)
-			continue;
-		it[n].size = t->size;
-		it[n].align = 1;
-		it[n].iv_first = t->iv_first;
-		it[n].iv_count = t->iv_count;
-		it[n].addr = DP_UNSET;
-		map[n++] = i;
-	}
 	snprintf(tag, sizeof(tag), "[core %u %s] ", c->index,
 		 region == DP_REG_CC ? "cc" : "dram");
-	x->tree_built = 1;
-	rc = dp_place_opts(&x->o, DP_PROBLEM(.it = it, .n = n,
-				.iv = c->iv, .start = start, .ceiling = ceiling),
-			   &x->st, &failed, x->log, tag, &why);
+	rc = batch_new(&b, n, start, ceiling, tag);
+	for (i = 0; !rc && i < c->nt; i++)
+		if (c->t[i].region == region && !c->t[i].shared) {
+			batch_add(&b, c->t[i].size, i, c->t[i].iv_first);
+			b.it[b.n - 1].iv_count = c->t[i].iv_count;
+		}
+	if (!rc)
+		rc = batch_place(x, &b, c->iv, end);
 	if (rc == -ENOMEM) {
 		rc = dp_nomem(x->err);
-		goto out;
-	}
-	if (rc) {
-		struct dp_tensor *t = &c->t[map[failed]];
+	} else if (rc) {
+		const struct dp_tensor *t = &c->t[b.map[b.failed]];
 
-		if (region == DP_REG_CC) {
-			char blame[128];
-
-			cc_blame(x, ceiling, blame, sizeof(blame));
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (%s)%s",
-				     x->m->file, c->index, c->function, t->name,
-				     (unsigned long long)t->size,
-				     (unsigned long long)x->cc_base,
-				     (unsigned long long)ceiling, blame, why.s);
-		} else if (x->o.dram_shared_mode == 1)
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits in the core's slab [0x%llx, 0x%llx) (core cap %llu bytes, --core-mib; dram_shared mode 1 never places into another core's slab)%s",
-				     x->m->file, c->index, c->function, t->name,
-				     (unsigned long long)t->size,
-				     (unsigned long long)start,
-				     (unsigned long long)ceiling,
-				     (unsigned long long)x->core_cap, why.s);
-		else
-			rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)%s",
-				     x->m->file, c->index, c->function, t->name,
-				     (unsigned long long)t->size,
-				     (unsigned long long)ceiling,
-				     (unsigned long long)x->o.dram_mib, why.s);
-		goto out;
+		no_fit(x, region, x->o.dram_shared_mode == 1,
+		       region == DP_REG_CC ? x->cc_base : start, ceiling,
+		       what, sizeof(what));
+		rc = dp_fail(x->err, "%s: core %u (%s): tensor '%s' (%llu bytes): %s%s",
+			     x->m->file, c->index, c->function, t->name,
+			     (unsigned long long)t->size, what, b.why.s);
 	}
-	for (i = 0; i < n; i++) {
-		c->t[map[i]].addr = it[i].addr;
-		if (it[i].addr + it[i].size > *end)
-			*end = it[i].addr + it[i].size;
-	}
-out:
-	free(it);
-	free(map);
+	for (i = 0; !rc && i < b.n; i++)
+		c->t[b.map[i]].addr = b.it[i].addr;
+	batch_free(&b);
 	return rc;
+}
+
+/* Shared object o's intervals into b->iv: the union of every core's
+ * accesses (owner and links), core ci's times shifted by off[ci] so that
+ * cores never overlap in time.  0, or -ENOMEM. */
+static int shared_intervals(const struct dp_model *m, const struct dp_shobj *o,
+			    const struct link *links, const uint64_t *off,
+			    struct batch *b)
+{
+	uint32_t l, k;
+
+	for (l = 0; l <= o->nlinks; l++) {
+		uint32_t lc = l ? links[o->link_first + l - 1].core : o->core;
+		uint32_t lt = l ? links[o->link_first + l - 1].t : o->t;
+		const struct dp_tensor *u = &m->c[lc].t[lt];
+
+		for (k = 0; k < u->iv_count; k++) {
+			const struct dp_iv *v = &m->c[lc].iv[u->iv_first + k];
+
+			if (dp_grow(&b->iv, &b->cap, b->niv + 1, sizeof(*b->iv), 64))
+				return -ENOMEM;
+			b->iv[b->niv++] = (struct dp_iv){ .lo = v->lo + off[lc],
+							  .hi = v->hi + off[lc] };
+		}
+	}
+	return 0;
 }
 
 /* The shared objects of one region, all cores at once. */
@@ -305,12 +431,10 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 {
 	struct dp_model *m = x->m;
 	uint64_t *off;
-	struct dp_item *it;
-	struct dp_iv *iv = NULL;
-	uint32_t *map, ci, n = 0, i, k;
-	size_t niv = 0, cap = 0, failed = 0;
-	struct dp_why why = { "" };
-	int rc = 0;
+	struct batch b;
+	uint32_t ci, n = 0, i;
+	char what[320];
+	int rc;
 
 	for (i = 0; i < x->nobj; i++)
 		if (m->c[x->obj[i].core].t[x->obj[i].t].region == region)
@@ -318,94 +442,48 @@ static int place_shared(struct dp_ctx *x, int region, struct link *links,
 	if (!n)
 		return 0;
 	off = dp_realloc_array(NULL, m->nc, sizeof(*off));
-	it = dp_realloc_array(NULL, n, sizeof(*it));
-	map = dp_realloc_array(NULL, n, sizeof(*map));
-	if (!off || !it || !map)
-		goto nomem;
-	for (ci = 0; ci < m->nc; ci++)	/* disjoint time ranges per core */
+	rc = batch_new(&b, n, start, ceiling,
+		       region == DP_REG_CC ? "[shared cc] " : "[shared] ") ||
+	     !off ? -ENOMEM : 0;
+	for (ci = 0; !rc && ci < m->nc; ci++)	/* disjoint time ranges per core */
 		off[ci] = ci ? off[ci - 1] + m->c[ci - 1].ni + 1 : 0;
-	n = 0;
-	for (i = 0; i < x->nobj; i++) {
-		struct dp_shobj *o = &x->obj[i];
-		struct dp_tensor *t = &m->c[o->core].t[o->t];
-		uint32_t l;
+	for (i = 0; !rc && i < x->nobj; i++) {
+		const struct dp_shobj *o = &x->obj[i];
+		const struct dp_tensor *t = &m->c[o->core].t[o->t];
 
 		if (t->region != region)
 			continue;
-		it[n].size = t->size;
-		it[n].align = 1;
-		it[n].iv_first = niv;
-		it[n].addr = DP_UNSET;
-		for (l = 0; l <= o->nlinks; l++) {
-			uint32_t lc = l ? links[o->link_first + l - 1].core : o->core;
-			uint32_t lt = l ? links[o->link_first + l - 1].t : o->t;
-			struct dp_tensor *u = &m->c[lc].t[lt];
-
-			for (k = 0; k < u->iv_count; k++) {
-				if (dp_grow(&iv, &cap, niv + 1, sizeof(*iv), 64))
-					goto nomem;
-				iv[niv].lo = m->c[lc].iv[u->iv_first + k].lo + off[lc];
-				iv[niv].hi = m->c[lc].iv[u->iv_first + k].hi + off[lc];
-				niv++;
-			}
-		}
-		it[n].iv_count = niv - it[n].iv_first;
-		map[n++] = i;
+		batch_add(&b, t->size, i, b.niv);
+		rc = shared_intervals(m, o, links, off, &b);
+		b.it[b.n - 1].iv_count = b.niv - b.it[b.n - 1].iv_first;
 	}
-	x->tree_built = 1;
-	rc = dp_place_opts(&x->o, DP_PROBLEM(.it = it, .n = n, .iv = iv,
-				.start = start, .ceiling = ceiling), &x->st, &failed,
-			   x->log, region == DP_REG_CC ? "[shared cc] " : "[shared] ", &why);
-	if (rc == -ENOMEM)
-		goto nomem;
-	if (rc) {
-		struct dp_shobj *o = &x->obj[map[failed]];
-		char what[200];
+	if (!rc)
+		rc = batch_place(x, &b, b.iv, end);
+	if (rc == -ENOMEM) {
+		rc = dp_nomem(x->err);
+	} else if (rc) {
+		const struct dp_shobj *o = &x->obj[b.map[b.failed]];
 
-		if (region == DP_REG_CC) {
-			char blame[128];
-
-			cc_blame(x, ceiling, blame, sizeof(blame));
-			snprintf(what, sizeof(what), "collective operand does not fit in the CC buffer region [0x%llx, 0x%llx) (%s)",
-				 (unsigned long long)start,
-				 (unsigned long long)ceiling, blame);
-		} else {
-			snprintf(what, sizeof(what), "DRAM allocation failed: no gap fits below the ceiling 0x%llx (--dram-size %llu MiB)",
-				 (unsigned long long)ceiling,
-				 (unsigned long long)x->o.dram_mib);
-		}
+		no_fit(x, region, 0, start, ceiling, what, sizeof(what));
 		rc = dp_fail(x->err, "%s: core %u: shared tensor '%s' (%llu bytes): %s%s",
 			     m->file, o->core, m->c[o->core].t[o->t].name,
-			     (unsigned long long)it[failed].size, what, why.s);
-		goto out;
+			     (unsigned long long)b.it[b.failed].size, what, b.why.s);
 	}
-	for (i = 0; i < n; i++) {
-		struct dp_shobj *o = &x->obj[map[i]];
+	for (i = 0; !rc && i < b.n; i++) {
+		const struct dp_shobj *o = &x->obj[b.map[i]];
 		struct dp_tensor *t = &m->c[o->core].t[o->t];
 
-		t->addr = it[i].addr;
-		if (it[i].addr + it[i].size > *end)
-			*end = it[i].addr + it[i].size;
+		t->addr = b.it[i].addr;
 		if (x->log)
 			fprintf(x->log, "[shared] core %u '%s' -> 0x%llx (%u link%s)\n",
 				o->core, t->name, (unsigned long long)t->addr,
 				o->nlinks, o->nlinks == 1 ? "" : "s");
 	}
-	goto out;
-nomem:
-	rc = dp_nomem(x->err);
-out:
-	DP_FREE(off, it, map, iv);
+	free(off);
+	batch_free(&b);
 	return rc;
 }
 
-/*
- * dram_shared mode 1, the seed's select: coreCap = MB-per-core << 20, and
- * the private tensors of core c go first fit into its slab
- * [private_base + c * coreCap, + coreCap) of the one address map, never
- * past it.  --core-mib is the MB per core; 0 (auto) splits what lies
- * between private_base and the ceiling evenly, rounded down to 4 KiB.
- */
 static int slab_cap(struct dp_ctx *x)
 {
 	uint64_t nc = x->m->nc, avail, cap;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * plan.h - the plan room: the pipeline and its passes, the plan, its
- * verifiers, and the plan's JSON, SVG and report writers (the files of
- * plan/).
+ * plan.h - the plan stage: the pipeline and its passes, the plan, its
+ * verifiers, the plan's JSON written and read back, its report, and a
+ * MiniMalloc instance solved and verified (the files of plan/).
  * Not installed, like internal.h.
  */
 #ifndef DRAMPLAN_PLAN_H
@@ -110,5 +110,10 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 /* verify.c: rule 5 (interfering tensors byte-disjoint) for one core */
 int dp_verify_sweep(const struct dp_core_plan *c, const char *file,
 		    struct dp_err *e);
+
+/* csv_plan.c: a solution's per-buffer rules, and its buffers in (lower,
+ * id) order */
+int dp_csv_sorted(const struct dp_csv *c, const struct dp_csv_buf **s,
+		  struct dp_err *e);
 
 #endif

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/jdoc.h"
 #include "internal.h"
+#include "io/jdoc.h"
 
 #define U(x) ((unsigned long long)(x))
 
@@ -15,10 +15,105 @@ static const char *b(int v)
 	return v ? "true" : "false";
 }
 
+/* One tensor of core plan c: its placement, flags, link and intervals */
+static void write_tensor(FILE *f, const struct dp_core_plan *c,
+			 const struct dp_plan_tensor *t)
+{
+	uint32_t q;
+
+	fprintf(f, "{\"id\": %u, \"name\": ", t->id);
+	dp_json_str(f, t->name);
+	if (t->placed)
+		fprintf(f, ", \"address\": %llu", U(t->addr));
+	if (t->partition)
+		fprintf(f, ", \"partition\": %u", t->partition);
+	if (t->bank)
+		fprintf(f, ", \"bank\": %u", t->bank);
+	fprintf(f, ", \"size\": %llu, \"bytes\": %llu, \"region\": \"%s\", \"collective\": %s, \"shared\": %s, \"reads\": %s, \"writes\": %s",
+		U(t->size), U(t->bytes), dp_region_name(t->region),
+		b(t->collective), b(t->shared), b(t->reads), b(t->writes));
+	if (t->has_remote) {
+		fprintf(f, ", \"remote\": {\"core\": %u, \"name\": ", t->remote_core);
+		dp_json_str(f, t->remote_name);
+		fprintf(f, "}");
+	}
+	fprintf(f, ", \"intervals\": [");
+	for (q = 0; q < t->iv_count; q++)
+		fprintf(f, "%s[%llu, %llu]", q ? ", " : "",
+			U(c->iv[t->iv_first + q].lo), U(c->iv[t->iv_first + q].hi));
+	fprintf(f, "]}");
+}
+
+/* One core: its totals, its slab (mode 1) and its tensors */
+static void write_core(FILE *f, const struct dp_plan *p,
+		       const struct dp_core_plan *c)
+{
+	uint32_t k;
+
+	fprintf(f, "{\"core\": %u, \"function\": ", c->core);
+	dp_json_str(f, c->function);
+	fprintf(f, ", \"private_bytes\": %llu, \"shared_bytes\": %llu, \"footprint\": %llu, \"peak\": %llu, \"lower_bound\": %llu",
+		U(c->private_bytes), U(c->shared_bytes), U(c->footprint),
+		U(c->peak), U(c->lower_bound));
+	if (p->dram_shared_mode)
+		fprintf(f, ", \"slab\": {\"base\": %llu, \"end\": %llu}",
+			U(c->slab_base), U(c->slab_end));
+	fprintf(f, ",\n     \"tensors\": [");
+	for (k = 0; k < c->n; k++) {
+		fprintf(f, "%s\n      ", k ? "," : "");
+		write_tensor(f, c, &c->t[k]);
+	}
+	fprintf(f, "\n     ]}");
+}
+
+/* An access as {"core": C, "tensor": NAME */
+static void write_access(FILE *f, const struct dp_plan *p, uint32_t core,
+			 uint32_t t)
+{
+	fprintf(f, "{\"core\": %u, \"tensor\": ", core);
+	dp_json_str(f, p->core[core].t[t].name);
+}
+
+/* The hazard groups, and with --hazard-pairs the pairs */
+static void write_hazards(FILE *f, const struct dp_plan *p)
+{
+	size_t i, k;
+
+	fprintf(f, "\n  \"hazard_groups\": [");
+	for (i = 0; i < p->nhg; i++) {
+		const struct dp_hazard_group *g = &p->hg[i];
+
+		fprintf(f, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"cores\": %u, \"accesses\": [",
+			i ? "," : "", U(g->lo), U(g->hi), g->ncores);
+		for (k = 0; k < g->n; k++) {
+			const struct dp_hazard_access *h = &p->ha[g->first + k];
+
+			fprintf(f, "%s\n      ", k ? "," : "");
+			write_access(f, p, h->core, h->t);
+			fprintf(f, ", \"reads\": %s, \"writes\": %s}", b(h->reads), b(h->writes));
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "%s]", p->nhg ? "\n  " : "");
+	if (!p->has_pairs)
+		return;
+	fprintf(f, ",\n  \"hazards\": [");
+	for (i = 0; i < p->nhz; i++) {
+		const struct dp_hazard *h = &p->hz[i];
+
+		fprintf(f, "%s\n    {\"a\": ", i ? "," : "");
+		write_access(f, p, h->core_a, h->ta);
+		fprintf(f, ", \"writes\": %s}, \"b\": ", b(h->a_writes));
+		write_access(f, p, h->core_b, h->tb);
+		fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
+			b(h->b_writes), U(h->lo), U(h->hi));
+	}
+	fprintf(f, "%s]", p->nhz ? "\n  " : "");
+}
+
 int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 {
-	uint32_t ci, k, q;
-	size_t i;
+	uint32_t ci;
 
 	fprintf(f, "{\n  \"format\": \"dramplan-plan/1\",\n  \"model\": ");
 	dp_json_str(f, p->model);
@@ -39,78 +134,11 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 		U(p->total_private), U(p->total_shared), U(p->total_bytes));
 	fprintf(f, "  \"cores\": [");
 	for (ci = 0; ci < p->ncores; ci++) {
-		const struct dp_core_plan *c = &p->core[ci];
-
-		fprintf(f, "%s\n    {\"core\": %u, \"function\": ", ci ? "," : "", c->core);
-		dp_json_str(f, c->function);
-		fprintf(f, ", \"private_bytes\": %llu, \"shared_bytes\": %llu, \"footprint\": %llu, \"peak\": %llu, \"lower_bound\": %llu",
-			U(c->private_bytes), U(c->shared_bytes), U(c->footprint),
-			U(c->peak), U(c->lower_bound));
-		if (p->dram_shared_mode)
-			fprintf(f, ", \"slab\": {\"base\": %llu, \"end\": %llu}",
-				U(c->slab_base), U(c->slab_end));
-		fprintf(f, ",\n     \"tensors\": [");
-		for (k = 0; k < c->n; k++) {
-			const struct dp_plan_tensor *t = &c->t[k];
-
-			fprintf(f, "%s\n      {\"id\": %u, \"name\": ", k ? "," : "", t->id);
-			dp_json_str(f, t->name);
-			if (t->placed)
-				fprintf(f, ", \"address\": %llu", U(t->addr));
-			if (t->partition)
-				fprintf(f, ", \"partition\": %u", t->partition);
-			if (t->bank)
-				fprintf(f, ", \"bank\": %u", t->bank);
-			fprintf(f, ", \"size\": %llu, \"bytes\": %llu, \"region\": \"%s\", \"collective\": %s, \"shared\": %s, \"reads\": %s, \"writes\": %s",
-				U(t->size), U(t->bytes), dp_region_name(t->region),
-				b(t->collective), b(t->shared), b(t->reads),
-				b(t->writes));
-			if (t->has_remote) {
-				fprintf(f, ", \"remote\": {\"core\": %u, \"name\": ", t->remote_core);
-				dp_json_str(f, t->remote_name);
-				fprintf(f, "}");
-			}
-			fprintf(f, ", \"intervals\": [");
-			for (q = 0; q < t->iv_count; q++)
-				fprintf(f, "%s[%llu, %llu]", q ? ", " : "",
-					U(c->iv[t->iv_first + q].lo),
-					U(c->iv[t->iv_first + q].hi));
-			fprintf(f, "]}");
-		}
-		fprintf(f, "\n     ]}");
+		fprintf(f, "%s\n    ", ci ? "," : "");
+		write_core(f, p, &p->core[ci]);
 	}
-	fprintf(f, "\n  ],\n  \"hazard_groups\": [");
-	for (i = 0; i < p->nhg; i++) {
-		const struct dp_hazard_group *g = &p->hg[i];
-		size_t k;
-
-		fprintf(f, "%s\n    {\"lo\": %llu, \"hi\": %llu, \"cores\": %u, \"accesses\": [",
-			i ? "," : "", U(g->lo), U(g->hi), g->ncores);
-		for (k = 0; k < g->n; k++) {
-			const struct dp_hazard_access *h = &p->ha[g->first + k];
-
-			fprintf(f, "%s\n      {\"core\": %u, \"tensor\": ", k ? "," : "", h->core);
-			dp_json_str(f, p->core[h->core].t[h->t].name);
-			fprintf(f, ", \"reads\": %s, \"writes\": %s}", b(h->reads), b(h->writes));
-		}
-		fprintf(f, "]}");
-	}
-	fprintf(f, "%s]", p->nhg ? "\n  " : "");
-	if (p->has_pairs) {	/* --hazard-pairs */
-		fprintf(f, ",\n  \"hazards\": [");
-		for (i = 0; i < p->nhz; i++) {
-			const struct dp_hazard *h = &p->hz[i];
-
-			fprintf(f, "%s\n    {\"a\": {\"core\": %u, \"tensor\": ", i ? "," : "", h->core_a);
-			dp_json_str(f, p->core[h->core_a].t[h->ta].name);
-			fprintf(f, ", \"writes\": %s}, \"b\": {\"core\": %u, \"tensor\": ",
-				b(h->a_writes), h->core_b);
-			dp_json_str(f, p->core[h->core_b].t[h->tb].name);
-			fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
-				b(h->b_writes), U(h->lo), U(h->hi));
-		}
-		fprintf(f, "%s]", p->nhz ? "\n  " : "");
-	}
+	fprintf(f, "\n  ],");
+	write_hazards(f, p);
 	fprintf(f, "\n}\n");
 	return ferror(f) ? -1 : 0;
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/jdoc.h"
 #include "internal.h"
 
 #define U(x) ((unsigned long long)(x))

@@ -112,6 +112,47 @@ static int cmp_vi_hi(const void *a, const void *b)
 	return dp_cmp(x->hi, y->hi);
 }
 
+/* How many of the nt items by address start below end */
+static size_t ranked_below(const struct arank *byaddr, size_t nt, uint64_t end)
+{
+	size_t lo = 0, hi = nt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (byaddr[mid].addr < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Interval v[i] overlaps an open one: blame the first open interval, in
+ * opening order, whose bytes meet its item's (its own item alone when
+ * none does), at v[i]'s start */
+static void first_blame(const struct dp_sweep_iv *v, size_t i,
+			const uint64_t *addr, const uint64_t *size,
+			uint32_t blame[2], uint64_t *when)
+{
+	uint32_t a = v[i].t;
+	size_t j;
+
+	blame[0] = blame[1] = a;
+	*when = v[i].lo;
+	for (j = 0; j < i; j++) {
+		uint32_t b = v[j].t;
+
+		if (v[j].hi < v[i].lo || b == a ||
+		    !(addr[a] < addr[b] + size[b] &&
+		      addr[b] < addr[a] + size[a]))
+			continue;
+		blame[0] = b;
+		blame[1] = a;
+		break;
+	}
+}
+
 int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		      const uint64_t *size, uint32_t nt, uint32_t blame[2],
 		      uint64_t *when)
@@ -121,7 +162,7 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 	uint32_t *rank = dp_realloc_array(NULL, nt ? nt : 1, sizeof(*rank));
 	uint32_t *open = calloc(nt ? nt : 1, sizeof(*open));
 	struct fen F = { calloc((size_t)nt + 1, sizeof(uint32_t)), nt, 1 };
-	size_t i, j, x = 0;
+	size_t i, x = 0;
 	uint32_t k;
 	int rc = 0;
 
@@ -149,18 +190,9 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 				fen_add(&F, rank[byhi[x].t], -1);
 		if (!open[a]) {
 			/* open items ranked below the first at or past aend */
-			size_t lo = 0, hi = nt;
-			uint32_t below;
+			uint32_t below = fen_prefix(&F, ranked_below(byaddr, nt,
+								     aend));
 
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (byaddr[mid].addr < aend)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			below = fen_prefix(&F, lo);
 			if (below) {
 				uint32_t b = byaddr[fen_kth(&F, below)].t;
 
@@ -168,21 +200,7 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 			}
 		}
 		if (rc) {
-			/* the first open interval, in opening order, to blame */
-			blame[0] = blame[1] = a;
-			*when = v[i].lo;
-			for (j = 0; j < i; j++) {
-				uint32_t b = v[j].t;
-
-				if (v[j].hi < v[i].lo || b == a ||
-				    !(addr[a] < addr[b] + size[b] &&
-				      addr[b] < addr[a] + size[a]))
-					continue;
-				blame[0] = b;
-				blame[1] = a;
-				*when = v[i].lo;
-				break;
-			}
+			first_blame(v, i, addr, size, blame, when);
 			rc = -1;
 			break;
 		}
@@ -459,56 +477,108 @@ static int slabs_check(const struct dp_plan *p, const char *file,
 	return rc;
 }
 
-int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
+/* Rules 1 and 2 for tensor t of core ci, and its intervals' lo <= hi */
+static int tensor_rules(const struct dp_core_plan *c, uint32_t ci,
+			const struct dp_plan_tensor *t, const char *file,
+			struct dp_err *e)
 {
-	uint64_t hwm = 0, floor;
-	uint32_t ci, k, q;
+	uint32_t q;
 
-	if (!file)
-		file = p->source ? p->source : "plan";
-	if (p->page != DP_PAGE)
-		return dp_fail(e, "%s: page_size %llu: DRAM alignment is a hard 4096",
-			       file, (unsigned long long)p->page);
+	if (!t->placed || t->addr == DP_UNSET)
+		return dp_fail(e, "%s: core %u tensor '%s': no address (every DRAM tensor must be placed)",
+			       file, ci, t->name);
+	if (t->addr > UINT64_MAX - t->size)
+		return dp_fail(e, "%s: core %u tensor '%s': address + size wraps around",
+			       file, ci, t->name);
+	if (!t->size || t->size % DP_PAGE || t->size < t->bytes ||
+	    t->size - t->bytes >= DP_PAGE)
+		return dp_fail(e, "%s: core %u tensor '%s': size %llu is not %llu bytes rounded up to 4 KiB",
+			       file, ci, t->name, (unsigned long long)t->size,
+			       (unsigned long long)t->bytes);
+	if (t->addr % DP_PAGE)
+		return dp_fail(e, "%s: core %u tensor '%s': address 0x%llx is not 4 KiB aligned",
+			       file, ci, t->name, (unsigned long long)t->addr);
+	for (q = 0; q < t->iv_count; q++) {
+		const struct dp_iv *iv = &c->iv[t->iv_first + q];
+
+		if (iv->lo > iv->hi)
+			return dp_fail(e, "%s: core %u tensor '%s': interval [%llu, %llu] has lo > hi",
+				       file, ci, t->name,
+				       (unsigned long long)iv->lo,
+				       (unsigned long long)iv->hi);
+	}
+	return 0;
+}
+
+/* Rules 1 and 2 for every tensor; *floor recomputed from the pre-placed
+ * ones (rule 3) */
+static int placed_rules(const struct dp_plan *p, const char *file,
+			struct dp_err *e, uint64_t *floor)
+{
+	uint64_t hwm = 0;
+	uint32_t ci, k;
+
 	for (ci = 0; ci < p->ncores; ci++) {
 		const struct dp_core_plan *c = &p->core[ci];
 
 		for (k = 0; k < c->n; k++) {
 			const struct dp_plan_tensor *t = &c->t[k];
 
-			if (!t->placed || t->addr == DP_UNSET)
-				return dp_fail(e, "%s: core %u tensor '%s': no address (every DRAM tensor must be placed)",
-					       file, ci, t->name);
-			if (t->addr > UINT64_MAX - t->size)
-				return dp_fail(e, "%s: core %u tensor '%s': address + size wraps around",
-					       file, ci, t->name);
-			if (!t->size || t->size % DP_PAGE || t->size < t->bytes ||
-			    t->size - t->bytes >= DP_PAGE)
-				return dp_fail(e, "%s: core %u tensor '%s': size %llu is not %llu bytes rounded up to 4 KiB",
-					       file, ci, t->name,
-					       (unsigned long long)t->size,
-					       (unsigned long long)t->bytes);
-			if (t->addr % DP_PAGE)
-				return dp_fail(e, "%s: core %u tensor '%s': address 0x%llx is not 4 KiB aligned",
-					       file, ci, t->name,
-					       (unsigned long long)t->addr);
-			for (q = 0; q < t->iv_count; q++) {
-				const struct dp_iv *iv = &c->iv[t->iv_first + q];
-
-				if (iv->lo > iv->hi)
-					return dp_fail(e, "%s: core %u tensor '%s': interval [%llu, %llu] has lo > hi",
-						       file, ci, t->name,
-						       (unsigned long long)iv->lo,
-						       (unsigned long long)iv->hi);
-			}
+			if (tensor_rules(c, ci, t, file, e))
+				return -1;
 			if (t->region == DP_REG_PRE && t->addr + t->size - 1 > hwm)
 				hwm = t->addr + t->size - 1;
 		}
 	}
-	floor = hwm ? hwm + 1 : 0;
-	if (floor != p->floor)
+	*floor = hwm ? hwm + 1 : 0;
+	if (*floor != p->floor)
 		return dp_fail(e, "%s: floor 0x%llx but the pre-placed tensors give hwm 0x%llx, floor 0x%llx (find_start_addr = hwm + 1)",
 			       file, (unsigned long long)p->floor,
-			       (unsigned long long)hwm, (unsigned long long)floor);
+			       (unsigned long long)hwm, (unsigned long long)*floor);
+	return 0;
+}
+
+/* Rules 3 and 4 for planned tensor t of core ci: above the floor, below
+ * the ceiling, inside the CC region exactly when a collective operand */
+static int region_rules(const struct dp_plan *p, uint64_t floor, uint32_t ci,
+			const struct dp_plan_tensor *t, const char *file,
+			struct dp_err *e)
+{
+	uint64_t cc_end = p->cc_base + p->cc_size;
+	int in_cc = t->addr < cc_end && t->addr + t->size > p->cc_base;
+
+	if (t->addr < floor)
+		return dp_fail(e, "%s: core %u tensor '%s': address 0x%llx is below the floor 0x%llx",
+			       file, ci, t->name, (unsigned long long)t->addr,
+			       (unsigned long long)floor);
+	if (p->ceiling && t->addr + t->size > p->ceiling)
+		return dp_fail(e, "%s: core %u tensor '%s': ends above the ceiling 0x%llx",
+			       file, ci, t->name, (unsigned long long)p->ceiling);
+	if ((t->region == DP_REG_CC || t->collective) &&
+	    (t->addr < p->cc_base || t->addr + t->size > cc_end))
+		return dp_fail(e, "%s: core %u tensor '%s': collective operand at 0x%llx is outside the CC region [0x%llx, 0x%llx)",
+			       file, ci, t->name, (unsigned long long)t->addr,
+			       (unsigned long long)p->cc_base,
+			       (unsigned long long)cc_end);
+	if ((t->region == DP_REG_GENERAL || t->region == DP_REG_SHARED) && in_cc)
+		return dp_fail(e, "%s: core %u tensor '%s': not a collective operand but inside the CC region [0x%llx, 0x%llx)",
+			       file, ci, t->name, (unsigned long long)p->cc_base,
+			       (unsigned long long)cc_end);
+	return 0;
+}
+
+int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
+{
+	uint64_t floor;
+	uint32_t ci, k;
+
+	if (!file)
+		file = p->source ? p->source : "plan";
+	if (p->page != DP_PAGE)
+		return dp_fail(e, "%s: page_size %llu: DRAM alignment is a hard 4096",
+			       file, (unsigned long long)p->page);
+	if (placed_rules(p, file, e, &floor))
+		return -1;
 	if (p->cc_size > p->cc_limit)
 		return dp_fail(e, "%s: real CC buffer size %llu exceeds its limit %llu",
 			       file, (unsigned long long)p->cc_size,
@@ -516,37 +586,10 @@ int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e)
 	for (ci = 0; ci < p->ncores; ci++) {
 		const struct dp_core_plan *c = &p->core[ci];
 
-		for (k = 0; k < c->n; k++) {
-			const struct dp_plan_tensor *t = &c->t[k];
-			int in_cc = t->addr < p->cc_base + p->cc_size &&
-				    t->addr + t->size > p->cc_base;
-
-			if (t->region == DP_REG_PRE)
-				continue;
-			if (t->addr < floor)
-				return dp_fail(e, "%s: core %u tensor '%s': address 0x%llx is below the floor 0x%llx",
-					       file, ci, t->name,
-					       (unsigned long long)t->addr,
-					       (unsigned long long)floor);
-			if (p->ceiling && t->addr + t->size > p->ceiling)
-				return dp_fail(e, "%s: core %u tensor '%s': ends above the ceiling 0x%llx",
-					       file, ci, t->name,
-					       (unsigned long long)p->ceiling);
-			if ((t->region == DP_REG_CC || t->collective) &&
-			    (t->addr < p->cc_base ||
-			     t->addr + t->size > p->cc_base + p->cc_size))
-				return dp_fail(e, "%s: core %u tensor '%s': collective operand at 0x%llx is outside the CC region [0x%llx, 0x%llx)",
-					       file, ci, t->name,
-					       (unsigned long long)t->addr,
-					       (unsigned long long)p->cc_base,
-					       (unsigned long long)(p->cc_base + p->cc_size));
-			if ((t->region == DP_REG_GENERAL || t->region == DP_REG_SHARED) &&
-			    in_cc)
-				return dp_fail(e, "%s: core %u tensor '%s': not a collective operand but inside the CC region [0x%llx, 0x%llx)",
-					       file, ci, t->name,
-					       (unsigned long long)p->cc_base,
-					       (unsigned long long)(p->cc_base + p->cc_size));
-		}
+		for (k = 0; k < c->n; k++)
+			if (c->t[k].region != DP_REG_PRE &&
+			    region_rules(p, floor, ci, &c->t[k], file, e))
+				return -1;
 		if (dp_verify_sweep(c, file, e))
 			return -1;
 	}

@@ -608,19 +608,15 @@ static int round_stacks_first(struct glue_round *R)
 /* The rules, by DP_GLUE_* number: a round of each, and whether it glues
  * by the counts of struct fewest (pen: added to a stack's score) */
 static const struct glue_rule {
-	const char *name;
 	int (*round)(struct glue_round *R);
 	int fewest;
 	uint32_t pen;
 } glue_rules[DP_GLUE_RULES] = {
-	[DP_GLUE_ALL] = { .name = "glue-all", .round = round_kinds },
-	[DP_GLUE_LONG] = { .name = "glue-long", .round = round_kinds },
-	[DP_GLUE_STACKS_FIRST] = { .name = "glue-stacks-first",
-				   .round = round_stacks_first },
-	[DP_GLUE_FEWEST] = { .name = "glue-fewest",
-			     .round = round_fewest, .fewest = 1 },
-	[DP_GLUE_FEWEST_CHAINS] = { .name = "glue-fewest-chains",
-				    .round = round_fewest,
+	[DP_GLUE_ALL] = { .round = round_kinds },
+	[DP_GLUE_LONG] = { .round = round_kinds },
+	[DP_GLUE_STACKS_FIRST] = { .round = round_stacks_first },
+	[DP_GLUE_FEWEST] = { .round = round_fewest, .fewest = 1 },
+	[DP_GLUE_FEWEST_CHAINS] = { .round = round_fewest,
 				    .fewest = 1, .pen = 1 },
 };
 
@@ -672,18 +668,64 @@ static int glued_items(struct dp_glued *g, const struct rect *r,
 	return 0;
 }
 
-const char *dp_glue_rule(int k)
+/* Round 0: each item of p its own rectangle in R->r (g->node[i] = i, at
+ * offset 0); returns how many intervals the items number (a
+ * rectangle's is numbered after them) */
+static size_t first_rects(struct glue_round *R, struct dp_glued *g,
+			  const struct dp_problem *p)
 {
-	return k >= 0 && k < DP_GLUE_RULES ? glue_rules[k].name : NULL;
+	const struct dp_item *it = p->it;
+	size_t i, niv = 0, n = p->n;
+
+	for (i = 0; i < n; i++)
+		if ((size_t)it[i].iv_first + it[i].iv_count > niv)
+			niv = (size_t)it[i].iv_first + it[i].iv_count;
+	for (i = 0; i < n; i++) {
+		const struct dp_iv *x = &p->iv[it[i].iv_first];
+		int ok = glues(&it[i], p->page) && niv + n < UINT32_MAX;
+
+		R->r[i] = (struct rect){ .lo = ok ? x->lo : 0,
+					 .hi = ok ? x->hi : 0,
+					 .size = it[i].size, .align = it[i].align,
+					 .i = (uint32_t)i, .src = (uint32_t)i,
+					 .ok = (uint8_t)ok, .id = i };
+		g->node[i] = (uint32_t)i;
+		g->off[i] = 0;
+	}
+	return niv;
+}
+
+/* The rounds of rule gr on R, at most max_rounds and while they sorted at
+ * most most_work; each item's rectangle and offset in it followed in g.
+ * Returns how many rounds glued anything. */
+static size_t glue_all_rounds(struct glue_round *R, struct dp_glued *g,
+			      const struct glue_rule *gr, size_t n,
+			      size_t max_rounds, size_t most_work)
+{
+	size_t i, rounds;
+
+	for (rounds = 0; rounds < max_rounds && R->work <= most_work;
+	     rounds++) {
+		struct rect *t;
+
+		R->work += R->k;
+		if (!gr->round(R))
+			break;
+		for (i = 0; i < n; i++) {
+			g->off[i] += R->at[g->node[i]];
+			g->node[i] = R->into[g->node[i]];
+		}
+		t = R->r;
+		R->r = R->nr;
+		R->nr = t;
+	}
+	return rounds;
 }
 
 int dp_glue_rounds(const struct dp_problem *p,
 		   const struct dp_search_params *par, int rule,
 		   size_t max_rounds, struct dp_glued *g)
 {
-	const struct dp_item *it = p->it;
-	const struct dp_iv *iv = p->iv;
-	uint64_t page = p->page;
 	size_t n = p->n;
 	const struct glue_rule *gr = &glue_rules[rule >= 0 &&
 		rule < DP_GLUE_RULES ? rule : DP_GLUE_ALL];
@@ -697,7 +739,7 @@ int dp_glue_rounds(const struct dp_problem *p,
 		.used = dp_realloc_array(NULL, n + 1, sizeof(*R.used)),
 		.f = &f,
 	};
-	size_t i, niv = 0, rounds, most_rounds, most_work;
+	size_t niv, most_rounds, most_work;
 	int rc = -ENOMEM;
 
 	*g = (struct dp_glued){ 0 };
@@ -711,48 +753,18 @@ int dp_glue_rounds(const struct dp_problem *p,
 		if (fewest_alloc(&f, n))
 			goto out;
 	}
-	for (i = 0; i < n; i++)
-		if ((size_t)it[i].iv_first + it[i].iv_count > niv)
-			niv = (size_t)it[i].iv_first + it[i].iv_count;
-	for (i = 0; i < n; i++) {
-		const struct dp_iv *x = &iv[it[i].iv_first];
-		/* a rectangle's interval is numbered after the items' */
-		int ok = glues(&it[i], page) && niv + n < UINT32_MAX;
-
-		R.r[i] = (struct rect){ .lo = ok ? x->lo : 0,
-					.hi = ok ? x->hi : 0,
-					.size = it[i].size, .align = it[i].align,
-					.i = (uint32_t)i, .src = (uint32_t)i,
-					.ok = (uint8_t)ok, .id = i };
-		g->node[i] = (uint32_t)i;
-		g->off[i] = 0;
-	}
+	niv = first_rects(&R, g, p);
 	if (gr->fewest)
 		order_all(R.r, n, &f);
 	/* at[]: scratch until the rounds */
 	R.wide = stack_span(R.r, n, rule, R.at);
 	most_rounds = gr->fewest ? n : par->glue_rounds;
 	most_work = (gr->fewest ? par->glue_fewest_work : par->glue_work) * n;
-	if (max_rounds > most_rounds)
-		max_rounds = most_rounds;
-	for (rounds = 0; rounds < max_rounds && R.work <= most_work;
-	     rounds++) {
-		struct rect *t;
-
-		R.work += R.k;
-		if (!gr->round(&R))
-			break;
-		for (i = 0; i < n; i++) {
-			g->off[i] += R.at[g->node[i]];
-			g->node[i] = R.into[g->node[i]];
-		}
-		t = R.r;
-		R.r = R.nr;
-		R.nr = t;
-	}
+	g->rounds = glue_all_rounds(&R, g, gr, n,
+				    max_rounds < most_rounds ? max_rounds :
+				    most_rounds, most_work);
 	g->k = R.k;
-	g->rounds = rounds;
-	rc = glued_items(g, R.r, it, iv, niv);
+	rc = glued_items(g, R.r, p->it, p->iv, niv);
 out:
 	DP_FREE(R.r, R.nr, R.into, R.at, R.used, f.o[BY_START], f.o[BY_END],
 		f.o[BY_IV], f.tmp, f.fresh, f.amb, f.run);

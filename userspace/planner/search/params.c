@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * params.c - the search's parameters: the values --strategy search runs
- * with (each field is described in search.h), and the portfolio passes
- * and glue rules switched off by name.
+ * with (each field is described in search.h), the budgets they make, and
+ * the phase table the search's driver walks, whose named rows
+ * --search-off switches off.
  */
 #include <stdio.h>
 #include <string.h>
@@ -54,15 +55,46 @@ const struct dp_search_params dp_search_defaults = {
 	.ruin_eject = 90,
 };
 
+/*
+ * The phases, in the order they run.  The constructive passes first: after
+ * the first, each runs only while the placement so far misses the goal,
+ * so nothing more is built once a pass meets it (the overlaps, before the
+ * first pass that reads them: ovl).  Then the search on the items glued
+ * by each rule, the exact search, and the improvers: the top and slice
+ * searches in rounds, then ruin and recreate.  A new part is one row.
+ */
+const struct dp_phase dp_search_phases[] = {
+	{ .name = "first-fit", .kind = DP_PHASE_PASS,
+	  .pass = dp_pass_first_fit },
+	{ .name = "skyline", .kind = DP_PHASE_PASS, .pass = dp_pass_skyline },
+	{ .name = "best-fit", .kind = DP_PHASE_PASS, .pass = dp_pass_best_fit,
+	  .ovl = 1 },
+	{ .name = "glue-all", .kind = DP_PHASE_GLUE, .rule = DP_GLUE_ALL },
+	{ .name = "glue-long", .kind = DP_PHASE_GLUE, .rule = DP_GLUE_LONG },
+	{ .name = "glue-stacks-first", .kind = DP_PHASE_GLUE,
+	  .rule = DP_GLUE_STACKS_FIRST },
+	{ .name = "glue-fewest", .kind = DP_PHASE_GLUE,
+	  .rule = DP_GLUE_FEWEST },
+	{ .name = "glue-fewest-chains", .kind = DP_PHASE_GLUE,
+	  .rule = DP_GLUE_FEWEST_CHAINS },
+	{ .kind = DP_PHASE_EXACT },
+	{ .kind = DP_PHASE_ROUND, .improve = dp_top_improve,
+	  .budget = DP_BUDGET_TOP, .how = "skyline top" },
+	{ .kind = DP_PHASE_ROUND, .improve = dp_slices_improve,
+	  .budget = DP_BUDGET_LNS, .how = "slices" },
+	{ .kind = DP_PHASE_IMPROVE, .improve = dp_ruin_recreate_improve,
+	  .budget = DP_BUDGET_RR, .how = "ruin and recreate" },
+	{ .kind = DP_PHASE_END },
+};
+
 const char *dp_search_part(size_t k)
 {
-	size_t np = 0;
+	const struct dp_phase *ph;
 
-	while (dp_portfolio_pass(np))
-		np++;
-	if (k < np)
-		return dp_portfolio_pass(k);
-	return dp_glue_rule((int)(k - np));
+	for (ph = dp_search_phases; ph->kind != DP_PHASE_END; ph++)
+		if (ph->name && !k--)
+			return ph->name;
+	return NULL;
 }
 
 int dp_search_params_of(const char *list, struct dp_search_params *par)
@@ -105,18 +137,74 @@ int dp_search_off_check(const char *list, struct dp_err *e)
 
 int dp_search_off(struct dp_search_params *par, const char *name)
 {
-	const char *s;
-	int k;
+	const struct dp_phase *ph;
 
-	for (k = 0; (s = dp_portfolio_pass(k)); k++)
-		if (!strcmp(s, name)) {
-			par->passes_off |= 1u << k;
-			return 0;
-		}
-	for (k = 0; (s = dp_glue_rule(k)); k++)
-		if (!strcmp(s, name)) {
-			par->glue_off |= 1u << k;
+	for (ph = dp_search_phases; ph->kind != DP_PHASE_END; ph++)
+		if (ph->name && !strcmp(ph->name, name)) {
+			par->off |= 1u << (ph - dp_search_phases);
 			return 0;
 		}
 	return -1;
+}
+
+/* ---- budgets ------------------------------------------------------------ */
+
+uint64_t dp_search_budget(const struct dp_search_params *par, size_t n,
+			  uint64_t overlaps)
+{
+	uint64_t w = par->search_work / (n + 1 + 4 * (overlaps / (n ? n : 1)));
+
+	return w < par->min_nodes ? par->min_nodes : w;
+}
+
+uint64_t dp_ruin_recreate_budget(const struct dp_search_params *par, size_t n)
+{
+	return n < par->ruin_work / par->ruin_item ? n * par->ruin_item :
+	       par->ruin_work;
+}
+
+uint64_t dp_budget_scale(uint64_t x, size_t k, size_t n)
+{
+	unsigned __int128 y = (unsigned __int128)x * k / (n ? n : 1);
+
+	return !x ? 0 : y < 1 ? 1 : y > UINT64_MAX ? UINT64_MAX : (uint64_t)y;
+}
+
+struct dp_budgets dp_budgets_share(const struct dp_budgets *bu, size_t k,
+				   size_t n, int glue)
+{
+	struct dp_budgets s = {
+		.par = bu->par,
+		.nodes = bu->nodes == DP_UNSET ? DP_UNSET :
+			 dp_budget_scale(bu->nodes, k, n),
+		.share = dp_budget_scale(k, bu->share, bu->of),
+		.of = n,
+		.glue = glue,
+		.stop = 0,
+	};
+	int j;
+
+	for (j = 0; j < DP_BUDGETS; j++)
+		s.b[j] = dp_budget_scale(bu->b[j], k, n);
+	return s;
+}
+
+struct dp_budgets dp_budgets_whole(const struct dp_search_params *par,
+				   size_t n, uint64_t nodes, uint64_t stop)
+{
+	uint64_t lns = nodes == DP_UNSET ? par->slices_budget : nodes;
+
+	return (struct dp_budgets){
+		.par = par,
+		.nodes = nodes,
+		.b = {
+			[DP_BUDGET_LNS] = lns,
+			[DP_BUDGET_TOP] = lns ? par->top_work : 0,
+			[DP_BUDGET_RR] = lns ? dp_ruin_recreate_budget(par, n) : 0,
+		},
+		.share = n,
+		.of = n,
+		.glue = 1,
+		.stop = stop,
+	};
 }

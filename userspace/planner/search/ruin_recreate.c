@@ -286,16 +286,13 @@ static int step(struct rr *R)
 	return r < 0 ? r : 0;
 }
 
-uint64_t dp_ruin_recreate_budget(const struct dp_search_params *par, size_t n)
+int dp_ruin_recreate_improve(struct dp_improve *im)
 {
-	return n < par->ruin_work / par->ruin_item ? n * par->ruin_item :
-	       par->ruin_work;
-}
-
-int dp_ruin_recreate(const struct dp_problem *p, const struct dp_ovl *ol,
-		     const struct dp_search_params *par, uint64_t lb,
-		     uint64_t budget, struct dp_best *best)
-{
+	const struct dp_problem *p = im->p;
+	const struct dp_ovl *ol = im->ol;
+	const struct dp_search_params *par = im->par;
+	struct dp_best *best = im->best;
+	uint64_t lb = im->goal, budget = im->budget;
 	struct dp_item *it = p->it;
 	size_t i, n = p->n;
 	struct rr R = { .it = it, .n = n, .ol = ol, .par = par,
@@ -330,5 +327,6 @@ int dp_ruin_recreate(const struct dp_problem *p, const struct dp_ovl *ol,
 	for (i = 0; i < n; i++)
 		it[i].addr = best->addr[i];
 	DP_FREE(R.rm, R.old, R.k, R.mark, R.occ, R.nb);
+	im->spent = R.work;
 	return rc;
 }

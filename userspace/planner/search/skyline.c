@@ -24,7 +24,7 @@
  * span^2 x key, which favours the long items while runs are wide).  Where
  * the plain pass takes the longest item and may leave a stretch beside it
  * nothing fills, this one fills the whole run whenever its items can; the
- * caller reruns it with perturbed keys (strategy.c).
+ * caller reruns it with perturbed keys (portfolio.c, top.c).
  *
  * Cost: a min tree over the skyline's m segments (m: the distinct interval
  * ends) finds the lowest run in O(log m + its length); placing an item or
@@ -117,52 +117,38 @@ static void order_by(struct dp_hull_key *k, size_t n, const struct dp_sky_hulls 
 /* The hulls (hu's, or its own when NULL), the skyline and the buckets
  * (in dp_cmp_hull_key order).  0, -1 when a time is UINT64_MAX (no end after
  * it), or -ENOMEM. */
-static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
-		    const uint64_t *key, uint64_t start,
-		    const struct dp_sky_hulls *hu)
+/* K's arrays over n items and K->m segments.  0, or -ENOMEM. */
+static int sky_alloc(struct sky *K, size_t n)
 {
-	struct dp_hull_key *k;
-	size_t i;
-	int rc;
+	size_t m = K->m + 1;
 
-	if (!hu) {
-		rc = dp_sky_hulls_new(it, n, K->iv, &K->own);
-		if (rc)
-			return rc;
-		hu = &K->own;
-	}
-	K->t = hu->t;
-	K->m = hu->m;
-	K->cs = hu->cs;
-	K->ce = hu->ce;
-	k = dp_realloc_array(NULL, n + 1, sizeof(*k));
 	K->next = dp_realloc_array(NULL, n + 1, sizeof(*K->next));
 	K->prev = dp_realloc_array(NULL, n + 1, sizeof(*K->prev));
-	if (!k || !K->next || !K->prev) {
-		free(k);
-		return -ENOMEM;
-	}
-	K->head = dp_realloc_array(NULL, K->m + 1, sizeof(*K->head));
-	K->nx = dp_realloc_array(NULL, K->m + 1, sizeof(*K->nx));
-	K->lvl = dp_realloc_array(NULL, K->m + 1, sizeof(*K->lvl));
+	K->head = dp_realloc_array(NULL, m, sizeof(*K->head));
+	K->nx = dp_realloc_array(NULL, m, sizeof(*K->nx));
+	K->lvl = dp_realloc_array(NULL, m, sizeof(*K->lvl));
 	if (K->chain) {
-		K->cov = dp_realloc_array(NULL, K->m + 1, sizeof(*K->cov));
-		K->area = dp_realloc_array(NULL, K->m + 1, sizeof(*K->area));
-		K->cho = dp_realloc_array(NULL, K->m + 1, sizeof(*K->cho));
-		K->ne = dp_realloc_array(NULL, K->m + 1, sizeof(*K->ne));
+		K->cov = dp_realloc_array(NULL, m, sizeof(*K->cov));
+		K->area = dp_realloc_array(NULL, m, sizeof(*K->area));
+		K->cho = dp_realloc_array(NULL, m, sizeof(*K->cho));
+		K->ne = dp_realloc_array(NULL, m, sizeof(*K->ne));
 	}
-	if (!K->head || !K->nx || !K->lvl ||
-	    (K->chain && (!K->cov || !K->area || !K->cho || !K->ne))) {
-		free(k);
+	if (!K->next || !K->prev || !K->head || !K->nx || !K->lvl ||
+	    (K->chain && (!K->cov || !K->area || !K->cho || !K->ne)))
 		return -ENOMEM;
-	}
 	for (K->tsz = 1; K->tsz < K->m; K->tsz *= 2)
 		;
 	K->mn = dp_realloc_array(NULL, 2 * (size_t)K->tsz, sizeof(*K->mn));
-	if (!K->mn) {
-		free(k);
-		return -ENOMEM;
-	}
+	return K->mn ? 0 : -ENOMEM;
+}
+
+/* Each segment's level: start, or (DP_SKY_KEEP) the top of the items kept
+ * there, a floor under the others; and the levels' min tree */
+static void sky_levels(struct sky *K, const struct dp_item *it, size_t n,
+		       uint64_t start)
+{
+	size_t i;
+
 	for (i = 0; i <= K->m; i++) {
 		K->head[i] = UINT32_MAX;
 		K->lvl[i] = start;
@@ -172,7 +158,7 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 
 		if (!K->keep || it[i].addr == DP_UNSET)
 			continue;
-		K->kept++;		/* a floor under the others */
+		K->kept++;
 		for (s = K->cs[i]; s < K->ce[i]; s++)
 			if (it[i].addr + it[i].size > K->lvl[s])
 				K->lvl[s] = it[i].addr + it[i].size;
@@ -182,6 +168,19 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 	for (i = K->tsz; i-- > 1;)
 		K->mn[i] = K->mn[2 * i] < K->mn[2 * i + 1] ? K->mn[2 * i] :
 			   K->mn[2 * i + 1];
+}
+
+/* The items to place in their first segment's bucket, in the order of
+ * key (order_by), and each segment's next non-empty bucket.  0, or
+ * -ENOMEM. */
+static int sky_buckets(struct sky *K, const struct dp_item *it, size_t n,
+		       const uint64_t *key, const struct dp_sky_hulls *hu)
+{
+	struct dp_hull_key *k = dp_realloc_array(NULL, n + 1, sizeof(*k));
+	size_t i;
+
+	if (!k)
+		return -ENOMEM;
 	order_by(k, n, hu, key);
 	for (i = n; i-- > 0;) {		/* push front, last first */
 		uint32_t v = k[i].i, s = K->cs[v];
@@ -198,6 +197,28 @@ static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
 		K->nx[i] = i == K->m || K->head[i] != UINT32_MAX ? i : i + 1;
 	free(k);
 	return 0;
+}
+
+static int sky_init(struct sky *K, const struct dp_item *it, size_t n,
+		    const uint64_t *key, uint64_t start,
+		    const struct dp_sky_hulls *hu)
+{
+	int rc;
+
+	if (!hu) {
+		rc = dp_sky_hulls_new(it, n, K->iv, &K->own);
+		if (rc)
+			return rc;
+		hu = &K->own;
+	}
+	K->t = hu->t;
+	K->m = hu->m;
+	K->cs = hu->cs;
+	K->ce = hu->ce;
+	if (sky_alloc(K, n))
+		return -ENOMEM;
+	sky_levels(K, it, n, start);
+	return sky_buckets(K, it, n, key, hu);
 }
 
 /* lvl[s0 .. s1) = h, and the min tree above them */

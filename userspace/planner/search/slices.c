@@ -205,19 +205,21 @@ static int slices_init(struct slice_search *L)
 	return 0;
 }
 
-int dp_slices(const struct dp_problem *p, const struct dp_ovl *ol,
-	      const struct dp_search_params *par, uint64_t lb, uint64_t budget,
-	      struct dp_best *best, uint64_t *spent)
+int dp_slices_improve(struct dp_improve *im)
 {
+	const struct dp_problem *p = im->p;
+	const struct dp_search_params *par = im->par;
+	struct dp_best *best = im->best;
+	uint64_t lb = im->goal, *spent = &im->spent;
 	struct dp_item *it = p->it;
 	size_t i, n = p->n;
-	struct slice_search L = { .it = it, .n = n, .iv = p->iv, .ol = ol,
+	struct slice_search L = { .it = it, .n = n, .iv = p->iv, .ol = im->ol,
 				  .par = par, .start = p->start,
-				  .page = p->page, .budget = budget };
+				  .page = p->page, .budget = im->budget };
 	int rc = 0, idle = 0, round = 0;
 
 	*spent = 0;
-	if (best->end <= lb || !budget || !n)
+	if (best->end <= lb || !im->budget || !n)
 		return 0;
 	rc = slices_init(&L);
 	for (i = 0; i < n; i++)
@@ -240,70 +242,4 @@ int dp_slices(const struct dp_problem *p, const struct dp_ovl *ol,
 	*spent = L.spent;
 	slices_free(&L);
 	return rc;
-}
-
-/*
- * The top search: the placement above a level L is made again by the
- * skyline's chain pass (skyline.c), the items below L kept where they are
- * as a floor under it; the lower end is kept.  L goes down from the top
- * in par->top_levels steps to a tenth of the placement's height, each
- * level tried par->top_tries times with the ties perturbed (each size's
- * weight drawn from [1, par->top_spread) by a fixed seed; every other try
- * by span^2), until the chain passes have visited budget
- * segments and candidates.  Valid by construction: in each column the
- * items above L sat above every item kept, and the pass puts them back
- * above the kept items' tops.  Where the slice search cannot move the
- * long items the skyline left on top (they cross every slice), this
- * places them again, with all the items above L.
- */
-int dp_top_search(const struct dp_problem *p,
-		  const struct dp_search_params *par, uint64_t lb,
-		  uint64_t budget, uint64_t seed, struct dp_best *best,
-		  uint64_t *spent)
-{
-	struct dp_item *it = p->it;
-	size_t n = p->n;
-	uint64_t start = p->start;
-	uint64_t *key = dp_realloc_array(NULL, n + 1, sizeof(*key));
-	uint64_t work = 0, L, e;
-	uint64_t rs = 0x9e3779b97f4a7c15ULL * (3 + 2 * seed) + 1;
-	struct dp_sky_hulls hu;
-	int j, k, r = 0;
-	size_t i;
-
-	*spent = 0;
-	if (!key)
-		return -ENOMEM;
-	r = dp_sky_hulls_new(it, n, p->iv, &hu);
-	if (r) {			/* -1: no pass can place these */
-		free(key);
-		return r == -ENOMEM ? r : 0;
-	}
-	for (j = 1; j <= par->top_levels; j++)
-		for (k = 0; k < par->top_tries; k++) {
-			if (best->end <= lb || work >= budget || r == -ENOMEM)
-				goto out;
-			L = start + (uint64_t)((unsigned __int128)(best->end - start) *
-					       (10 * par->top_levels - 9 * j) /
-					       (10 * par->top_levels));
-			for (i = 0; i < n; i++)
-				it[i].addr = best->addr[i] < L ? best->addr[i] :
-					     DP_UNSET;
-			dp_sky_perturb(it, n, par->top_spread, &rs, key);
-			r = dp_skyline_chain(p, par, key,
-					     DP_SKY_KEEP | (k % 2 ? DP_SKY_SPAN2 : 0),
-					     &work, &hu);
-			if (r || (e = dp_items_end(it, n, start)) >= best->end)
-				continue;
-			best->end = e;
-			for (i = 0; i < n; i++)
-				best->addr[i] = it[i].addr;
-		}
-out:
-	for (i = 0; i < n; i++)
-		it[i].addr = best->addr[i];
-	dp_sky_hulls_free(&hu);
-	free(key);
-	*spent = work;
-	return r == -ENOMEM ? r : 0;
 }

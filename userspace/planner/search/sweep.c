@@ -3,23 +3,9 @@
  * sweep.c - the sweeps over one item set that the search's parts read
  * (--strategy search): which items overlap which (struct dp_ovl), the
  * end of a placement, the items' hulls among their distinct times
- * (struct dp_sky_hulls) and the independent time blocks, with the
- * orders they sort by.  Each depends on the items' intervals only, not
- * on a placement, so a search builds each once for an item set and its
- * parts share it.
- *
- * Time blocks: a time that no item's hull (its first to its last live
- * time) spans, with items on both sides of it, cuts a placement into two
- * that share nothing: no item of one side is live at a time of the
- * other, so each side can be placed in the whole region on its own and
- * the end is the higher of the two.  The search solves each block alone
- * (strategy.c): the exact search runs on every block of up to its 3,000
- * items even when the whole is larger, the other phases spend their
- * budgets on the block that decides the end, and a block that only has
- * to reach another's end stops there.
- *
- * Intervals are closed (struct dp_iv): items whose hulls are [a, b] and
- * [b + 1, c] do not overlap, so a cut falls between b and b + 1.
+ * (struct dp_sky_hulls), with the orders they sort by.  Each depends on
+ * the items' intervals only, not on a placement, so a search builds each
+ * once for an item set and its parts share it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,41 +17,24 @@
 /* ---- the overlaps ------------------------------------------------------- */
 
 /*
- * Which items overlap which (closed intervals): one sweep over the
- * intervals by start, the open ones in an array compacted as it goes (an
- * open interval either overlaps the new one or has ended and leaves), so
- * O(I log I + E); an item pair met through several intervals is listed
- * once.  NULL when the entries (two per pair) would pass max_edges.
+ * The pairs of items whose intervals overlap: one sweep over the
+ * intervals e[0..niv) by start (sorted here), the open ones in an array
+ * compacted as it goes (an open interval either overlaps the new one or
+ * has ended and leaves), so O(I log I + E); a pair met through several
+ * intervals comes once for each.  *pr (*np of them): 0; 1 when the
+ * entries (two per pair) would pass max_edges; -ENOMEM.
  */
-int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-	       size_t max_edges, struct dp_ovl **out)
+static int sweep_pairs(struct dp_span *e, size_t niv, size_t max_edges,
+		       uint32_t (**pr)[2], size_t *np)
 {
-	struct dp_ovl *o = calloc(1, sizeof(*o));
-	size_t niv = 0, na = 0, np = 0, capp = 0, i, j, k;
-	struct dp_span *e, *act;
-	uint32_t (*pr)[2] = NULL, *fill = NULL, *stamp = NULL;
-	int rc = -ENOMEM;
+	struct dp_span *act = dp_realloc_array(NULL, niv + 1, sizeof(*act));
+	size_t na = 0, capp = 0, j, k;
+	int rc = 0;
 
-	*out = NULL;
-	if (!o)
+	if (!act)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		niv += it[i].iv_count;
-	e = dp_realloc_array(NULL, niv + 1, sizeof(*e));
-	act = dp_realloc_array(NULL, niv + 1, sizeof(*act));
-	o->width = calloc(n + 1, sizeof(*o->width));
-	if (!e || !act || !o->width)
-		goto fail;
-	for (i = 0, k = 0; i < n; i++)
-		for (j = 0; j < it[i].iv_count; j++) {
-			const struct dp_iv *v = &iv[it[i].iv_first + j];
-
-			e[k++] = (struct dp_span){ .lo = v->lo, .hi = v->hi,
-						   .i = i };
-			o->width[i] += v->hi - v->lo + 1;
-		}
 	qsort(e, niv, sizeof(*e), dp_cmp_span);
-	for (k = 0; k < niv; k++) {
+	for (k = 0; k < niv && !rc; k++) {
 		size_t keep = 0;
 
 		for (j = 0; j < na; j++) {
@@ -74,28 +43,41 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 			act[keep++] = act[j];
 			if (act[j].i == e[k].i)
 				continue;
-			if (np == capp) {
-				if (2 * np > max_edges)
-					goto too_large;
-				if (dp_grow(&pr, &capp, np + 1, sizeof(*pr),
-					    4096))
-					goto fail;
+			if (*np == capp) {
+				if (2 * *np > max_edges) {
+					rc = 1;
+					break;
+				}
+				if (dp_grow(pr, &capp, *np + 1, sizeof(**pr),
+					    4096)) {
+					rc = -ENOMEM;
+					break;
+				}
 			}
-			pr[np][0] = act[j].i;
-			pr[np++][1] = e[k].i;
+			(*pr)[*np][0] = act[j].i;
+			(*pr)[(*np)++][1] = e[k].i;
 		}
 		na = keep;
 		act[na++] = e[k];
 	}
-	if (2 * np > max_edges)
-		goto too_large;
-	/* both directions, by item (counting sort), each pair once */
+	free(act);
+	return rc ? rc : 2 * *np > max_edges;
+}
+
+/* o's lists of n items from the np pairs pr: both directions, by item
+ * (counting sort), each pair once.  0, or -ENOMEM. */
+static int lists_of(struct dp_ovl *o, size_t n, const uint32_t (*pr)[2],
+		    size_t np)
+{
+	uint32_t *fill = calloc(n + 1, sizeof(*fill));
+	uint32_t *stamp = calloc(n + 1, sizeof(*stamp));
+	size_t i, j, k;
+	int rc = -ENOMEM;
+
 	o->first = calloc(n + 2, sizeof(*o->first));
-	fill = calloc(n + 1, sizeof(*fill));
-	stamp = calloc(n + 1, sizeof(*stamp));
 	o->ov = dp_realloc_array(NULL, 2 * np + 1, sizeof(*o->ov));
 	if (!o->first || !fill || !stamp || !o->ov)
-		goto fail;
+		goto out;
 	for (k = 0; k < np; k++) {
 		o->first[pr[k][0] + 1]++;
 		o->first[pr[k][1] + 1]++;
@@ -118,18 +100,57 @@ int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
 	}
 	o->first[n] = k;
 	o->n = n;
-	*out = o;
-	o = NULL;
 	rc = 0;
-	goto fail;
-too_large:
-	rc = 0;
-fail:
+out:
 	free(fill);
 	free(stamp);
+	return rc;
+}
+
+/*
+ * Which items overlap which (closed intervals), and each item's live
+ * time: the sweep (sweep_pairs), then the lists (lists_of).  NULL when
+ * the entries (two per pair) would pass max_edges.
+ */
+int dp_ovl_new(const struct dp_item *it, size_t n, const struct dp_iv *iv,
+	       size_t max_edges, struct dp_ovl **out)
+{
+	struct dp_ovl *o = calloc(1, sizeof(*o));
+	size_t niv = 0, np = 0, i, j, k;
+	struct dp_span *e;
+	uint32_t (*pr)[2] = NULL;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!o)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		niv += it[i].iv_count;
+	e = dp_realloc_array(NULL, niv + 1, sizeof(*e));
+	o->width = calloc(n + 1, sizeof(*o->width));
+	if (!e || !o->width)
+		goto out;
+	for (i = 0, k = 0; i < n; i++)
+		for (j = 0; j < it[i].iv_count; j++) {
+			const struct dp_iv *v = &iv[it[i].iv_first + j];
+
+			e[k++] = (struct dp_span){ .lo = v->lo, .hi = v->hi,
+						   .i = i };
+			o->width[i] += v->hi - v->lo + 1;
+		}
+	rc = sweep_pairs(e, niv, max_edges, &pr, &np);
+	if (!rc) {
+		rc = lists_of(o, n, (const uint32_t (*)[2])pr, np);
+		if (!rc) {
+			*out = o;
+			o = NULL;
+		}
+	} else if (rc == 1) {
+		rc = 0;		/* too large: *out NULL */
+	}
+out:
 	free(pr);
 	free(e);
-	free(act);
 	dp_ovl_free(o);
 	return rc;
 }
@@ -246,66 +267,5 @@ int dp_sky_hulls_new(const struct dp_item *it, size_t n,
 	for (i = 0; i < n; i++)
 		h->ord[i] = k[i].i;
 	free(k);
-	return 0;
-}
-
-/* ---- time blocks -------------------------------------------------------- */
-
-/* The hulls of the items that have an interval, by first live time; *m of
- * them.  NULL when out of memory. */
-static struct dp_span *hulls(const struct dp_item *it, size_t n,
-			     const struct dp_iv *iv, size_t *m)
-{
-	struct dp_span *h = dp_realloc_array(NULL, n + 1, sizeof(*h));
-	size_t i;
-
-	if (!h)
-		return NULL;
-	*m = 0;
-	for (i = 0; i < n; i++) {
-		if (!it[i].iv_count)
-			continue;
-		h[*m].i = i;
-		dp_item_hull(&it[i], iv, &h[*m].lo, &h[*m].hi);
-		(*m)++;
-	}
-	qsort(h, *m, sizeof(*h), dp_cmp_span);
-	return h;
-}
-
-int dp_time_blocks(const struct dp_item *it, size_t n, const struct dp_iv *iv,
-		   size_t min, uint32_t *blk, size_t *nb)
-{
-	size_t m, j, cnt = 0;
-	struct dp_span *h = hulls(it, n, iv, &m);
-	uint32_t b = 0;
-	uint64_t hi = 0;
-
-	if (!h)
-		return -ENOMEM;
-	/* an item live nowhere overlaps nothing: the first block takes it */
-	for (j = 0; j < n; j++)
-		blk[j] = 0;
-	for (j = 0; j < m; j++) {
-		/* a cut only where every item before it has ended, and only
-		 * after min items: tiny blocks are not worth their overhead */
-		if (cnt >= min && h[j].lo > hi) {
-			b++;
-			cnt = 0;
-		}
-		if (!cnt || h[j].hi > hi)
-			hi = h[j].hi;
-		blk[h[j].i] = b;
-		cnt++;
-	}
-	/* a last block below min joins the one before (still independent of
-	 * the rest) */
-	if (b && cnt < min) {
-		for (j = m; j-- > 0 && blk[h[j].i] == b;)
-			blk[h[j].i] = b - 1;
-		b--;
-	}
-	*nb = (size_t)b + 1;
-	free(h);
 	return 0;
 }

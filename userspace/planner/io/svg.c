@@ -7,10 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/jdoc.h"
 #include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
+
+/* s as XML text */
+static void dp_xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			/* XML 1.0 has no control characters, not even escaped */
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\x%02x", (unsigned char)*s);
+			else
+				fputc(*s, f);
+		}
+	}
+}
 
 /* ---- SVG: address (up) against time (right), a panel per core -------- */
 

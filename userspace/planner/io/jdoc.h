@@ -6,8 +6,8 @@
  * flat arrays (16-byte nodes for arrays, objects and literals; 4-byte
  * child links, which hold strings and numbers themselves; one string
  * arena where a short text is stored once), so the document holds about
- * 1-1.3 bytes per input byte (2.6-2.7 with a node per value; a tree of
- * malloc'd objects: 20 or more).  Strict: RFC 8259 grammar only (no comments, single
+ * as many bytes as its input, not a node per value (the figures are in
+ * docs/dramplan.md).  Strict: RFC 8259 grammar only (no comments, single
  * quotes, trailing commas, leading zeros, NaN), valid UTF-8, no duplicate
  * key in an object, no NUL (\u0000) in a string.  Numbers keep their text,
  * so integers are read exactly (jdoc_u64: the full u64 range, range checked).
@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "libdramplan.h"
@@ -126,6 +127,9 @@ uint32_t jdoc_get(const struct jdoc *d, uint32_t obj, const char *key);
 int jdoc_u64(const struct jdoc *d, uint32_t v, uint64_t *out);
 
 const char *jdoc_type_name(enum jtype t);
+
+/* Writing: s as a JSON string literal (the plan and model writers) */
+void dp_json_str(FILE *f, const char *s);
 
 /*
  * Typed reads, shared by the model and the plan readers (json_model.c,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jdoc.h"
+#include "io/jdoc.h"
 #include "internal.h"
 
 #define U(x) ((unsigned long long)(x))
@@ -70,16 +70,90 @@ static int get_b(struct jrd *r, uint32_t o, const char *key,
 	return 0;
 }
 
-static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
-		       const char *where, size_t *cap)
+/* "region": one of the region names (dp_region_name) */
+static int read_region(struct jrd *r, uint32_t o, const char *where,
+		       uint8_t *out)
 {
 	static const char *const regions[] = { "none", "pre", "linked", "cc",
 					       "shared", "general" };
-	struct dp_plan_tensor *t = &c->t[c->n];
-	uint32_t v, ivs;
-	uint64_t x;
-	size_t q;
+	uint32_t v;
 	int i;
+
+	if (get(r, o, "region", J_STR, where, &v))
+		return -1;
+	for (i = 0; i < 6; i++)
+		if (!strcmp(jdoc_str(r->d, v), regions[i]))
+			break;
+	if (i == 6)
+		return dp_fail(r->e, "%s: %s.region: unknown region \"%s\"",
+			       r->file, where, jdoc_str(r->d, v));
+	*out = i;
+	return 0;
+}
+
+/* "remote" (optional): {"core": C, "name": NAME} of a linked tensor */
+static int read_remote(struct jrd *r, uint32_t o, const char *where,
+		       struct dp_plan_tensor *t)
+{
+	uint32_t v = jdoc_get(r->d, o, "remote"), rn;
+	uint64_t core;
+
+	if (v == JNONE)
+		return 0;
+	if (jdoc_type(r->d, v) != J_OBJ)
+		return dp_fail(r->e, "%s: %s.remote: must be an object", r->file, where);
+	if (get_u(r, v, "core", where, &core) ||
+	    get(r, v, "name", J_STR, where, &rn))
+		return -1;
+	if (core > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s.remote.core: out of range", r->file, where);
+	t->has_remote = 1;
+	t->remote_core = core;
+	t->remote_name = dp_strdup(jdoc_str(r->d, rn));
+	return t->remote_name ? 0 : dp_nomem(r->e);
+}
+
+/* "intervals": [[lo, hi], ...], appended to c->iv (*cap its capacity) */
+static int read_intervals(struct jrd *r, uint32_t o, const char *where,
+			  struct dp_core_plan *c, size_t *cap,
+			  struct dp_plan_tensor *t)
+{
+	uint32_t ivs;
+	size_t q;
+
+	if (get(r, o, "intervals", J_ARR, where, &ivs))
+		return -1;
+	t->iv_first = c->niv;
+	for (q = 0; q < jdoc_len(r->d, ivs); q++) {
+		uint32_t pair = jdoc_at(r->d, ivs, q);
+		uint64_t lo, hi;
+		char w[160];
+
+		snprintf(w, sizeof(w), "%s.intervals[%zu]", where, q);
+		if (jdoc_type(r->d, pair) != J_ARR || jdoc_len(r->d, pair) != 2)
+			return dp_fail(r->e, "%s: %s: must be [lo, hi] with integers >= 0",
+				       r->file, w);
+		if (num_u(r, jdoc_at(r->d, pair, 0), w, NULL, &lo) ||
+		    num_u(r, jdoc_at(r->d, pair, 1), w, NULL, &hi))
+			return -1;
+		if (dp_grow(&c->iv, cap, c->niv + 1, sizeof(*c->iv), 64))
+			return dp_nomem(r->e);
+		c->iv[c->niv].lo = lo;
+		c->iv[c->niv].hi = hi;
+		c->niv++;
+	}
+	if (c->niv - t->iv_first > UINT32_MAX)
+		return dp_fail(r->e, "%s: %s: too many intervals", r->file, where);
+	t->iv_count = c->niv - t->iv_first;
+	return 0;
+}
+
+static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
+		       const char *where, size_t *cap)
+{
+	struct dp_plan_tensor *t = &c->t[c->n];
+	uint32_t v;
+	uint64_t x;
 
 	memset(t, 0, sizeof(*t));
 	if (jdoc_type(r->d, o) != J_OBJ)
@@ -110,57 +184,10 @@ static int read_tensor(struct jrd *r, struct dp_core_plan *c, uint32_t o,
 	    get_b(r, o, "shared", where, &t->shared) ||
 	    get_b(r, o, "reads", where, &t->reads) ||
 	    get_b(r, o, "writes", where, &t->writes) ||
-	    get(r, o, "region", J_STR, where, &v))
+	    read_region(r, o, where, &t->region) ||
+	    read_remote(r, o, where, t))
 		return -1;
-	for (i = 0; i < 6; i++)
-		if (!strcmp(jdoc_str(r->d, v), regions[i]))
-			break;
-	if (i == 6)
-		return dp_fail(r->e, "%s: %s.region: unknown region \"%s\"",
-			       r->file, where, jdoc_str(r->d, v));
-	t->region = i;
-	if ((v = jdoc_get(r->d, o, "remote")) != JNONE) {
-		uint32_t rn;
-		uint64_t core;
-
-		if (jdoc_type(r->d, v) != J_OBJ)
-			return dp_fail(r->e, "%s: %s.remote: must be an object", r->file, where);
-		if (get_u(r, v, "core", where, &core) ||
-		    get(r, v, "name", J_STR, where, &rn))
-			return -1;
-		if (core > UINT32_MAX)
-			return dp_fail(r->e, "%s: %s.remote.core: out of range", r->file, where);
-		t->has_remote = 1;
-		t->remote_core = core;
-		t->remote_name = dp_strdup(jdoc_str(r->d, rn));
-		if (!t->remote_name)
-			return dp_nomem(r->e);
-	}
-	if (get(r, o, "intervals", J_ARR, where, &ivs))
-		return -1;
-	t->iv_first = c->niv;
-	for (q = 0; q < jdoc_len(r->d, ivs); q++) {
-		uint32_t pair = jdoc_at(r->d, ivs, q);
-		uint64_t lo, hi;
-		char w[160];
-
-		snprintf(w, sizeof(w), "%s.intervals[%zu]", where, q);
-		if (jdoc_type(r->d, pair) != J_ARR || jdoc_len(r->d, pair) != 2)
-			return dp_fail(r->e, "%s: %s: must be [lo, hi] with integers >= 0",
-				       r->file, w);
-		if (num_u(r, jdoc_at(r->d, pair, 0), w, NULL, &lo) ||
-		    num_u(r, jdoc_at(r->d, pair, 1), w, NULL, &hi))
-			return -1;
-		if (dp_grow(&c->iv, cap, c->niv + 1, sizeof(*c->iv), 64))
-			return dp_nomem(r->e);
-		c->iv[c->niv].lo = lo;
-		c->iv[c->niv].hi = hi;
-		c->niv++;
-	}
-	if (c->niv - t->iv_first > UINT32_MAX)
-		return dp_fail(r->e, "%s: %s: too many intervals", r->file, where);
-	t->iv_count = c->niv - t->iv_first;
-	return 0;
+	return read_intervals(r, o, where, c, cap, t);
 }
 
 /* The plan's top level, up to its cores (*cores). */

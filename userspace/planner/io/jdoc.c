@@ -22,8 +22,8 @@
 
 #include <yajl/yajl_parse.h>
 
-#include "jdoc.h"
 #include "internal.h"
+#include "io/jdoc.h"
 
 struct frame {
 	uint32_t node;
@@ -51,9 +51,9 @@ struct build {
 /*
  * The document's three arrays live in their own mappings: growing one is
  * an mremap (the pages move, nothing is copied), pages never touched are
- * never resident, and they may be transparent huge pages (on a 10^6-tensor
- * model the copies of realloc and the 4 KiB page faults were a third of
- * the reader's time).  cap counts elements of sz bytes.
+ * never resident, and they may be transparent huge pages: on a large
+ * model the copies of realloc and the 4 KiB page faults would cost the
+ * reader much of its time.  cap counts elements of sz bytes.
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define JDOC_MALLOC 1
@@ -779,4 +779,22 @@ int jrd_u64(const struct jrd *r, uint32_t v, const char *where,
 		return dp_fail(r->e, "%s: %s%s%s: must be an integer", r->file,
 			       where, dot, k);
 	}
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+void dp_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
 }
