@@ -1248,6 +1248,16 @@ def make_inputs(torch, a, model, specs, shapes, dev, values):
     return ts, names, consts
 
 
+def merge_specs(defaults, given):
+    """The inputs: the defaults (input_spec), each one that --input names
+    replaced by it, then the other --input ones."""
+    if not defaults:
+        return given or None
+    by_name = {sp["name"]: sp for sp in given}
+    out = [by_name.pop(sp["name"], sp) for sp in defaults]
+    return out + [sp for sp in given if sp["name"] in by_name]
+
+
 def check_names(model, specs, label):
     params = forward_params(model)
     if params is None:
@@ -1689,7 +1699,8 @@ def run(a):
     ranks = a.cores if a.phase else 1
     model, base, shapes = build_module(torch, a.model, ranks)
     phase = "train" if a.train else (a.phase or "infer")
-    specs = a.specs or (None if a.shapes else file_specs(model, phase))
+    specs = merge_specs(None if a.shapes else file_specs(model, phase),
+                        a.specs)
     shapes = a.shapes or shapes
     if not specs and not shapes:
         raise Fail("%s: no input shape: give --input NAME:DTYPE:SHAPE or "
