@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=72
+N=83
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -259,6 +259,31 @@ sys.exit(0 if abs(p - o) <= 0.01 * max(p, o) else 1)" "$T/convp.json.plan" "$T/c
 else
 	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
+
+# shapes on the meta device, never a silent run on the CPU
+check "Mistral-style prefill on meta (repeat_interleave, rotary in forward, sliding window): imports" \
+	imp "$T/mp.json" "$EX/mistral.py:tiny" --phase prefill --seq 8 --max-len 16 --device meta
+check "Mistral-style prefill: plan passes verify" plan_ok "$T/mp.json"
+check "Mistral-style decode, packed KV cache: imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/mistral.py:tiny\" --phase decode --cache-len 5 --max-len 16 -o \"$T/md.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/md.plan\" \"$T/md.json\" && \"$DRAMPLAN\" verify \"$T/md.plan\" >/dev/null"
+check "a model built on the meta device imports" imp "$T/meta.json" "$SRC/tests/import/meta_built.py" --seq 8
+check "an op without a meta kernel or rule: one line naming it and --allow-cpu, nothing written" \
+	one_line_err 1 "aten::histc has no meta kernel.*remedies: --allow-cpu" "$IMPORT" "$SRC/tests/import/no_meta.py" -o "$T/nm.json"
+check "--allow-cpu: imports on the CPU, one note on stderr saying so" sh -c \
+	"\"$IMPORT\" \"$SRC/tests/import/no_meta.py\" --allow-cpu -o \"$T/nm.json\" 2>\"$T/note\" && [ \"\$(wc -l <\"$T/note\")\" = 1 ] && grep -q 'running the network on the CPU' \"$T/note\" && grep -q histc \"$T/nm.json\""
+check "--debug: the Python traceback, then the one line" sh -c \
+	"\"$IMPORT\" \"$SRC/tests/import/no_meta.py\" --debug 2>&1 >/dev/null | grep -q '^Traceback' && \"$IMPORT\" \"$SRC/tests/import/no_meta.py\" --debug 2>&1 | tail -1 | grep -q '^dramplan-import: .*aten::histc'"
+
+# data-dependent shapes (sparse MoE): refused, or under a capacity factor
+check "sparse MoE: refused in one line naming the op, the line and --capacity-factor" \
+	one_line_err 1 "where(condition) at .*moe.py:[0-9]* in forward: its output shape depends on tensor values.*--capacity-factor F" \
+	"$IMPORT" "$EX/moe.py:tiny_sparse" --seq 8 -o "$T/moe.json"
+imp "$T/moe.json" "$EX/moe.py:tiny_sparse" --seq 8 --capacity-factor 1.25
+check "sparse MoE, capacity 1.25: each expert's rows are ceil(1.25 x 16 / 4) = 5" jq_py "$T/moe.json" \
+	"sorted(set(t['elems'] for t in m['cores'][0]['tensors'] if t['name'].startswith('nonzero'))) == [10]"
+check "sparse MoE, capacity 1.25: plan passes verify" plan_ok "$T/moe.json"
+check "dense MoE (scatter into a gate matrix): imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/moe.py:tiny_dense\" --seq 8 -o \"$T/moed.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/moed.plan\" \"$T/moed.json\" && \"$DRAMPLAN\" verify \"$T/moed.plan\" >/dev/null"
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \
