@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=83
+N=91
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -29,6 +29,14 @@ one_line_err() {	# STATUS PATTERN CMD...
 }
 
 # these need no PyTorch
+check "the importer's functions are at most 60 lines" "$PY" -c "
+import ast, glob, sys
+long = [(f, n.name, n.end_lineno - n.lineno + 1)
+        for f in sorted(glob.glob(sys.argv[1] + '/*.py'))
+        for n in ast.walk(ast.parse(open(f).read()))
+        if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno >= 60]
+print(''.join('# %s: %s: %d lines\\n' % x for x in long), end='')
+sys.exit(1 if long else 0)" "$SRC/userspace/import/dramplan_import"
 check "usage error: exit 2, one line" one_line_err 2 '^dramplan-import: ' "$IMPORT" --batch 0 x
 check "without PyTorch: exit 1, one line naming the packages" \
 	one_line_err 1 'python3-torch' "$PY" -S "$IMPORT" resnet18
@@ -284,6 +292,22 @@ check "sparse MoE, capacity 1.25: each expert's rows are ceil(1.25 x 16 / 4) = 5
 check "sparse MoE, capacity 1.25: plan passes verify" plan_ok "$T/moe.json"
 check "dense MoE (scatter into a gate matrix): imports, plan passes verify" sh -c \
 	"\"$IMPORT\" \"$EX/moe.py:tiny_dense\" --seq 8 -o \"$T/moed.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/moed.plan\" \"$T/moed.json\" && \"$DRAMPLAN\" verify \"$T/moed.plan\" >/dev/null"
+
+# recurrent layers step by step, in time linear in the sequence
+imp "$T/lstm8.json" "$EX/lstm.py:tiny" --seq 8
+imp "$T/lstm32.json" "$EX/lstm.py:tiny" --seq 32
+ntensors() { "$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['cores'][0]['tensors']))" "$1"; }
+check "LSTM: each step of each layer adds its gates and cell state only (24 steps x 2 layers x 2)" \
+	test $(($(ntensors "$T/lstm32.json") - $(ntensors "$T/lstm8.json"))) -eq 96
+check "LSTM: plan passes verify (search)" plan_ok "$T/lstm32.json" --strategy search
+check "LSTM: the steps' gates reuse memory (64 gate tensors at 4 addresses or fewer; peak at the lower bound)" jq_py "$T/lstm32.json.plan" \
+	"len(set(t['address'] for t in m['cores'][0]['tensors'] if t['name'].endswith('.gates'))) <= 4 and m['cores'][0]['peak'] == m['cores'][0]['lower_bound']"
+check "LSTM training (batch 2, seq 512): imports within 60 s" timeout 60 "$IMPORT" "$EX/lstm.py:tiny" --train --batch 2 --seq 512 -o "$T/lstmt.json"
+check "LSTM training: plan passes verify" plan_ok "$T/lstmt.json"
+check "GRU inference: imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/lstm.py:tiny_gru\" --seq 16 -o \"$T/gru.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/gru.plan\" \"$T/gru.json\" && \"$DRAMPLAN\" verify \"$T/gru.plan\" >/dev/null"
+check "GRU training: imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/lstm.py:tiny_gru\" --seq 16 --train -o \"$T/grut.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/grut.plan\" \"$T/grut.json\" && \"$DRAMPLAN\" verify \"$T/grut.plan\" >/dev/null"
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \

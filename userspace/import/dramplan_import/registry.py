@@ -112,7 +112,7 @@ def mode(torch, ctx):
     """A TorchFunctionMode that runs the registered rules in place of
     their functions."""
     from torch.overrides import TorchFunctionMode
-    from . import torch_rules  # noqa: F401 (registers the rules)
+    from . import torch_rules, rnn  # noqa: F401 (register the rules)
     table = {}
     for name, rule in TORCH_RULES.items():
         owner, attr = name.split(".", 1)

@@ -11,118 +11,125 @@ from .program import flat, storage_of
 from . import registry
 
 
+class RecorderMixin:
+    """ShapeProp that also turns each node into an instruction.
+
+    Every tensor value is mapped to the tensor of its storage: a node
+    whose result shares storage with one of its arguments (a view,
+    reshape, getitem, transpose, an in-place op) names the argument's
+    tensor, so every alias of one storage is one tensor, live from
+    its first definition to the last use of any alias."""
+
+    def __init__(self, gm, prog, live_map=None, placeholder=None,
+                 input_names=None):
+        super().__init__(gm)
+        self.torch = prog.torch
+        self.prog = prog
+        self.input_names = list(input_names or [])
+        self.ids = {}		# node -> [(ptr, tensor id)]
+        self.live_map = live_map or {}
+        self.on_input = placeholder
+        self.order = []		# placeholder nodes, in order
+
+    def run_node(self, n):
+        argmap = {}
+        for a in n.all_input_nodes:
+            for ptr, tid in self.ids.get(a, []):
+                argmap.setdefault(ptr, tid)
+        try:
+            res = super().run_node(n)
+        except Exception as e:
+            at = "node '%s' (%s %s): " % (n.name, n.op, target_name(n))
+            if isinstance(registry.unwrap(e), Fail):
+                raise registry.unwrap(e)
+            raise registry.failure(e, at) or \
+                Fail(at + where_failed(registry.unwrap(e)))
+        out, defs = self.results(n, res, argmap)
+        self.ids[n] = out
+        if n.op == "placeholder":
+            self.order.append(n)
+        if defs and n.op not in ("placeholder", "get_attr", "output"):
+            self.instruction(n, defs, list(argmap.values()), res)
+        return res
+
+    def results(self, n, res, argmap):
+        """[(storage, tensor id)] of a node's tensors, and the ones it
+        defines (new tensors, arguments it writes in place)."""
+        torch = self.torch
+        out, defs = [], []
+        for i, t in enumerate(flat(torch, res)):
+            if t.layout != torch.strided:
+                raise Fail("node '%s' (%s %s): unsupported tensor layout "
+                           "%s" % (n.name, n.op, target_name(n),
+                                   t.layout))
+            if t.numel() == 0:
+                continue
+            ptr, _ = storage_of(t)
+            tid, new = self.tensor_of(n, i, t, ptr, argmap)
+            if new or (ptr in argmap and
+                       writes_in_place(n, self.module)):
+                defs.append(tid)
+            out.append((ptr, tid))
+        return out, defs
+
+    def tensor_of(self, n, i, t, ptr, argmap):
+        """(tensor id, whether the node makes it) of result i."""
+        prog = self.prog
+        if ptr in argmap:
+            return argmap[ptr], False
+        if ptr in prog.weights:
+            return prog.weights[ptr], False
+        if n.op == "get_attr":
+            tid = prog.new_tensor(n.name, t, "weight")
+            prog.weights[ptr] = tid
+            return tid, False
+        if ptr in self.live_map:
+            return self.live_map[ptr], False
+        if n.op == "placeholder" and self.on_input:
+            return self.on_input(n, t), False
+        if n.op == "placeholder":
+            return prog.new_tensor(self.input_names.pop(0)
+                                   if self.input_names else n.name,
+                                   t, "input"), False
+        tid = prog.new_tensor(n.name if i == 0 else "%s.%d" % (n.name, i),
+                              t)
+        if str(n.target).startswith("dramplan.all_reduce"):
+            prog.tensors[tid]["collective"] = True
+        return tid, True
+
+    def instruction(self, n, defs, uses, res):
+        """The node's instruction (or the steps a registry expander
+        makes of it); a leaf module also uses its weights."""
+        prog = self.prog
+        if n.op == "call_module":
+            sub = self.module.get_submodule(n.target)
+            for t in list(sub.parameters()) + list(sub.buffers()):
+                ptr, _ = storage_of(t)
+                if ptr in prog.weights:
+                    uses.append(prog.weights[ptr])
+        expand = registry.expander(n)
+        if expand is not None:
+            expand(self, n, defs, uses, res)
+        else:
+            prog.inst(n.name, defs, uses)
+
+    def propagate(self, *args):
+        # ShapeProp prints a traceback of a failing node on stderr;
+        # the one line raised from run_node says it all
+        with contextlib.redirect_stderr(io.StringIO()):
+            return super().propagate(*args)
+
+    def tids(self, n):
+        return [tid for _, tid in self.ids.get(n, [])]
+
+
 def recorder_class(torch):
+    """The recorder: RecorderMixin over torch.fx's ShapeProp (loaded with
+    PyTorch)."""
     from torch.fx.passes.shape_prop import ShapeProp
 
-    class Recorder(ShapeProp):
-        """ShapeProp that also turns each node into an instruction.
-
-        Every tensor value is mapped to the tensor of its storage: a node
-        whose result shares storage with one of its arguments (a view,
-        reshape, getitem, transpose, an in-place op) names the argument's
-        tensor, so every alias of one storage is one tensor, live from
-        its first definition to the last use of any alias."""
-
-        def __init__(self, gm, prog, live_map=None, placeholder=None,
-                     input_names=None):
-            super().__init__(gm)
-            self.prog = prog
-            self.input_names = list(input_names or [])
-            self.ids = {}		# node -> [(ptr, tensor id)]
-            self.live_map = live_map or {}
-            self.on_input = placeholder
-            self.order = []		# placeholder nodes, in order
-
-        def run_node(self, n):
-            argmap = {}
-            for a in n.all_input_nodes:
-                for ptr, tid in self.ids.get(a, []):
-                    argmap.setdefault(ptr, tid)
-            try:
-                res = super().run_node(n)
-            except Exception as e:
-                at = "node '%s' (%s %s): " % (n.name, n.op, target_name(n))
-                if isinstance(registry.unwrap(e), Fail):
-                    raise registry.unwrap(e)
-                raise registry.failure(e, at) or \
-                    Fail(at + where_failed(registry.unwrap(e)))
-            out, defs = self.results(n, res, argmap)
-            self.ids[n] = out
-            if n.op == "placeholder":
-                self.order.append(n)
-            if defs and n.op not in ("placeholder", "get_attr", "output"):
-                self.instruction(n, defs, list(argmap.values()), res)
-            return res
-
-        def results(self, n, res, argmap):
-            """[(storage, tensor id)] of a node's tensors, and the ones it
-            defines (new tensors, arguments it writes in place)."""
-            out, defs = [], []
-            for i, t in enumerate(flat(torch, res)):
-                if t.layout != torch.strided:
-                    raise Fail("node '%s' (%s %s): unsupported tensor layout "
-                               "%s" % (n.name, n.op, target_name(n),
-                                       t.layout))
-                if t.numel() == 0:
-                    continue
-                ptr, _ = storage_of(t)
-                tid, new = self.tensor_of(n, i, t, ptr, argmap)
-                if new or (ptr in argmap and
-                           writes_in_place(n, self.module)):
-                    defs.append(tid)
-                out.append((ptr, tid))
-            return out, defs
-
-        def tensor_of(self, n, i, t, ptr, argmap):
-            """(tensor id, whether the node makes it) of result i."""
-            prog = self.prog
-            if ptr in argmap:
-                return argmap[ptr], False
-            if ptr in prog.weights:
-                return prog.weights[ptr], False
-            if n.op == "get_attr":
-                tid = prog.new_tensor(n.name, t, "weight")
-                prog.weights[ptr] = tid
-                return tid, False
-            if ptr in self.live_map:
-                return self.live_map[ptr], False
-            if n.op == "placeholder" and self.on_input:
-                return self.on_input(n, t), False
-            if n.op == "placeholder":
-                return prog.new_tensor(self.input_names.pop(0)
-                                       if self.input_names else n.name,
-                                       t, "input"), False
-            tid = prog.new_tensor(n.name if i == 0 else "%s.%d" % (n.name, i),
-                                  t)
-            if str(n.target).startswith("dramplan.all_reduce"):
-                prog.tensors[tid]["collective"] = True
-            return tid, True
-
-        def instruction(self, n, defs, uses, res):
-            """The node's instruction (or the steps a registry expander
-            makes of it); a leaf module also uses its weights."""
-            prog = self.prog
-            if n.op == "call_module":
-                sub = self.module.get_submodule(n.target)
-                for t in list(sub.parameters()) + list(sub.buffers()):
-                    ptr, _ = storage_of(t)
-                    if ptr in prog.weights:
-                        uses.append(prog.weights[ptr])
-            expand = registry.expander(n)
-            if expand is not None:
-                expand(self, n, defs, uses, res)
-            else:
-                prog.inst(n.name, defs, uses)
-
-        def propagate(self, *args):
-            # ShapeProp prints a traceback of a failing node on stderr;
-            # the one line raised from run_node says it all
-            with contextlib.redirect_stderr(io.StringIO()):
-                return super().propagate(*args)
-
-        def tids(self, n):
-            return [tid for _, tid in self.ids.get(n, [])]
-
+    class Recorder(RecorderMixin, ShapeProp):
+        pass
     return Recorder
 
 
