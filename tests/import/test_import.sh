@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=91
+N=96
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -53,6 +53,12 @@ check "--version" sh -c "\"$IMPORT\" --version | grep -qx \"dramplan-import $(ca
 jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
 	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
 }
+# import FILE [ARGS], then a Python expression over its JSON `m`
+jq_py_imp() {	# FILE EXPR ARGS...
+	local f=$1 e=$2
+	shift 2
+	"$IMPORT" "$f" "$@" -o "$T/jq.json" && jq_py "$T/jq.json" "$e"
+}
 # one line, exit 1, and no file at -o
 onnx_bad() {	# FILE PATTERN [ARGS...]
 	local f=$1 pat=$2
@@ -73,8 +79,13 @@ if "$PY" -c 'import onnx' 2>/dev/null && "$PY" "$SRC/tests/import/bad_onnx.py" "
 		"\"$IMPORT\" \"$T/onnx/folded.onnx\" | grep -q '\"name\": \"e\", \"elems\": 12,'"
 	check "ONNX: a dynamic dimension given by --input" sh -c \
 		"\"$IMPORT\" \"$T/onnx/dynamic.onnx\" --input x:float:3,64 | grep -q '\"name\": \"x\", \"elems\": 192,'"
+	"$PY" "$SRC/tests/import/decoder_onnx.py" "$T/onnx"
+	check "ONNX: a decoder's ops (Range, Einsum, Trilu, Where, CumSum, Reshape and Expand to computed shapes) import" \
+		jq_py_imp "$T/onnx/decoder_ops.onnx" "sorted((t['name'], t['elems']) for t in m['cores'][0]['tensors'] if t.get('usage') != 'weight') == [('ang', 64), ('cs', 128), ('e', 384), ('w', 64), ('x', 128)]" --seq 8
+	check "ONNX: NonZero (a data-dependent shape): one line naming the node" \
+		onnx_bad nonzero.onnx "node 'nz' (NonZero): its output shape depends on tensor values"
 else
-	for i in 1 2 3 4 5 6 7 8; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+	for i in 1 2 3 4 5 6 7 8 9 10; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
 
 if ! "$PY" -c 'import torch, torchvision, functorch' 2>/dev/null; then
@@ -264,9 +275,20 @@ sys.exit(0 if abs(p - o) <= 0.01 * max(p, o) else 1)" "$T/convp.json.plan" "$T/c
 	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/bert.py:tiny" "$T/bert.onnx" tokens:int64:2,8 mask:bool:2,8 2>"$T/err"
 	imp "$T/berto.json" "$T/bert.onnx"
 	check "ONNX: torch's export of the tiny BERT (a mask) imports, plan verifies" plan_ok "$T/berto.json"
+	# the Mistral-style decoder with its packed KV cache (torch.outer as
+	# Einsum, repeat_interleave as Expand and Reshape of computed shapes,
+	# the sliding window as Range, comparisons and Where)
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/mistral.py:tiny" "$T/mistral.onnx" \
+		tokens:int64:1,8 kv_cache:float:2,2,1,2,16,16 2>"$T/err"
+	check "ONNX: torch's export of the Mistral-style decoder (KV cache, opset 17) imports" \
+		imp "$T/mistralo.json" "$T/mistral.onnx"
+	check "ONNX: the Mistral-style decoder's plan passes verify" plan_ok "$T/mistralo.json" --strategy search
 else
-	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+	for i in 1 2 3 4 5 6 7 8 9; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
+
+check "unit tests: the package's modules and registry rules (tests/import/units.py)" \
+	sh -c "\"$PY\" \"$SRC/tests/import/units.py\" \"$SRC/userspace/import\" 2>\"$T/units\" || { sed 's/^/# /' \"$T/units\" | tail -20; exit 1; }"
 
 # shapes on the meta device, never a silent run on the CPU
 check "Mistral-style prefill on meta (repeat_interleave, rotary in forward, sliding window): imports" \

@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from .errors import Fail, Usage, one_line
+from .errors import Fail, Usage, one_line, where_failed
 from .spec import parse_spec
 from . import api, registry
 
@@ -217,3 +217,10 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as e:
+        # a bug of the importer: one line too, the traceback with --debug
+        if debug:
+            registry.debug_print(e)
+        print("%s: internal error: %s (--debug shows the traceback)"
+              % (PROG, one_line(where_failed(e))), file=sys.stderr)
+        return 1

@@ -10,7 +10,7 @@ from .errors import Fail
 from .program import Program
 from .spec import SYMBOLS, eval_expr
 from .writer import dump, emit, write_output
-from . import onnx_values
+from . import onnx_shapes
 
 ONNX_FLOAT = (1, 10, 11, 16)	# FLOAT, FLOAT16, DOUBLE, BFLOAT16
 
@@ -89,66 +89,6 @@ def onnx_dims(vi):
         return None
     return [(d.dim_value if d.HasField("dim_value") else None,
              d.dim_param) for d in t.tensor_type.shape.dim]
-
-
-FOLD_MAX = 4096		# elements of a value worth folding (shape data)
-
-
-def onnx_fold(onnx, m, info):
-    """Values computed from constants and known shapes alone (torch's
-    exports compute positions and shapes so: Shape, Gather, Add, Range,
-    ...), for the nodes whose output shape inference leaves open: each
-    such node becomes a Constant node of its value.  Returns whether a
-    node was replaced."""
-    g = m.graph
-    val, made = onnx_values.known(onnx, g, info, FOLD_MAX)
-    changed = False
-    # a node whose output shape is open: its value, else the values of
-    # its inputs (Expand's or Reshape's target shape)
-    for k, n in enumerate(list(g.node)):
-        if not n.output or not n.output[0]:
-            continue
-        vi = info.get(n.output[0])
-        dims = onnx_dims(vi) if vi is not None else None
-        if dims is not None and all(v is not None for v, _ in dims):
-            continue
-        if n.output[0] in made:
-            changed |= fold(onnx, g, k, val)
-            continue
-        for i in n.input:
-            if i in made:
-                changed |= fold(onnx, g, made[i], val)
-    return changed
-
-
-def fold(onnx, g, k, val):
-    """Node k as a Constant node of its value."""
-    from onnx import numpy_helper
-    n = g.node[k]
-    if n.op_type == "Constant":
-        return False
-    c = onnx.helper.make_node(
-        "Constant", [], [n.output[0]], name=n.name,
-        value=numpy_helper.from_array(val[n.output[0]], n.output[0]))
-    g.node[k].CopyFrom(c)
-    return True
-
-
-def onnx_infer(onnx, m, path):
-    """Shape inference, with values folded where it leaves a shape open."""
-    for _ in range(64):
-        try:
-            m = onnx.shape_inference.infer_shapes(m, strict_mode=True,
-                                                  data_prop=True)
-        except Exception as e:
-            raise Fail("%s: shape inference: %s" % (path, e))
-        info = {}
-        for vi in list(m.graph.input) + list(m.graph.value_info) + \
-                list(m.graph.output):
-            info.setdefault(vi.name, vi)
-        if not onnx_fold(onnx, m, info):
-            return m, info
-    return m, info
 
 
 def read_model(onnx, path):
@@ -240,20 +180,21 @@ class Recorder:
     graph's inputs inputs, each node an instruction defining its outputs
     (an alias op's output is its input's tensor)."""
 
-    def __init__(self, opts, info, path):
+    def __init__(self, opts, info, path, const):
         self.prog = Program(None, opts.dtype)
-        self.info, self.path = info, path
-        self.tid = {}
+        self.info, self.path, self.const = info, path, const
+        self.tid, self.errors = {}, {}
 
     def tensor(self, name, where, usage):
         vi = self.info.get(name)
         dims = onnx_dims(vi) if vi is not None else None
         if dims is None or any(v is None for v, _ in dims):
+            err = self.errors.get(name)
             raise Fail("%s: %s: shape inference gives no shape for '%s'%s"
                        % (self.path, where, name,
-                          " (dimension '%s')" % [p for v, p in dims
-                                                 if v is None][0]
-                          if dims else ""))
+                          " (onnx: %s)" % err if err else
+                          " (dimension %d unknown)" % [v for v, _ in dims]
+                          .index(None) if dims else ""))
         et = vi.type.tensor_type.elem_type
         if et not in ONNX_SIZE:
             raise Fail("%s: %s: '%s' has element type %d, not a number"
@@ -291,7 +232,8 @@ class Recorder:
         tid = self.tid
         where = "node '%s' (%s)" % (onnx_node_name(n, k), n.op_type)
         uses = [tid[i] for i in n.input if i in tid]
-        if n.op_type == "Constant":
+        if n.op_type == "Constant" or \
+                (n.output and all(o in self.const for o in n.output if o)):
             for o in n.output:
                 t = self.tensor(o, where, "weight")
                 if t is not None:
@@ -316,8 +258,10 @@ def onnx_program(opts, path):
     m = read_model(onnx, path)
     order = onnx_order(m.graph, path)
     input_shapes(m.graph, opts, path)
-    m, info = onnx_infer(onnx, m, path)
-    rec = Recorder(opts, info, path)
+    info, const, errors = onnx_shapes.infer(onnx, m, order, path,
+                                            onnx_node_name)
+    rec = Recorder(opts, info, path, const)
+    rec.errors = errors
     rec.weights(m.graph)
     for k in order:
         rec.node(m.graph.node[k], k)

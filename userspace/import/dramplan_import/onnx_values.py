@@ -25,9 +25,20 @@ def ev_constant(onnx, np, n, ins):
     return numpy_helper.to_array(t) if t is not None else None
 
 
+def np_dtype(onnx, et):
+    """numpy's dtype of an ONNX element type (onnx 1.12 and later)."""
+    f = getattr(onnx.helper, "tensor_dtype_to_np_dtype", None)
+    return f(et) if f else onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[et]
+
+
+def onnx_type(onnx, dtype):
+    """The ONNX element type of a numpy dtype."""
+    f = getattr(onnx.helper, "np_dtype_to_tensor_dtype", None)
+    return f(dtype) if f else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[dtype]
+
+
 def ev_cast(onnx, np, n, ins):
-    dt = onnx.helper.tensor_dtype_to_np_dtype(attr(onnx, n, "to"))
-    return ins[0].astype(dt)
+    return ins[0].astype(np_dtype(onnx, attr(onnx, n, "to")))
 
 
 def ev_arith(onnx, np, n, ins):
@@ -75,6 +86,48 @@ def ev_slice(onnx, np, n, ins):
     return x[tuple(sl)]
 
 
+def ev_expand(onnx, np, n, ins):
+    shape = np.broadcast_shapes(ins[0].shape, tuple(int(d) for d in ins[1]))
+    return np.broadcast_to(ins[0], shape).copy()
+
+
+def ev_split(onnx, np, n, ins):
+    """Every output of a Split: sizes from the input (opset 13), the
+    attribute (before), or num_outputs equal parts (opset 18)."""
+    axis = attr(onnx, n, "axis", 0)
+    sizes = [int(d) for d in ins[1]] if len(ins) > 1 else \
+        attr(onnx, n, "split")
+    if not sizes:
+        k = attr(onnx, n, "num_outputs") or len(n.output)
+        step = -(-ins[0].shape[axis] // k)
+        sizes = [min(step, ins[0].shape[axis] - i * step) for i in range(k)]
+    return np.split(ins[0], np.cumsum(sizes)[:-1], axis=axis)
+
+
+def ev_trilu(onnx, np, n, ins):
+    k = int(ins[1].reshape(-1)[0]) if len(ins) > 1 else 0
+    f = np.triu if attr(onnx, n, "upper", 1) else np.tril
+    return f(ins[0], k)
+
+
+BINARY = {"Less": "less", "Greater": "greater", "LessOrEqual": "less_equal",
+          "GreaterOrEqual": "greater_equal", "And": "logical_and",
+          "Or": "logical_or", "Xor": "logical_xor", "Min": "minimum",
+          "Max": "maximum", "Pow": "power", "Mod": "mod"}
+UNARY = {"Not": "logical_not", "Neg": "negative", "Abs": "absolute",
+         "Floor": "floor", "Ceil": "ceil", "Sqrt": "sqrt", "Sign": "sign",
+         "Identity": "asarray", "Reciprocal": "reciprocal"}
+
+
+def ev_binary(onnx, np, n, ins):
+    out = getattr(np, BINARY[n.op_type])(ins[0], ins[1])
+    return out if out.dtype == bool else out.astype(ins[0].dtype)
+
+
+def ev_unary(onnx, np, n, ins):
+    return getattr(np, UNARY[n.op_type])(ins[0])
+
+
 EVAL = {
     "Constant": ev_constant, "Cast": ev_cast,
     "Add": ev_arith, "Sub": ev_arith, "Mul": ev_arith, "Div": ev_arith,
@@ -89,7 +142,19 @@ EVAL = {
     "Equal": lambda onnx, np, n, ins: np.equal(ins[0], ins[1]),
     "Where": lambda onnx, np, n, ins: np.where(ins[0], ins[1], ins[2]),
     "ConstantOfShape": ev_constant_of_shape, "Slice": ev_slice,
+    "Expand": ev_expand, "Split": ev_split, "Trilu": ev_trilu,
+    "Transpose": lambda onnx, np, n, ins: np.transpose(
+        ins[0], attr(onnx, n, "perm")),
+    "Tile": lambda onnx, np, n, ins: np.tile(ins[0], ins[1]),
+    "CumSum": lambda onnx, np, n, ins: np.cumsum(
+        ins[0], axis=int(ins[1].reshape(-1)[0])),
+    "Size": lambda onnx, np, n, ins: np.array(ins[0].size, np.int64),
+    "ReduceProd": lambda onnx, np, n, ins: np.prod(
+        ins[0], axis=tuple(attr(onnx, n, "axes")) if attr(onnx, n, "axes")
+        else None, keepdims=bool(attr(onnx, n, "keepdims", 1))),
 }
+EVAL.update((op, ev_binary) for op in BINARY)
+EVAL.update((op, ev_unary) for op in UNARY)
 
 
 def evaluate(onnx, np, n, ins):

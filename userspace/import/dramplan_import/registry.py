@@ -30,6 +30,7 @@ ATEN_META = {}		# aten op name -> (probe(torch), kernel maker(torch))
 EXPANDERS = {}		# graph node target -> expander(recorder, node, defs, uses, res)
 ONNX_RULES = {}		# ONNX op type -> shape rule
 _DONE = {}		# registrations kept alive (torch.library.Library objects)
+ACTIVE = {}		# "ctx": the Context of the trace under way
 
 
 def torch_rule(*names):
@@ -113,6 +114,7 @@ def mode(torch, ctx):
     their functions."""
     from torch.overrides import TorchFunctionMode
     from . import torch_rules, rnn  # noqa: F401 (register the rules)
+    ACTIVE["ctx"] = ctx
     table = {}
     for name, rule in TORCH_RULES.items():
         owner, attr = name.split(".", 1)

@@ -144,6 +144,25 @@ def unique(ctx, func, args, kwargs):
            "size), or no such op in the model", DataDependent)
 
 
+def probe_nonzero(torch):
+    torch.empty(2, dtype=torch.bool, device="meta").nonzero()
+
+
+@aten_meta("nonzero", probe_nonzero)
+def nonzero_meta(torch):
+    """aten::nonzero on meta tensors, which boolean-mask indexing calls
+    inside PyTorch (x[mask] is no Python-level call to a rule): the
+    capacity's rows, or the refusal."""
+    from .registry import ACTIVE, Context
+
+    def run(x):
+        ctx = ACTIVE.get("ctx") or Context()
+        rows = capacity_rows(ctx, x, "aten::nonzero (a boolean mask index "
+                             "or nonzero)")
+        return x.new_empty((rows, x.dim()), dtype=torch.long)
+    return run
+
+
 def probe_conv_backward(torch):
     x = torch.empty(1, 1, 3, 3, device="meta")
     w = torch.empty(1, 1, 1, 1, device="meta")
