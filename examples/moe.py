@@ -13,7 +13,10 @@
 #
 # The sparse form has data-dependent shapes: dramplan-import refuses it
 # unless given a capacity factor (each expert takes at most capacity x
-# tokens x top-k / experts tokens, as in GShard and Switch).
+# tokens x top-k / experts tokens, as in GShard and Switch).  The full
+# size is 4 Mixtral-shaped layers (4,096 wide, 8 experts 14,336 wide:
+# 5.6 billion parameters, 22.5 GB in float32); the factories take
+# `device`, so dramplan-import builds them on the meta device.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -23,23 +26,23 @@ TINY = dict(layers=2, width=32, hidden=64, experts=4, top=2)
 
 
 class Expert(nn.Module):
-    def __init__(self, width, hidden):
+    def __init__(self, width, hidden, device=None):
         super().__init__()
-        self.w1 = nn.Linear(width, hidden, bias=False)
-        self.w3 = nn.Linear(width, hidden, bias=False)
-        self.w2 = nn.Linear(hidden, width, bias=False)
+        self.w1 = nn.Linear(width, hidden, bias=False, device=device)
+        self.w3 = nn.Linear(width, hidden, bias=False, device=device)
+        self.w2 = nn.Linear(hidden, width, bias=False, device=device)
 
     def forward(self, x):
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
 class MoE(nn.Module):
-    def __init__(self, width, hidden, experts, top, sparse):
+    def __init__(self, width, hidden, experts, top, sparse, device=None):
         super().__init__()
         self.top, self.sparse = top, sparse
         self.num_experts = experts
-        self.router = nn.Linear(width, experts, bias=False)
-        self.experts = nn.ModuleList(Expert(width, hidden)
+        self.router = nn.Linear(width, experts, bias=False, device=device)
+        self.experts = nn.ModuleList(Expert(width, hidden, device)
                                      for _ in range(experts))
 
     def forward(self, x):
@@ -61,11 +64,12 @@ class MoE(nn.Module):
 
 
 class Net(nn.Module):
-    def __init__(self, layers, width, hidden, experts, top, sparse):
+    def __init__(self, layers, width, hidden, experts, top, sparse,
+                 device=None):
         super().__init__()
         self.num_experts = experts
-        self.layers = nn.ModuleList(MoE(width, hidden, experts, top, sparse)
-                                    for _ in range(layers))
+        self.layers = nn.ModuleList(MoE(width, hidden, experts, top, sparse,
+                                        device) for _ in range(layers))
 
     def forward(self, x):
         for layer in self.layers:
@@ -75,24 +79,24 @@ class Net(nn.Module):
 
 
 
-def sparse():
-    return _net(FULL, True)
+def sparse(device=None):
+    return _net(FULL, True, device)
 
 
-def dense():
-    return _net(FULL, False)
+def dense(device=None):
+    return _net(FULL, False, device)
 
 
-def tiny_sparse():
-    return _net(TINY, True)
+def tiny_sparse(device=None):
+    return _net(TINY, True, device)
 
 
-def tiny_dense():
-    return _net(TINY, False)
+def tiny_dense(device=None):
+    return _net(TINY, False, device)
 
 
-def _net(cfg, is_sparse):
-    net = Net(**cfg, sparse=is_sparse)
+def _net(cfg, is_sparse, device):
+    net = Net(**cfg, sparse=is_sparse, device=device)
     net.input_spec = ["x:float:batch,seq,%d" % cfg["width"]]
     return net
 

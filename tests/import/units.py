@@ -2,7 +2,6 @@
 # rule: run by test_import.sh as one TAP line, on the source tree's
 # package.  Tiny tensors only: the whole run takes a few seconds.
 #   units.py SRC_PACKAGE_DIR
-import os
 import sys
 import unittest
 
@@ -117,6 +116,23 @@ class TorchRules(unittest.TestCase):
         out, (h, c) = self.run_rules(lambda: lstm(x))
         self.assertEqual([list(out.shape), list(h.shape), list(c.shape)],
                          [[5, 3, 8], [2, 3, 8], [2, 3, 8]])
+
+
+class TorchModel(unittest.TestCase):
+    def test_to_meta_ties_no_copy(self):
+        import torch
+        from dramplan_import.torch_model import to_meta, experts_of
+        emb = torch.nn.Embedding(10, 4)
+        head = torch.nn.Linear(4, 10, bias=False)
+        head.weight = emb.weight
+        net = torch.nn.Sequential(emb, head)
+        m = to_meta(torch, net)
+        self.assertIs(m[0].weight, m[1].weight)
+        self.assertEqual(m[0].weight.device.type, "meta")
+        self.assertEqual(net[0].weight.device.type, "cpu")
+        self.assertIsNone(experts_of(net))
+        net.experts = torch.nn.ModuleList([torch.nn.Identity()] * 3)
+        self.assertEqual(experts_of(net), 3)
 
 
 class OnnxRules(unittest.TestCase):

@@ -9,7 +9,7 @@ import sys
 from .errors import Fail
 from .program import Program
 from .spec import SYMBOLS, eval_expr
-from .writer import dump, emit, write_output
+from .writer import emit
 from . import onnx_shapes
 
 ONNX_FLOAT = (1, 10, 11, 16)	# FLOAT, FLOAT16, DOUBLE, BFLOAT16

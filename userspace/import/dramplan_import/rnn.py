@@ -22,8 +22,6 @@ each step's tensors:
 
 A step's tensors live one or two steps: the plan reuses their bytes, as
 the lower bound does."""
-import math
-
 from .program import storage_of
 from .registry import define_op, expander_for, refuse, torch_rule
 

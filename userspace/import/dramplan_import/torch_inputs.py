@@ -4,7 +4,7 @@ forward(), by position or by name, on the device the trace runs on."""
 import inspect
 
 from .errors import Fail
-from .spec import INT_TYPES, eval_expr
+from .spec import eval_expr
 
 
 def tensor_dtype(torch, name):

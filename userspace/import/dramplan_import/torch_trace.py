@@ -289,7 +289,7 @@ def trace_training(torch, model, inputs, prog, label, owner=None,
     tangents), the backward's.  Returns [(parameter, gradient)] tensor
     ids and the graphs' node count."""
     try:
-        import functorch.compile  # noqa: F401
+        import functorch.compile  # noqa: F401 (present?)
     except ImportError as e:
         raise Fail("--train needs functorch.compile (PyTorch 1.13 or "
                    "later): %s" % e)
