@@ -220,7 +220,8 @@ def trace_on(torch, model, dev, specs, shapes, values, ctx, a):
     from .program import Program
     from .torch_model import to_meta
     from .torch_inputs import caller, forward_params, make_inputs
-    from .torch_trace import trace_inference, trace_training
+    from .torch_trace import fast_names, trace_inference, trace_training
+    fast_names(torch)
     prog = Program(torch, a.dtype)
     torch.manual_seed(a.seed)
     net = model if dev == "cpu" else to_meta(torch, model)

@@ -318,3 +318,49 @@ def trace_training(torch, model, inputs, prog, label, owner=None,
         if prim and g and prim[0] in prog.param_of:
             grads.append((prim[0], g[0]))
     return grads, state["nodes"]
+
+
+def fast_names(torch):
+    """torch.fx's _Namespace.create_name (PyTorch 1.13) finds a free name
+    base_N by counting N up from 1 each time: quadratic in the nodes of
+    one base (a loop's steps, a deep network's layers).  This one gives
+    the same names, counting from the longest run base_1..base_h known to
+    be taken (names are never released); applied once per process."""
+    ns = getattr(torch.fx.graph, "_Namespace", None)
+    if ns is None or getattr(ns, "_dramplan_fast", False) or not all(
+            hasattr(ns, a) for a in ("create_name", "_is_illegal_name")):
+        return
+    original = ns.create_name
+
+    def create_name(self, candidate, obj):
+        if not hasattr(self, "_used_names") or \
+                not hasattr(self, "_name_suffix_regex"):
+            return original(self, candidate, obj)
+        if obj is not None and obj in self._obj_to_name:
+            return self._obj_to_name[obj]
+        candidate = self._illegal_char_regex.sub("_", candidate)
+        if candidate[0].isdigit():
+            candidate = "_" + candidate
+        match = self._name_suffix_regex.match(candidate)
+        base, num = (candidate, 0) if match is None else \
+            (match.group(1), int(match.group(2)))
+        used = self._used_names
+        if candidate in used or self._is_illegal_name(candidate, obj):
+            hints = self.__dict__.setdefault("_dramplan_hint", {})
+            h = hints.get(base, 0)
+            while "%s_%d" % (base, h + 1) in used:
+                h += 1
+            hints[base] = h
+            num = max(num, h) + 1
+            candidate = "%s_%d" % (base, num)
+            while candidate in used or self._is_illegal_name(candidate, obj):
+                num += 1
+                candidate = "%s_%d" % (base, num)
+        used.setdefault(candidate, 0)
+        if obj is None:
+            self._unassociated_names.add(candidate)
+        else:
+            self._obj_to_name[obj] = candidate
+        return candidate
+    ns.create_name = create_name
+    ns._dramplan_fast = True
