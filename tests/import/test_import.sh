@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=96
+N=97
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -181,6 +181,7 @@ check "--input for one input of two (T5-style): imports" \
 	imp "$T/t5.json" "$EX/t5.py:tiny" --seq 8 --input src:int64:batch,12
 check "--input for one input of two: the given shape and the other's default" \
 	jq_py "$T/t5.json" "[(t['name'], t['elems']) for t in m['cores'][0]['tensors'] if t.get('usage') == 'input'] == [('src', 12), ('tgt', 8)]"
+check "T5-style encoder-decoder: plan passes verify" plan_ok "$T/t5.json"
 check "an input forward() does not take: one line naming it" \
 	one_line_err 1 "input 'foo': GPT.forward() has no such parameter" \
 	"$IMPORT" "$EX/gpt2.py:tiny" --input foo:float:4
