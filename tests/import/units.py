@@ -95,6 +95,15 @@ class TorchRules(unittest.TestCase):
         rows = self.run_rules(lambda: x[m[:, 0]], 2.0, 4)
         self.assertEqual(list(rows.shape), [4, 3])
 
+    def test_argwhere_masked_select_capacity(self):
+        t = self.torch
+        m = t.empty(6, 4, dtype=t.bool, device="meta")
+        x = t.empty(6, 4, device="meta")
+        self.assertEqual(list(self.run_rules(lambda: t.argwhere(m), 1.0,
+                                             3).shape), [8, 2])
+        self.assertEqual(list(self.run_rules(lambda: x.masked_select(m),
+                                             1.0, 3).shape), [8])
+
     def test_masked_assign_keeps_shape(self):
         t = self.torch
         x, m = t.zeros(4, 3), t.tensor([True, False, True, False])
@@ -108,6 +117,13 @@ class TorchRules(unittest.TestCase):
         x = self.torch.empty(4, device="meta")
         self.assertRaises(registry.DataDependent, self.run_rules,
                           lambda: self.torch.unique(x))
+
+    def test_gru_one_op(self):
+        t = self.torch
+        gru = t.nn.GRU(4, 8, 1, batch_first=True, device="meta")
+        out, h = self.run_rules(lambda: gru(t.empty(3, 5, 4, device="meta")))
+        self.assertEqual([list(out.shape), list(h.shape)], [[3, 5, 8],
+                                                            [1, 3, 8]])
 
     def test_lstm_one_op(self):
         t = self.torch
@@ -172,6 +188,12 @@ class OnnxRules(unittest.TestCase):
                                    {"s": [2, 4, 1]}), [2, 4, 8])
         self.assertEqual(self.rule("Reshape", {"x": [2, 3, 4], "s": [3]},
                                    {"s": [0, -1, 2]}), [2, 6, 2])
+
+    def test_same_shape_and_fill(self):
+        self.assertEqual(self.rule("Trilu", {"x": [4, 4]}), [4, 4])
+        self.assertEqual(self.rule("CumSum", {"x": [2, 3], "a": []}), [2, 3])
+        self.assertEqual(self.rule("ConstantOfShape", {"s": [2]},
+                                   {"s": [3, 5]}), [3, 5])
 
     def test_range_where(self):
         self.assertEqual(self.rule("Range", {"a": [], "b": [], "c": []},
