@@ -7,7 +7,7 @@ DRAMPLAN=@DRAMPLAN@
 IMPORT=@IMPORT@
 SRC=@SRC@
 PY=/usr/bin/python3
-N=70
+N=97
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/test_import.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -29,6 +29,14 @@ one_line_err() {	# STATUS PATTERN CMD...
 }
 
 # these need no PyTorch
+check "the importer's functions are at most 60 lines" "$PY" -c "
+import ast, glob, sys
+long = [(f, n.name, n.end_lineno - n.lineno + 1)
+        for f in sorted(glob.glob(sys.argv[1] + '/*.py'))
+        for n in ast.walk(ast.parse(open(f).read()))
+        if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno >= 60]
+print(''.join('# %s: %s: %d lines\\n' % x for x in long), end='')
+sys.exit(1 if long else 0)" "$SRC/userspace/import/dramplan_import"
 check "usage error: exit 2, one line" one_line_err 2 '^dramplan-import: ' "$IMPORT" --batch 0 x
 check "without PyTorch: exit 1, one line naming the packages" \
 	one_line_err 1 'python3-torch' "$PY" -S "$IMPORT" resnet18
@@ -44,6 +52,12 @@ check "--version" sh -c "\"$IMPORT\" --version | grep -qx \"dramplan-import $(ca
 # ONNX graphs: written with onnx.helper, no PyTorch needed
 jq_py() {	# FILE EXPR: a Python expression over the JSON `m` is true
 	"$PY" -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+# import FILE [ARGS], then a Python expression over its JSON `m`
+jq_py_imp() {	# FILE EXPR ARGS...
+	local f=$1 e=$2
+	shift 2
+	"$IMPORT" "$f" "$@" -o "$T/jq.json" && jq_py "$T/jq.json" "$e"
 }
 # one line, exit 1, and no file at -o
 onnx_bad() {	# FILE PATTERN [ARGS...]
@@ -65,8 +79,13 @@ if "$PY" -c 'import onnx' 2>/dev/null && "$PY" "$SRC/tests/import/bad_onnx.py" "
 		"\"$IMPORT\" \"$T/onnx/folded.onnx\" | grep -q '\"name\": \"e\", \"elems\": 12,'"
 	check "ONNX: a dynamic dimension given by --input" sh -c \
 		"\"$IMPORT\" \"$T/onnx/dynamic.onnx\" --input x:float:3,64 | grep -q '\"name\": \"x\", \"elems\": 192,'"
+	"$PY" "$SRC/tests/import/decoder_onnx.py" "$T/onnx"
+	check "ONNX: a decoder's ops (Range, Einsum, Trilu, Where, CumSum, Reshape and Expand to computed shapes) import" \
+		jq_py_imp "$T/onnx/decoder_ops.onnx" "sorted((t['name'], t['elems']) for t in m['cores'][0]['tensors'] if t.get('usage') != 'weight') == [('ang', 64), ('cs', 128), ('e', 384), ('w', 64), ('x', 128)]" --seq 8
+	check "ONNX: NonZero (a data-dependent shape): one line naming the node" \
+		onnx_bad nonzero.onnx "node 'nz' (NonZero): its output shape depends on tensor values"
 else
-	for i in 1 2 3 4 5 6 7 8; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+	for i in 1 2 3 4 5 6 7 8 9 10; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
 
 if ! "$PY" -c 'import torch, torchvision, functorch' 2>/dev/null; then
@@ -157,6 +176,12 @@ check "GPT-2-shaped (tiny): plan passes verify" plan_ok "$T/g.json"
 check "a dimension without a value: one line naming the input and the option" \
 	one_line_err 1 "input 'tokens' (tokens:int64:batch,seq): dimension 'seq' has no value: pass --seq N" \
 	"$IMPORT" "$EX/gpt2.py:tiny"
+# --input for one input: the others keep their input_spec defaults
+check "--input for one input of two (T5-style): imports" \
+	imp "$T/t5.json" "$EX/t5.py:tiny" --seq 8 --input src:int64:batch,12
+check "--input for one input of two: the given shape and the other's default" \
+	jq_py "$T/t5.json" "[(t['name'], t['elems']) for t in m['cores'][0]['tensors'] if t.get('usage') == 'input'] == [('src', 12), ('tgt', 8)]"
+check "T5-style encoder-decoder: plan passes verify" plan_ok "$T/t5.json"
 check "an input forward() does not take: one line naming it" \
 	one_line_err 1 "input 'foo': GPT.forward() has no such parameter" \
 	"$IMPORT" "$EX/gpt2.py:tiny" --input foo:float:4
@@ -251,9 +276,61 @@ sys.exit(0 if abs(p - o) <= 0.01 * max(p, o) else 1)" "$T/convp.json.plan" "$T/c
 	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/bert.py:tiny" "$T/bert.onnx" tokens:int64:2,8 mask:bool:2,8 2>"$T/err"
 	imp "$T/berto.json" "$T/bert.onnx"
 	check "ONNX: torch's export of the tiny BERT (a mask) imports, plan verifies" plan_ok "$T/berto.json"
+	# the Mistral-style decoder with its packed KV cache (torch.outer as
+	# Einsum, repeat_interleave as Expand and Reshape of computed shapes,
+	# the sliding window as Range, comparisons and Where)
+	"$PY" "$SRC/tests/import/export_onnx.py" "$EX/mistral.py:tiny" "$T/mistral.onnx" \
+		tokens:int64:1,8 kv_cache:float:2,2,1,2,16,16 2>"$T/err"
+	check "ONNX: torch's export of the Mistral-style decoder (KV cache, opset 17) imports" \
+		imp "$T/mistralo.json" "$T/mistral.onnx"
+	check "ONNX: the Mistral-style decoder's plan passes verify" plan_ok "$T/mistralo.json" --strategy search
 else
-	for i in 1 2 3 4 5 6 7; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
+	for i in 1 2 3 4 5 6 7 8 9; do skip "ONNX test" "no onnx for $PY (python3-onnx, scripts/deps.sh)"; done
 fi
+
+check "unit tests: the package's modules and registry rules (tests/import/units.py)" \
+	sh -c "\"$PY\" \"$SRC/tests/import/units.py\" \"$SRC/userspace/import\" 2>\"$T/units\" || { sed 's/^/# /' \"$T/units\" | tail -20; exit 1; }"
+
+# shapes on the meta device, never a silent run on the CPU
+check "Mistral-style prefill on meta (repeat_interleave, rotary in forward, sliding window): imports" \
+	imp "$T/mp.json" "$EX/mistral.py:tiny" --phase prefill --seq 8 --max-len 16 --device meta
+check "Mistral-style prefill: plan passes verify" plan_ok "$T/mp.json"
+check "Mistral-style decode, packed KV cache: imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/mistral.py:tiny\" --phase decode --cache-len 5 --max-len 16 -o \"$T/md.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/md.plan\" \"$T/md.json\" && \"$DRAMPLAN\" verify \"$T/md.plan\" >/dev/null"
+check "a model built on the meta device imports" imp "$T/meta.json" "$SRC/tests/import/meta_built.py" --seq 8
+check "an op without a meta kernel or rule: one line naming it and --allow-cpu, nothing written" \
+	one_line_err 1 "aten::histc has no meta kernel.*remedies: --allow-cpu" "$IMPORT" "$SRC/tests/import/no_meta.py" -o "$T/nm.json"
+check "--allow-cpu: imports on the CPU, one note on stderr saying so" sh -c \
+	"\"$IMPORT\" \"$SRC/tests/import/no_meta.py\" --allow-cpu -o \"$T/nm.json\" 2>\"$T/note\" && [ \"\$(wc -l <\"$T/note\")\" = 1 ] && grep -q 'running the network on the CPU' \"$T/note\" && grep -q histc \"$T/nm.json\""
+check "--debug: the Python traceback, then the one line" sh -c \
+	"\"$IMPORT\" \"$SRC/tests/import/no_meta.py\" --debug 2>&1 >/dev/null | grep -q '^Traceback' && \"$IMPORT\" \"$SRC/tests/import/no_meta.py\" --debug 2>&1 | tail -1 | grep -q '^dramplan-import: .*aten::histc'"
+
+# data-dependent shapes (sparse MoE): refused, or under a capacity factor
+check "sparse MoE: refused in one line naming the op, the line and --capacity-factor" \
+	one_line_err 1 "where(condition) at .*moe.py:[0-9]* in forward: its output shape depends on tensor values.*--capacity-factor F" \
+	"$IMPORT" "$EX/moe.py:tiny_sparse" --seq 8 -o "$T/moe.json"
+imp "$T/moe.json" "$EX/moe.py:tiny_sparse" --seq 8 --capacity-factor 1.25
+check "sparse MoE, capacity 1.25: each expert's rows are ceil(1.25 x 16 / 4) = 5" jq_py "$T/moe.json" \
+	"sorted(set(t['elems'] for t in m['cores'][0]['tensors'] if t['name'].startswith('nonzero'))) == [10]"
+check "sparse MoE, capacity 1.25: plan passes verify" plan_ok "$T/moe.json"
+check "dense MoE (scatter into a gate matrix): imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/moe.py:tiny_dense\" --seq 8 -o \"$T/moed.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/moed.plan\" \"$T/moed.json\" && \"$DRAMPLAN\" verify \"$T/moed.plan\" >/dev/null"
+
+# recurrent layers step by step, in time linear in the sequence
+imp "$T/lstm8.json" "$EX/lstm.py:tiny" --seq 8
+imp "$T/lstm32.json" "$EX/lstm.py:tiny" --seq 32
+ntensors() { "$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['cores'][0]['tensors']))" "$1"; }
+check "LSTM: each step of each layer adds its gates and cell state only (24 steps x 2 layers x 2)" \
+	test $(($(ntensors "$T/lstm32.json") - $(ntensors "$T/lstm8.json"))) -eq 96
+check "LSTM: plan passes verify (search)" plan_ok "$T/lstm32.json" --strategy search
+check "LSTM: the steps' gates reuse memory (64 gate tensors at 4 addresses or fewer; peak at the lower bound)" jq_py "$T/lstm32.json.plan" \
+	"len(set(t['address'] for t in m['cores'][0]['tensors'] if t['name'].endswith('.gates'))) <= 4 and m['cores'][0]['peak'] == m['cores'][0]['lower_bound']"
+check "LSTM training (batch 2, seq 512): imports within 60 s" timeout 60 "$IMPORT" "$EX/lstm.py:tiny" --train --batch 2 --seq 512 -o "$T/lstmt.json"
+check "LSTM training: plan passes verify" plan_ok "$T/lstmt.json"
+check "GRU inference: imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/lstm.py:tiny_gru\" --seq 16 -o \"$T/gru.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/gru.plan\" \"$T/gru.json\" && \"$DRAMPLAN\" verify \"$T/gru.plan\" >/dev/null"
+check "GRU training: imports, plan passes verify" sh -c \
+	"\"$IMPORT\" \"$EX/lstm.py:tiny_gru\" --seq 16 --train -o \"$T/grut.json\" && \"$DRAMPLAN\" -q --no-svg -o \"$T/grut.plan\" \"$T/grut.json\" && \"$DRAMPLAN\" verify \"$T/grut.plan\" >/dev/null"
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \
