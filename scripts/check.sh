@@ -9,18 +9,26 @@
 #  4. per line, the VM test suite under KASAN/lockdep/kmemleak
 #     (scripts/vm.sh): the device's tests, the hostile-user tests, a
 #     bounded fuzzer run, reloads; a boot at scale (tests/vm/scale.sh) on
-#     the first line; then Debian's own kernel of each line with the
-#     module built by DKMS (scripts/vm.sh --stock, tests/vm/stock.sh)
+#     the first line; a cold start (scripts/cold-start.sh: deps.sh where
+#     nothing is installed, make demo in a copy of the tree with nothing
+#     beside it and a cache folder not yet made, kernel.sh in new caches,
+#     the kernels above handed over by path); then Debian's own kernel of
+#     each line with the module built by DKMS (scripts/vm.sh --stock,
+#     tests/vm/stock.sh), from a new cache too
 #  5. checkpatch --strict (each line's script), sparse (C=2) and W=1 on
 #     kmod/ and uapi/ against each line's kernel, and a build through DKMS
 #     against each line's Debian linux-headers
 #  6. packaging: man pages render, the docs gate (scripts/docs-gate.sh),
+#     no tracked file reading outside the checkout (scripts/outside-gate.py),
 #     one version, the Debian packages built, lintian, installed here,
 #     used, purged
 #
 # Each TAP "ok"/"not ok" line, each KUnit case and each gate counts once.
-# A stage that dies without results counts as one failure. The last line is
-# "N passed, N failed, N skipped"; the exit status is non-zero on any failure.
+# A stage that dies without results counts as one failure. A skip must say
+# why on its TAP line, and its reason must be one that docs/device.md
+# expects; the summary groups the skips by reason and gives each stage's
+# wall time. The last line is "N passed, N failed, N skipped"; the exit
+# status is non-zero on any failure.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,18 +49,57 @@ pass=0 fail=0 skip=0
 t0=$(date +%s)
 declare -A per_kernel	# line -> "label: counts; ..."
 
-stage() { echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"; }
+# stage TITLE: a new stage; each one's wall time is kept for the summary
+stage_names=() stage_secs=() stage_t=$t0
+stage_end() {
+	local now
+	now=$(date +%s)
+	[ ${#stage_names[@]} -gt 0 ] && stage_secs+=($((now - stage_t)))
+	stage_t=$now
+}
+stage() {
+	stage_end
+	stage_names+=("$*")
+	echo; echo "=== $* ($(( $(date +%s) - t0 )) s)"
+}
 
-# count_tap FILE LABEL: add a TAP file's results to the totals.
+# Skips by reason, for the summary: reason -> count, and -> the stages
+declare -A skip_count skip_where
+
+# skipped LABEL REASON: one skip of a stage counted under its reason; a
+# skip that gives no reason is a failure (a silent skip)
+skipped() {
+	local label=$1 reason=$2
+	if [ -z "$reason" ]; then
+		fail=$((fail + 1))
+		echo "not ok - $label: a test skipped without saying why"
+		return
+	fi
+	skip=$((skip + 1))
+	skip_count[$reason]=$(( ${skip_count[$reason]:-0} + 1 ))
+	case " ${skip_where[$reason]:-} " in
+	*" ${label%-[0-9]*} "*) ;;
+	*) skip_where[$reason]+="${skip_where[$reason]:+ }${label%-[0-9]*}" ;;
+	esac
+}
+
+# count_tap FILE LABEL: add a TAP file's results to the totals; each
+# skip's reason is what follows "# SKIP" on its line
 count_tap() {
-	local f=$1 label=$2 p fl s
+	local f=$1 label=$2 p fl s reason
+	# a skip is an "ok" line with "# SKIP reason", or a binary's whole
+	# plan "1..0 # SKIP reason" (one skip)
+	local skips='^(ok .*|1\.\.0 *)# *(SKIP|skip)'
 	p=$(grep -cE '^ok ' "$f" | head -1)
-	s=$(grep -cE '^ok .*# *(SKIP|skip)' "$f" | head -1)
+	s=$(grep -cE "$skips" "$f" | head -1)
 	fl=$(grep -cE '^not ok ' "$f" | head -1)
-	p=$((p - s))
+	p=$((p - $(grep -cE '^ok .*# *(SKIP|skip)' "$f" | head -1)))
 	echo "$label: $p passed, $fl failed, $s skipped"
 	grep -E '^not ok ' "$f" | sed 's/^/  /'
-	pass=$((pass + p)) fail=$((fail + fl)) skip=$((skip + s))
+	pass=$((pass + p)) fail=$((fail + fl))
+	while IFS= read -r reason; do
+		skipped "$label" "$reason"
+	done < <(grep -E "$skips" "$f" | sed -E 's/.*# *(SKIP|skip):? *//; s/[[:space:]]+$//')
 	kernel_note "$label" "$p/$fl/$s"
 	[ $((p + fl + s)) -gt 0 ]
 }
@@ -135,7 +182,10 @@ for line in $XMEMSIM_KERNELS; do
 		kp=${kp:-0} kf=$(( ${kf:-0} + ${kc:-0} )) ks=${ks:-0}
 		echo "kunit-$line: $kp passed, $kf failed, $ks skipped"
 		grep -E '\[(FAILED|CRASHED)\]' "$klog" | sed 's/^/  /'
-		pass=$((pass + kp)) fail=$((fail + kf)) skip=$((skip + ks))
+		pass=$((pass + kp)) fail=$((fail + kf))
+		for ((i = 0; i < ks; i++)); do
+			skipped "kunit-$line" "a KUnit case skipped (build/results/kunit-$line.log)"
+		done
 		kernel_note "kunit-$line" "$kp/$kf/$ks"
 		[ $kr -ne 0 ] && [ "$kf" -eq 0 ] && gate 1 "kunit-$line: kunit.py failed"
 	else
@@ -174,9 +224,21 @@ stage "VM at scale ($FIRST, 1 GiB HBM, 2^20 descriptors, 64 cores)"
 XMEMSIM_KV=$FIRST vm_run "vm-scale-$FIRST" --mem 2560 \
 	--params "hbm_size=0x40000000 num_blocks=1048576 cores=64" -- sh /work/tests/vm/scale.sh
 
+# A newcomer's start, from a cache folder not yet made and a copy of the
+# tree with nothing beside it (scripts/cold-start.sh, TAP), the kernels
+# built above handed over by path
+stage "cold start: make demo in a lone copy, XMEMSIM_CACHE not yet made"
+XMEMSIM_PREBUILT=$CACHE bash scripts/cold-start.sh >"$RES/cold-start.tap" 2>"$RES/cold-start.err"
+count_tap "$RES/cold-start.tap" "cold-start" || { tail -n 30 "$RES/cold-start.err"; gate 1 "cold-start: no tests ran"; }
+
+# the stock boots start from a cache not yet made as well (the image
+# handed over by path): vm.sh's cold start, without a boot more
 for line in $XMEMSIM_KERNELS; do
 	stage "VM tests on Debian's stock $line kernel (DKMS, modprobe, udev)"
-	vm_run "stock-$line" --stock "$line" -- sh /work/tests/vm/stock.sh
+	scache=$(mktemp -d "${TMPDIR:-/tmp}/xmemsim-stock.XXXXXX")
+	XMEMSIM_CACHE=$scache/new XMEMSIM_PREBUILT=$CACHE \
+		vm_run "stock-$line" --stock "$line" -- sh /work/tests/vm/stock.sh
+	rm -rf "$scache"
 done
 
 stage "kernel-code gates"
@@ -236,7 +298,9 @@ for line in $XMEMSIM_KERNELS; do
 		[ -n "$ko" ] && [ "$(modinfo -F version "$ko")" = "$V" ]
 		gate $? "MODULE_VERSION is $V (VERSION), $KVER"
 	else
-		skip=$((skip + 2)); echo "ok - distro headers build # SKIP no linux-headers-$line"
+		echo "ok - distro headers build # SKIP no linux-headers-$line"
+		skipped "distro-$line" "no linux-headers-$line"
+		skipped "distro-$line" "no linux-headers-$line"
 	fi
 done
 # A kernel outside the range dkms.conf names (BUILD_EXCLUSIVE_KERNEL) is
@@ -261,6 +325,10 @@ gate $mr "man pages render at 80 columns without warnings (man --warnings -l)"
 # docs (scripts/docs-gate.sh; each check one counted TAP line)
 XMEMSIM_KO=$lintsrc/kmod/xmemsim.ko bash scripts/docs-gate.sh build >"$RES/docs.tap" 2>&1
 count_tap "$RES/docs.tap" "docs" || gate 1 "docs: the gate ran no check"
+# the repository needs nothing beside it: no tracked file reads a path
+# above the checkout (scripts/outside-gate.py)
+python3 scripts/outside-gate.py >"$RES/outside.tap" 2>&1
+count_tap "$RES/outside.tap" "outside" || gate 1 "outside: the gate ran no check"
 # xmemctl stats --prometheus: the exposition that tests/host/test_xmstat.c
 # writes passed promtool (Debian's prometheus package, scripts/deps.sh)
 command -v promtool >/dev/null &&
@@ -282,7 +350,8 @@ for line in $XMEMSIM_KERNELS; do
 	[ -n "$HDR" ] && KVERS+=" ${HDR##*/linux-headers-}"
 done
 if [ "$(id -u)" -ne 0 ] || [ -z "$KVERS" ]; then
-	skip=$((skip + 1)); echo "ok - Debian packages # SKIP needs root and linux-headers"
+	echo "ok - Debian packages # SKIP needs root and linux-headers"
+	skipped packages "needs root and linux-headers"
 else
 	make -s deb >"$RES/deb.log" 2>&1
 	br=$?
@@ -327,6 +396,34 @@ else
 	gate $? "the packages purge cleanly (module and tools gone)"
 fi
 
+stage "skips against docs/device.md's expected skips"
+# Every skip must be one docs/device.md expects on a machine set up as the
+# README says (its table's first column, glob patterns); any other is a
+# defect and fails here.
+mapfile -t expected < <(sed -n '/^### Expected skips/,/^#/p' docs/device.md |
+	sed -n 's/^| `\([^`]*\)` |.*/\1/p')
+[ ${#expected[@]} -gt 0 ]
+gate $? "docs/device.md lists the expected skips"
+for reason in "${!skip_count[@]}"; do
+	known=1
+	for pat in "${expected[@]}"; do
+		# shellcheck disable=SC2053 # the table's patterns are globs
+		[[ $reason == $pat ]] && { known=0; break; }
+	done
+	gate $known "skip expected by docs/device.md: $reason (${skip_count[$reason]}x: ${skip_where[$reason]})"
+done
+
+stage_end
+echo
+echo "skipped, by reason:"
+for reason in "${!skip_count[@]}"; do
+	printf '%5d  %s  [%s]\n' "${skip_count[$reason]}" "$reason" "${skip_where[$reason]}"
+done | sort -k2
+echo
+echo "wall time per stage:"
+for i in "${!stage_names[@]}"; do
+	printf '%6d s  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"
+done
 echo
 for line in $XMEMSIM_KERNELS; do
 	echo "kernel $line (passed/failed/skipped): ${per_kernel[$line]:-none}"

@@ -5,8 +5,11 @@
 #
 #   1. scripts/deps.sh where nothing is installed yet (tests/install/deps-fresh.sh)
 #   2. make demo in the copy
-#   3. per kernel line: matrix.sh, kernel.sh paths and vm, and
-#      vm.sh --stock LINE -- true, each line in a new cache of its own
+#   3. per kernel line: matrix.sh, kernel.sh paths and vm, each line in a
+#      new cache of its own
+#
+# (make check boots the stock kernels from a new cache of their own in
+# its stock stage, so vm.sh --stock starts cold there without a boot more.)
 #
 #   XMEMSIM_PREBUILT=DIR  a cache whose kernels (VM kernels, stock images)
 #                         are used by path rather than built again
@@ -55,9 +58,9 @@ for line in $XMEMSIM_KERNELS; do
 	(export XMEMSIM_CACHE=$cache XMEMSIM_KV=$line
 	cd "$copy" && bash scripts/kernel.sh paths | grep -qx "VM=$cache/vm-.*" &&
 		vm=$(bash scripts/kernel.sh vm) && [ -f "$vm/arch/x86/boot/bzImage" ] &&
-		bash scripts/vm.sh --timeout 300 --stock "$line" -- true) >"$cold/$line.log" 2>&1
+		[ -d "$cache" ]) >"$cold/$line.log" 2>&1
 	ok=$?
 	[ $ok -ne 0 ] && tail_log "$cold/$line.log"
-	tap $ok "$line: kernel.sh paths and vm, vm.sh --stock $line, XMEMSIM_CACHE not yet made"
+	tap $ok "$line: kernel.sh paths and vm, XMEMSIM_CACHE not yet made"
 done
 echo "1..$n"

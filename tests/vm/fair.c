@@ -93,17 +93,27 @@ static int flood(void *arg)
 	return 0;
 }
 
+/* The median of n > 0 values (sorted in place). */
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /*
  * While the attacker's backlog runs, root's DMA_INFO and a 64-byte DMA on
  * the same engine wait for at most about one attacker transfer: the
  * scheduler holds dma->lock for one step, never while bytes move, and the
  * engine serves users in turn. The module before held the lock across
- * the whole backlog: DMA_INFO waited 11 s, 196 attacker transfers.
+ * the whole backlog: DMA_INFO waited 11 s, 196 attacker transfers, and
+ * the backlog was over after one round. The bound is on the median round:
+ * a host that stalls the guest once (a busy host, TCG) lengthens one
+ * round, not the half of them; the maximum is printed.
  */
 TEST(a_backlog_does_not_hold_the_lock)
 {
 	struct backlog *b = shared(sizeof(*b));
-	double info_max = 0, dma_max = 0, t0, dt;
+	double info_max = 0, dma_max = 0, t0, dt, info[40], dma[40];
 	struct xmemsim_dma_info in;
 	struct xmemsim_dma_desc d;
 	struct xmemsim_dma_wait w;
@@ -124,18 +134,20 @@ TEST(a_backlog_does_not_hold_the_lock)
 		CHECK(xms_dma_info(&xd, &in) == 0);
 		dt = now_ms() - t0;
 		info_max = dt > info_max ? dt : info_max;
+		info[i] = dt;
 		t0 = now_ms();
 		CHECK(xms_dma_submit(&xd, &d, 1, &t) == 0);
 		CHECK(xms_dma_wait(&xd, t, 60000000000LL, &w) == 0);
 		dt = now_ms() - t0;
 		dma_max = dt > dma_max ? dt : dma_max;
+		dma[i] = dt;
 	}
-	printf("# one attacker transfer %.1f ms; over %d rounds under attack, root's max DMA_INFO %.2f ms (%.2f transfers), 64-byte DMA %.1f ms (%.2f transfers)\n",
-	       b->one_ms, n, info_max, info_max / b->one_ms, dma_max,
-	       dma_max / b->one_ms);
-	CHECK(n >= 5 && b->one_ms > 0);
-	CHECK(info_max < 1.0 * b->one_ms);
-	CHECK(dma_max < 4.0 * b->one_ms);
+	REQUIRE(n >= 5 && b->one_ms > 0);
+	printf("# one attacker transfer %.1f ms; over %d rounds under attack, root's DMA_INFO median %.2f ms (%.2f transfers), max %.2f ms; 64-byte DMA median %.1f ms (%.2f transfers), max %.1f ms (%.2f)\n",
+	       b->one_ms, n, median(info, n), median(info, n) / b->one_ms, info_max,
+	       median(dma, n), median(dma, n) / b->one_ms, dma_max, dma_max / b->one_ms);
+	CHECK(median(info, n) < 1.0 * b->one_ms);
+	CHECK(median(dma, n) < 4.0 * b->one_ms);
 	finish(pid);
 	xms_close(&xd);
 }
