@@ -237,10 +237,8 @@ static struct xmemsim_xfer *xfer_new(struct xmemsim_dma_file *df)
 
 static void xfer_free(struct xmemsim_dev *d, struct xmemsim_xfer *x)
 {
-	if (!x->done) {
-		xmemsim_unpin(d, x->srec);
-		xmemsim_unpin(d, x->drec);
-	}
+	if (!x->done)
+		xms_access_end(&x->acc, 0);
 	kfree_rcu(x, rcu);
 }
 
@@ -260,16 +258,16 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	    check_add_overflow(d->dst, d->len, &dend) ||
 	    (d->src < dend && d->dst < send))
 		return -EINVAL;
-	ret = xmemsim_pin_range(xf, d->src, d->len, false, &x->srec);
+	x->acc = (struct xms_access){
+		.xf = xf, .src = d->src, .dst = d->dst, .len = d->len,
+		.flags = XMS_ACCESS_READ | XMS_ACCESS_WRITE | XMS_ACCESS_HOLD,
+	};
+	ret = xms_access_begin(&x->acc);
 	if (ret)
 		return ret;
-	ret = xmemsim_pin_range(xf, d->dst, d->len, false, &x->drec);
-	if (ret) {
-		xmemsim_unpin(xf->dev, x->srec);
-		return ret;
-	}
 	x->dur = xmemsim_dma_duration(dma->latency_ns,
-				      dma->bw[kind_of(x->srec->heap)][kind_of(x->drec->heap)],
+				      dma->bw[kind_of(x->acc.srec->heap)]
+					     [kind_of(x->acc.drec->heap)],
 				      d->len);
 	return 0;
 }

@@ -49,6 +49,7 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
+#include "access.h"
 #include "xmemsim.h"
 
 /*
@@ -84,7 +85,7 @@ struct xmemsim_xfer {
 	struct list_head wait_node;	/* in df->waiters while queued */
 	struct xmemsim_dma_queue *q;
 	struct xmemsim_dma_file *df;
-	struct xmemsim_alloc_rec *srec, *drec;	/* pinned */
+	struct xms_access acc;		/* its ranges, pinned until it ends */
 	struct xmemsim_dma_desc d;
 	u64 ticket;
 	u64 seq;			/* its place in its queue, from 1 */

@@ -191,7 +191,7 @@ static struct xmemsim_dma_queue *dma_pick(struct xmemsim_dma *dma, u32 e,
 static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
 			u64 *len)
 {
-	u32 heap = x->srec->heap;
+	u32 heap = x->acc.srec->heap;
 	int ret;
 
 	*len = 0;
@@ -226,17 +226,13 @@ static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
  */
 static int xfer_move(struct xmemsim_xfer *x)
 {
-	struct xmemsim_dev *d;
+	u8 *src = x->acc.sp, *dst = x->acc.dp;
 	u64 off, len;
-	u8 *src, *dst;
 	int ret;
 
 	if (!x->df->xf)
 		return 0;
-	d = x->df->xf->dev;
-	ret = xfer_outcome(d, x, &len);
-	src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
-	dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
+	ret = xfer_outcome(x->df->xf->dev, x, &len);
 	for (off = 0; x->bounce && off < len; off += XMEMSIM_BOUNCE_SIZE) {
 		size_t n = min_t(u64, len - off, XMEMSIM_BOUNCE_SIZE);
 
@@ -248,9 +244,7 @@ static int xfer_move(struct xmemsim_xfer *x)
 		memcpy(dst + off, src + off, min_t(u64, len - off, SZ_1M));
 		cond_resched();
 	}
-	xmemsim_mem_written(d, x->d.dst, len);
-	xmemsim_unpin(d, x->srec);
-	xmemsim_unpin(d, x->drec);
+	xms_access_end(&x->acc, len);
 	return ret;
 }
 
@@ -326,14 +320,9 @@ static int xfer_doomed(const struct xmemsim_xfer *x)
 static void xfer_end_unrun(struct xmemsim_dma *dma, struct xmemsim_xfer *x,
 			   int status)
 {
-	struct xmemsim_dma_file *df = x->df;
-
 	lockdep_assert_held(&dma->lock);
 	xmemsim_dma_dequeue(x);
-	if (df->xf) {
-		xmemsim_unpin(df->xf->dev, x->srec);
-		xmemsim_unpin(df->xf->dev, x->drec);
-	}
+	xms_access_end(&x->acc, 0);	/* a model's transfer holds nothing */
 	x->status = status;
 	x->start_ns = max(x->submit_ns, x->q->end_ns);
 	x->end_ns = x->start_ns;
@@ -424,7 +413,7 @@ static void dma_start(struct xmemsim_dma *dma, u32 e,
 				x->d.len, x->start_ns, x->end_ns);
 	if (dma->check && x->df->xf) {	/* a premature read shows the poison */
 		xfer_work_begin(dma, x);
-		xmemsim_fill(x->df->xf->dev, x->drec->heap, x->d.dst,
+		xmemsim_fill(x->df->xf->dev, x->acc.drec->heap, x->d.dst,
 			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
 		xfer_work_end(dma, x);
 	}

@@ -28,6 +28,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "access.h"
 #include "xmemsim.h"
 
 union xmemsim_arg {
@@ -147,21 +148,15 @@ static void undo_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
 static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	struct xmemsim_free *fr = &a->free;
-	u64 size, usable;
 	int ret, st = XMEM_OK;
 
 	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags & ~XMEMSIM_FREE_FLAGS ||
 	    fr->reserved0 || !mem_is_zero(fr->reserved, sizeof(fr->reserved)))
 		return -EINVAL;
 	/* the hazard checker: a free with a transfer in flight */
-	if (xf->dev->dma.check &&
-	    !xmemsim_alloc_size(xf, fr->heap, fr->addr, &size, &usable)) {
-		ret = xmemsim_dma_check_host(xf, fr->addr, size, true,
-					     XMEMSIM_HAZARD_FREE, "HEAP_FREE",
-					     false);
-		if (ret)
-			return ret;
-	}
+	ret = xms_access_free(xf, fr->heap, fr->addr);
+	if (ret)
+		return ret;
 	/* every free scrubs its block: FREE_CLEAR is implied */
 	ret = xmemsim_free_for(xf, fr->heap, fr->addr, false, &st);
 	fr->status = st;
@@ -421,18 +416,21 @@ static int cmd_fault_arm(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 static int cmd_mem_error(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	const struct xmemsim_mem_error *e = &a->mem_error;
-	struct xmemsim_alloc_rec *rec;
+	struct xms_access line = {
+		.xf = xf, .flags = XMS_ACCESS_WRITE | XMS_ACCESS_HOLD,
+		.dst = round_down(e->addr, XMEMSIM_MEM_LINE),
+		.len = XMEMSIM_MEM_LINE,
+	};
 	int ret;
 
 	if ((e->kind != XMEMSIM_MEM_CE && e->kind != XMEMSIM_MEM_UE) || e->flags ||
 	    !mem_is_zero(e->reserved, sizeof(e->reserved)))
 		return -EINVAL;
-	ret = xmemsim_pin_range(xf, round_down(e->addr, XMEMSIM_MEM_LINE),
-				XMEMSIM_MEM_LINE, false, &rec);
+	ret = xms_access_begin(&line);
 	if (ret)
 		return ret;
 	ret = xmemsim_mem_poison(xf, e->addr, e->kind);
-	xmemsim_unpin(xf->dev, rec);
+	xms_access_end(&line, 0);
 	return ret;
 }
 

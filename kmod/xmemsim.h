@@ -181,9 +181,9 @@ struct xmemsim_user {
  * and map counts. It is never held across copy_{to,from}_user() or any
  * other access that can fault on user memory: ioctl arguments are copied
  * before the lock is taken and results after it is dropped, and the data
- * plane pins the records it copies to or from, drops the lock, copies, and
- * unpins. ->mmap() runs with mmap_lock held and takes dev->lock inside it,
- * so the only order is mmap_lock -> dev->lock. A pinned or mapped record
+ * plane pins the records it copies to or from (kmod/access.c), drops the
+ * lock, copies, and unpins. ->mmap() runs with mmap_lock held and takes
+ * dev->lock inside it, so the only order is mmap_lock -> dev->lock. A pinned or mapped record
  * cannot be freed (-EBUSY); a file's records go when the file is released,
  * when nothing can hold a pin or a mapping any more.
  *
@@ -311,6 +311,7 @@ int xmemsim_alloc_size(struct xmemsim_file *xf, u32 heap, u64 addr,
 		       u64 *size, u64 *usable);
 struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
 					   u64 addr);
+/* pins: called by kmod/access.c alone, every other file goes through it */
 int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 		      bool nowait, struct xmemsim_alloc_rec **recp);
 void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
@@ -400,8 +401,8 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 /*
  * Kernel address of a device address inside a heap's window (the caller
- * has checked it). Here, not in window.c, so that owner.c, copy.c and
- * dma.c reach the bytes without depending on the data plane's file.
+ * has checked it). Here, not in window.c, so that owner.c and access.c
+ * reach the bytes without depending on the data plane's file.
  */
 static inline void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr)
 {
