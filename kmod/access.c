@@ -127,7 +127,7 @@ int xms_access_free(struct xmemsim_file *xf, u32 heap, u64 addr)
 {
 	u64 size, usable;
 
-	if (!xf->dev->dma.check ||
+	if (!xmemsim_dma_checks(xf->dev) ||
 	    xmemsim_alloc_size(xf, heap, addr, &size, &usable))
 		return 0;
 	return xmemsim_dma_check_host(xf, addr, size, true, XMEMSIM_HAZARD_FREE,

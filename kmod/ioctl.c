@@ -220,8 +220,7 @@ static int cmd_user_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	us->limit_allocs = l->user_allocs;
 	us->plan_mem = atomic64_read(&u->plan_mem);
 	us->limit_plan_mem = l->plan_user_bytes;
-	us->dma_inflight = xmemsim_dma_user_inflight(xf->dev, u);
-	us->limit_dma = xf->dev->dma.user_depth;
+	us->dma_inflight = xmemsim_dma_user_inflight(xf->dev, u, &us->limit_dma);
 	return 0;
 }
 

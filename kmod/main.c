@@ -451,12 +451,7 @@ static DEVICE_ATTR_RO(plan_bytes);
 static ssize_t dma_check_reports_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	atomic64_t *h = xdev->dma.hazards;
-
-	return sysfs_emit(buf, "host %lld free %lld race %lld\n",
-			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_HOST]),
-			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_FREE]),
-			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_RACE]));
+	return xmemsim_dma_check_show(xdev, buf);
 }
 static DEVICE_ATTR_RO(dma_check_reports);
 
@@ -763,7 +758,7 @@ static struct xmemsim_dev *__init dev_alloc(const struct xmemsim_geometry *geo)
 /* What dev_alloc() and dma_from_params() made. */
 static void dev_free(struct xmemsim_dev *d)
 {
-	if (d->dma.eng)
+	if (d->dma)
 		xmemsim_dma_fini(d);
 	xa_destroy(&d->poison);
 	kfree(d);
