@@ -62,9 +62,8 @@
  * lists: it switches to the trees above 2 * list_max blocks and back at
  * list_max or fewer (list_max is 32 by default, 0 for trees always; see
  * xh_adapt()), because a walk over a few dozen blocks is cheaper than
- * rbtree updates (scripts/bench-heap.sh: at 32 live blocks the rbtrees
- * alone take 1.64x the walk's time per alloc+free pair, the adaptive
- * path 1.07x); the default 32-descriptor heap never leaves the lists.
+ * rbtree updates (scripts/bench-heap.sh; docs/device.md has the figures);
+ * the default 32-descriptor heap never leaves the lists.
  * No checking mode ships: the KUnit suite (kmod/tests/xmem_heap_test.c)
  * drives a LIST heap and TREE heaps side by side on long random runs and
  * compares every status, address, stat and dump. Both modes also link
