@@ -443,7 +443,6 @@ static_assert(sizeof(struct xmemsim_block) == 32);
 static_assert(sizeof(struct xmemsim_heap_dump) == 40);
 static_assert(sizeof(struct xmemsim_stack_alloc) == 40);
 static_assert(sizeof(struct xmemsim_copy) == 48);
-static_assert(sizeof(struct xmemsim_uring_cmd) == 16);
 static_assert(sizeof(struct xmemsim_interval) == 8);
 static_assert(sizeof(struct xmemsim_plan_tensor) == 192);
 static_assert(sizeof(struct xmemsim_plan_submit) == 200);

@@ -23,7 +23,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 struct xmemsim_plan_node {
 	struct rb_node rb;

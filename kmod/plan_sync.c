@@ -11,7 +11,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Linked tensors of every core, and their addresses back to 0. */
 u32 xmemsim_plan_links(const struct xmemsim_plan_set *set)

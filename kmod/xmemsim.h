@@ -17,7 +17,7 @@
 #include <linux/wait.h>
 
 #include "../uapi/xmemsim.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "xmem_heap.h"
 
 #define XMEMSIM_HBM_POOL_OFF		0x228
