@@ -83,26 +83,31 @@ static struct fault_attr attrs[XMEMSIM_FAULT_SITES] = {
 
 /* fail_<site>= at load: setup_fault_attr()'s string, parsed in init */
 static char *fail_param[XMEMSIM_FAULT_SITES];
-module_param_named(fail_heap_alloc, fail_param[XMEMSIM_FAULT_HEAP_ALLOC], charp, 0444);
-MODULE_PARM_DESC(fail_heap_alloc, "Fault injection at load, \"<interval>,<probability>,<space>,<times>\": allocations fail as if the heap were full");
-module_param_named(fail_heap_nosplit, fail_param[XMEMSIM_FAULT_HEAP_NOSPLIT], charp, 0444);
-MODULE_PARM_DESC(fail_heap_nosplit, "... allocations take a whole block, as when descriptors run out");
-module_param_named(fail_copy_dma, fail_param[XMEMSIM_FAULT_COPY_DMA], charp, 0444);
-MODULE_PARM_DESC(fail_copy_dma, "... a DMA COPY fails half way (-EIO)");
-module_param_named(fail_bounce, fail_param[XMEMSIM_FAULT_BOUNCE], charp, 0444);
-MODULE_PARM_DESC(fail_bounce, "... a DMA COPY finds no bounce buffer (-EBUSY)");
-module_param_named(fail_dma_error, fail_param[XMEMSIM_FAULT_DMA_ERROR], charp, 0444);
-MODULE_PARM_DESC(fail_dma_error, "... a queued DMA transfer completes with -EIO");
-module_param_named(fail_dma_hang, fail_param[XMEMSIM_FAULT_DMA_HANG], charp, 0444);
-MODULE_PARM_DESC(fail_dma_hang, "... a queued DMA transfer never completes");
-module_param_named(fail_plan, fail_param[XMEMSIM_FAULT_PLAN], charp, 0444);
-MODULE_PARM_DESC(fail_plan, "... PLAN_SUBMIT or PLAN_SYNC fails (-EIO), the device as before");
-module_param_named(fail_mem_ce, fail_param[XMEMSIM_FAULT_MEM_CE], charp, 0444);
-MODULE_PARM_DESC(fail_mem_ce, "... a read sees a correctable memory error");
-module_param_named(fail_mem_ue, fail_param[XMEMSIM_FAULT_MEM_UE], charp, 0444);
-MODULE_PARM_DESC(fail_mem_ue, "... a read sees an uncorrectable memory error (-EIO)");
-module_param_named(fail_dma_stall, fail_param[XMEMSIM_FAULT_DMA_STALL], charp, 0444);
-MODULE_PARM_DESC(fail_dma_stall, "... a queued DMA transfer's engine stalls 20 ms once it is done (make-it-fail tasks only)");
+#define FAIL_PARAM(name, site, desc)					\
+	module_param_named(fail_##name, fail_param[XMEMSIM_FAULT_##site],	\
+			   charp, 0444);					\
+	MODULE_PARM_DESC(fail_##name, desc)
+
+FAIL_PARAM(heap_alloc, HEAP_ALLOC,
+	   "Fault injection at load, \"<interval>,<probability>,<space>,<times>\": allocations fail as if the heap were full");
+FAIL_PARAM(heap_nosplit, HEAP_NOSPLIT,
+	   "... allocations take a whole block, as when descriptors run out");
+FAIL_PARAM(copy_dma, COPY_DMA,
+	   "... a DMA COPY fails half way (-EIO)");
+FAIL_PARAM(bounce, BOUNCE,
+	   "... a DMA COPY finds no bounce buffer (-EBUSY)");
+FAIL_PARAM(dma_error, DMA_ERROR,
+	   "... a queued DMA transfer completes with -EIO");
+FAIL_PARAM(dma_hang, DMA_HANG,
+	   "... a queued DMA transfer never completes");
+FAIL_PARAM(plan, PLAN,
+	   "... PLAN_SUBMIT or PLAN_SYNC fails (-EIO), the device as before");
+FAIL_PARAM(mem_ce, MEM_CE,
+	   "... a read sees a correctable memory error");
+FAIL_PARAM(mem_ue, MEM_UE,
+	   "... a read sees an uncorrectable memory error (-EIO)");
+FAIL_PARAM(dma_stall, DMA_STALL,
+	   "... a queued DMA transfer's engine stalls 20 ms once it is done (make-it-fail tasks only)");
 
 static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
 {
