@@ -187,7 +187,7 @@ int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_limits_check);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_limits_check);	/* geometry_test.c: every refusal */
 
 static bool range_ok(u64 base, u64 size, u64 *end)
 {
@@ -287,7 +287,7 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);	/* geometry_test.c: every refusal */
 
 static struct xmemsim_dev *xdev;
 

@@ -175,7 +175,7 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 	*linked = n;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_sync);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_sync);	/* plan_test.c: sync_shared */
 
 /* Byte totals of one core's plan; shared bytes belong to their owner. */
 void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
@@ -197,7 +197,7 @@ void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
 	st->tensors += p->count;
 	st->total_bytes = st->private_bytes + st->shared_bytes;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_stats);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_stats);	/* plan_test.c: the accounting */
 
 /*
  * Lay the synced plan out in one backing allocation: first the span of the
@@ -241,7 +241,7 @@ void xmemsim_plan_layout(struct xmemsim_plan_set *set)
 	}
 	set->size = off;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_layout);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_layout);	/* plan_test.c: the backing layout */
 
 u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
 			  const struct xmemsim_ptensor *t)
@@ -252,7 +252,7 @@ u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
 		return set->base + (t->addr - set->shared_lo);
 	return set->base + set->slab_off[core] + (t->addr - set->slab_lo[core]);
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_dev_addr);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_dev_addr);	/* plan_test.c: addresses in it */
 
 /* Free every core's plan; the caller frees the backing. */
 void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
@@ -267,4 +267,4 @@ void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
 	set->base = 0;
 	set->size = 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_set_clear);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_set_clear);	/* plan_test.c: a set undone */
