@@ -34,14 +34,16 @@
  * order (ties: engine order).
  *
  * Locking. dma->lock (a mutex) protects the engines and their active
- * lists, every file's queues, semaphores, ticket index and now, and the
- * users' shares. The scheduler takes it for one step (one pick and start,
- * or one completion) and drops it between steps; a transfer's bytes move
- * with the lock dropped, while the transfer is "moving": its pins keep
- * both ranges, it stays on its engine, and nothing frees or cancels it
- * (release and a killed COPY wait for moving to clear). The lock never
- * nests with dev->lock (pins are taken before it and dropped without
- * either) and is never held across a user copy. Waiters sleep on their
+ * lists, every file's queues, semaphores (dma_sem.c asserts it through
+ * sems->lock), ticket index and now, and the users' shares. The
+ * scheduler takes it for one step (one pick and start, or one
+ * completion) and drops it between steps; a transfer's bytes move with
+ * the lock dropped, while the transfer is "moving": its access
+ * (kmod/access.h) keeps both ranges pinned, it stays on its engine, and
+ * nothing frees or cancels it (release and a killed COPY wait for moving
+ * to clear). The lock never nests with dev->lock (an access begins before
+ * it is taken and ends without either) and is never held across a user
+ * copy. Waiters sleep on their
  * file's wait queue (df->wq, woken by that file's completions,
  * semaphores and reaps alone) without it and read what they wait for
  * locklessly (READ_ONCE; transfers are freed after an RCU grace period).
