@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "access.h"
 #include "xmemsim.h"
 #include "trace.h"
 
@@ -160,10 +161,12 @@ static int copy_dma(struct xmemsim_file *xf, u64 src, u64 dst, u64 len)
  */
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 {
-	struct xmemsim_dev *d = xf->dev;
-	struct xmemsim_alloc_rec *srec, *drec;
-	u64 send, dend;
-	void *src, *dst;
+	struct xms_access a = {
+		.xf = xf, .what = "COPY",
+		.flags = XMS_ACCESS_READ | XMS_ACCESS_WRITE,
+		.src = c->src, .dst = c->dst, .len = c->len,
+	};
+	u64 end;
 	int ret;
 
 	if (c->method > XMEMSIM_COPY_DMA || c->flags ||
@@ -171,49 +174,28 @@ int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c)
 		return -EINVAL;
 	if (!c->len)
 		return 0;
-	if (check_add_overflow(c->src, c->len, &send) ||
-	    check_add_overflow(c->dst, c->len, &dend))
+	if (check_add_overflow(c->src, c->len, &end) ||
+	    check_add_overflow(c->dst, c->len, &end))
 		return -EINVAL;
 
-	ret = xmemsim_pin_range(xf, c->src, c->len, false, &srec);
+	ret = xms_access_begin(&a);
 	if (ret)
-		return ret;
-	ret = xmemsim_pin_range(xf, c->dst, c->len, false, &drec);
-	if (ret)
-		goto unpin_src;
-	if (c->src < dend && c->dst < send) {
-		ret = -EINVAL;		/* overlapping ranges */
-		goto unpin_dst;
-	}
-	ret = xmemsim_dma_check_host(xf, c->src, c->len, false,
-				     XMEMSIM_HAZARD_HOST, "COPY", false);
-	if (!ret)
-		ret = xmemsim_dma_check_host(xf, c->dst, c->len, true,
-					     XMEMSIM_HAZARD_HOST, "COPY", false);
-	if (!ret)	/* a memory error in the source: nothing copied */
-		ret = xmemsim_mem_read(xf, srec->heap, c->src, c->len);
-	if (ret)
-		goto unpin_dst;
-
-	src = xmemsim_kaddr(d, srec->heap, c->src);
-	dst = xmemsim_kaddr(d, drec->heap, c->dst);
+		goto out;
 	switch (c->method) {
 	case XMEMSIM_COPY_C_MEMCPY:
-		memcpy(dst, src, c->len);
-		xmemsim_mem_written(d, c->dst, c->len);
+		memcpy(a.dp, a.sp, c->len);
+		xms_access_end(&a, c->len);
 		break;
 	case XMEMSIM_COPY_VEC_MEMCPY:
-		vec_memcpy(dst, src, c->len);
-		xmemsim_mem_written(d, c->dst, c->len);
+		vec_memcpy(a.dp, a.sp, c->len);
+		xms_access_end(&a, c->len);
 		break;
-	case XMEMSIM_COPY_DMA:
+	case XMEMSIM_COPY_DMA:	/* the transfer records what it writes */
 		ret = copy_dma(xf, c->src, c->dst, c->len);
+		xms_access_end(&a, 0);
 		break;
 	}
-unpin_dst:
-	xmemsim_unpin(d, drec);
-unpin_src:
-	xmemsim_unpin(d, srec);
+out:
 	trace_xmemsim_copy(c->src, c->dst, c->len, c->method, ret);
 	return ret;
 }
@@ -228,7 +210,10 @@ unpin_src:
  */
 int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms)
 {
-	struct xmemsim_alloc_rec *rec;
+	struct xms_access a = {
+		.xf = xf, .what = "MEMSET", .flags = XMS_ACCESS_WRITE,
+		.dst = ms->addr, .len = ms->len,
+	};
 	int ret;
 
 	if (ms->value > U8_MAX || ms->flags ||
@@ -236,16 +221,11 @@ int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms)
 		return -EINVAL;
 	if (!ms->len)
 		return 0;
-	ret = xmemsim_pin_range(xf, ms->addr, ms->len, false, &rec);
+	ret = xms_access_begin(&a);
 	if (ret)
 		return ret;
-	ret = xmemsim_dma_check_host(xf, ms->addr, ms->len, true,
-				     XMEMSIM_HAZARD_HOST, "MEMSET", false);
-	if (!ret) {
-		xmemsim_fill(xf->dev, rec->heap, ms->addr, ms->addr + ms->len,
-			     ms->value);
-		xmemsim_mem_written(xf->dev, ms->addr, ms->len);
-	}
-	xmemsim_unpin(xf->dev, rec);
-	return ret;
+	xmemsim_fill(xf->dev, a.drec->heap, ms->addr, ms->addr + ms->len,
+		     ms->value);
+	xms_access_end(&a, ms->len);
+	return 0;
 }

@@ -136,7 +136,6 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 	debugfs_create_file("verify", 0400, d->debugfs, d, &verify_fops);
 	debugfs_create_file("faults", 0444, d->debugfs, d, &faults_fops);
 	xmemsim_fault_debugfs(d->debugfs);
-	xmemsim_dma_debugfs(d, d->debugfs);
 }
 
 void xmemsim_debugfs_fini(struct xmemsim_dev *d)

@@ -2,8 +2,9 @@
 /*
  * xmemsim queued DMA: a file's DMA state, DMA_SUBMIT, DMA_WAIT, DMA_REAP,
  * poll readiness, SEM_SET/GET/WAIT, DMA_RESET, DMA_INFO, COPY's transfer
- * and release. kmod/dma.h has the clock and the locking rules; the
- * scheduler is in dma_sched.c, the hazard checker in dma_check.c.
+ * and release. kmod/dma_internal.h has the clock and the locking rules;
+ * the scheduler is in dma_sched.c, the hazard checker in dma_check.c,
+ * the semaphores in dma_sem.c.
  *
  * Ownership: a transfer pins both its ranges (HEAP_FREE: -EBUSY) from
  * submit until it is completed or cancelled. Completed transfers wait in
@@ -16,7 +17,6 @@
  * finishes first), and frees everything.
  */
 #include <kunit/visibility.h>
-#include <linux/bitmap.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
@@ -26,7 +26,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "dma.h"
+#include "dma_internal.h"
 #include "trace.h"
 
 /* A heap's kind for the bandwidth table: the libc heap is dataram. */
@@ -49,7 +49,7 @@ u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len)
 
 	return check_add_overflow(latency_ns, t, &sum) ? U64_MAX : sum;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_duration);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_duration);	/* KUnit: the time formula */
 
 /*
  * The file's modeled now: what it has observed; on a scaled clock also
@@ -79,12 +79,7 @@ static void df_reaped(struct xmemsim_dma_file *df, u32 n)
  */
 static void xfer_unlink(struct xmemsim_dma_file *df, struct xmemsim_xfer *x)
 {
-	u32 s = x->d.signal_sem;
-
-	if (!list_empty(&x->sig_node)) {
-		list_del_init(&x->sig_node);
-		df->sem_reaped[s] = max(df->sem_reaped[s], x->sem_after);
-	}
+	xmemsim_sem_reaped(&df->sems, x);
 	xa_erase(&df->xfers, x->ticket);
 }
 
@@ -92,13 +87,7 @@ static void df_free(struct xmemsim_dma_file *df)
 {
 	if (!df)
 		return;
-	kvfree(df->q);
-	kvfree(df->sem);
-	kvfree(df->sem_set_ns);
-	kvfree(df->sem_set_val);
-	kvfree(df->sem_reaped);
-	kvfree(df->sig);
-	bitmap_free(df->broken);
+	xmemsim_dma_file_fini(df);
 	kfree(df);
 }
 
@@ -129,26 +118,28 @@ found:
 	return du;
 }
 
-/*
- * A file's DMA state, zeroed: its queues, semaphores, transfer index and
- * wait queue. The one initialiser of the device's files and of the KUnit
- * model's (xmemsim_dma_model()). 0 or -ENOMEM (the caller frees what was
- * allocated, with df_free()).
+/**
+ * xmemsim_dma_file_init() - a file's DMA state
+ * @dma: the device's DMA, or the KUnit model's
+ * @df: zeroed
+ * @gfp: for its arrays
+ *
+ * Its queues, semaphores, transfer index and wait queue: the one
+ * initialiser of the device's files and of the model's (dma_model.c).
+ *
+ * Return: 0 or -ENOMEM; either way xmemsim_dma_file_fini() frees what
+ * there is.
  */
-static int df_init(const struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
-		   gfp_t gfp)
+int xmemsim_dma_file_init(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			  gfp_t gfp)
 {
 	u32 i, nq = dma->engines * xmemsim_dma_nq(dma);
 
+	xa_init(&df->xfers);
+	INIT_LIST_HEAD(&df->err_node);
+	init_waitqueue_head(&df->wq);
 	df->q = kvcalloc(nq, sizeof(*df->q), gfp);
-	df->sem = kvcalloc(dma->sems, sizeof(*df->sem), gfp);
-	df->sem_set_ns = kvcalloc(dma->sems, sizeof(*df->sem_set_ns), gfp);
-	df->sem_set_val = kvcalloc(dma->sems, sizeof(*df->sem_set_val), gfp);
-	df->sem_reaped = kvcalloc(dma->sems, sizeof(*df->sem_reaped), gfp);
-	df->sig = kvmalloc_array(dma->sems, sizeof(*df->sig), gfp);
-	df->broken = bitmap_zalloc(dma->sems, gfp);
-	if (!df->q || !df->sem || !df->sem_set_ns || !df->sem_set_val ||
-	    !df->sem_reaped || !df->sig || !df->broken)
+	if (xmemsim_sems_init(&df->sems, dma->sems, &dma->lock, gfp) || !df->q)
 		return -ENOMEM;
 	for (i = 0; i < nq; i++) {
 		INIT_LIST_HEAD(&df->q[i].xfers);
@@ -157,13 +148,13 @@ static int df_init(const struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 		df->q[i].engine = i / xmemsim_dma_nq(dma);
 		df->q[i].index = i;
 	}
-	for (i = 0; i < dma->sems; i++)
-		INIT_LIST_HEAD(&df->sig[i]);
-	xa_init(&df->xfers);
-	INIT_LIST_HEAD(&df->waiters);
-	INIT_LIST_HEAD(&df->err_node);
-	init_waitqueue_head(&df->wq);
 	return 0;
+}
+
+void xmemsim_dma_file_fini(struct xmemsim_dma_file *df)
+{
+	kvfree(df->q);
+	xmemsim_sems_free(&df->sems);
 }
 
 /*
@@ -184,7 +175,7 @@ static u64 dma_horizon(const struct xmemsim_dma *dma)
 /* The file's DMA state, made at its first DMA or semaphore command. */
 static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_user *du;
 	struct xmemsim_dma_file *df;
 
@@ -196,7 +187,7 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	if (!df || !du)
 		goto nomem;
 	du->stamp = kcalloc(dma->engines, sizeof(*du->stamp), GFP_KERNEL_ACCOUNT);
-	if (df_init(dma, df, GFP_KERNEL_ACCOUNT) || !du->stamp)
+	if (xmemsim_dma_file_init(dma, df, GFP_KERNEL_ACCOUNT) || !du->stamp)
 		goto nomem;
 	df->xf = xf;
 	df->pid = xf->pid;
@@ -237,17 +228,15 @@ static struct xmemsim_xfer *xfer_new(struct xmemsim_dma_file *df)
 
 static void xfer_free(struct xmemsim_dev *d, struct xmemsim_xfer *x)
 {
-	if (!x->done) {
-		xmemsim_unpin(d, x->srec);
-		xmemsim_unpin(d, x->drec);
-	}
+	if (!x->done)
+		xms_access_end(&x->acc, 0);
 	kfree_rcu(x, rcu);
 }
 
 /* Check one descriptor and pin its ranges: 0 or -errno, nothing pinned. */
 static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 {
-	const struct xmemsim_dma *dma = &xf->dev->dma;
+	const struct xmemsim_dma *dma = xf->dev->dma;
 	const struct xmemsim_dma_desc *d = &x->d;
 	u64 send, dend;
 	int ret;
@@ -260,16 +249,16 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	    check_add_overflow(d->dst, d->len, &dend) ||
 	    (d->src < dend && d->dst < send))
 		return -EINVAL;
-	ret = xmemsim_pin_range(xf, d->src, d->len, false, &x->srec);
+	x->acc = (struct xms_access){
+		.xf = xf, .src = d->src, .dst = d->dst, .len = d->len,
+		.flags = XMS_ACCESS_READ | XMS_ACCESS_WRITE | XMS_ACCESS_HOLD,
+	};
+	ret = xms_access_begin(&x->acc);
 	if (ret)
 		return ret;
-	ret = xmemsim_pin_range(xf, d->dst, d->len, false, &x->drec);
-	if (ret) {
-		xmemsim_unpin(xf->dev, x->srec);
-		return ret;
-	}
 	x->dur = xmemsim_dma_duration(dma->latency_ns,
-				      dma->bw[kind_of(x->srec->heap)][kind_of(x->drec->heap)],
+				      dma->bw[kind_of(x->acc.srec->heap)]
+					     [kind_of(x->acc.drec->heap)],
 				      d->len);
 	return 0;
 }
@@ -284,6 +273,7 @@ static int xfer_fault(struct xmemsim_file *xf)
 	static const int sites[] = {
 		XMEMSIM_FAULT_DMA_HANG, XMEMSIM_FAULT_DMA_ERROR,
 		XMEMSIM_FAULT_MEM_UE, XMEMSIM_FAULT_MEM_CE,
+		XMEMSIM_FAULT_DMA_STALL,
 	};
 	int i;
 
@@ -301,7 +291,7 @@ static int xfer_fault(struct xmemsim_file *xf)
 static int dma_queue_batch(struct xmemsim_file *xf, struct xmemsim_dma_file *df,
 			   struct xmemsim_xfer **x, u32 count)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	u64 now;
 	u32 i;
 	int ret = 0;
@@ -351,7 +341,7 @@ static int dma_queue_batch(struct xmemsim_file *xf, struct xmemsim_dma_file *df,
  */
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_desc *ud;
 	struct xmemsim_xfer **x;
 	struct xmemsim_dma_file *df;
@@ -430,7 +420,7 @@ out:
 int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		     u8 *bounce)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = dma_file(xf);
 	struct xmemsim_xfer *x;
 	int ret;
@@ -446,8 +436,10 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 	};
 	x->bounce = bounce;
 	x->ticket = XMEMSIM_COPY_TICKET;
-	x->fault = xmemsim_fault(xf, XMEMSIM_FAULT_COPY_DMA) ?
-		   XMEMSIM_FAULT_COPY_DMA : -1;
+	if (xmemsim_fault(xf, XMEMSIM_FAULT_COPY_DMA))
+		x->fault = XMEMSIM_FAULT_COPY_DMA;
+	else if (xmemsim_fault(xf, XMEMSIM_FAULT_DMA_STALL))
+		x->fault = XMEMSIM_FAULT_DMA_STALL;
 	ret = xfer_prepare(xf, x);
 	if (ret) {
 		kfree(x);
@@ -488,24 +480,6 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 	return ret;
 }
 
-static long timeout_jiffies(s64 ns)
-{
-	return ns < 0 ? MAX_SCHEDULE_TIMEOUT : (long)nsecs_to_jiffies64(ns) + 1;
-}
-
-/*
- * Sleep on the file's queue until cond: 0, -ETIMEDOUT or -ERESTARTSYS.
- * The last is a signal, or only task work (io_uring's notifications set
- * TIF_NOTIFY_SIGNAL): the syscall restarts after it, and a caller sees
- * -EINTR only for a handler without SA_RESTART. Waiting changes nothing,
- * so a restart begins the wait anew, with its whole timeout.
- */
-#define dma_wait_event(df, cond, ns) ({				\
-	long __t = wait_event_interruptible_timeout((df)->wq, cond,	\
-						    timeout_jiffies(ns));	\
-	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -ERESTARTSYS;		\
-})
-
 /* A wait condition: no sleeping lock (the task is not running). */
 static bool xfer_done(struct xmemsim_dma_file *df, u64 ticket)
 {
@@ -541,7 +515,7 @@ static void xfer_reap(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 		     bool nowait)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
 	struct xmemsim_xfer *x;
 	int ret;
@@ -552,7 +526,8 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 		return -ENOENT;
 	if (nowait && !xfer_done(df, w->ticket))
 		return -EAGAIN;
-	ret = dma_wait_event(df, xfer_done(df, w->ticket), w->timeout_ns);
+	ret = xmemsim_dma_wait_event(df->wq, xfer_done(df, w->ticket),
+				     w->timeout_ns);
 	if (ret)
 		return ret;
 	mutex_lock(&dma->lock);
@@ -583,7 +558,7 @@ static int reap_wait(struct xmemsim_dma_file *df, long *left)
 
 	t = wait_event_interruptible_timeout(df->wq, READ_ONCE(df->ready), *left);
 	if (t < 0)
-		return -ERESTARTSYS;	/* as dma_wait_event() */
+		return -ERESTARTSYS;	/* as xmemsim_dma_wait_event() */
 	if (!t)
 		return -ETIMEDOUT;
 	*left = t;
@@ -621,7 +596,7 @@ static int reap_gather(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 		       struct xmemsim_dma_reap *r, struct xmemsim_xfer **xs,
 		       u32 *n, bool nowait)
 {
-	long left = timeout_jiffies(r->timeout_ns);
+	long left = xmemsim_dma_jiffies(r->timeout_ns);
 	int ret = 0;
 
 	for (;;) {
@@ -657,7 +632,7 @@ static int reap_gather(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
 		     bool nowait)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
 	struct xmemsim_dma_completion *rec = NULL;
 	struct xmemsim_xfer **xs = NULL;
@@ -729,7 +704,7 @@ __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 	poll_wait(file, &df->wq, pt);
 	if (READ_ONCE(df->ready))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(df->inflight) < xf->dev->dma.depth)
+	if (READ_ONCE(df->inflight) < xf->dev->dma->depth)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	return mask;
 }
@@ -740,40 +715,12 @@ static void df_error_check(struct xmemsim_dma *dma, struct xmemsim_dma_file *df)
 	u32 i;
 
 	lockdep_assert_held(&dma->lock);
-	if (list_empty(&df->err_node) || !bitmap_empty(df->broken, dma->sems))
+	if (list_empty(&df->err_node) || !xmemsim_sems_whole(&df->sems))
 		return;
 	for (i = 0; i < dma->engines * xmemsim_dma_nq(dma); i++)
 		if (df->q[i].err)
 			return;
 	list_del_init(&df->err_node);
-}
-
-/*
- * SEM_SET at the file's now: the value, a mended semaphore, and a new
- * history (its signallers so far are before the set). dma->lock held.
- */
-static void sem_set(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
-		    u32 sem, u64 value)
-{
-	struct xmemsim_xfer *x, *tmp;
-	u64 now = df_now(dma, df);
-
-	lockdep_assert_held(&dma->lock);
-	WRITE_ONCE(df->sem[sem], value);
-	clear_bit(sem, df->broken);
-	list_for_each_entry_safe(x, tmp, &df->sig[sem], sig_node)
-		list_del_init(&x->sig_node);
-	df->sem_set_val[sem] = value;
-	df->sem_set_ns[sem] = now;
-	df->sem_reaped[sem] = 0;
-	xmemsim_dma_sem_changed(df, sem, now);
-	df_error_check(dma, df);
-}
-
-/* A wait condition: semaphores change under dma->lock, are read without. */
-static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
-{
-	return READ_ONCE(df->sem[sem]) >= value;
 }
 
 /**
@@ -793,7 +740,7 @@ static bool sem_reached(struct xmemsim_dma_file *df, u32 sem, u64 value)
 int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		    struct xmemsim_sem *s, bool nowait)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df;
 	int ret = 0;
 
@@ -803,20 +750,17 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	df = dma_file(xf);
 	if (!df)
 		return -ENOMEM;
-	if (cmd == XMEMSIM_IOC_SEM_WAIT && nowait &&
-	    !sem_reached(df, s->sem, s->value) && !test_bit(s->sem, df->broken))
-		return -EAGAIN;
 	if (cmd == XMEMSIM_IOC_SEM_WAIT) {
-		ret = dma_wait_event(df, sem_reached(df, s->sem, s->value) ||
-				     test_bit(s->sem, df->broken), s->timeout_ns);
-		if (!ret && !sem_reached(df, s->sem, s->value))
-			ret = -EPIPE;	/* broken: its signal will not come */
+		ret = xmemsim_sem_wait(&df->sems, &df->wq, s, nowait);
+		if (ret == -EAGAIN)
+			return ret;
 	}
 	mutex_lock(&dma->lock);
 	if (cmd == XMEMSIM_IOC_SEM_SET) {
-		sem_set(dma, df, s->sem, s->value);
+		xmemsim_sem_set(&df->sems, s->sem, s->value, df_now(dma, df));
+		df_error_check(dma, df);
 	} else if (cmd == XMEMSIM_IOC_SEM_GET) {
-		s->value = df->sem[s->sem];
+		s->value = xmemsim_sem_value(&df->sems, s->sem);
 		xmemsim_dma_observe_sem(dma, df, s->sem, s->value);
 	} else if (!ret) {
 		xmemsim_dma_observe_sem(dma, df, s->sem, s->value);
@@ -839,7 +783,7 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
  */
 int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_queue *q;
 	struct xmemsim_dma_file *df;
 
@@ -859,12 +803,18 @@ int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r)
 	return 0;
 }
 
-/* The transfers user u has queued, running or unreaped, over its files. */
-u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u)
+/*
+ * The transfers user u has queued, running or unreaped, over its files;
+ * *limit: user_dma_depth.
+ */
+u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u,
+			      u32 *limit)
 {
-	struct xmemsim_dma *dma = &d->dma;
+	struct xmemsim_dma *dma = d->dma;
 	struct xmemsim_dma_user *du;
 	u32 n = 0;
+
+	*limit = dma->user_depth;
 
 	mutex_lock(&dma->lock);
 	list_for_each_entry(du, &dma->users, node) {
@@ -885,7 +835,7 @@ u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *
  */
 int xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = dma_file(xf);
 	u32 i, j;
 
@@ -944,7 +894,7 @@ again:
  */
 void xmemsim_dma_release(struct xmemsim_file *xf)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = xf->dma;
 	struct xmemsim_xfer *x;
 	unsigned long ticket;
@@ -976,7 +926,7 @@ void xmemsim_dma_release(struct xmemsim_file *xf)
  */
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 {
-	struct xmemsim_dma *dma = &d->dma;
+	struct xmemsim_dma *dma = d->dma;
 	struct xmemsim_dma_queue *q;
 	struct xmemsim_xfer *x;
 	u32 e;
@@ -999,146 +949,18 @@ void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 	mutex_unlock(&dma->lock);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
-/* The model's state: a private device clock with its own engines. */
-struct dma_model {
-	struct xmemsim_dma dma;
-	struct xmemsim_dma_file *df;
-	struct xmemsim_dma_user *du;
-	struct xmemsim_xfer *x;
-	u32 files;
-};
-
-static void dma_model_free(struct dma_model *m)
-{
-	u32 f;
-
-	for (f = 0; f < m->files; f++) {
-		kvfree(m->df[f].q);
-		kvfree(m->df[f].sem);
-		kvfree(m->df[f].sem_set_ns);
-		kvfree(m->df[f].sem_set_val);
-		kvfree(m->df[f].sem_reaped);
-		kvfree(m->df[f].sig);
-		bitmap_free(m->df[f].broken);
-		kfree(m->du[f].stamp);
-	}
-	kfree(m->df);
-	kfree(m->du);
-	kvfree(m->x);
-	if (m->dma.eng)
-		xmemsim_dma_sched_fini(&m->dma);
-	kfree(m);
-}
-
-static struct dma_model *dma_model_new(u32 engines, u32 queues, u32 sems,
-				       const u32 *file_user, u32 files, u32 n)
-{
-	struct dma_model *m = kzalloc(sizeof(*m), GFP_KERNEL);
-	u32 f;
-
-	if (!m)
-		return NULL;
-	m->dma.engines = engines;
-	m->dma.queues = queues;
-	m->dma.sems = sems;
-	m->df = kcalloc(files, sizeof(*m->df), GFP_KERNEL);
-	m->du = kcalloc(files, sizeof(*m->du), GFP_KERNEL);
-	m->x = kvcalloc(n, sizeof(*m->x), GFP_KERNEL);
-	if (xmemsim_dma_sched_init(&m->dma, false) || !m->df || !m->du || !m->x)
-		goto nomem;
-	for (f = 0; f < files; f++, m->files++) {
-		struct xmemsim_dma_file *df = &m->df[f];
-
-		m->du[f].stamp = kcalloc(engines, sizeof(u64), GFP_KERNEL);
-		if (df_init(&m->dma, df, GFP_KERNEL) || !m->du[f].stamp) {
-			m->files++;
-			goto nomem;
-		}
-		df->du = &m->du[file_user[f]];
-		df->order = f + 1;
-		list_add_tail(&df->node, &m->dma.files);
-	}
-	return m;
-nomem:
-	dma_model_free(m);
-	return NULL;
-}
-
 /**
- * xmemsim_dma_model() - the scheduler on descriptors alone
- * @engines: engines in all
- * @queues: queues per engine and file
- * @sems: semaphores per file, all 0 at the start
- * @file_user: [files]: the user (0 .. files - 1) each file belongs to
- * @files: files, in the order the device would have made them
- * @t: [n] transfers; in: file, descriptor (engine, queue, wait, signal),
- *	duration and call (the transfers of call k are queued, in array
- *	order, once the scheduler has run calls 0 .. k - 1 as far as it can,
- *	as separate DMA_SUBMITs with nothing observed between them would);
- *	out: start and end, or U64_MAX for a transfer that never started
- * @n: transfers
+ * xmemsim_dma_init() - the device's DMA, from the module parameters
+ * @d: the device, at load
+ * @p: the parameters
  *
- * The device's own pick, start and completion steps on the virtual clock,
- * with no bytes and no records, for KUnit to hold against a reference.
- *
- * Return: 0, -EINVAL (a descriptor or user out of range) or -ENOMEM.
+ * Return: 0 (d->dma set), -EINVAL (a parameter out of range) or -ENOMEM.
  */
-VISIBLE_IF_KUNIT int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
-				       const u32 *file_user, u32 files,
-				       struct xmemsim_dma_model_xfer *t, u32 n)
-{
-	struct dma_model *m;
-	u32 i, call, calls = 0;
-
-	for (i = 0; i < files; i++)
-		if (file_user[i] >= files)
-			return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (t[i].file >= files || t[i].d.engine >= engines ||
-		    t[i].d.queue >= queues ||
-		    (t[i].d.wait_sem != XMEMSIM_SEM_NONE && t[i].d.wait_sem >= sems) ||
-		    (t[i].d.signal_sem != XMEMSIM_SEM_NONE && t[i].d.signal_sem >= sems))
-			return -EINVAL;
-		calls = max(calls, t[i].call + 1);
-	}
-	m = dma_model_new(engines, queues, sems, file_user, files, n);
-	if (!m)
-		return -ENOMEM;
-	for (call = 0; call < calls; call++) {
-		mutex_lock(&m->dma.lock);
-		for (i = 0; i < n; i++) {
-			struct xmemsim_xfer *x = &m->x[i];
-
-			if (t[i].call != call)
-				continue;
-			INIT_LIST_HEAD(&x->node);
-			INIT_LIST_HEAD(&x->sig_node);
-			INIT_LIST_HEAD(&x->wait_node);
-			x->d = t[i].d;
-			x->df = &m->df[t[i].file];
-			x->dur = t[i].dur;
-			x->ticket = i;
-			x->fault = -1;
-			xmemsim_dma_enqueue(&m->dma, x);
-		}
-		mutex_unlock(&m->dma.lock);
-		xmemsim_dma_sched_run(&m->dma);
-	}
-	for (i = 0; i < n; i++) {
-		t[i].start_ns = m->x[i].done ? m->x[i].start_ns : U64_MAX;
-		t[i].end_ns = m->x[i].done ? m->x[i].end_ns : U64_MAX;
-	}
-	dma_model_free(m);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_model);
-#endif
-
 int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 {
-	struct xmemsim_dma *dma = &d->dma;
+	struct xmemsim_dma *dma;
 	u32 i, j;
+	int ret;
 
 	if (p->check > XMEMSIM_CHECK_REFUSE)
 		return -EINVAL;
@@ -1150,6 +972,9 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
 			if (!p->bw[kind_of(i)][kind_of(j)])
 				return -EINVAL;
+	dma = kzalloc(sizeof(*dma), GFP_KERNEL);
+	if (!dma)
+		return -ENOMEM;
 	dma->engines = p->engines_per_core * d->geo.cores;
 	dma->queues = p->queues;
 	dma->sems = p->sems;
@@ -1159,14 +984,22 @@ int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p)
 	memcpy(dma->bw, p->bw, sizeof(dma->bw));
 	dma->time_scale = p->time_scale;
 	dma->check = p->check;
-	return xmemsim_dma_sched_init(dma, true);
+	ret = xmemsim_dma_sched_init(dma, true);
+	if (ret) {
+		kfree(dma);
+		return ret;
+	}
+	d->dma = dma;
+	return 0;
 }
 
 /* At unload: every file is closed, so nothing is queued or running. */
 void xmemsim_dma_fini(struct xmemsim_dev *d)
 {
-	struct xmemsim_dma *dma = &d->dma;
+	struct xmemsim_dma *dma = d->dma;
 
 	WARN_ON_ONCE(!list_empty(&dma->files) || !list_empty(&dma->users));
 	xmemsim_dma_sched_fini(dma);
+	kfree(dma);
+	d->dma = NULL;
 }

@@ -20,11 +20,12 @@
  * join): those it reports, or misses, as the rules above say.
  */
 #include <linux/printk.h>
+#include <linux/sysfs.h>
 
-#include "dma.h"
+#include "dma_internal.h"
 
 /* Has the process observed x's completion? */
-bool xmemsim_dma_seen(const struct xmemsim_xfer *x)
+static bool xfer_seen(const struct xmemsim_xfer *x)
 {
 	return x->done && (x->seen || x->seq <= x->q->seen);
 }
@@ -52,10 +53,10 @@ void xmemsim_dma_observe_sem(struct xmemsim_dma *dma,
 	struct xmemsim_xfer *x;
 
 	lockdep_assert_held(&dma->lock);
-	list_for_each_entry(x, &df->sig[sem], sig_node)
+	xmemsim_sem_for_each_signaller(x, &df->sems, sem)
 		if (x->sem_after <= value)
 			observe_one(df, x);
-	df->now = max(df->now, xmemsim_dma_sem_arrival(df, sem, value));
+	df->now = max(df->now, xmemsim_sem_arrival(&df->sems, sem, value));
 }
 
 /**
@@ -95,6 +96,23 @@ static void hazard(struct xmemsim_dma *dma, enum xmemsim_dma_hazard kind)
 	atomic64_inc(&dma->hazards[kind]);
 }
 
+/* Is the checker on (dma_check=1 or 2)? */
+bool xmemsim_dma_checks(const struct xmemsim_dev *d)
+{
+	return d->dma->check != XMEMSIM_CHECK_OFF;
+}
+
+/* sysfs dma_check_reports: the hazards counted, by kind */
+int xmemsim_dma_check_show(struct xmemsim_dev *d, char *buf)
+{
+	atomic64_t *h = d->dma->hazards;
+
+	return sysfs_emit(buf, "host %lld free %lld race %lld\n",
+			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_HOST]),
+			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_FREE]),
+			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_RACE]));
+}
+
 /**
  * xmemsim_dma_check_host() - the hazard checker on a host access
  * @xf: the file making it
@@ -114,7 +132,7 @@ int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			   bool write, enum xmemsim_dma_hazard kind,
 			   const char *what, bool nowait)
 {
-	struct xmemsim_dma *dma = &xf->dev->dma;
+	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
 	struct xmemsim_xfer *x, *hit = NULL;
 	struct xmemsim_dma_desc d;
@@ -128,7 +146,7 @@ int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 	else if (!mutex_trylock(&dma->lock))
 		return 0;
 	xa_for_each(&df->xfers, ticket, x) {
-		if (!xmemsim_dma_seen(x) && xfer_meets(x, addr, len, write)) {
+		if (!xfer_seen(x) && xfer_meets(x, addr, len, write)) {
 			hit = x;
 			d = x->d;
 			done = x->done;
@@ -227,7 +245,7 @@ int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 	for (i = 0; i < n; i++) {
 		hit = NULL;
 		xa_for_each(&df->xfers, t, y) {
-			if (xmemsim_dma_seen(y) || same_queue(&y->d, &x[i]->d) ||
+			if (xfer_seen(y) || same_queue(&y->d, &x[i]->d) ||
 			    !xfers_meet(x[i], y) || ordered_after(df, y, 0, x, n, i))
 				continue;
 			hit = y;

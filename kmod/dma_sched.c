@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xmemsim queued DMA: the engines, the modeled clock and the scheduler
- * (kmod/dma.h says how they fit; uapi/xmemsim.h says it to users).
+ * (kmod/dma_internal.h says how they fit; uapi/xmemsim.h says it to users).
  *
  * An engine runs one transfer at a time and serves users round-robin (the
  * real uid that opened a file), and within a user its (file, queue) pairs
@@ -10,7 +10,6 @@
  * transfers queued are looked at: each engine keeps them on its active
  * list, so idle files cost the scheduler nothing.
  */
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -21,74 +20,18 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "dma.h"
+#include "dma_internal.h"
 #include "trace.h"
 
 /*
  * The scheduler's work runs on a high-priority, CPU-bound queue of its
  * own: on the CPU that kicked it (the one whose timer fired, or whose
- * task submitted), so a step waits for no other CPU to wake. On TCG the
- * unbound queue's wake-up cost about 4.7 ms per completion on a scaled
- * clock (scripts/bench-dma.sh, time_scale=1: +467% against +35%).
+ * task submitted), so a step waits for no other CPU to wake (what an
+ * unbound queue's wake-up costs: docs/device.md, Figures).
  */
 void xmemsim_dma_kick(struct xmemsim_dma *dma)
 {
 	queue_work(dma->wq, &dma->work);
-}
-
-/*
- * A queued transfer's wait condition, stamped when its semaphore reaches
- * the value (or unstamped when SEM_SET takes it below). dma->lock held.
- */
-static void xfer_wait_update(struct xmemsim_xfer *x, u64 t)
-{
-	bool reached = x->df->sem[x->d.wait_sem] >= x->d.wait_value;
-
-	if (reached && !x->ready)
-		x->ready_ns = t;
-	x->ready = reached;
-}
-
-/**
- * xmemsim_dma_sem_arrival() - when a semaphore's present value arrived
- * @df: the file
- * @sem: its semaphore, whose value is at least @value
- * @value: the value asked about
- *
- * Since SEM_SET a semaphore only grows, so its value has been >= @value
- * since the first signal that took it there, or since the SEM_SET. A
- * signaller the file has reaped ended at or before the file's now, which
- * bounds every later submission from below: 0 stands for it.
- * dma->lock held.
- *
- * Return: the modeled time from which sem >= @value has held.
- */
-u64 xmemsim_dma_sem_arrival(struct xmemsim_dma_file *df, u32 sem, u64 value)
-{
-	struct xmemsim_xfer *x;
-	u64 t = U64_MAX;
-
-	if (df->sem_set_val[sem] >= value)
-		return df->sem_set_ns[sem];
-	if (df->sem_reaped[sem] >= value)
-		return 0;
-	list_for_each_entry(x, &df->sig[sem], sig_node)
-		if (x->sem_after >= value)
-			t = min(t, x->end_ns);
-	return t == U64_MAX ? 0 : t;
-}
-
-/*
- * Semaphore sem of df changed at modeled time t: the queued transfers
- * waiting on it see the new value. dma->lock held.
- */
-void xmemsim_dma_sem_changed(struct xmemsim_dma_file *df, u32 sem, u64 t)
-{
-	struct xmemsim_xfer *x;
-
-	list_for_each_entry(x, &df->waiters, wait_node)
-		if (x->d.wait_sem == sem)
-			xfer_wait_update(x, t);
 }
 
 /*
@@ -99,19 +42,11 @@ void xmemsim_dma_enqueue(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 {
 	struct xmemsim_dma_queue *q = xmemsim_dma_q(x->df, dma, x->d.engine,
 						    x->d.queue);
-	u32 s = x->d.wait_sem;
 
 	lockdep_assert_held(&dma->lock);
 	x->q = q;
 	x->seq = ++q->seq;
-	if (s == XMEMSIM_SEM_NONE) {
-		x->ready = true;
-	} else {
-		x->ready = x->df->sem[s] >= x->d.wait_value;
-		if (x->ready)
-			x->ready_ns = xmemsim_dma_sem_arrival(x->df, s, x->d.wait_value);
-		list_add_tail(&x->wait_node, &x->df->waiters);
-	}
+	xmemsim_sem_wait_add(&x->df->sems, x);
 	if (list_empty(&q->xfers))
 		list_add_tail(&q->node, &dma->eng[q->engine].active);
 	list_add_tail(&x->node, &q->xfers);
@@ -123,8 +58,7 @@ void xmemsim_dma_dequeue(struct xmemsim_xfer *x)
 	if (list_empty(&x->node))
 		return;
 	list_del_init(&x->node);
-	if (x->d.wait_sem != XMEMSIM_SEM_NONE)
-		list_del_init(&x->wait_node);
+	xmemsim_sem_wait_del(x);
 	if (list_empty(&x->q->xfers))
 		list_del_init(&x->q->node);
 }
@@ -191,7 +125,7 @@ static struct xmemsim_dma_queue *dma_pick(struct xmemsim_dma *dma, u32 e,
 static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
 			u64 *len)
 {
-	u32 heap = x->srec->heap;
+	u32 heap = x->acc.srec->heap;
 	int ret;
 
 	*len = 0;
@@ -226,17 +160,13 @@ static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
  */
 static int xfer_move(struct xmemsim_xfer *x)
 {
-	struct xmemsim_dev *d;
+	u8 *src = x->acc.sp, *dst = x->acc.dp;
 	u64 off, len;
-	u8 *src, *dst;
 	int ret;
 
 	if (!x->df->xf)
 		return 0;
-	d = x->df->xf->dev;
-	ret = xfer_outcome(d, x, &len);
-	src = xmemsim_kaddr(d, x->srec->heap, x->d.src);
-	dst = xmemsim_kaddr(d, x->drec->heap, x->d.dst);
+	ret = xfer_outcome(x->df->xf->dev, x, &len);
 	for (off = 0; x->bounce && off < len; off += XMEMSIM_BOUNCE_SIZE) {
 		size_t n = min_t(u64, len - off, XMEMSIM_BOUNCE_SIZE);
 
@@ -248,9 +178,7 @@ static int xfer_move(struct xmemsim_xfer *x)
 		memcpy(dst + off, src + off, min_t(u64, len - off, SZ_1M));
 		cond_resched();
 	}
-	xmemsim_mem_written(d, x->d.dst, len);
-	xmemsim_unpin(d, x->srec);
-	xmemsim_unpin(d, x->drec);
+	xms_access_end(&x->acc, len);
 	return ret;
 }
 
@@ -270,7 +198,7 @@ static void xfer_stops_queue(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 	if (!x->q->err)
 		x->q->err = x->status;
 	if (x->d.signal_sem != XMEMSIM_SEM_NONE)
-		set_bit(x->d.signal_sem, df->broken);
+		xmemsim_sem_break(&df->sems, x->d.signal_sem);
 	if (list_empty(&df->err_node))
 		list_add_tail(&df->err_node, &dma->err_files);
 }
@@ -283,16 +211,10 @@ static void xfer_stops_queue(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 static void xfer_finish(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 {
 	struct xmemsim_dma_file *df = x->df;
-	u32 s = x->d.signal_sem;
 
 	lockdep_assert_held(&dma->lock);
-	if (!x->status && s != XMEMSIM_SEM_NONE) {
-		WRITE_ONCE(df->sem[s], df->sem[s] + x->d.signal_inc);
-		x->sem_after = df->sem[s];
-		if (x->ticket != XMEMSIM_COPY_TICKET)
-			list_add_tail(&x->sig_node, &df->sig[s]);
-		xmemsim_dma_sem_changed(df, s, x->end_ns);
-	}
+	if (!x->status && x->d.signal_sem != XMEMSIM_SEM_NONE)
+		xmemsim_sem_signal(&df->sems, x);
 	if (x->status)
 		xfer_stops_queue(dma, x);
 	trace_xmemsim_dma_end(df->pid, x->ticket, x->d.engine, x->d.queue,
@@ -313,7 +235,7 @@ static int xfer_doomed(const struct xmemsim_xfer *x)
 {
 	if (x->q->err)
 		return -ECANCELED;
-	if (!x->ready && test_bit(x->d.wait_sem, x->df->broken))
+	if (!x->ready && xmemsim_sem_broken(&x->df->sems, x->d.wait_sem))
 		return -EPIPE;
 	return 0;
 }
@@ -326,14 +248,9 @@ static int xfer_doomed(const struct xmemsim_xfer *x)
 static void xfer_end_unrun(struct xmemsim_dma *dma, struct xmemsim_xfer *x,
 			   int status)
 {
-	struct xmemsim_dma_file *df = x->df;
-
 	lockdep_assert_held(&dma->lock);
 	xmemsim_dma_dequeue(x);
-	if (df->xf) {
-		xmemsim_unpin(df->xf->dev, x->srec);
-		xmemsim_unpin(df->xf->dev, x->drec);
-	}
+	xms_access_end(&x->acc, 0);	/* a model's transfer holds nothing */
 	x->status = status;
 	x->start_ns = max(x->submit_ns, x->q->end_ns);
 	x->end_ns = x->start_ns;
@@ -424,17 +341,23 @@ static void dma_start(struct xmemsim_dma *dma, u32 e,
 				x->d.len, x->start_ns, x->end_ns);
 	if (dma->check && x->df->xf) {	/* a premature read shows the poison */
 		xfer_work_begin(dma, x);
-		xmemsim_fill(x->df->xf->dev, x->drec->heap, x->d.dst,
+		xmemsim_fill(x->df->xf->dev, x->acc.drec->heap, x->d.dst,
 			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
 		xfer_work_end(dma, x);
 	}
 }
 
-/* Complete engine e's transfer: its bytes move, then it finishes. */
+/*
+ * Complete engine e's transfer: its bytes move, then it finishes. With
+ * the DMA_STALL fault the engine then stalls, the lock dropped, where a
+ * COPY's waiter may already free the transfer: nothing here may read it
+ * after xfer_finish() (KASAN would say so).
+ */
 static void dma_complete(struct xmemsim_dma *dma, u32 e)
 {
 	struct xmemsim_dma_engine *eng = &dma->eng[e];
 	struct xmemsim_xfer *x = eng->cur;
+	bool stall = x->fault == XMEMSIM_FAULT_DMA_STALL;
 	int status;
 
 	lockdep_assert_held(&dma->lock);
@@ -451,13 +374,9 @@ static void dma_complete(struct xmemsim_dma *dma, u32 e)
 	eng->busy_ns += x->end_ns - x->start_ns;
 	x->status = status;
 	xfer_finish(dma, x);
-	if (unlikely(READ_ONCE(dma->finish_delay_us))) {
-		/*
-		 * A test's window: a COPY's waiter may free x now, and nothing
-		 * here may read it (KASAN would say so).
-		 */
+	if (unlikely(stall)) {
 		mutex_unlock(&dma->lock);
-		fsleep(min(READ_ONCE(dma->finish_delay_us), 100000U));
+		fsleep(XMEMSIM_DMA_STALL_US);
 		mutex_lock(&dma->lock);
 	}
 }
@@ -598,20 +517,6 @@ static enum hrtimer_restart dma_timer_fn(struct hrtimer *timer)
 {
 	xmemsim_dma_kick(container_of(timer, struct xmemsim_dma, timer));
 	return HRTIMER_NORESTART;
-}
-
-/**
- * xmemsim_dma_debugfs() - the scheduler's test knob
- * @d: the device
- * @dir: its debugfs directory
- *
- * dma_finish_delay_us (root, 0 by default, at most 100 ms used): the
- * scheduler sleeps that long, the lock dropped, after each completion,
- * where a waiter may already free the transfer.
- */
-void xmemsim_dma_debugfs(struct xmemsim_dev *d, struct dentry *dir)
-{
-	debugfs_create_u32("dma_finish_delay_us", 0600, dir, &d->dma.finish_delay_us);
 }
 
 /* The engines and the clock; worker: the device's, not the KUnit model's. */

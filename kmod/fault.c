@@ -3,7 +3,11 @@
  * xmemsim failures on purpose: fault injection sites and a memory-error
  * model, so that a runtime can run its error paths against the device.
  *
- * Sites (uapi/xmemsim.h, XMEMSIM_FAULT_*, says what each caller sees).
+ * Sites (uapi/xmemsim.h, XMEMSIM_FAULT_*, says what each caller sees),
+ * and one of the module's own after them, DMA_STALL (xmemsim.h): the
+ * engine that completes a transfer stalls, no lock held, where the
+ * transfer's waiter may free it; FAULT_ARM does not know it, so only a
+ * make-it-fail task's transfers meet it.
  * Each has a fault_attr of the kernel's framework
  * (Documentation/fault-injection/fault-injection.rst) in debugfs as
  * /sys/kernel/debug/xmemsim/fail_<site>/, with all its knobs
@@ -57,7 +61,7 @@
 
 #include "xmemsim.h"
 
-static const char * const site_name[XMEMSIM_NUM_FAULTS] = {
+static const char * const site_name[XMEMSIM_FAULT_SITES] = {
 	[XMEMSIM_FAULT_HEAP_ALLOC] = "heap_alloc",
 	[XMEMSIM_FAULT_HEAP_NOSPLIT] = "heap_nosplit",
 	[XMEMSIM_FAULT_COPY_DMA] = "copy_dma",
@@ -67,35 +71,43 @@ static const char * const site_name[XMEMSIM_NUM_FAULTS] = {
 	[XMEMSIM_FAULT_PLAN] = "plan",
 	[XMEMSIM_FAULT_MEM_CE] = "mem_ce",
 	[XMEMSIM_FAULT_MEM_UE] = "mem_ue",
+	[XMEMSIM_FAULT_DMA_STALL] = "dma_stall",
 };
 
-static atomic64_t injected[XMEMSIM_NUM_FAULTS];
+static atomic64_t injected[XMEMSIM_FAULT_SITES];
 
 #ifdef CONFIG_FAULT_INJECTION
-static struct fault_attr attrs[XMEMSIM_NUM_FAULTS] = {
-	[0 ... XMEMSIM_NUM_FAULTS - 1] = FAULT_ATTR_INITIALIZER,
+static struct fault_attr attrs[XMEMSIM_FAULT_SITES] = {
+	[0 ... XMEMSIM_FAULT_SITES - 1] = FAULT_ATTR_INITIALIZER,
 };
 
 /* fail_<site>= at load: setup_fault_attr()'s string, parsed in init */
-static char *fail_param[XMEMSIM_NUM_FAULTS];
-module_param_named(fail_heap_alloc, fail_param[XMEMSIM_FAULT_HEAP_ALLOC], charp, 0444);
-MODULE_PARM_DESC(fail_heap_alloc, "Fault injection at load, \"<interval>,<probability>,<space>,<times>\": allocations fail as if the heap were full");
-module_param_named(fail_heap_nosplit, fail_param[XMEMSIM_FAULT_HEAP_NOSPLIT], charp, 0444);
-MODULE_PARM_DESC(fail_heap_nosplit, "... allocations take a whole block, as when descriptors run out");
-module_param_named(fail_copy_dma, fail_param[XMEMSIM_FAULT_COPY_DMA], charp, 0444);
-MODULE_PARM_DESC(fail_copy_dma, "... a DMA COPY fails half way (-EIO)");
-module_param_named(fail_bounce, fail_param[XMEMSIM_FAULT_BOUNCE], charp, 0444);
-MODULE_PARM_DESC(fail_bounce, "... a DMA COPY finds no bounce buffer (-EBUSY)");
-module_param_named(fail_dma_error, fail_param[XMEMSIM_FAULT_DMA_ERROR], charp, 0444);
-MODULE_PARM_DESC(fail_dma_error, "... a queued DMA transfer completes with -EIO");
-module_param_named(fail_dma_hang, fail_param[XMEMSIM_FAULT_DMA_HANG], charp, 0444);
-MODULE_PARM_DESC(fail_dma_hang, "... a queued DMA transfer never completes");
-module_param_named(fail_plan, fail_param[XMEMSIM_FAULT_PLAN], charp, 0444);
-MODULE_PARM_DESC(fail_plan, "... PLAN_SUBMIT or PLAN_SYNC fails (-EIO), the device as before");
-module_param_named(fail_mem_ce, fail_param[XMEMSIM_FAULT_MEM_CE], charp, 0444);
-MODULE_PARM_DESC(fail_mem_ce, "... a read sees a correctable memory error");
-module_param_named(fail_mem_ue, fail_param[XMEMSIM_FAULT_MEM_UE], charp, 0444);
-MODULE_PARM_DESC(fail_mem_ue, "... a read sees an uncorrectable memory error (-EIO)");
+static char *fail_param[XMEMSIM_FAULT_SITES];
+#define FAIL_PARAM(name, site, desc)					\
+	module_param_named(fail_##name, fail_param[XMEMSIM_FAULT_##site],	\
+			   charp, 0444);					\
+	MODULE_PARM_DESC(fail_##name, desc)
+
+FAIL_PARAM(heap_alloc, HEAP_ALLOC,
+	   "Fault injection at load, \"<interval>,<probability>,<space>,<times>\": allocations fail as if the heap were full");
+FAIL_PARAM(heap_nosplit, HEAP_NOSPLIT,
+	   "... allocations take a whole block, as when descriptors run out");
+FAIL_PARAM(copy_dma, COPY_DMA,
+	   "... a DMA COPY fails half way (-EIO)");
+FAIL_PARAM(bounce, BOUNCE,
+	   "... a DMA COPY finds no bounce buffer (-EBUSY)");
+FAIL_PARAM(dma_error, DMA_ERROR,
+	   "... a queued DMA transfer completes with -EIO");
+FAIL_PARAM(dma_hang, DMA_HANG,
+	   "... a queued DMA transfer never completes");
+FAIL_PARAM(plan, PLAN,
+	   "... PLAN_SUBMIT or PLAN_SYNC fails (-EIO), the device as before");
+FAIL_PARAM(mem_ce, MEM_CE,
+	   "... a read sees a correctable memory error");
+FAIL_PARAM(mem_ue, MEM_UE,
+	   "... a read sees an uncorrectable memory error (-EIO)");
+FAIL_PARAM(dma_stall, DMA_STALL,
+	   "... a queued DMA transfer's engine stalls 20 ms once it is done (make-it-fail tasks only)");
 
 static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
 {
@@ -468,7 +480,7 @@ void xmemsim_fault_show(struct seq_file *m)
 {
 	int s;
 
-	for (s = 0; s < XMEMSIM_NUM_FAULTS; s++)
+	for (s = 0; s < XMEMSIM_FAULT_SITES; s++)
 		seq_printf(m, "%s %lld\n", site_name[s],
 			   (long long)atomic64_read(&injected[s]));
 }
@@ -483,7 +495,7 @@ int xmemsim_fault_init(void)
 #ifdef CONFIG_FAULT_INJECTION
 	int s;
 
-	for (s = 0; s < XMEMSIM_NUM_FAULTS; s++) {
+	for (s = 0; s < XMEMSIM_FAULT_SITES; s++) {
 		if (fail_param[s] && !setup_fault_attr(&attrs[s], fail_param[s])) {
 			pr_err("fail_%s=%s: not \"<interval>,<probability>,<space>,<times>\"\n",
 			       site_name[s], fail_param[s]);
@@ -501,7 +513,7 @@ void xmemsim_fault_debugfs(struct dentry *dir)
 	char name[32];
 	int s;
 
-	for (s = 0; s < XMEMSIM_NUM_FAULTS; s++) {
+	for (s = 0; s < XMEMSIM_FAULT_SITES; s++) {
 		snprintf(name, sizeof(name), "fail_%s", site_name[s]);
 		fault_create_debugfs_attr(name, dir, &attrs[s]);
 	}

@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
 #include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -28,6 +29,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "access.h"
 #include "xmemsim.h"
 
 union xmemsim_arg {
@@ -147,21 +149,15 @@ static void undo_heap_alloc(struct xmemsim_file *xf, union xmemsim_arg *a)
 static int cmd_heap_free(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	struct xmemsim_free *fr = &a->free;
-	u64 size, usable;
 	int ret, st = XMEM_OK;
 
 	if (fr->heap >= XMEMSIM_NUM_HEAPS || fr->flags & ~XMEMSIM_FREE_FLAGS ||
 	    fr->reserved0 || !mem_is_zero(fr->reserved, sizeof(fr->reserved)))
 		return -EINVAL;
 	/* the hazard checker: a free with a transfer in flight */
-	if (xf->dev->dma.check &&
-	    !xmemsim_alloc_size(xf, fr->heap, fr->addr, &size, &usable)) {
-		ret = xmemsim_dma_check_host(xf, fr->addr, size, true,
-					     XMEMSIM_HAZARD_FREE, "HEAP_FREE",
-					     false);
-		if (ret)
-			return ret;
-	}
+	ret = xms_access_free(xf, fr->heap, fr->addr);
+	if (ret)
+		return ret;
 	/* every free scrubs its block: FREE_CLEAR is implied */
 	ret = xmemsim_free_for(xf, fr->heap, fr->addr, false, &st);
 	fr->status = st;
@@ -225,8 +221,7 @@ static int cmd_user_stats(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb
 	us->limit_allocs = l->user_allocs;
 	us->plan_mem = atomic64_read(&u->plan_mem);
 	us->limit_plan_mem = l->plan_user_bytes;
-	us->dma_inflight = xmemsim_dma_user_inflight(xf->dev, u);
-	us->limit_dma = xf->dev->dma.user_depth;
+	us->dma_inflight = xmemsim_dma_user_inflight(xf->dev, u, &us->limit_dma);
 	return 0;
 }
 
@@ -421,20 +416,58 @@ static int cmd_fault_arm(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 static int cmd_mem_error(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 {
 	const struct xmemsim_mem_error *e = &a->mem_error;
-	struct xmemsim_alloc_rec *rec;
+	struct xms_access line = {
+		.xf = xf, .flags = XMS_ACCESS_WRITE | XMS_ACCESS_HOLD,
+		.dst = round_down(e->addr, XMEMSIM_MEM_LINE),
+		.len = XMEMSIM_MEM_LINE,
+	};
 	int ret;
 
 	if ((e->kind != XMEMSIM_MEM_CE && e->kind != XMEMSIM_MEM_UE) || e->flags ||
 	    !mem_is_zero(e->reserved, sizeof(e->reserved)))
 		return -EINVAL;
-	ret = xmemsim_pin_range(xf, round_down(e->addr, XMEMSIM_MEM_LINE),
-				XMEMSIM_MEM_LINE, false, &rec);
+	ret = xms_access_begin(&line);
 	if (ret)
 		return ret;
 	ret = xmemsim_mem_poison(xf, e->addr, e->kind);
-	xmemsim_unpin(xf->dev, rec);
+	xms_access_end(&line, 0);
 	return ret;
 }
+
+/* The ABI's sizes, and its status codes, which are the heap's own. */
+static_assert(sizeof(struct xmemsim_info) == 184);
+static_assert(sizeof(struct xmemsim_alloc) == 56);
+static_assert(sizeof(struct xmemsim_free) == 40);
+static_assert(sizeof(struct xmemsim_heap_stats) == 120);
+static_assert(sizeof(struct xmemsim_block) == 32);
+static_assert(sizeof(struct xmemsim_heap_dump) == 40);
+static_assert(sizeof(struct xmemsim_stack_alloc) == 40);
+static_assert(sizeof(struct xmemsim_copy) == 48);
+static_assert(sizeof(struct xmemsim_interval) == 8);
+static_assert(sizeof(struct xmemsim_plan_tensor) == 192);
+static_assert(sizeof(struct xmemsim_plan_submit) == 200);
+static_assert(sizeof(struct xmemsim_plan_sync) == 192);
+static_assert(sizeof(struct xmemsim_plan_get) == 40);
+static_assert(sizeof(struct xmemsim_plan_stats) == 64);
+static_assert(sizeof(struct xmemsim_memset) == 40);
+static_assert(sizeof(struct xmemsim_alloc_size) == 48);
+static_assert(sizeof(struct xmemsim_user_stats) == 128);
+static_assert(sizeof(struct xmemsim_dma_desc) == 80);
+static_assert(sizeof(struct xmemsim_dma_submit) == 40);
+static_assert(sizeof(struct xmemsim_dma_wait) == 64);
+static_assert(sizeof(struct xmemsim_dma_completion) == 40);
+static_assert(sizeof(struct xmemsim_dma_reap) == 48);
+static_assert(sizeof(struct xmemsim_dma_reset) == 32);
+static_assert(sizeof(struct xmemsim_sem) == 48);
+static_assert(sizeof(struct xmemsim_dma_info) == 144);
+static_assert(sizeof(struct xmemsim_fault_arm) == 40);
+static_assert(sizeof(struct xmemsim_mem_error) == 32);
+static_assert(XMEMSIM_XMEM_OK == XMEM_OK);
+static_assert(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS == XMEM_ERR_PTR_OUT_OF_BOUNDS);
+static_assert(XMEMSIM_XMEM_INVALID_ARGS == XMEM_ERR_INVALID_ARGS);
+static_assert(XMEMSIM_XMEM_ILLEGAL_ALIGN == XMEM_ERR_ILLEGAL_ALIGN);
+static_assert(XMEMSIM_XMEM_ALLOC_FAILED == XMEM_ERR_ALLOC_FAILED);
+static_assert(XMEMSIM_STACK_DEFAULT == 4196 && XMEMSIM_STACK_MAX == SZ_4M);
 
 static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_GET_INFO, cmd_get_info, NULL, false },
@@ -484,42 +517,6 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 	unsigned int i;
 	int wb = 0;
 	long ret;
-
-	BUILD_BUG_ON(sizeof(struct xmemsim_info) != 184);
-	BUILD_BUG_ON(sizeof(struct xmemsim_alloc) != 56);
-	BUILD_BUG_ON(sizeof(struct xmemsim_free) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_heap_stats) != 120);
-	BUILD_BUG_ON(sizeof(struct xmemsim_block) != 32);
-	BUILD_BUG_ON(sizeof(struct xmemsim_heap_dump) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_stack_alloc) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_copy) != 48);
-	BUILD_BUG_ON(sizeof(struct xmemsim_uring_cmd) != 16);
-	BUILD_BUG_ON(sizeof(struct xmemsim_interval) != 8);
-	BUILD_BUG_ON(sizeof(struct xmemsim_plan_tensor) != 192);
-	BUILD_BUG_ON(sizeof(struct xmemsim_plan_submit) != 200);
-	BUILD_BUG_ON(sizeof(struct xmemsim_plan_sync) != 192);
-	BUILD_BUG_ON(sizeof(struct xmemsim_plan_get) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_plan_stats) != 64);
-	BUILD_BUG_ON(sizeof(struct xmemsim_memset) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_alloc_size) != 48);
-	BUILD_BUG_ON(sizeof(struct xmemsim_user_stats) != 128);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_desc) != 80);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_submit) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_wait) != 64);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_completion) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_reap) != 48);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_reset) != 32);
-	BUILD_BUG_ON(sizeof(struct xmemsim_sem) != 48);
-	BUILD_BUG_ON(sizeof(struct xmemsim_dma_info) != 144);
-	BUILD_BUG_ON(sizeof(struct xmemsim_fault_arm) != 40);
-	BUILD_BUG_ON(sizeof(struct xmemsim_mem_error) != 32);
-	/* the uapi's status codes are the heap's own */
-	BUILD_BUG_ON(XMEMSIM_XMEM_OK != XMEM_OK);
-	BUILD_BUG_ON(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS != XMEM_ERR_PTR_OUT_OF_BOUNDS);
-	BUILD_BUG_ON(XMEMSIM_XMEM_INVALID_ARGS != XMEM_ERR_INVALID_ARGS);
-	BUILD_BUG_ON(XMEMSIM_XMEM_ILLEGAL_ALIGN != XMEM_ERR_ILLEGAL_ALIGN);
-	BUILD_BUG_ON(XMEMSIM_XMEM_ALLOC_FAILED != XMEM_ERR_ALLOC_FAILED);
-	BUILD_BUG_ON(XMEMSIM_STACK_DEFAULT != 4196 || XMEMSIM_STACK_MAX != SZ_4M);
 
 	for (i = 0; i < ARRAY_SIZE(xmemsim_cmds); i++) {
 		if (xmemsim_cmds[i].cmd == cmd) {

@@ -187,7 +187,7 @@ int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_limits_check);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_limits_check);	/* geometry_test.c: every refusal */
 
 static bool range_ok(u64 base, u64 size, u64 *end)
 {
@@ -287,7 +287,7 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);	/* geometry_test.c: every refusal */
 
 static struct xmemsim_dev *xdev;
 
@@ -451,12 +451,7 @@ static DEVICE_ATTR_RO(plan_bytes);
 static ssize_t dma_check_reports_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	atomic64_t *h = xdev->dma.hazards;
-
-	return sysfs_emit(buf, "host %lld free %lld race %lld\n",
-			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_HOST]),
-			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_FREE]),
-			  (long long)atomic64_read(&h[XMEMSIM_HAZARD_RACE]));
+	return xmemsim_dma_check_show(xdev, buf);
 }
 static DEVICE_ATTR_RO(dma_check_reports);
 
@@ -763,7 +758,7 @@ static struct xmemsim_dev *__init dev_alloc(const struct xmemsim_geometry *geo)
 /* What dev_alloc() and dma_from_params() made. */
 static void dev_free(struct xmemsim_dev *d)
 {
-	if (d->dma.eng)
+	if (d->dma)
 		xmemsim_dma_fini(d);
 	xa_destroy(&d->poison);
 	kfree(d);

@@ -602,6 +602,102 @@ static int users_verify_locked(struct xmemsim_dev *d, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * Each file's records against its count; *owned: the bytes the files own,
+ * per heap. dev->lock held.
+ */
+static int files_verify_locked(struct xmemsim_dev *d, u64 *owned, char *why,
+			       size_t len)
+{
+	struct xmemsim_file *xf;
+	u32 heap;
+
+	lockdep_assert_held(&d->lock);
+	list_for_each_entry(xf, &d->files, node) {
+		struct xmemsim_alloc_rec *rec;
+		u32 nrec = 0;
+
+		for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
+			owned[heap] += xf->owned_bytes[heap];
+		list_for_each_entry(rec, &xf->allocs, file_node)
+			nrec++;
+		if (nrec != xf->nr_allocs) {
+			snprintf(why, len, "pid %d: %u records, nr_allocs %u",
+				 xf->pid, nrec, xf->nr_allocs);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One block of a heap's dump: a free one holds only zeros, an allocated
+ * one matches its record. dev->lock held.
+ */
+static int block_verify_locked(struct xmemsim_dev *d, u32 heap,
+			       const struct xmem_heap_block_info *b,
+			       char *why, size_t len)
+{
+	const char *name = d->win[heap].name;
+	u64 end = b->start + b->size;
+	struct xmemsim_alloc_rec *rec;
+
+	if (!b->allocated) {
+		if (window_zero(d, heap, b->start, end))
+			return 0;
+		snprintf(why, len, "%s: free block %#llx holds data", name,
+			 b->start);
+		return -EIO;
+	}
+	rec = xmemsim_rec_find(d, heap, b->aligned);
+	if (rec && rec->addr == b->aligned &&
+	    (rec->block_end != end || rec->size > end - rec->addr)) {
+		snprintf(why, len, "%s: record %#llx does not match its block",
+			 name, rec->addr);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * One heap: its own verify, each block, and the bytes allocated against
+ * what the files own (and the scrub and the staging block hold).
+ * dev->lock held; bi has room for every block.
+ */
+static int heap_verify_locked(struct xmemsim_dev *d, u32 heap, u64 owned,
+			      struct xmem_heap_block_info *bi, char *why,
+			      size_t len)
+{
+	struct xmem_heap *h = &d->win[heap].heap;
+	const char *name = d->win[heap].name;
+	u64 taken = 0, expect;
+	u32 n, i;
+	int ret;
+
+	lockdep_assert_held(&d->lock);
+	if (xmem_heap_verify(h)) {
+		snprintf(why, len, "%s: xmem_heap_verify failed", name);
+		return -EIO;
+	}
+	n = min(xmem_heap_dump(h, bi, d->geo.num_blocks), d->geo.num_blocks);
+	for (i = 0; i < n; i++) {
+		ret = block_verify_locked(d, heap, &bi[i], why, len);
+		if (ret)
+			return ret;
+		if (bi[i].allocated)
+			taken += bi[i].size;
+	}
+	expect = owned + d->scrub_bytes[heap];
+	if (heap == XMEMSIM_HEAP_DATARAM)
+		expect += d->bounce_bytes;
+	if (taken != expect) {
+		snprintf(why, len, "%s: %llu bytes allocated, files own %llu",
+			 name, taken, owned);
+		return -EIO;
+	}
+	return 0;
+}
+
 /**
  * xmemsim_dev_verify() - check the device's invariants
  * @d: the device
@@ -621,75 +717,18 @@ int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len)
 {
 	struct xmem_heap_block_info *bi;
 	u64 owned[XMEMSIM_NUM_HEAPS] = {};
-	struct xmemsim_file *xf;
 	u32 heap;
-	int ret = 0;
+	int ret;
 
 	bi = kvmalloc_array(d->geo.num_blocks, sizeof(*bi), GFP_KERNEL_ACCOUNT);
 	if (!bi)
 		return -ENOMEM;
 	mutex_lock(&d->lock);
 	ret = users_verify_locked(d, why, len);
-	if (ret)
-		goto out;
-	list_for_each_entry(xf, &d->files, node) {
-		struct xmemsim_alloc_rec *rec;
-		u32 nrec = 0;
-
-		for (heap = 0; heap < XMEMSIM_NUM_HEAPS; heap++)
-			owned[heap] += xf->owned_bytes[heap];
-		list_for_each_entry(rec, &xf->allocs, file_node)
-			nrec++;
-		if (nrec != xf->nr_allocs) {
-			snprintf(why, len, "pid %d: %u records, nr_allocs %u",
-				 xf->pid, nrec, xf->nr_allocs);
-			ret = -EIO;
-			goto out;
-		}
-	}
-	for (heap = 0; heap < XMEMSIM_NUM_HEAPS && !ret; heap++) {
-		struct xmem_heap *h = &d->win[heap].heap;
-		const char *name = d->win[heap].name;
-		u64 taken = 0, expect;
-		u32 n, i;
-
-		if (xmem_heap_verify(h)) {
-			snprintf(why, len, "%s: xmem_heap_verify failed", name);
-			ret = -EIO;
-			break;
-		}
-		n = min(xmem_heap_dump(h, bi, d->geo.num_blocks), d->geo.num_blocks);
-		for (i = 0; i < n && !ret; i++) {
-			struct xmemsim_alloc_rec *rec;
-			u64 end = bi[i].start + bi[i].size;
-
-			if (!bi[i].allocated) {
-				if (!window_zero(d, heap, bi[i].start, end)) {
-					snprintf(why, len, "%s: free block %#llx holds data",
-						 name, bi[i].start);
-					ret = -EIO;
-				}
-				continue;
-			}
-			taken += bi[i].size;
-			rec = xmemsim_rec_find(d, heap, bi[i].aligned);
-			if (rec && rec->addr == bi[i].aligned &&
-			    (rec->block_end != end || rec->size > end - rec->addr)) {
-				snprintf(why, len, "%s: record %#llx does not match its block",
-					 name, rec->addr);
-				ret = -EIO;
-			}
-		}
-		expect = owned[heap] + d->scrub_bytes[heap];
-		if (heap == XMEMSIM_HEAP_DATARAM)
-			expect += d->bounce_bytes;
-		if (!ret && taken != expect) {
-			snprintf(why, len, "%s: %llu bytes allocated, files own %llu",
-				 name, taken, owned[heap]);
-			ret = -EIO;
-		}
-	}
-out:
+	if (!ret)
+		ret = files_verify_locked(d, owned, why, len);
+	for (heap = 0; heap < XMEMSIM_NUM_HEAPS && !ret; heap++)
+		ret = heap_verify_locked(d, heap, owned[heap], bi, why, len);
 	mutex_unlock(&d->lock);
 	kvfree(bi);
 	return ret;

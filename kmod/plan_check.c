@@ -23,7 +23,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 struct xmemsim_plan_node {
 	struct rb_node rb;
@@ -112,7 +112,7 @@ struct xmemsim_core_plan *xmemsim_plan_alloc(u32 count, u32 nr_iv)
 	}
 	return p;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_alloc);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_alloc);	/* plan_test.c builds plans */
 
 void xmemsim_plan_free(struct xmemsim_core_plan *p)
 {
@@ -123,7 +123,7 @@ void xmemsim_plan_free(struct xmemsim_core_plan *p)
 	kvfree(p->iv);
 	kfree(p);
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_free);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_free);	/* plan_test.c frees them */
 
 static struct xmemsim_interval *merged(const struct xmemsim_core_plan *p,
 				       const struct xmemsim_ptensor *t)
@@ -287,7 +287,7 @@ int xmemsim_plan_check(struct xmemsim_core_plan *p, u64 core_size, u32 ncores,
 		return ret;
 	return xmemsim_plan_check_overlaps(p, false, err);
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_check);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_check);	/* plan_test.c: the checks */
 
 /**
  * xmemsim_plan_check_overlaps() - no two tensors live at once share a byte

@@ -11,7 +11,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Linked tensors of every core, and their addresses back to 0. */
 u32 xmemsim_plan_links(const struct xmemsim_plan_set *set)
@@ -61,6 +61,67 @@ static const struct xmemsim_ptensor *find_tensor(const struct xmemsim_core_plan 
 	return hit ? *hit : NULL;
 }
 
+/*
+ * Linked tensor i of core c: its remote target, which must exist, be
+ * shared and not linked itself, and have its size. 0, and t->owner set;
+ * or the rejection.
+ */
+static int resolve_link(const struct xmemsim_plan_set *set, u32 c, u32 i,
+			struct xmemsim_ptensor *t, struct xmemsim_plan_err *err)
+{
+	const struct xmemsim_core_plan *rp = set->cores[t->remote_core];
+	const struct xmemsim_ptensor *o;
+
+	err->core = c;
+	o = rp ? find_tensor(rp, t->remote_name) : NULL;
+	if (!o)
+		return xmemsim_plan_reject(err, i, U32_MAX, -ENOENT,
+					   "core %u tensor '%s': remote target {core %u, '%s'} %s",
+					   c, t->name, t->remote_core,
+					   t->remote_name,
+					   rp ? "does not exist" : "has no plan");
+	if ((o->flags & (XMEMSIM_TENSOR_SHARED | XMEMSIM_TENSOR_REMOTE)) !=
+	    XMEMSIM_TENSOR_SHARED)
+		return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+					   "core %u tensor '%s': remote target {core %u, '%s'} is %s",
+					   c, t->name, t->remote_core,
+					   t->remote_name,
+					   o->flags & XMEMSIM_TENSOR_REMOTE ?
+					   "itself linked" : "not shared");
+	if (o->size != t->size)
+		return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
+					   "core %u tensor '%s': %llu bytes, but its remote target {core %u, '%s'} has %llu",
+					   c, t->name, t->size, t->remote_core,
+					   t->remote_name, o->size);
+	t->owner = o;
+	return 0;
+}
+
+/*
+ * Every linked tensor takes its owner's placement, the seed's address,
+ * partition and bank triple (xmemsim_plan_unlink() undoes it). How many.
+ */
+static u32 plan_link(struct xmemsim_plan_set *set)
+{
+	u32 c, i, n = 0;
+
+	for (c = 0; c < set->ncores; c++) {
+		struct xmemsim_core_plan *p = set->cores[c];
+
+		for (i = 0; p && i < p->count; i++) {
+			struct xmemsim_ptensor *t = &p->t[i];
+
+			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
+				t->addr = t->owner->addr;
+				t->partition = t->owner->partition;
+				t->bank = t->owner->bank;
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
 /**
  * xmemsim_plan_sync() - give every linked tensor its owner's address
  * @set: the submitted plans
@@ -78,7 +139,7 @@ static const struct xmemsim_ptensor *find_tensor(const struct xmemsim_core_plan 
 int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 		      struct xmemsim_plan_err *err)
 {
-	u32 c, i, n = 0, any = 0;
+	u32 c, i, n, any = 0;
 	int ret = 0;
 
 	for (c = 0; c < set->ncores; c++)
@@ -93,54 +154,14 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 		struct xmemsim_core_plan *p = set->cores[c];
 
 		cond_resched();	/* up to 64 cores of 65536 lookups */
-		for (i = 0; p && i < p->count; i++) {
-			struct xmemsim_ptensor *t = &p->t[i];
-			const struct xmemsim_ptensor *o;
-			const struct xmemsim_core_plan *rp;
-
-			if (!(t->flags & XMEMSIM_TENSOR_REMOTE))
-				continue;
-			err->core = c;
-			rp = set->cores[t->remote_core];
-			o = rp ? find_tensor(rp, t->remote_name) : NULL;
-			if (!o)
-				return xmemsim_plan_reject(err, i, U32_MAX, -ENOENT,
-							   "core %u tensor '%s': remote target {core %u, '%s'} %s",
-							   c, t->name, t->remote_core,
-							   t->remote_name,
-							   rp ? "does not exist" : "has no plan");
-			if ((o->flags & (XMEMSIM_TENSOR_SHARED | XMEMSIM_TENSOR_REMOTE)) !=
-			    XMEMSIM_TENSOR_SHARED)
-				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
-							   "core %u tensor '%s': remote target {core %u, '%s'} is %s",
-							   c, t->name, t->remote_core,
-							   t->remote_name,
-							   o->flags & XMEMSIM_TENSOR_REMOTE ?
-							   "itself linked" : "not shared");
-			if (o->size != t->size)
-				return xmemsim_plan_reject(err, i, U32_MAX, -EINVAL,
-							   "core %u tensor '%s': %llu bytes, but its remote target {core %u, '%s'} has %llu",
-							   c, t->name, t->size, t->remote_core,
-							   t->remote_name, o->size);
-			t->owner = o;
-		}
+		for (i = 0; p && i < p->count && !ret; i++)
+			if (p->t[i].flags & XMEMSIM_TENSOR_REMOTE)
+				ret = resolve_link(set, c, i, &p->t[i], err);
+		if (ret)
+			return ret;
 	}
 	/* equalize, then check each core with the linked tensors in place */
-	for (c = 0; c < set->ncores; c++) {
-		struct xmemsim_core_plan *p = set->cores[c];
-
-		for (i = 0; p && i < p->count; i++) {
-			struct xmemsim_ptensor *t = &p->t[i];
-
-			if (t->flags & XMEMSIM_TENSOR_REMOTE) {
-				/* the seed's address/partition/bank triple */
-				t->addr = t->owner->addr;
-				t->partition = t->owner->partition;
-				t->bank = t->owner->bank;
-				n++;
-			}
-		}
-	}
+	n = plan_link(set);
 	for (c = 0; c < set->ncores && !ret; c++) {
 		if (!set->cores[c])
 			continue;
@@ -154,7 +175,7 @@ int xmemsim_plan_sync(struct xmemsim_plan_set *set, u32 *linked,
 	*linked = n;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_sync);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_sync);	/* plan_test.c: sync_shared */
 
 /* Byte totals of one core's plan; shared bytes belong to their owner. */
 void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
@@ -176,7 +197,7 @@ void xmemsim_plan_stats(const struct xmemsim_core_plan *p,
 	st->tensors += p->count;
 	st->total_bytes = st->private_bytes + st->shared_bytes;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_stats);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_stats);	/* plan_test.c: the accounting */
 
 /*
  * Lay the synced plan out in one backing allocation: first the span of the
@@ -220,7 +241,7 @@ void xmemsim_plan_layout(struct xmemsim_plan_set *set)
 	}
 	set->size = off;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_layout);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_layout);	/* plan_test.c: the backing layout */
 
 u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
 			  const struct xmemsim_ptensor *t)
@@ -231,7 +252,7 @@ u64 xmemsim_plan_dev_addr(const struct xmemsim_plan_set *set, u32 core,
 		return set->base + (t->addr - set->shared_lo);
 	return set->base + set->slab_off[core] + (t->addr - set->slab_lo[core]);
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_dev_addr);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_dev_addr);	/* plan_test.c: addresses in it */
 
 /* Free every core's plan; the caller frees the backing. */
 void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
@@ -246,4 +267,4 @@ void xmemsim_plan_set_clear(struct xmemsim_plan_set *set)
 	set->base = 0;
 	set->size = 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_set_clear);
+EXPORT_SYMBOL_IF_KUNIT(xmemsim_plan_set_clear);	/* plan_test.c: a set undone */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xmemsim data plane: read/write at device addresses and mmap of an
- * allocation (device addresses to window bytes: xmemsim_kaddr()). Which
- * file owns which bytes is kmod/owner.c's.
+ * xmemsim data plane: read/write at device addresses, each one access
+ * (kmod/access.c), and mmap of an allocation (device addresses to window
+ * bytes: xmemsim_kaddr()). Which file owns which bytes is kmod/owner.c's.
  *
  * The file offset of read()/write() is a device address. An access must
  * lie inside one allocation of the calling file, [addr, addr + size);
@@ -23,47 +23,38 @@
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
 
+#include "access.h"
 #include "compat.h"
 #include "xmemsim.h"
 
 static ssize_t xmemsim_rw(struct kiocb *iocb, struct iov_iter *iter, bool write)
 {
-	struct xmemsim_file *xf = iocb->ki_filp->private_data;
-	struct xmemsim_alloc_rec *rec;
-	size_t len = iov_iter_count(iter), done;
-	void *kaddr;
+	struct xms_access a = {
+		.xf = iocb->ki_filp->private_data,
+		.what = write ? "write" : "read",
+		.flags = (write ? XMS_ACCESS_WRITE : XMS_ACCESS_READ) |
+			 (iocb->ki_flags & IOCB_NOWAIT ? XMS_ACCESS_NOWAIT : 0),
+		.src = iocb->ki_pos, .dst = iocb->ki_pos,
+		.len = iov_iter_count(iter),
+	};
+	size_t done;
 	int ret;
 
-	if (!len)
+	if (!a.len)
 		return 0;
 	if (iocb->ki_pos < 0)
 		return -EINVAL;
-	ret = xmemsim_pin_range(xf, iocb->ki_pos, len,
-				iocb->ki_flags & IOCB_NOWAIT, &rec);
+	/* a memory error fails a read: no byte copied */
+	ret = xms_access_begin(&a);
 	if (ret)
 		return ret;
-	ret = xmemsim_dma_check_host(xf, iocb->ki_pos, len, write,
-				     XMEMSIM_HAZARD_HOST, write ? "write" : "read",
-				     iocb->ki_flags & IOCB_NOWAIT);
-	if (ret) {
-		xmemsim_unpin(xf->dev, rec);
-		return ret;
-	}
-	if (!write) {	/* a memory error fails the read, no byte copied */
-		ret = xmemsim_mem_read(xf, rec->heap, iocb->ki_pos, len);
-		if (ret) {
-			xmemsim_unpin(xf->dev, rec);
-			return ret;
-		}
-	}
-	kaddr = xmemsim_kaddr(xf->dev, rec->heap, iocb->ki_pos);
 	if (write) {
-		done = copy_from_iter(kaddr, len, iter);
-		xmemsim_mem_written(xf->dev, iocb->ki_pos, done);
+		done = copy_from_iter(a.dp, a.len, iter);
+		xms_access_end(&a, done);
 	} else {
-		done = copy_to_iter(kaddr, len, iter);
+		done = copy_to_iter(a.sp, a.len, iter);
+		xms_access_end(&a, 0);
 	}
-	xmemsim_unpin(xf->dev, rec);
 	if (!done)
 		return -EFAULT;
 	iocb->ki_pos += done;

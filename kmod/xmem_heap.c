@@ -62,9 +62,8 @@
  * lists: it switches to the trees above 2 * list_max blocks and back at
  * list_max or fewer (list_max is 32 by default, 0 for trees always; see
  * xh_adapt()), because a walk over a few dozen blocks is cheaper than
- * rbtree updates (scripts/bench-heap.sh: at 32 live blocks the rbtrees
- * alone take 1.64x the walk's time per alloc+free pair, the adaptive
- * path 1.07x); the default 32-descriptor heap never leaves the lists.
+ * rbtree updates (scripts/bench-heap.sh; docs/device.md has the figures);
+ * the default 32-descriptor heap never leaves the lists.
  * No checking mode ships: the KUnit suite (kmod/tests/xmem_heap_test.c)
  * drives a LIST heap and TREE heaps side by side on long random runs and
  * compares every status, address, stat and dump. Both modes also link
@@ -448,7 +447,7 @@ int xmem_heap_set_mode(struct xmem_heap *h, enum xmem_heap_mode mode)
 		xh_structures(h, true, false);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_set_mode);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_set_mode);	/* xmem_heap_test.c: the heap alone */
 
 /**
  * xmem_heap_init() - set up a heap over [@base, @base + @size)
@@ -503,7 +502,7 @@ int xmem_heap_init(struct xmem_heap *h, u64 base, u64 size, u32 num_blocks,
 	h->free_count = 1;
 	return xmem_heap_set_mode(h, mode);
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_init);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_init);	/* xmem_heap_test.c: the heap alone */
 
 /**
  * xmem_heap_destroy() - free the descriptor pool of a heap
@@ -519,7 +518,7 @@ void xmem_heap_destroy(struct xmem_heap *h)
 	bitmap_free(h->spare_words);
 	memset(h, 0, sizeof(*h));	/* empty roots and lists: RB_ROOT is NULL */
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_destroy);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_destroy);	/* xmem_heap_test.c: the heap alone */
 
 /**
  * xmem_heap_alloc() - first-fit allocation
@@ -604,7 +603,7 @@ int xmem_heap_alloc(struct xmem_heap *h, u64 size, u64 align, u64 *addr,
 	xh_adapt(h);
 	return XMEM_OK;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_alloc);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_alloc);	/* xmem_heap_test.c: the heap alone */
 
 /*
  * Put the no longer allocated block @nb back among the free blocks,
@@ -711,7 +710,7 @@ int xmem_heap_free(struct xmem_heap *h, u64 addr)
 	xh_adapt(h);
 	return XMEM_OK;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_free);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_free);	/* xmem_heap_test.c: the heap alone */
 
 /**
  * xmem_heap_get_stats() - snapshot of the heap's counters
@@ -742,7 +741,7 @@ void xmem_heap_get_stats(const struct xmem_heap *h, struct xmem_heap_stats *st)
 			st->largest_free = max(st->largest_free, b->size);
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_get_stats);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_get_stats);	/* xmem_heap_test.c: the heap alone */
 
 /**
  * xmem_heap_dump() - list the blocks in address order
@@ -770,7 +769,7 @@ u32 xmem_heap_dump(const struct xmem_heap *h, struct xmem_heap_block_info *out,
 	}
 	return n;
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_dump);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_dump);	/* xmem_heap_test.c: the heap alone */
 
 static int xh_bad(const struct xmem_heap *h, const char *what, u64 a, u64 b)
 {
@@ -981,4 +980,4 @@ int xmem_heap_verify(const struct xmem_heap *h)
 		ret = xh_verify_counts(h, &w);
 	return ret ? ret : xh_verify_words(h);
 }
-EXPORT_SYMBOL_IF_KUNIT(xmem_heap_verify);
+EXPORT_SYMBOL_IF_KUNIT(xmem_heap_verify);	/* xmem_heap_test.c: the heap alone */

@@ -6,7 +6,6 @@
 #define XMEMSIM_INTERNAL_H
 
 #include <linux/fs.h>
-#include <linux/hrtimer.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/atomic.h>
@@ -16,10 +15,9 @@
 #include <linux/uidgid.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
 #include "../uapi/xmemsim.h"
-#include "plan.h"
+#include "plan_internal.h"
 #include "xmem_heap.h"
 
 #define XMEMSIM_HBM_POOL_OFF		0x228
@@ -75,6 +73,7 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why);
 int xmemsim_limits_check(const struct xmemsim_limits *l, const char **why);
 
 struct xmemsim_dev;
+struct xmemsim_dma;
 struct xmemsim_dma_file;
 
 /* The DMA staging block: a block of the dataram heap in the staging range. */
@@ -83,8 +82,6 @@ struct xmemsim_bounce {
 	u64 end;
 	u64 cost;		/* the whole block, as the heap gave it */
 };
-
-struct xmemsim_dma_engine;
 
 /* The queued-DMA model's parameters, from module parameters. */
 struct xmemsim_dma_params {
@@ -96,14 +93,7 @@ struct xmemsim_dma_params {
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];	/* bytes/s by kind */
 	u64 time_scale;
-	u32 check;		/* dma_check: enum xmemsim_dma_check */
-};
-
-/* The hazard checker: off, report, or report and refuse (-EBUSY). */
-enum xmemsim_dma_check {
-	XMEMSIM_CHECK_OFF,
-	XMEMSIM_CHECK_REPORT,
-	XMEMSIM_CHECK_REFUSE,
+	u32 check;		/* dma_check: 0 off, 1 report, 2 refuse */
 };
 
 /* What the hazard checker reports, counted in sysfs dma_check_reports. */
@@ -112,28 +102,6 @@ enum xmemsim_dma_hazard {
 	XMEMSIM_HAZARD_FREE,	/* a free of an allocation in flight */
 	XMEMSIM_HAZARD_RACE,	/* two transfers, no semaphore between */
 	XMEMSIM_NUM_HAZARDS,
-};
-
-/* kmod/dma*.c: the engines, the modeled clock and the scheduler. */
-struct xmemsim_dma {
-	struct mutex lock;		/* see kmod/dma.h, "Locking" */
-	u32 engines, queues, sems, depth, user_depth;
-	u64 latency_ns;
-	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
-	u64 time_scale;			/* wall ns per modeled ns, 0 virtual */
-	u32 check;			/* enum xmemsim_dma_check */
-	atomic64_t hazards[XMEMSIM_NUM_HAZARDS];
-	ktime_t epoch;			/* wall time of modeled 0 */
-	u64 files_made;			/* files given DMA state, for their order */
-	u32 finish_delay_us;		/* debugfs: tests hold the scheduler here */
-	bool sched_running;		/* a task or the worker runs the steps */
-	struct xmemsim_dma_engine *eng;
-	struct list_head files;		/* files with DMA state */
-	struct list_head users;		/* their users' shares */
-	struct list_head err_files;	/* files with a queue or semaphore in error */
-	struct work_struct work;	/* the scheduler, on wq */
-	struct workqueue_struct *wq;
-	struct hrtimer timer;		/* wakes it at a wall deadline */
 };
 
 /*
@@ -181,9 +149,9 @@ struct xmemsim_user {
  * and map counts. It is never held across copy_{to,from}_user() or any
  * other access that can fault on user memory: ioctl arguments are copied
  * before the lock is taken and results after it is dropped, and the data
- * plane pins the records it copies to or from, drops the lock, copies, and
- * unpins. ->mmap() runs with mmap_lock held and takes dev->lock inside it,
- * so the only order is mmap_lock -> dev->lock. A pinned or mapped record
+ * plane pins the records it copies to or from (kmod/access.c), drops the
+ * lock, copies, and unpins. ->mmap() runs with mmap_lock held and takes
+ * dev->lock inside it, so the only order is mmap_lock -> dev->lock. A pinned or mapped record
  * cannot be freed (-EBUSY); a file's records go when the file is released,
  * when nothing can hold a pin or a mapping any more.
  *
@@ -230,7 +198,7 @@ struct xmemsim_dev {
 	atomic64_t plan_mem;		/* kernel memory of every file's plans */
 	u64 plan_core_size;		/* each core's plan window */
 	atomic64_t plan_bytes;		/* synced plans, shared bytes once */
-	struct xmemsim_dma dma;		/* queued DMA (kmod/dma.c) */
+	struct xmemsim_dma *dma;	/* queued DMA (kmod/dma_internal.h) */
 	struct xarray poison;		/* bad lines (kmod/fault.c) */
 	atomic64_t mem_ce[XMEMSIM_NUM_HEAPS];	/* memory errors seen */
 	atomic64_t mem_ue[XMEMSIM_NUM_HEAPS];
@@ -311,6 +279,7 @@ int xmemsim_alloc_size(struct xmemsim_file *xf, u32 heap, u64 addr,
 		       u64 *size, u64 *usable);
 struct xmemsim_alloc_rec *xmemsim_rec_find(struct xmemsim_dev *d, u32 heap,
 					   u64 addr);
+/* pins: called by kmod/access.c alone, every other file goes through it */
 int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 		      bool nowait, struct xmemsim_alloc_rec **recp);
 void xmemsim_unpin(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
@@ -325,7 +294,17 @@ int xmemsim_bounce_reserve(struct xmemsim_dev *d);
 int xmemsim_copy(struct xmemsim_file *xf, struct xmemsim_copy *c);
 int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
 
-/* fault.c: failures on purpose, memory errors */
+/*
+ * fault.c: failures on purpose, memory errors. The sites are the uapi's
+ * and one of the module's own after them, which FAULT_ARM does not know:
+ * only the framework drives it (fail_dma_stall/ in debugfs,
+ * fail_dma_stall= at load, a task's make-it-fail). A transfer it hits
+ * stalls its engine XMEMSIM_DMA_STALL_US of wall time once it is done,
+ * no lock held, where its waiter may free it: a test's window.
+ */
+#define XMEMSIM_FAULT_DMA_STALL		XMEMSIM_NUM_FAULTS
+#define XMEMSIM_FAULT_SITES		(XMEMSIM_NUM_FAULTS + 1)
+#define XMEMSIM_DMA_STALL_US		20000
 bool xmemsim_fault(struct xmemsim_file *xf, unsigned int site);
 int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a);
 int xmemsim_mem_check(struct xmemsim_dev *d, u32 heap, u64 addr, u64 len);
@@ -341,23 +320,12 @@ void xmemsim_fault_show(struct seq_file *m);
 int xmemsim_fault_init(void);
 void xmemsim_fault_debugfs(struct dentry *dir);
 
-/* dma.c, dma_sched.c, dma_check.c: queued DMA and semaphores */
+/*
+ * dma.c, dma_check.c: queued DMA and semaphores, as the rest of the
+ * module sees them; the DMA's own files share kmod/dma_internal.h.
+ */
 struct seq_file;
 u64 xmemsim_dma_duration(u64 latency_ns, u64 bw, u64 len);
-#if IS_ENABLED(CONFIG_KUNIT)
-/* One transfer of xmemsim_dma_model(): the scheduler without a device. */
-struct xmemsim_dma_model_xfer {
-	u32 file;
-	struct xmemsim_dma_desc d;	/* engine, queue, wait and signal */
-	u64 dur;			/* modeled ns */
-	u32 call;			/* the DMA_SUBMIT it comes in, from 0 */
-	u64 start_ns, end_ns;		/* out */
-};
-
-int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
-		      const u32 *file_user, u32 files,
-		      struct xmemsim_dma_model_xfer *t, u32 n);
-#endif
 int xmemsim_dma_init(struct xmemsim_dev *d, const struct xmemsim_dma_params *p);
 void xmemsim_dma_fini(struct xmemsim_dev *d);
 int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s);
@@ -366,7 +334,8 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
 		     bool nowait);
 int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r);
-u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u);
+u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *u,
+			      u32 *limit);
 __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 			  struct poll_table_struct *pt);
 /* COPY's DMA method as a transfer: its ticket in traces */
@@ -378,7 +347,8 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 int xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in);
 void xmemsim_dma_release(struct xmemsim_file *xf);
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m);
-void xmemsim_dma_debugfs(struct xmemsim_dev *d, struct dentry *dir);
+bool xmemsim_dma_checks(const struct xmemsim_dev *d);
+int xmemsim_dma_check_show(struct xmemsim_dev *d, char *buf);
 int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			   bool write, enum xmemsim_dma_hazard kind,
 			   const char *what, bool nowait);
@@ -400,8 +370,8 @@ int xmemsim_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 /*
  * Kernel address of a device address inside a heap's window (the caller
- * has checked it). Here, not in window.c, so that owner.c, copy.c and
- * dma.c reach the bytes without depending on the data plane's file.
+ * has checked it). Here, not in window.c, so that owner.c and access.c
+ * reach the bytes without depending on the data plane's file.
  */
 static inline void *xmemsim_kaddr(struct xmemsim_dev *d, u32 heap, u64 addr)
 {

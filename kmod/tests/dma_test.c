@@ -11,6 +11,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include "../dma_model.h"
 #include "../xmemsim.h"
 
 struct dur_case {

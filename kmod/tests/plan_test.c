@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../plan.h"
+#include "../plan_internal.h"
 
 #define CORE_SIZE	(64ULL << 20)
 #define MAXIV		8

@@ -1140,16 +1140,40 @@ TEST(a_wait_is_not_cut_short_by_io_uring_task_work)
 	xms_close(&e.xd);
 }
 
-/* Write v to a debugfs knob: 0, or -1 if there is none or no right. */
-static int knob(const char *path, unsigned int v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
+#define STALL "/sys/kernel/debug/xmemsim/fail_dma_stall/"
 
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%u\n", v) > 0 ? 0 : -1;
-	return fclose(f) || ret ? -1 : 0;
+/*
+ * The DMA_STALL fault site, the module's own, on (every transfer of a
+ * make-it-fail task stalls its engine once done) or off: 0, or -1 if the
+ * kernel has no fault injection or this is not root.
+ */
+static int stall(int on)
+{
+	int ret = 0;
+
+	if (on)
+		ret = test_write_str(STALL "verbose", "0") ||
+		      test_write_str(STALL "times", "1000000") ||
+		      test_write_str(STALL "probability", "100");
+	else
+		ret = test_write_str(STALL "probability", "0");
+	return ret || test_write_str("/proc/self/make-it-fail", on ? "1" : "0") ?
+	       -1 : 0;
+}
+
+/* debugfs faults: how often the DMA_STALL site fired */
+static long long stalls(void)
+{
+	char line[64];
+	long long n = -1;
+	FILE *f = fopen("/sys/kernel/debug/xmemsim/faults", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "dma_stall %lld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
 }
 
 struct copier {
@@ -1178,22 +1202,25 @@ static void *copy_loop(void *arg)
 
 /*
  * A COPY by DMA frees its transfer as soon as it sees it done, and the
- * scheduler must read nothing of it after. The knob holds the scheduler
- * 20 ms after each completion, an RCU grace period and more, while two
- * threads on two CPUs copy: KASAN, which vm.sh scans for, would report
- * any read of a freed transfer. The module before read the transfer
- * after marking it done (its trace, length and end).
+ * scheduler must read nothing of it after. The DMA_STALL fault site holds
+ * the engine 20 ms after each completion of this process's transfers, an
+ * RCU grace period and more, while two threads on two CPUs copy: KASAN,
+ * which vm.sh scans for, would report any read of a freed transfer. The
+ * module before read the transfer after marking it done (its trace,
+ * length and end).
  */
 TEST(nothing_reads_a_copys_transfer_after_it_is_done)
 {
-	static const char path[] = "/sys/kernel/debug/xmemsim/dma_finish_delay_us";
+	long long before = stalls();
 	struct copier c[2];
 	pthread_t th[2];
 	struct env e;
 	int i;
 
-	if (knob(path, 20000))
-		SKIP("no dma_finish_delay_us to write (debugfs, root)");
+	if (stall(1)) {
+		stall(0);
+		SKIP("no fail_dma_stall to arm (fault injection, debugfs, root)");
+	}
 	REQUIRE(env_open(&e) == 0);
 	for (i = 0; i < 2; i++) {
 		c[i] = (struct copier){ .e = &e, .k = i };
@@ -1201,9 +1228,10 @@ TEST(nothing_reads_a_copys_transfer_after_it_is_done)
 	}
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	CHECK(knob(path, 0) == 0);
-	printf("# 80 COPYs by DMA with the scheduler held after each: %d bad\n",
-	       c[0].bad + c[1].bad);
+	CHECK(stall(0) == 0);
+	printf("# 80 COPYs by DMA with the engine stalled after each (%lld stalls): %d bad\n",
+	       stalls() - before, c[0].bad + c[1].bad);
+	CHECK(stalls() - before >= 80);
 	CHECK_EQ_U64(c[0].bad + c[1].bad, 0);
 	xms_close(&e.xd);
 }

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Queued DMA, private to its three files:
- *   dma.c        a file's DMA state, DMA_SUBMIT, DMA_WAIT, DMA_REAP, poll,
- *                the semaphores, DMA_RESET, COPY's transfer, release;
+ * Queued DMA: what its files share, and nobody else sees.
+ *   dma.c        the commands: a file's DMA state, DMA_SUBMIT, DMA_WAIT,
+ *                DMA_REAP, poll, SEM_*, DMA_RESET, DMA_INFO, COPY's
+ *                transfer, release;
  *   dma_sched.c  the engines, the modeled clock and the scheduler;
- *   dma_check.c  the hazard checker, which reasons in happens-before.
+ *   dma_check.c  the hazard checker, which reasons in happens-before;
+ *   dma_sem.c    a file's semaphores: values, arrival times, signallers
+ *                and what waits on them;
+ *   dma_model.c  the scheduler without a device, for KUnit alone.
+ * The arrows run one way: dma.c uses the other three, dma_sched.c and
+ * dma_check.c use dma_sem.c, and dma_sem.c uses none of them; dma_model.c
+ * uses dma.c, dma_sched.c and dma_sem.c.
  * The model as users see it is in uapi/xmemsim.h and xmemsim(4).
  *
  * The clock. There is no device-wide "now". Each engine is free from
@@ -27,29 +34,66 @@
  * order (ties: engine order).
  *
  * Locking. dma->lock (a mutex) protects the engines and their active
- * lists, every file's queues, semaphores, ticket index and now, and the
- * users' shares. The scheduler takes it for one step (one pick and start,
- * or one completion) and drops it between steps; a transfer's bytes move
- * with the lock dropped, while the transfer is "moving": its pins keep
- * both ranges, it stays on its engine, and nothing frees or cancels it
- * (release and a killed COPY wait for moving to clear). The lock never
- * nests with dev->lock (pins are taken before it and dropped without
- * either) and is never held across a user copy. Waiters sleep on their
+ * lists, every file's queues, semaphores (dma_sem.c asserts it through
+ * sems->lock), ticket index and now, and the users' shares. The
+ * scheduler takes it for one step (one pick and start, or one
+ * completion) and drops it between steps; a transfer's bytes move with
+ * the lock dropped, while the transfer is "moving": its access
+ * (kmod/access.h) keeps both ranges pinned, it stays on its engine, and
+ * nothing frees or cancels it (release and a killed COPY wait for moving
+ * to clear). The lock never nests with dev->lock (an access begins before
+ * it is taken and ends without either) and is never held across a user
+ * copy. Waiters sleep on their
  * file's wait queue (df->wq, woken by that file's completions,
  * semaphores and reaps alone) without it and read what they wait for
  * locklessly (READ_ONCE; transfers are freed after an RCU grace period).
  * Nothing reads a transfer after done is set, except under dma->lock.
  */
-#ifndef XMEMSIM_DMA_H
-#define XMEMSIM_DMA_H
+#ifndef XMEMSIM_DMA_INTERNAL_H
+#define XMEMSIM_DMA_INTERNAL_H
 
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "access.h"
 #include "xmemsim.h"
+
+/* The hazard checker: off, report, or report and refuse (-EBUSY). */
+enum xmemsim_dma_check {
+	XMEMSIM_CHECK_OFF,
+	XMEMSIM_CHECK_REPORT,
+	XMEMSIM_CHECK_REFUSE,
+};
+
+struct xmemsim_dma_engine;
+
+/* The device's DMA: the engines, the modeled clock and the scheduler. */
+struct xmemsim_dma {
+	struct mutex lock;		/* see "Locking" above */
+	u32 engines, queues, sems, depth, user_depth;
+	u64 latency_ns;
+	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
+	u64 time_scale;			/* wall ns per modeled ns, 0 virtual */
+	u32 check;			/* enum xmemsim_dma_check */
+	atomic64_t hazards[XMEMSIM_NUM_HAZARDS];
+	ktime_t epoch;			/* wall time of modeled 0 */
+	u64 files_made;			/* files given DMA state, for their order */
+	bool sched_running;		/* a task or the worker runs the steps */
+	struct xmemsim_dma_engine *eng;
+	struct list_head files;		/* files with DMA state */
+	struct list_head users;		/* their users' shares */
+	struct list_head err_files;	/* files with a queue or semaphore in error */
+	struct work_struct work;	/* the scheduler, on wq */
+	struct workqueue_struct *wq;
+	struct hrtimer timer;		/* wakes it at a wall deadline */
+};
 
 /*
  * One user's share of the engines: when each engine served the user last
@@ -80,11 +124,11 @@ struct xmemsim_dma_queue {
 struct xmemsim_xfer {
 	struct rcu_head rcu;		/* waiters look it up without the lock */
 	struct list_head node;		/* in q->xfers while queued */
-	struct list_head sig_node;	/* in df->sig[signal_sem] once done */
-	struct list_head wait_node;	/* in df->waiters while queued */
+	struct list_head sig_node;	/* a signaller of its semaphore once done */
+	struct list_head wait_node;	/* a waiter on its semaphore while queued */
 	struct xmemsim_dma_queue *q;
 	struct xmemsim_dma_file *df;
-	struct xmemsim_alloc_rec *srec, *drec;	/* pinned */
+	struct xms_access acc;		/* its ranges, pinned until it ends */
 	struct xmemsim_dma_desc d;
 	u64 ticket;
 	u64 seq;			/* its place in its queue, from 1 */
@@ -103,6 +147,23 @@ struct xmemsim_xfer {
 	bool seen;			/* observed through a semaphore */
 };
 
+/*
+ * One file's semaphores (dma_sem.c; nobody else touches the fields). A
+ * semaphore's value is written under dma->lock and read without it (a
+ * wait condition); everything else here is dma->lock's.
+ */
+struct xmemsim_dma_sems {
+	u64 *val;			/* [sem] */
+	u64 *set_ns;			/* [sem]: the modeled time of its SEM_SET */
+	u64 *set_val;			/* [sem]: the value SEM_SET gave it */
+	u64 *reaped;			/* [sem]: the highest value of a reaped signal */
+	struct list_head *sig;		/* [sem]: done, unreaped signallers */
+	unsigned long *broken;		/* [sem]: its signal will not come */
+	struct list_head waiters;	/* queued transfers with a wait_sem */
+	u32 n;
+	struct mutex *lock;		/* dma->lock, for lockdep */
+};
+
 /* One open file's queues, semaphores and transfers. */
 struct xmemsim_dma_file {
 	struct list_head node;		/* in dma->files */
@@ -111,13 +172,7 @@ struct xmemsim_dma_file {
 	u64 order;			/* creation order: ties in the pick */
 	struct xmemsim_dma_user *du;	/* its opener's share */
 	struct xmemsim_dma_queue *q;	/* [engine * (queues + 1) + queue] */
-	u64 *sem;			/* [sem] */
-	u64 *sem_set_ns;		/* [sem]: the modeled time of its SEM_SET */
-	u64 *sem_set_val;		/* [sem]: the value SEM_SET gave it */
-	u64 *sem_reaped;		/* [sem]: the highest value of a reaped signal */
-	struct list_head *sig;		/* [sem]: done, unreaped signallers */
-	struct list_head waiters;	/* queued transfers with a wait_sem */
-	unsigned long *broken;		/* [sem]: its signal will not come */
+	struct xmemsim_dma_sems sems;
 	struct xarray xfers;		/* ticket -> transfer, until reaped */
 	struct list_head err_node;	/* in dma->err_files, or empty */
 	wait_queue_head_t wq;		/* its completions, semaphores, room */
@@ -151,12 +206,49 @@ xmemsim_dma_q(struct xmemsim_dma_file *df, const struct xmemsim_dma *dma,
 	return &df->q[e * xmemsim_dma_nq(dma) + q];
 }
 
+/* A wait's timeout: ns < 0 waits for ever. */
+static inline long xmemsim_dma_jiffies(s64 ns)
+{
+	return ns < 0 ? MAX_SCHEDULE_TIMEOUT : (long)nsecs_to_jiffies64(ns) + 1;
+}
+
+/*
+ * Sleep on the file's queue until cond: 0, -ETIMEDOUT or -ERESTARTSYS.
+ * The last is a signal, or only task work (io_uring's notifications set
+ * TIF_NOTIFY_SIGNAL): the syscall restarts after it, and a caller sees
+ * -EINTR only for a handler without SA_RESTART. Waiting changes nothing,
+ * so a restart begins the wait anew, with its whole timeout.
+ */
+#define xmemsim_dma_wait_event(wq, cond, ns) ({				\
+	long __t = wait_event_interruptible_timeout(wq, cond,		\
+						    xmemsim_dma_jiffies(ns));	\
+	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -ERESTARTSYS;		\
+})
+
+/* dma_sem.c: the semaphores; dma->lock held unless said */
+int xmemsim_sems_init(struct xmemsim_dma_sems *s, u32 n, struct mutex *lock,
+		      gfp_t gfp);
+void xmemsim_sems_free(struct xmemsim_dma_sems *s);
+bool xmemsim_sems_whole(const struct xmemsim_dma_sems *s);
+u64 xmemsim_sem_value(const struct xmemsim_dma_sems *s, u32 sem);
+u64 xmemsim_sem_arrival(const struct xmemsim_dma_sems *s, u32 sem, u64 value);
+void xmemsim_sem_signal(struct xmemsim_dma_sems *s, struct xmemsim_xfer *x);
+void xmemsim_sem_break(struct xmemsim_dma_sems *s, u32 sem);
+bool xmemsim_sem_broken(const struct xmemsim_dma_sems *s, u32 sem);
+void xmemsim_sem_set(struct xmemsim_dma_sems *s, u32 sem, u64 value, u64 now);
+void xmemsim_sem_reaped(struct xmemsim_dma_sems *s, struct xmemsim_xfer *x);
+void xmemsim_sem_wait_add(struct xmemsim_dma_sems *s, struct xmemsim_xfer *x);
+void xmemsim_sem_wait_del(struct xmemsim_xfer *x);
+int xmemsim_sem_wait(struct xmemsim_dma_sems *s, wait_queue_head_t *wq,
+		     const struct xmemsim_sem *cmd, bool nowait);
+/* The signallers of sem still unreaped, oldest first. dma->lock held. */
+#define xmemsim_sem_for_each_signaller(x, s, sem) \
+	list_for_each_entry(x, &(s)->sig[sem], sig_node)
+
 /* dma_sched.c */
 void xmemsim_dma_kick(struct xmemsim_dma *dma);
 void xmemsim_dma_enqueue(struct xmemsim_dma *dma, struct xmemsim_xfer *x);
 void xmemsim_dma_dequeue(struct xmemsim_xfer *x);
-u64 xmemsim_dma_sem_arrival(struct xmemsim_dma_file *df, u32 sem, u64 value);
-void xmemsim_dma_sem_changed(struct xmemsim_dma_file *df, u32 sem, u64 t);
 void xmemsim_dma_sched_run(struct xmemsim_dma *dma);
 /* A submitter completes its own transfers of at most this many bytes. */
 #define XMEMSIM_DMA_INLINE_BYTES	SZ_64K
@@ -172,6 +264,10 @@ int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 void xmemsim_dma_observe(struct xmemsim_dma *dma, struct xmemsim_xfer *x);
 void xmemsim_dma_observe_sem(struct xmemsim_dma *dma,
 			     struct xmemsim_dma_file *df, u32 sem, u64 value);
-bool xmemsim_dma_seen(const struct xmemsim_xfer *x);
 
-#endif /* XMEMSIM_DMA_H */
+/* dma.c, for dma_model.c: a file's DMA state without a file */
+int xmemsim_dma_file_init(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			  gfp_t gfp);
+void xmemsim_dma_file_fini(struct xmemsim_dma_file *df);
+
+#endif /* XMEMSIM_DMA_INTERNAL_H */

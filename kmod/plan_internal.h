@@ -4,10 +4,12 @@
  * device. The logic here works on kernel copies only (no files, no user
  * memory, no locks) so KUnit can test it alone: kmod/plan_check.c checks a
  * submitted plan, kmod/plan_sync.c syncs, counts and lays plans out;
- * kmod/plan.c holds the commands that copy plans in and out.
+ * kmod/plan.c holds the commands that copy plans in and out. Arrows:
+ * plan.c -> plan_sync.c -> plan_check.c, and plan.c -> plan_check.c;
+ * xmemsim.h takes the types.
  */
-#ifndef XMEMSIM_PLAN_H
-#define XMEMSIM_PLAN_H
+#ifndef XMEMSIM_PLAN_INTERNAL_H
+#define XMEMSIM_PLAN_INTERNAL_H
 
 #include <linux/bits.h>
 #include <linux/types.h>
@@ -96,4 +98,4 @@ void xmemsim_plan_set_clear(struct xmemsim_plan_set *set);
 u32 xmemsim_plan_links(const struct xmemsim_plan_set *set);
 void xmemsim_plan_unlink(struct xmemsim_plan_set *set);
 
-#endif /* XMEMSIM_PLAN_H */
+#endif /* XMEMSIM_PLAN_INTERNAL_H */
