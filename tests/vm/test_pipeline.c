@@ -233,11 +233,26 @@ TEST(pipeline_same_times_through_every_path_and_split)
 }
 
 /* The pipeline with a fault armed on the file before it is queued. */
+#define DRAM_USED "/sys/class/misc/xmemsim/dataram_used"
+
+/* The dataram in use is back to what it was (test_settle). */
+static int dram_back(void *before)
+{
+	return test_read_ll(DRAM_USED) <= *(long long *)before;
+}
+
+/*
+ * A pipeline with a fault armed, through one path; then the file closed.
+ * A file a ring has carried commands of is released once io_uring lets go
+ * of it, which may be after close() returns: wait (bounded) until its
+ * buffers are back, so the next path's file finds the dataram free.
+ */
 static void run_faulted(int path, uint32_t site, uint64_t skip, struct rec *out,
 			int *got)
 {
 	struct xmemsim_dma_desc d[NX];
 	struct pipe_env p;
+	long long before = test_read_ll(DRAM_USED);
 
 	memset(out, 0, NX * sizeof(*out));
 	REQUIRE(pipe_open(&p) == 0);
@@ -249,6 +264,7 @@ static void run_faulted(int path, uint32_t site, uint64_t skip, struct rec *out,
 	*got = reap_all(&p, path, out, 300000000LL);
 	alarm(0);
 	pipe_close(&p);		/* what is held goes with the file */
+	CHECK(test_settle(dram_back, &before));
 }
 
 /*
