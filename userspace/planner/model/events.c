@@ -202,12 +202,13 @@ static int check_coll(const struct dp_model *m, const struct dp_core *c,
 	const uint32_t *cs = c->sync + in->sync_first + in->nwait + in->nsignal;
 	uint32_t k;
 
-	for (k = 0; k < in->ncores; k++) {
+	for (k = 0; k < in->ncores; k++)
 		if (cs[k] >= m->nc)
 			return dp_fail(e, "%s: core %u '%s': %s over core %u, but the model has %u core%s",
 				       m->file, c->index, in->name,
 				       dp_coll_kind_name(in->coll_kind), cs[k],
 				       m->nc, m->nc == 1 ? "" : "s");
+	for (k = 0; k < in->ncores; k++) {
 		if (cs[k] != c->index && !coll_matches(m, cs[k], c, in))
 			return dp_fail(e, "%s: core %u '%s': %s %s %s: core %u has no collective '%s' of the same kind, reduction, type and cores",
 				       m->file, c->index, in->name,
