@@ -262,13 +262,14 @@ TEST(no_events_nothing_new)
 
 int main(void)
 {
+	char bug[600];
 	int rc;
 
 	if (!mkdtemp(dir))
 		return 1;
 	rc = tap_run();
-	unlink(strcat(dir, "/bug.json"));
-	dir[strlen(dir) - strlen("/bug.json")] = 0;
+	snprintf(bug, sizeof(bug), "%s/bug.json", dir);
+	unlink(bug);
 	rmdir(dir);
 	return rc;
 }
