@@ -225,6 +225,57 @@ TEST(malformed_collectives_are_one_line)
 		  "core 0 'all_reduce0': all_reduce sum f32: core 1 has no collective 'all_reduce0'", "");
 }
 
+/* Rule 3: a collective orders what comes before it on one core before
+ * what comes after it on another, so read_loss needs no event of its
+ * own: the all_reduce already put sum_loss before it */
+TEST(a_collective_orders_across_cores)
+{
+	const char *ok = plant(AR_EXAMPLE, ", \"wait\": [\"loss_done\"]", "");
+	char a[1024];
+
+	snprintf(a, sizeof(a), "%s --no-svg -o %s/p.json", ok, dir);
+	CHECK(dp(a, "") == 0);
+	CHECK_HAS(out, "order: 2 events; 0 unordered access pairs");
+	unlink(strcat(strcpy(a, dir), "/p.json"));
+}
+
+/* Two collectives met in opposite orders on two cores never finish */
+TEST(collectives_in_opposite_orders_deadlock)
+{
+	static const char *const model =
+		"{\"cores\": [\n"
+		" {\"tensors\": [{\"name\": \"x\", \"elems\": 4, \"elem_size\": 4}],\n"
+		"  \"blocks\": [{\"name\": \"e\", \"insts\": [\n"
+		"   {\"name\": \"a\", \"defs\": [\"x\"], \"uses\": [], \"collective\": %s},\n"
+		"   {\"name\": \"b\", \"defs\": [\"x\"], \"uses\": [\"x\"], \"collective\": %s}]}]},\n"
+		" {\"tensors\": [{\"name\": \"x\", \"elems\": 4, \"elem_size\": 4}],\n"
+		"  \"blocks\": [{\"name\": \"e\", \"insts\": [\n"
+		"   {\"name\": \"%s\", \"defs\": [\"x\"], \"uses\": [], \"collective\": %s},\n"
+		"   {\"name\": \"%s\", \"defs\": [\"x\"], \"uses\": [\"x\"], \"collective\": %s}]}]}]}\n";
+	char text[2048], path[600], a[1024];
+	FILE *f;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/bug.json", dir);
+		f = fopen(path, "w");
+		REQUIRE(f);
+		snprintf(text, sizeof(text), model, AR_COLL, AR_COLL,
+			 k ? "b" : "a", AR_COLL, k ? "a" : "b", AR_COLL);
+		fputs(text, f);
+		fclose(f);
+		snprintf(a, sizeof(a), "%s -q --no-svg -o %s/p.json", path, dir);
+		if (!k) {	/* the same order: fine */
+			CHECK(dp(a, "") == 0);
+			unlink(strcat(strcpy(a, dir), "/p.json"));
+			continue;
+		}
+		CHECK(dp(a, "") == 1);
+		CHECK_HAS(err, "core 0 'a': deadlock");
+		CHECK_EQ_U64(lines(err), 1);
+	}
+}
+
 /* The model writer gives the order back, and it reads in again the same */
 TEST(order_round_trips_through_the_model_writer)
 {

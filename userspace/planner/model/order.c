@@ -95,34 +95,67 @@ static int group_edges(struct ob *b, const uint32_t *base)
 	return 0;
 }
 
-/* Program order and the events' edges */
+/* The waiters of each event: node w[first[ev] .. first[ev + 1]) */
+static int waiters(const struct dp_model *m, const uint32_t *base,
+		   uint32_t **first, uint32_t **w)
+{
+	uint32_t ci, i, k, *fill;
+
+	*first = calloc((size_t)m->nev + 1, sizeof(**first));
+	fill = calloc((size_t)m->nev + 1, sizeof(*fill));
+	*w = NULL;
+	if (!*first || !fill)
+		goto fail;
+	for (ci = 0; ci < m->nc; ci++)
+		for (i = 0; i < m->c[ci].ni; i++)
+			for (k = 0; k < m->c[ci].in[i].nwait; k++)
+				(*first)[m->c[ci].sync[m->c[ci].in[i].sync_first + k] + 1]++;
+	for (k = 0; k < m->nev; k++)
+		(*first)[k + 1] += (*first)[k];
+	*w = dp_realloc_array(NULL, (*first)[m->nev] + 1, sizeof(**w));
+	if (!*w)
+		goto fail;
+	for (ci = 0; ci < m->nc; ci++)
+		for (i = 0; i < m->c[ci].ni; i++)
+			for (k = 0; k < m->c[ci].in[i].nwait; k++) {
+				uint32_t ev = m->c[ci].sync[m->c[ci].in[i].sync_first + k];
+
+				(*w)[(*first)[ev] + fill[ev]++] = base[ci] + i;
+			}
+	free(fill);
+	return 0;
+fail:
+	free(fill);
+	free(*first);
+	free(*w);
+	return -ENOMEM;
+}
+
+/* Program order and the events' edges: each signaller to each waiter */
 static int inst_edges(struct ob *b, const uint32_t *base)
 {
 	const struct dp_model *m = b->m;
-	uint32_t ci, i, k, dj, j, w;
+	uint32_t ci, i, k, j, *first, *w;
+	int rc = 0;
 
 	for (ci = 0; ci < m->nc; ci++)
 		for (i = 0; i + 1 < m->c[ci].ni; i++)
 			if (edge(b, base[ci] + i, base[ci] + i + 1, 1))
 				return -ENOMEM;
-	/* signal -> wait: quadratic in the sites of one event only */
-	for (ci = 0; ci < m->nc; ci++)
-		for (i = 0; i < m->c[ci].ni; i++) {
+	if (waiters(m, base, &first, &w))
+		return -ENOMEM;
+	for (ci = 0; ci < m->nc && !rc; ci++)
+		for (i = 0; i < m->c[ci].ni && !rc; i++) {
 			const struct dp_inst *in = &m->c[ci].in[i];
 			const uint32_t *sig = m->c[ci].sync + in->sync_first + in->nwait;
 
-			for (k = 0; k < in->nsignal; k++)
-				for (dj = 0; dj < m->nc; dj++)
-					for (j = 0; j < m->c[dj].ni; j++) {
-						const struct dp_inst *x = &m->c[dj].in[j];
-
-						for (w = 0; w < x->nwait; w++)
-							if (m->c[dj].sync[x->sync_first + w] == sig[k] &&
-							    edge(b, base[ci] + i, base[dj] + j, 1))
-								return -ENOMEM;
-					}
+			for (k = 0; k < in->nsignal && !rc; k++)
+				for (j = first[sig[k]]; j < first[sig[k] + 1] && !rc; j++)
+					rc = edge(b, base[ci] + i, w[j], 1);
 		}
-	return 0;
+	free(first);
+	free(w);
+	return rc;
 }
 
 static int cmp_edge(const void *a, const void *b)
