@@ -193,6 +193,8 @@ TEST(malformed_events_are_one_line)
 		  "'sum_loss'", "event 'loss_sent' listed twice");
 	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [\"\"]",
 		  "'sum_loss'", "an event name is 1 to 255 characters");
+	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [\"loss\\u0007sent\"]",
+		  "'sum_loss'", "event name has a control character");
 	/* send_loss waits for what waits for it: the first instruction
 	 * that can never start is named */
 	one_error(AR_EXAMPLE, "\"signal\": [\"loss_sent\"]",

@@ -479,9 +479,16 @@ static int report_unordered(const struct dp_plan *p, int allow)
 	size_t i;
 
 	for (i = 0; i < p->nuo; i++) {
-		fputs(allow ? "dramplan: warning: " : "dramplan: ", stderr);
-		dp_unordered_line(p, &p->uo[i], stderr);
-		fputc('\n', stderr);
+		char line[sizeof(((struct dp_err *)0)->msg)] = "";
+		FILE *f = fmemopen(line, sizeof(line), "w");
+
+		/* one line whatever an instruction's name holds: say()
+		 * escapes it */
+		if (f) {
+			dp_unordered_line(p, &p->uo[i], f);
+			fclose(f);
+		}
+		say("%s%s", allow ? "warning: " : "", line);
 	}
 	if (p->nuo && !allow)
 		fprintf(stderr, "dramplan: %zu access pair%s to shared bytes not ordered by program order and events (--allow-unordered plans anyway)\n",

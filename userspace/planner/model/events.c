@@ -53,12 +53,17 @@ static int add_events(struct dp_model *m, struct dp_core *c,
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
+		const unsigned char *ch = (const unsigned char *)list[i];
 		int64_t ev;
 		size_t k;
 
 		if (!list[i] || !*list[i] || strlen(list[i]) > DP_NAME_MAX)
 			return dp_fail(e, "%s: %s: %s[%u]: an event name is 1 to %d characters",
 				       m->file, where, kind, i, DP_NAME_MAX);
+		for (; *ch; ch++)
+			if (*ch < 0x20 || *ch == 0x7f)
+				return dp_fail(e, "%s: %s: %s[%u]: event name has a control character",
+					       m->file, where, kind, i);
 		ev = event_index(m, list[i]);
 		if (ev < 0 || dp_grow(&c->sync, &c->cap_sync, c->nsync + 1,
 				      sizeof(*c->sync), 16))
