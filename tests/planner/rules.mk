@@ -24,6 +24,8 @@ $(O)/tests/planner/test_slabs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dram
 $(O)/tests/planner/test_slabs: | $(O)/dramplan
 $(O)/tests/planner/test_strategy.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
 $(O)/tests/planner/test_strategy: | $(O)/dramplan
+$(O)/tests/planner/test_order.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(O)/tests/planner/test_order: | $(O)/dramplan
 # test_mm2model runs the converter of the same build
 $(O)/tests/planner/test_mm2model.o: XCFLAGS += -DDP_MM2MODEL=\"$(abspath $(O))/mm2model\"
 $(O)/tests/planner/test_mm2model: | $(O)/mm2model

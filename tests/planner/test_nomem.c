@@ -290,6 +290,8 @@ TEST(planning_survives_every_allocation_failure)
 	} ex[] = {
 		{ "mlp.json", 0, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
 		{ "allreduce_2core.json", 1, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
+		/* events, collectives, the static proof */
+		{ "pipeline_4core.json", 1, DP_STRATEGY_SEED, 0, DP_ENGINE_AUTO },
 		{ "transformer.json", 0, DP_STRATEGY_SEARCH, 0, DP_ENGINE_AUTO },
 		{ "shared_triple_2core.json", 0, DP_STRATEGY_SEED, 1,
 		  DP_ENGINE_AUTO },

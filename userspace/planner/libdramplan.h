@@ -107,12 +107,22 @@ struct dp_tensor {
 	uint32_t partition, bank;
 };
 
+/* A collective's kind, reduction and element type (dp_inst_coll) */
+enum dp_coll_kind { DP_COLL_NONE, DP_COLL_ALL_REDUCE, DP_COLL_REDUCE_SCATTER,
+		    DP_COLL_ALL_GATHER };
+enum dp_coll_op { DP_RED_SUM, DP_RED_MAX };
+enum dp_elem { DP_ELEM_F32, DP_ELEM_BF16, DP_ELEM_F16, DP_ELEM_I32 };
+
 struct dp_inst {
 	char *name;
 	uint32_t op_first;	/* core->ops[op_first .. +ndefs) defs, then uses */
 	uint32_t ndefs, nuses;
 	uint8_t collective;
 	uint64_t t;		/* flat time (program order) */
+	/* core->sync[sync_first ..): nwait event indices (model->ev), then
+	 * nsignal, then ncores core indices (a collective's cores) */
+	uint32_t sync_first, nwait, nsignal, ncores;
+	uint8_t coll_kind, coll_op, coll_type;	/* DP_COLL_NONE: no kind */
 };
 
 struct dp_block {
@@ -142,6 +152,8 @@ struct dp_core {
 	uint32_t *bhash;	/* block name index */
 	uint32_t bhcap;
 	uint32_t fill_block;	/* builder: block currently taking insts */
+	uint32_t *sync;		/* the instructions' events and cores */
+	size_t nsync, cap_sync;
 };
 
 struct dp_model {
@@ -149,6 +161,11 @@ struct dp_model {
 	char *name;
 	struct dp_core *c;
 	uint32_t nc;
+	char **ev;		/* event names, model-wide, first use first */
+	uint32_t nev, cap_ev;
+	/* an event or a collective naming its cores: the static proof runs
+	 * (plan/unordered.c) */
+	int ordered;
 };
 
 /* Builder.  Every call validates and fails with a message naming the rule. */
@@ -183,6 +200,32 @@ int dp_inst_add(struct dp_model *m, struct dp_core *c, uint32_t block,
 		const char *name, const uint32_t *defs, uint32_t ndefs,
 		const uint32_t *uses, uint32_t nuses, int collective,
 		const char *where, struct dp_err *e);
+/*
+ * Cross-core order of the instruction last added on c: it waits for the
+ * events wait[0..nwait) before it runs and signals sig[0..nsig) when it is
+ * done (names model-wide, at most once each per instruction).  Sets
+ * m->ordered.  The relation is defined in docs/dramplan.md ("Order").
+ */
+int dp_inst_sync(struct dp_model *m, struct dp_core *c,
+		 const char *const *wait, uint32_t nwait,
+		 const char *const *sig, uint32_t nsig, const char *where,
+		 struct dp_err *e);
+/* The instruction last added on c is the collective kind/op/type over
+ * cores[0..ncores) (c among them, each once); its defs and uses are c's
+ * own operands.  Sets its collective flag and m->ordered.  The cores'
+ * instructions of one name make one collective (checked by
+ * dp_model_link). */
+struct dp_coll_spec {
+	int kind, op, type;	/* enum dp_coll_kind (not NONE), _op, dp_elem */
+	const uint32_t *cores;
+	uint32_t ncores;
+};
+int dp_inst_coll(struct dp_model *m, struct dp_core *c,
+		 const struct dp_coll_spec *s, const char *where,
+		 struct dp_err *e);
+const char *dp_coll_kind_name(int kind);
+const char *dp_coll_op_name(int op);
+const char *dp_elem_name(int type);
 /* Successors of a block; call after its instructions, in block order. */
 int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 		struct dp_err *e);
@@ -324,6 +367,31 @@ struct dp_hazard_group {
 	uint32_t ncores;		/* distinct cores accessing it */
 };
 
+/*
+ * The static proof (plan/unordered.c): two accesses from different cores
+ * to overlapping shared bytes [lo, hi), one a write, that happens-before
+ * (program order, events, collectives) does not order.  ta, tb: indices
+ * in the core plans; inst_a, inst_b: the instructions' names.
+ */
+struct dp_unordered {
+	uint32_t core_a, ta, core_b, tb;
+	char *inst_a, *inst_b;
+	uint64_t lo, hi;
+	uint8_t a_writes, b_writes;
+};
+
+/* An event of the model and the instructions that signal it and wait for
+ * it (es[first .. first + n)), as the plan records them */
+struct dp_event_site {
+	uint32_t core;
+	char *inst;
+	uint8_t signal;		/* 1: signals, 0: waits */
+};
+struct dp_plan_event {
+	char *name;
+	size_t first, n;
+};
+
 struct dp_plan {
 	char *model, *source;
 	uint64_t page;
@@ -348,6 +416,16 @@ struct dp_plan {
 	 * (owners that do not interfere may share bytes, so this can be
 	 * below total_shared, which sums their sizes) */
 	uint64_t shared_footprint;
+	/* the model declared order (events, collectives naming their
+	 * cores): its events, and the pairs that order leaves unordered --
+	 * a caller refuses a plan with nuo != 0 unless told otherwise */
+	int ordered;
+	struct dp_plan_event *ev;
+	size_t nev;
+	struct dp_event_site *es;
+	size_t nes;
+	struct dp_unordered *uo;
+	size_t nuo;
 };
 
 void dp_plan_free(struct dp_plan *p);
@@ -358,6 +436,17 @@ int dp_sync_shared(struct dp_plan *p, FILE *log, struct dp_err *e);
 int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e);
 /* 0, or -ENOMEM */
 int dp_plan_totals(struct dp_plan *p);
+/* Every pair of shared tensors on different cores whose placed bytes
+ * overlap, one of them written (the pairs of dp_plan_hazards), to fn in
+ * address order; fn's non-zero return ends the walk and is returned.
+ * -ENOMEM when out of memory. */
+int dp_plan_pairs_each(const struct dp_plan *p,
+		       int (*fn)(const struct dp_hazard *h, void *arg),
+		       void *arg);
+/* One unordered pair as a line (no newline): "unordered: core A 'inst'
+ * writes 'tensor' / core B 'inst2' reads 'tensor2' [0xlo, 0xhi)" */
+void dp_unordered_line(const struct dp_plan *p, const struct dp_unordered *u,
+		       FILE *f);
 
 /* Independent re-check of a plan (time sweep, not the interval tree). */
 int dp_verify(const struct dp_plan *p, const char *file, struct dp_err *e);

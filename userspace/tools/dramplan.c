@@ -73,6 +73,8 @@ static void usage(FILE *f)
 "      --tensors / --no-tensors  print the placement table (default: if <= 200)\n"
 "      --hazard-pairs            also list every cross-core hazard pair (the plan's\n"
 "                                \"hazards\"); by default only the grouped ranges\n"
+"      --allow-unordered         (a model with events) plan even when accesses to\n"
+"                                shared bytes are left unordered: warnings, exit 0\n"
 "  -q, --quiet                   no report on stdout (with --submit, no tables\n"
 "                                either: the exit status and stderr say it)\n"
 "      --submit[=DEV]            also submit the plan to DEV (default /dev/xmemsim):\n"
@@ -91,7 +93,7 @@ static void usage(FILE *f)
 enum { O_SVG = 256, O_NOSVG, O_FORMAT, O_CC, O_DRAM, O_PAGE, O_DISABLE,
        O_CAP, O_ORDER, O_TENSORS, O_NOTENSORS, O_SUBMIT, O_URING, O_CHECK,
        O_REPORT, O_SVGMAX, O_PAIRS,
-       O_SHMODE, O_COREMIB, O_STRATEGY, O_NODES, O_OFF };
+       O_SHMODE, O_COREMIB, O_STRATEGY, O_NODES, O_OFF, O_UNORDERED };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -101,6 +103,7 @@ static const struct option longopts[] = {
 	{ "svg-max", required_argument, NULL, O_SVGMAX },
 	{ "report", required_argument, NULL, O_REPORT },
 	{ "hazard-pairs", no_argument, NULL, O_PAIRS },
+	{ "allow-unordered", no_argument, NULL, O_UNORDERED },
 	{ "strategy", required_argument, NULL, O_STRATEGY },
 	{ "search-nodes", required_argument, NULL, O_NODES },
 	{ "search-off", required_argument, NULL, O_OFF },
@@ -469,6 +472,30 @@ static int out_all(struct out *o, int n)
 	return rc;
 }
 
+/* The static proof's unordered pairs on stderr, one line each (as
+ * warnings when allowed): 0, or 1 when they refuse the plan. */
+static int report_unordered(const struct dp_plan *p, int allow)
+{
+	size_t i;
+
+	for (i = 0; i < p->nuo; i++) {
+		char line[sizeof(((struct dp_err *)0)->msg)] = "";
+		FILE *f = fmemopen(line, sizeof(line), "w");
+
+		/* one line whatever an instruction's name holds: say()
+		 * escapes it */
+		if (f) {
+			dp_unordered_line(p, &p->uo[i], f);
+			fclose(f);
+		}
+		say("%s%s", allow ? "warning: " : "", line);
+	}
+	if (p->nuo && !allow)
+		fprintf(stderr, "dramplan: %zu access pair%s to shared bytes not ordered by program order and events (--allow-unordered plans anyway)\n",
+			p->nuo, p->nuo == 1 ? "" : "s");
+	return p->nuo && !allow;
+}
+
 static int cmd_verify(int json, const char *path)
 {
 	struct dp_err e = { "" };
@@ -485,6 +512,7 @@ static int cmd_verify(int json, const char *path)
 		}
 		for (ci = 0; ci < p->ncores; ci++)
 			n += p->core[ci].n;
+		report_unordered(p, 1);
 		printf("%s: OK: %u core%s, %zu DRAM tensors; interfering tensors disjoint, 4 KiB aligned, floor 0x%llx respected, CC region and shared addresses consistent\n",
 		       path, p->ncores, p->ncores == 1 ? "" : "s", n,
 		       (unsigned long long)p->floor);
@@ -626,6 +654,7 @@ struct plan_cli {
 	const char *outp, *svgp, *reportp;
 	size_t svg_max;
 	int nosvg, quiet, tensors, submit, dram_set;
+	int allow_unordered;	/* --allow-unordered */
 };
 
 /* --submit: open the device, check that it has the model's ncores cores
@@ -741,7 +770,8 @@ static int cmd_plan(struct plan_cli *a, const char *in)
 		fprintf(stderr, "dramplan: %s\n", e.msg);
 		goto out;
 	}
-	if (plan_outputs(a, in, p, logbuf, loglen))
+	if (report_unordered(p, a->allow_unordered) ||
+	    plan_outputs(a, in, p, logbuf, loglen))
 		goto out;
 	rc = 0;
 	if (a->submit) {
@@ -879,6 +909,7 @@ static int one_opt(struct cli *x, int c)
 	case O_NOSVG: a->nosvg = 1; break;
 	case O_REPORT: a->reportp = optarg; break;
 	case O_PAIRS: a->o.hazard_pairs = 1; break;
+	case O_UNORDERED: a->allow_unordered = 1; break;
 	case O_OFF: a->o.search_off = optarg; break;
 	case O_DISABLE: a->o.disable_dram = 1; break;
 	case O_ORDER: x->order = optarg; break;

@@ -246,11 +246,145 @@ static int name_list(struct jp *p, struct dp_core *c, uint32_t o,
 	return 0;
 }
 
+/* "wait" or "signal": an array of event names, into *out (freed by the
+ * caller) */
+static int event_list(struct jp *p, uint32_t o, const char *where,
+		      const char *kind, const char ***out, uint32_t *n)
+{
+	uint32_t i, len;
+
+	if (jrd_type(&p->r, o, J_ARR, where, kind, "an array of event names"))
+		return -1;
+	len = jdoc_len(p->r.d, o);
+	*out = dp_realloc_array(NULL, len ? len : 1, sizeof(**out));
+	if (!*out)
+		return dp_nomem(p->r.e);
+	for (i = 0; i < len; i++) {
+		char w[400];
+
+		pathf(w, sizeof(w), "%s.%s[%u]", where, kind, i);
+		if (get_str(p, jdoc_at(p->r.d, o, i), w, &(*out)[i]))
+			return -1;
+	}
+	*n = len;
+	return 0;
+}
+
+/* The instruction's "wait" and "signal" (either may be absent) */
+static int parse_events(struct jp *p, struct dp_core *c, uint32_t o,
+			const char *where)
+{
+	uint32_t w = jdoc_get(p->r.d, o, "wait");
+	uint32_t s = jdoc_get(p->r.d, o, "signal");
+	const char **wl = NULL, **sl = NULL;
+	uint32_t nw = 0, ns = 0;
+	int rc = -1;
+
+	if (w == JNONE && s == JNONE)
+		return 0;
+	if ((w == JNONE || !event_list(p, w, where, "wait", &wl, &nw)) &&
+	    (s == JNONE || !event_list(p, s, where, "signal", &sl, &ns)))
+		rc = dp_inst_sync(p->m, c, wl, nw, sl, ns, where, p->r.e);
+	free(wl);
+	free(sl);
+	return rc;
+}
+
+/* The collective's "cores": an array of core indices (at most 4096) */
+static int coll_cores(struct jp *p, uint32_t o, const char *where,
+		      uint32_t *cores, uint32_t *n)
+{
+	uint32_t i, len;
+
+	if (jrd_type(&p->r, o, J_ARR, where, "cores", "an array of core indices"))
+		return -1;
+	len = jdoc_len(p->r.d, o);
+	if (len > 4096)
+		return dp_fail(p->r.e, "%s: %s.cores: more than 4096 cores",
+			       p->r.file, where);
+	for (i = 0; i < len; i++) {
+		uint64_t x;
+
+		if (jrd_u64(&p->r, jdoc_at(p->r.d, o, i), where, "cores",
+			    "core indices are >= 0", &x))
+			return -1;
+		if (x > UINT32_MAX)
+			return dp_fail(p->r.e, "%s: %s.cores[%u]: out of range",
+				       p->r.file, where, i);
+		cores[i] = x;
+	}
+	*n = len;
+	return 0;
+}
+
+/*
+ * "collective": true (the old form: an operand of the CC buffer, no
+ * order), or {"kind", "reduction", "type", "cores"}.  *coll: the flag for
+ * dp_inst_add; *spec_at: the object, for after it (JNONE: none).
+ */
+static int parse_coll_flag(struct jp *p, uint32_t v, const char *where,
+			   int *coll, uint32_t *spec_at)
+{
+	*spec_at = JNONE;
+	if (jdoc_type(p->r.d, v) == J_OBJ) {
+		*coll = 1;
+		*spec_at = v;
+		return 0;
+	}
+	return get_bool(p, v, where, "\"collective\" must be true, false or an object {\"kind\", \"reduction\", \"type\", \"cores\"}",
+			coll);
+}
+
+static int parse_coll(struct jp *p, struct dp_core *c, uint32_t o,
+		      const char *where)
+{
+	static const char *const keys[] = { "kind", "reduction", "type",
+					    "cores", NULL };
+	static const char *const kinds[] = { "all_reduce", "reduce_scatter",
+					     "all_gather" };
+	static const char *const ops[] = { "sum", "max" };
+	static const char *const types[] = { "f32", "bf16", "f16", "i32" };
+	struct dp_coll_spec s = { 0 };
+	uint32_t cores[4096], v;
+	char w[400];
+
+	pathf(w, sizeof(w), "%s.collective", where);
+	if (check_keys(p, o, w, keys))
+		return -1;
+	if (!GET(o, "kind"))
+		return dp_fail(p->r.e, "%s: %s: missing \"kind\" (all_reduce, reduce_scatter, all_gather)",
+			       p->r.file, w);
+	if (lookup_enum(p, v, w, kinds, 3, &s.kind))
+		return -1;
+	s.kind++;
+	if (GET(o, "reduction") != (s.kind != DP_COLL_ALL_GATHER))
+		return dp_fail(p->r.e, "%s: %s: %s", p->r.file, w,
+			       s.kind == DP_COLL_ALL_GATHER ?
+			       "an all_gather takes no \"reduction\"" :
+			       "missing \"reduction\" (sum, max)");
+	if (s.kind != DP_COLL_ALL_GATHER && lookup_enum(p, v, w, ops, 2, &s.op))
+		return -1;
+	if (!GET(o, "type"))
+		return dp_fail(p->r.e, "%s: %s: missing \"type\" (f32, bf16, f16, i32)",
+			       p->r.file, w);
+	if (lookup_enum(p, v, w, types, 4, &s.type))
+		return -1;
+	if (!GET(o, "cores"))
+		return dp_fail(p->r.e, "%s: %s: missing \"cores\"", p->r.file, w);
+	if (coll_cores(p, v, w, cores, &s.ncores))
+		return -1;
+	s.cores = cores;
+	return dp_inst_coll(p->m, c, &s, w, p->r.e);
+}
+
 static int parse_inst(struct jp *p, struct dp_core *c, uint32_t bi,
 		      uint32_t o, const char *where)
 {
 	static const char *const keys[] = { "name", "defs", "uses",
-					    "collective", NULL };
+					    "collective", "wait", "signal",
+					    NULL };
+	uint32_t spec = JNONE;
+	char iw[600];
 	uint32_t v;
 	uint32_t *defs = NULL, *uses = NULL, nd = 0, nu = 0;
 	const char *name = "";
@@ -261,14 +395,18 @@ static int parse_inst(struct jp *p, struct dp_core *c, uint32_t bi,
 		return -1;
 	if (GET(o, "name") && get_str(p, v, where, &name))
 		return -1;
-	if (GET(o, "collective") &&
-	    get_bool(p, v, where, "\"collective\" must be true or false", &coll))
+	if (GET(o, "collective") && parse_coll_flag(p, v, where, &coll, &spec))
 		return -1;
 	if (GET(o, "defs") && name_list(p, c, v, where, "defs", &defs, &nd))
 		goto out;
 	if (GET(o, "uses") && name_list(p, c, v, where, "uses", &uses, &nu))
 		goto out;
 	rc = dp_inst_add(p->m, c, bi, name, defs, nd, uses, nu, coll, where, p->r.e);
+	pathf(iw, sizeof(iw), "%s '%s'", where, name);
+	if (!rc)
+		rc = parse_events(p, c, o, iw);
+	if (!rc && spec != JNONE)
+		rc = parse_coll(p, c, spec, iw);
 out:
 	free(defs);
 	free(uses);

@@ -69,9 +69,11 @@ void dp_model_free(struct dp_model *m)
 		for (j = 0; j < c->ni; j++)
 			free(c->in[j].name);
 		DP_FREE(c->t, c->b, c->in, c->ops, c->succ, c->iv, c->hash,
-			c->bhash, c->function);
+			c->bhash, c->function, c->sync);
 	}
-	DP_FREE(m->c, m->file, m->name, m);
+	for (i = 0; i < m->nev; i++)
+		free(m->ev[i]);
+	DP_FREE(m->c, m->file, m->name, m->ev, m);
 }
 
 struct dp_core *dp_core_add(struct dp_model *m, const char *function,
@@ -517,6 +519,13 @@ int dp_model_link(struct dp_model *m, struct dp_err *e)
 		fill_to(c, c->nb ? c->nb - 1 : 0);
 		if (dp_link_targets(m, ci, e) || one_link_per_owner(m, c, e))
 			return -1;
+	}
+	if (m->ordered) {
+		struct dp_hb o;
+
+		if (dp_events_check(m, e) || dp_hb_build(m, &o, e))
+			return -1;
+		dp_hb_free(&o);
 	}
 	return 0;
 }

@@ -21,6 +21,38 @@ static void names(FILE *f, const struct dp_core *c, const uint32_t *ops,
 	fputc(']', f);
 }
 
+/* An instruction's "wait", "signal" and collective object, when given */
+static void write_order(FILE *f, const struct dp_model *m,
+			const struct dp_core *c, const struct dp_inst *in)
+{
+	const uint32_t *x = c->sync ? c->sync + in->sync_first : NULL;
+	uint32_t k;
+
+	if (in->nwait || in->nsignal) {
+		fputs(", \"wait\": [", f);
+		for (k = 0; k < in->nwait; k++) {
+			fputs(k ? ", " : "", f);
+			dp_json_str(f, m->ev[x[k]]);
+		}
+		fputs("], \"signal\": [", f);
+		for (k = 0; k < in->nsignal; k++) {
+			fputs(k ? ", " : "", f);
+			dp_json_str(f, m->ev[x[in->nwait + k]]);
+		}
+		fputc(']', f);
+	}
+	if (!in->coll_kind)
+		return;
+	fprintf(f, ", \"collective\": {\"kind\": \"%s\", ",
+		dp_coll_kind_name(in->coll_kind));
+	if (in->coll_kind != DP_COLL_ALL_GATHER)
+		fprintf(f, "\"reduction\": \"%s\", ", dp_coll_op_name(in->coll_op));
+	fprintf(f, "\"type\": \"%s\", \"cores\": [", dp_elem_name(in->coll_type));
+	for (k = 0; k < in->ncores; k++)
+		fprintf(f, "%s%u", k ? ", " : "", x[in->nwait + in->nsignal + k]);
+	fputs("]}", f);
+}
+
 int dp_model_write_json(const struct dp_model *m, FILE *f)
 {
 	uint32_t ci, i, k;
@@ -88,8 +120,9 @@ int dp_model_write_json(const struct dp_model *m, FILE *f)
 				names(f, c, ops, in->ndefs);
 				fputs(", \"uses\": ", f);
 				names(f, c, ops ? ops + in->ndefs : NULL, in->nuses);
-				if (in->collective)
+				if (in->collective && !in->coll_kind)
 					fputs(", \"collective\": true", f);
+				write_order(f, m, c, in);
 				fputc('}', f);
 			}
 			fputs("]}", f);

@@ -28,7 +28,9 @@
  * accesses (owner and links), each core's times shifted so that cores never
  * overlap in time -- two shared tensors may share bytes only if no single
  * core has them live at once.  Accesses from different cores to the same
- * bytes are not ordered by this; post_shared_hazards reports them.  Private
+ * bytes are not ordered by this; post_shared_hazards reports them (and,
+ * with events declared, the static proof checks them; such a model's
+ * shared tensors never share bytes: shared_intervals).  Private
  * tensors start above the shared tensors of their region (the seed's second
  * DRAM pass counts the now-addressed shared tensors into its floor), so
  * private bytes never alias bytes another core may touch at any time.
@@ -401,12 +403,24 @@ static int place_private(struct dp_ctx *x, struct dp_core *c, int region,
 
 /* Shared object o's intervals into b->iv: the union of every core's
  * accesses (owner and links), core ci's times shifted by off[ci] so that
- * cores never overlap in time.  0, or -ENOMEM. */
+ * cores never overlap in time.  A model that declares order (events) gets
+ * one interval over all time instead: its shared tensors never share
+ * bytes, so a placement cannot put one's write between another's write
+ * and read on other cores, which order alone would not show.  0, or
+ * -ENOMEM. */
 static int shared_intervals(const struct dp_model *m, const struct dp_shobj *o,
 			    const struct link *links, const uint64_t *off,
 			    struct batch *b)
 {
 	uint32_t l, k;
+
+	if (m->ordered) {
+		if (dp_grow(&b->iv, &b->cap, b->niv + 1, sizeof(*b->iv), 64))
+			return -ENOMEM;
+		b->iv[b->niv++] = (struct dp_iv){
+			.lo = 0, .hi = off[m->nc - 1] + m->c[m->nc - 1].ni };
+		return 0;
+	}
 
 	for (l = 0; l <= o->nlinks; l++) {
 		uint32_t lc = l ? links[o->link_first + l - 1].core : o->core;

@@ -33,7 +33,14 @@ void dp_plan_free(struct dp_plan *p)
 		}
 		DP_FREE(c->t, c->iv, c->function);
 	}
-	DP_FREE(p->core, p->hz, p->hg, p->ha, p->model, p->source, p);
+	for (i = 0; i < p->nev; i++)
+		free(p->ev[i].name);
+	for (i = 0; i < p->nes; i++)
+		free(p->es[i].inst);
+	for (i = 0; i < p->nuo; i++)
+		DP_FREE(p->uo[i].inst_a, p->uo[i].inst_b);
+	DP_FREE(p->core, p->hz, p->hg, p->ha, p->model, p->source, p->ev,
+		p->es, p->uo, p);
 }
 
 /* Core ci's plan: its DRAM tensors and their intervals.  0, or -ENOMEM
@@ -480,12 +487,119 @@ out:
 	return rc;
 }
 
+/* The shared, placed tensors with bytes, sorted by address: *out (n of
+ * them, NULL when none), or -ENOMEM */
+static int shared_accesses(const struct dp_plan *p, struct sacc **out,
+			   size_t *count)
+{
+	struct sacc *a;
+	size_t n = 0;
+	uint32_t ci, k;
+
+	*out = NULL;
+	*count = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++) {
+			const struct dp_plan_tensor *t = &p->core[ci].t[k];
+
+			/* no bytes (or a range that wraps, which verify
+			 * rejects): nothing to order */
+			n += t->shared && t->placed && t->addr + t->size > t->addr;
+		}
+	if (!n)
+		return 0;
+	a = dp_realloc_array(NULL, n, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	n = 0;
+	for (ci = 0; ci < p->ncores; ci++)
+		for (k = 0; k < p->core[ci].n; k++) {
+			const struct dp_plan_tensor *t = &p->core[ci].t[k];
+
+			if (!t->shared || !t->placed || t->addr + t->size <= t->addr)
+				continue;
+			a[n++] = (struct sacc){ ci, k, t->addr, t->addr + t->size,
+						t->writes, t->reads };
+		}
+	qsort(a, n, sizeof(*a), cmp_sacc);
+	*out = a;
+	*count = n;
+	return 0;
+}
+
+/* The pair sweep over a[0..n) (sorted by lo): each pair of different
+ * cores that overlap, one writing, to fn */
+static int pair_sweep(struct sacc *a, size_t n,
+		      int (*fn)(const struct dp_hazard *h, void *arg), void *arg)
+{
+	struct sacc **act = dp_realloc_array(NULL, n ? n : 1, sizeof(*act));
+	size_t i, j, nact = 0;
+	int rc = 0;
+
+	if (!act)
+		return -ENOMEM;
+	for (i = 0; i < n && !rc; i++) {
+		size_t w = 0;
+
+		for (j = 0; j < nact; j++)	/* drop ranges that ended */
+			if (act[j]->hi > a[i].lo)
+				act[w++] = act[j];
+		nact = w;
+		for (j = 0; j < nact && !rc; j++) {
+			struct sacc *b = act[j];
+			struct dp_hazard h;
+
+			if (b->core == a[i].core || !(b->w || a[i].w))
+				continue;
+			h = (struct dp_hazard){
+				.core_a = b->core, .ta = b->t,
+				.core_b = a[i].core, .tb = a[i].t,
+				.lo = a[i].lo,
+				.hi = a[i].hi < b->hi ? a[i].hi : b->hi,
+				.a_writes = b->w, .b_writes = a[i].w };
+			rc = fn(&h, arg);
+		}
+		act[nact++] = &a[i];
+	}
+	free(act);
+	return rc;
+}
+
+int dp_plan_pairs_each(const struct dp_plan *p,
+		       int (*fn)(const struct dp_hazard *h, void *arg),
+		       void *arg)
+{
+	struct sacc *a;
+	size_t n;
+	int rc = shared_accesses(p, &a, &n);
+
+	if (!rc)
+		rc = pair_sweep(a, n, fn, arg);
+	free(a);
+	return rc;
+}
+
+struct pair_list {
+	struct dp_plan *p;
+	size_t cap;
+};
+
+static int add_pair(const struct dp_hazard *h, void *arg)
+{
+	struct pair_list *l = arg;
+
+	if (dp_grow(&l->p->hz, &l->cap, l->p->nhz + 1, sizeof(*l->p->hz), 16))
+		return -ENOMEM;
+	l->p->hz[l->p->nhz++] = *h;
+	return 0;
+}
+
 int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 {
-	struct sacc *a = NULL, **act = NULL;
-	size_t n = 0, i, j, nact = 0, cap = 0;
-	uint32_t ci, k;
-	int rc = -1;
+	struct pair_list l = { p, 0 };
+	struct sacc *a = NULL;
+	size_t n = 0;
+	int rc;
 
 	free(p->hz);
 	free(p->hg);
@@ -495,63 +609,12 @@ int dp_plan_hazards(struct dp_plan *p, int pairs, struct dp_err *e)
 	p->ha = NULL;
 	p->nhz = p->nhg = p->nha = 0;
 	p->has_pairs = !!pairs;
-	for (ci = 0; ci < p->ncores; ci++)
-		for (k = 0; k < p->core[ci].n; k++)
-			if (p->core[ci].t[k].shared && p->core[ci].t[k].placed &&
-			    p->core[ci].t[k].addr + p->core[ci].t[k].size > p->core[ci].t[k].addr)
-				n++;
-	if (!n)
-		return 0;
-	a = dp_realloc_array(NULL, n, sizeof(*a));
-	act = dp_realloc_array(NULL, n, sizeof(*act));
-	if (!a || !act)
-		goto out;
-	n = 0;
-	for (ci = 0; ci < p->ncores; ci++)
-		for (k = 0; k < p->core[ci].n; k++) {
-			struct dp_plan_tensor *t = &p->core[ci].t[k];
-
-			/* no bytes (or a range that wraps, which verify
-			 * rejects): nothing to order */
-			if (!t->shared || !t->placed || t->addr + t->size <= t->addr)
-				continue;
-			a[n++] = (struct sacc){ ci, k, t->addr, t->addr + t->size,
-						t->writes, t->reads };
-		}
-	qsort(a, n, sizeof(*a), cmp_sacc);
-	if (hazard_groups(p, a, n))
-		goto out;
-	for (i = 0; i < n && pairs; i++) {
-		size_t w = 0;
-
-		for (j = 0; j < nact; j++)	/* drop ranges that ended */
-			if (act[j]->hi > a[i].lo)
-				act[w++] = act[j];
-		nact = w;
-		for (j = 0; j < nact; j++) {
-			struct sacc *b = act[j];
-			struct dp_hazard *h;
-
-			if (b->core == a[i].core || !(b->w || a[i].w))
-				continue;
-			if (dp_grow(&p->hz, &cap, p->nhz + 1, sizeof(*p->hz), 16))
-				goto out;
-			h = &p->hz[p->nhz++];
-			h->core_a = b->core;
-			h->ta = b->t;
-			h->core_b = a[i].core;
-			h->tb = a[i].t;
-			h->lo = a[i].lo;
-			h->hi = a[i].hi < b->hi ? a[i].hi : b->hi;
-			h->a_writes = b->w;
-			h->b_writes = a[i].w;
-		}
-		act[nact++] = &a[i];
-	}
-	rc = 0;
-out:
+	rc = shared_accesses(p, &a, &n);
+	if (!rc && n)
+		rc = hazard_groups(p, a, n);
+	if (!rc && n && pairs)
+		rc = pair_sweep(a, n, add_pair, &l);
 	free(a);
-	free(act);
 	return rc ? dp_nomem(e) : 0;
 }
 
@@ -561,6 +624,9 @@ int dp_pass_hazards(struct dp_ctx *x)
 	size_t i, k;
 
 	if (dp_plan_hazards(p, x->o.hazard_pairs, x->err))
+		return -1;
+	/* the static proof, on the pairs above (unordered.c) */
+	if (x->m->ordered && dp_plan_prove_order(p, x->m, x->log, x->err))
 		return -1;
 	if (!x->log)
 		return 0;

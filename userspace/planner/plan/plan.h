@@ -87,6 +87,14 @@ const struct dp_plan_tensor *dp_plan_remote(const struct dp_plan *p,
 					    struct dp_name_ref **ix,
 					    const char *file, struct dp_err *e);
 
+/* unordered.c: the static proof of a model that declares order: its
+ * events into p->ev, p->es, and every access pair of dp_plan_pairs_each
+ * that happens-before (model/order.c) leaves unordered into p->uo, with a
+ * line to log (may be NULL) of what it found.  0, or -1 (e set). */
+struct dp_model;
+int dp_plan_prove_order(struct dp_plan *p, const struct dp_model *m,
+			FILE *log, struct dp_err *e);
+
 /* verify.c: rule 6a alone (links), for the tests */
 int dp_verify_links(const struct dp_plan *p, const char *file,
 		    struct dp_err *e);

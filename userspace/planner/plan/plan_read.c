@@ -290,6 +290,147 @@ static int read_core(struct jrd *r, uint32_t co, size_t ci,
 	return 0;
 }
 
+/* The tensor of core ci named name (its index in *t), or -1 (e set) */
+static int find_tensor(struct jrd *r, const struct dp_plan *p, uint32_t o,
+		       const char *where, uint32_t *ci, uint32_t *t)
+{
+	uint64_t core;
+	uint32_t v;
+	const char *name;
+
+	if (get_u(r, o, "core", where, &core) ||
+	    get(r, o, "tensor", J_STR, where, &v))
+		return -1;
+	name = jdoc_str(r->d, v);
+	if (core >= p->ncores)
+		return dp_fail(r->e, "%s: %s: core %llu out of range", r->file,
+			       where, U(core));
+	*ci = core;
+	for (*t = 0; *t < p->core[core].n; (*t)++)
+		if (!strcmp(p->core[core].t[*t].name, name))
+			return 0;
+	return dp_fail(r->e, "%s: %s: core %llu has no tensor '%s'", r->file,
+		       where, U(core), name);
+}
+
+/* One side ("a" or "b") of an unordered pair */
+static int read_side(struct jrd *r, const struct dp_plan *p, uint32_t o,
+		     const char *key, const char *where, uint32_t *ci,
+		     uint32_t *t, char **inst, uint8_t *w)
+{
+	uint32_t s, v;
+
+	if (get(r, o, key, J_OBJ, where, &s) ||
+	    find_tensor(r, p, s, where, ci, t) ||
+	    get(r, s, "inst", J_STR, where, &v))
+		return -1;
+	*inst = dp_strdup(jdoc_str(r->d, v));
+	if (!*inst)
+		return dp_nomem(r->e);
+	if (get(r, s, "writes", J_TRUE, where, &v))
+		return -1;
+	*w = jdoc_type(r->d, v) == J_TRUE;
+	return 0;
+}
+
+static int read_unordered(struct jrd *r, struct dp_plan *p, uint32_t arr)
+{
+	size_t i, n;
+
+	if (jrd_type(r, arr, J_ARR, "top level", "unordered", NULL))
+		return -1;
+	n = jdoc_len(r->d, arr);
+	p->uo = calloc(n ? n : 1, sizeof(*p->uo));
+	if (!p->uo)
+		return dp_nomem(r->e);
+	for (i = 0; i < n; i++) {
+		struct dp_unordered *u = &p->uo[p->nuo++];
+		uint32_t o = jdoc_at(r->d, arr, i);
+		char w[48];
+
+		snprintf(w, sizeof(w), "unordered[%zu]", i);
+		if (jrd_type(r, o, J_OBJ, w, NULL, NULL) ||
+		    read_side(r, p, o, "a", w, &u->core_a, &u->ta, &u->inst_a,
+			      &u->a_writes) ||
+		    read_side(r, p, o, "b", w, &u->core_b, &u->tb, &u->inst_b,
+			      &u->b_writes) ||
+		    get_u(r, o, "lo", w, &u->lo) || get_u(r, o, "hi", w, &u->hi))
+			return -1;
+	}
+	return 0;
+}
+
+/* One event's "signal" or "wait" sites */
+static int read_sites(struct jrd *r, struct dp_plan *p, uint32_t o,
+		      const char *key, const char *where, size_t *cap)
+{
+	uint32_t arr, v;
+	size_t i;
+
+	if (get(r, o, key, J_ARR, where, &arr))
+		return -1;
+	for (i = 0; i < jdoc_len(r->d, arr); i++) {
+		uint32_t s = jdoc_at(r->d, arr, i);
+		struct dp_event_site *es;
+		uint64_t core;
+
+		if (jrd_type(r, s, J_OBJ, where, key, NULL) ||
+		    get_u(r, s, "core", where, &core) ||
+		    get(r, s, "inst", J_STR, where, &v))
+			return -1;
+		if (core >= p->ncores)
+			return dp_fail(r->e, "%s: %s: core %llu out of range",
+				       r->file, where, U(core));
+		if (dp_grow(&p->es, cap, p->nes + 1, sizeof(*p->es), 8))
+			return dp_nomem(r->e);
+		es = &p->es[p->nes];
+		*es = (struct dp_event_site){ core, dp_strdup(jdoc_str(r->d, v)),
+					      key[0] == 's' };
+		if (!es->inst)
+			return dp_nomem(r->e);
+		p->nes++;
+		p->ev[p->nev - 1].n++;
+	}
+	return 0;
+}
+
+/* "events" and "unordered": both or neither (a model without order) */
+static int read_order(struct jrd *r, struct dp_plan *p)
+{
+	uint32_t evs = jdoc_get(r->d, r->d->root, "events");
+	uint32_t uo = jdoc_get(r->d, r->d->root, "unordered");
+	size_t i, cap = 0;
+
+	if (evs == JNONE && uo == JNONE)
+		return 0;
+	if (evs == JNONE || uo == JNONE)
+		return dp_fail(r->e, "%s: top level: \"events\" and \"unordered\" go together",
+			       r->file);
+	p->ordered = 1;
+	if (jrd_type(r, evs, J_ARR, "top level", "events", NULL))
+		return -1;
+	p->ev = calloc(jdoc_len(r->d, evs) + 1, sizeof(*p->ev));
+	if (!p->ev)
+		return dp_nomem(r->e);
+	for (i = 0; i < jdoc_len(r->d, evs); i++) {
+		uint32_t o = jdoc_at(r->d, evs, i), v;
+		char w[48];
+
+		snprintf(w, sizeof(w), "events[%zu]", i);
+		if (jrd_type(r, o, J_OBJ, w, NULL, NULL) ||
+		    get(r, o, "name", J_STR, w, &v))
+			return -1;
+		p->ev[p->nev].first = p->nes;
+		p->ev[p->nev].name = dp_strdup(jdoc_str(r->d, v));
+		if (!p->ev[p->nev++].name)
+			return dp_nomem(r->e);
+		if (read_sites(r, p, o, "signal", w, &cap) ||
+		    read_sites(r, p, o, "wait", w, &cap))
+			return -1;
+	}
+	return read_unordered(r, p, uo);
+}
+
 /* A jdoc_from_fn: the plan, or NULL. */
 static void *plan_from(const struct jdoc *d, const char *path,
 		       struct dp_err *e)
@@ -321,7 +462,8 @@ static void *plan_from(const struct jdoc *d, const char *path,
 		goto fail;
 	}
 	/* the pair list when the plan has one (--hazard-pairs) */
-	if (dp_plan_hazards(p, jdoc_get(d, d->root, "hazards") != JNONE, e))
+	if (dp_plan_hazards(p, jdoc_get(d, d->root, "hazards") != JNONE, e) ||
+	    read_order(&r, p))
 		goto fail;
 	return p;
 fail:

@@ -111,6 +111,54 @@ static void write_hazards(FILE *f, const struct dp_plan *p)
 	fprintf(f, "%s]", p->nhz ? "\n  " : "");
 }
 
+/* A model with order: its events and the pairs left unordered */
+static void write_order(FILE *f, const struct dp_plan *p)
+{
+	size_t i, k;
+	int side;
+
+	fprintf(f, ",\n  \"events\": [");
+	for (i = 0; i < p->nev; i++) {
+		const struct dp_plan_event *ev = &p->ev[i];
+
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		dp_json_str(f, ev->name);
+		for (side = 1; side >= 0; side--) {
+			int n = 0;
+
+			fprintf(f, ", \"%s\": [", side ? "signal" : "wait");
+			for (k = 0; k < ev->n; k++) {
+				const struct dp_event_site *s = &p->es[ev->first + k];
+
+				if (s->signal != side)
+					continue;
+				fprintf(f, "%s{\"core\": %u, \"inst\": ", n++ ? ", " : "",
+					s->core);
+				dp_json_str(f, s->inst);
+				fputc('}', f);
+			}
+			fputc(']', f);
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "%s],\n  \"unordered\": [", p->nev ? "\n  " : "");
+	for (i = 0; i < p->nuo; i++) {
+		const struct dp_unordered *u = &p->uo[i];
+
+		fprintf(f, "%s\n    {\"a\": ", i ? "," : "");
+		write_access(f, p, u->core_a, u->ta);
+		fputs(", \"inst\": ", f);
+		dp_json_str(f, u->inst_a);
+		fprintf(f, ", \"writes\": %s}, \"b\": ", b(u->a_writes));
+		write_access(f, p, u->core_b, u->tb);
+		fputs(", \"inst\": ", f);
+		dp_json_str(f, u->inst_b);
+		fprintf(f, ", \"writes\": %s}, \"lo\": %llu, \"hi\": %llu}",
+			b(u->b_writes), U(u->lo), U(u->hi));
+	}
+	fprintf(f, "%s]", p->nuo ? "\n  " : "");
+}
+
 int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 {
 	uint32_t ci;
@@ -139,6 +187,8 @@ int dp_plan_write_json(const struct dp_plan *p, FILE *f)
 	}
 	fprintf(f, "\n  ],");
 	write_hazards(f, p);
+	if (p->ordered)
+		write_order(f, p);
 	fprintf(f, "\n}\n");
 	return ferror(f) ? -1 : 0;
 }
