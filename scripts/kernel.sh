@@ -70,6 +70,13 @@ uml() {
 	log "UML KUnit kernel in $UML"
 	mkdir -p "$UML"
 	build_lock
+	# Kbuild rebuilds by file times: objects built from another checkout
+	# can look newer than this one's sources and be kept. The checkout
+	# that built them is recorded; another one rebuilds the module's part.
+	if [ "$(cat "$UML/.xmemsim-checkout" 2>/dev/null)" != "$REPO" ]; then
+		rm -rf "$UML/drivers/misc/xmemsim"
+		echo "$REPO" >"$UML/.xmemsim-checkout"
+	fi
 	(cd "$SRC" && python3 tools/testing/kunit/kunit.py build --arch=um \
 		--build_dir="$UML" --kunitconfig="$REPO/kmod/tests" --jobs="$JOBS") \
 		>"$UML.build.log" 2>&1 || {
