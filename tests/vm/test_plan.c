@@ -644,47 +644,80 @@ static int check_table(const char *out, const struct dp_plan *p)
 	return bad;
 }
 
-static void examples(int uring)
+/* One example through dramplan --submit, every check on its output. */
+static void example(const char *path, int uring)
+{
+	struct dp_err e = { "" };
+	struct dp_plan *p;
+	char *out;
+	int rc;
+
+	rc = run("dramplan --submit%s --check-shared --tensors --no-svg -o /tmp/ex.plan.json %s > /tmp/ex.out 2>&1",
+		 uring ? " --uring" : "", path);
+	out = slurp("/tmp/ex.out");
+	p = dp_plan_load_json("/tmp/ex.plan.json", &e);
+	printf("# %s through %s: exit %d\n", path, path_name(uring), rc);
+	CHECK(rc == 0);
+	CHECK(out && !strstr(out, "DISAGREE") && !strstr(out, "MISMATCH") &&
+	      !strstr(out, "CLOBBERED"));
+	CHECK(out && strstr(out, "the device agrees with the planner"));
+	CHECK(p != NULL);
+	if (p && out)
+		CHECK(check_table(out, p) == 0);
+	if (p && p->ncores > 1 && out)	/* the read-back ran */
+		CHECK(strstr(out, "same bytes") && strstr(out, "its own pattern, intact"));
+	/* the triple example: the device's PLAN_GET row of the link on
+	 * core 0 shows its owner's partition and bank */
+	if (strstr(path, "shared_triple_2core") && out)
+		CHECK(strstr(out, "= core 1 'handoff'  partition 2 bank 5\n") != NULL);
+	if (tap_cur_failed && out)
+		show(out);
+	free(out);
+	dp_plan_free(p);
+	CHECK(pristine());	/* dramplan's file closed: plan released */
+	unlink("/tmp/ex.plan.json");
+}
+
+/*
+ * Every example whose cores the loaded device has (cores < 0), or only
+ * those with more than 2 (cores > 0: the four-core load's turn), through
+ * dramplan --submit; how many ran.
+ */
+static int examples_of(int uring, int more_than_two)
 {
 	const char *dir = getenv("XMEMSIM_EXAMPLES") ? getenv("XMEMSIM_EXAMPLES") : "/work/examples";
 	char pattern[512];
+	int ran = 0;
 	glob_t g;
 	size_t i;
 
 	snprintf(pattern, sizeof(pattern), "%s/*.json", dir);
-	REQUIRE(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0);
+	if (glob(pattern, 0, NULL, &g) || !g.gl_pathc)
+		return 0;
 	for (i = 0; i < g.gl_pathc; i++) {
 		struct dp_err e = { "" };
-		struct dp_plan *p;
-		char *out;
-		int rc;
+		struct dp_model *m = dp_model_load_json(g.gl_pathv[i], &e);
+		uint32_t nc = m ? m->nc : 0;
 
-		rc = run("dramplan --submit%s --check-shared --tensors --no-svg -o /tmp/ex.plan.json %s > /tmp/ex.out 2>&1",
-			 uring ? " --uring" : "", g.gl_pathv[i]);
-		out = slurp("/tmp/ex.out");
-		p = dp_plan_load_json("/tmp/ex.plan.json", &e);
-		printf("# %s through %s: exit %d\n", g.gl_pathv[i], path_name(uring), rc);
-		CHECK(rc == 0);
-		CHECK(out && !strstr(out, "DISAGREE") && !strstr(out, "MISMATCH") &&
-		      !strstr(out, "CLOBBERED"));
-		CHECK(out && strstr(out, "the device agrees with the planner"));
-		CHECK(p != NULL);
-		if (p && out)
-			CHECK(check_table(out, p) == 0);
-		if (p && p->ncores > 1 && out)	/* the read-back ran */
-			CHECK(strstr(out, "same bytes") && strstr(out, "its own pattern, intact"));
-		/* the triple example: the device's PLAN_GET row of the link on
-		 * core 0 shows its owner's partition and bank */
-		if (strstr(g.gl_pathv[i], "shared_triple_2core") && out)
-			CHECK(strstr(out, "= core 1 'handoff'  partition 2 bank 5\n") != NULL);
-		if (tap_cur_failed && out)
-			show(out);
-		free(out);
-		dp_plan_free(p);
-		CHECK(pristine());	/* dramplan's file closed: plan released */
-		unlink("/tmp/ex.plan.json");
+		dp_model_free(m);
+		CHECK(nc > 0);
+		if (!nc || (more_than_two ? nc <= 2 : nc > info.cores)) {
+			if (nc > info.cores)
+				printf("# %s: %u cores, the device has %u: it runs on the four-core load\n",
+				       g.gl_pathv[i], nc, info.cores);
+			continue;
+		}
+		example(g.gl_pathv[i], uring);
+		ran++;
 	}
 	globfree(&g);
+	return ran;
+}
+
+static void examples(int uring)
+{
+	REQUIRE(read_info() == 0);
+	CHECK(examples_of(uring, 0) > 0);
 }
 
 TEST(examples_through_dramplan_submit)
@@ -1221,6 +1254,9 @@ TEST(random_models_on_four_cores)
 		random_models(0);
 		random_models(1);
 		triple_through_the_device(0);	/* three linked cores */
+		/* the examples of more than two cores (pipeline_4core) */
+		CHECK(examples_of(0, 1) > 0);
+		CHECK(examples_of(1, 1) > 0);
 	}
 	CHECK(reload("$(cat /params 2>/dev/null)") == 0);
 	CHECK(read_info() == 0);
