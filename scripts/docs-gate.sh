@@ -78,7 +78,10 @@ tool_check dramplan-import dramplan-import.1
 
 # --- module parameters ---------------------------------------------------------
 gaps=""
-params=$(sed -n -E 's/^[[:space:]]*module_param(_named)?\(([a-z0-9_]+),.*/\2/p' kmod/*.c | sort -u)
+# module_param() and module_param_named() lines, and fault.c's
+# FAIL_PARAM(site, ...), which makes fail_<site>
+params=$( (sed -n -E 's/^[[:space:]]*module_param(_named)?\(([a-z0-9_]+),.*/\2/p' kmod/*.c
+	sed -n -E 's/^FAIL_PARAM\(([a-z0-9_]+),.*/fail_\1/p' kmod/*.c) | sort -u)
 [ -n "$params" ] || gaps="no module_param found in kmod/*.c"
 # the module built from this checkout (make check's W=1 build), when given:
 # a cached one may be another tree's
