@@ -1238,16 +1238,6 @@ TEST(nothing_reads_a_copys_transfer_after_it_is_done)
 
 int main(void)
 {
-	struct xms_dev xd;
-
 	/* every test reads the model; TAP_ONLY may run any one alone */
-	if (!xms_open(&xd, NULL)) {
-		xms_dma_info(&xd, &info);
-		xms_close(&xd);
-	}
-	if (!info.engines) {
-		printf("1..0 # SKIP no DMA_INFO\n");
-		return 1;
-	}
-	return tap_run();
+	return test_dma_model(&info) ? 1 : tap_run();
 }
