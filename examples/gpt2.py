@@ -27,12 +27,7 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-
-def all_reduce(x):
-    """The sum over the tensor-parallel ranks: dramplan-import's collective
-    (torch.ops.dramplan.all_reduce) when it runs the network."""
-    return torch.ops.dramplan.all_reduce(x)
+from decoder_lm import DecoderLM, all_reduce, through_cache
 
 FULL = dict(layers=12, width=768, heads=12, vocab=50257, positions=1024)
 TINY = dict(layers=2, width=64, heads=4, vocab=256, positions=64)
@@ -62,11 +57,7 @@ class Block(nn.Module):
         q = q.view(b, t, h, d).transpose(1, 2)
         k = k.view(b, t, h, d).transpose(1, 2)
         v = v.view(b, t, h, d).transpose(1, 2)
-        if k_cache is not None:
-            k_cache[:, :, start:start + t] = k
-            v_cache[:, :, start:start + t] = v
-            k = k_cache[:, :, :start + t]
-            v = v_cache[:, :, :start + t]
+        k, v = through_cache(k, v, k_cache, v_cache, start)
         n = k.shape[2]
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
         if t > 1:	# causal: position start+i sees 0 .. start+i
@@ -79,13 +70,14 @@ class Block(nn.Module):
                                                approximate="tanh")))
 
 
-class GPT(nn.Module):
+class GPT(DecoderLM):
     def __init__(self, layers, width, heads, vocab, positions, ranks=1):
         super().__init__()
         if heads % ranks:
             raise ValueError("%d heads do not split over %d ranks"
                              % (heads, ranks))
-        self.layers, self.heads = layers, heads // ranks
+        # every head has its own keys and values
+        self.layers, self.kv_heads = layers, heads // ranks
         self.head_dim = width // heads
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(positions, width)
@@ -102,21 +94,7 @@ class GPT(nn.Module):
         pos = torch.arange(start, start + t, device=tokens.device) \
             % self.wpe.num_embeddings
         x = self.wte(tokens) + self.wpe(pos)
-        for i, blk in enumerate(self.blocks):
-            x = blk(x, None if k_cache is None else k_cache[i],
-                    None if v_cache is None else v_cache[i], start)
-        if k_cache is not None:
-            x = x[:, -1:]
-        return self.head(self.ln_f(x))
-
-    def input_spec(self, phase):
-        """dramplan-import's inputs for each phase (NAME:DTYPE:SHAPE)."""
-        if phase in ("train", "infer"):
-            return ["tokens:int64:batch,seq"]
-        cache = "float:%d,batch,%d,max,%d" % (self.layers, self.heads,
-                                              self.head_dim)
-        return ["tokens:int64:batch,seq", "start:int:cache",
-                "k_cache:" + cache, "v_cache:" + cache]
+        return self.run_blocks(x, self.ln_f, (), (k_cache, v_cache), start)
 
 
 def make_model(ranks=1):

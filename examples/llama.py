@@ -22,6 +22,7 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from decoder_lm import DecoderLM, all_reduce, through_cache
 
 FULL = dict(layers=8, width=2048, heads=16, kv_heads=4, hidden=5632,
             vocab=32000, positions=4096)
@@ -38,12 +39,6 @@ class RMSNorm(nn.Module):
     def forward(self, x):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) \
             * self.weight
-
-
-def all_reduce(x):
-    """The sum over the tensor-parallel ranks: dramplan-import's collective
-    (torch.ops.dramplan.all_reduce) when it runs the network."""
-    return torch.ops.dramplan.all_reduce(x)
 
 
 def rotate(x, cos, sin):
@@ -82,11 +77,7 @@ class Block(nn.Module):
         q = rotate(self.wq(y).view(b, t, h, d).transpose(1, 2), cos, sin)
         k = rotate(self.wk(y).view(b, t, g, d).transpose(1, 2), cos, sin)
         v = self.wv(y).view(b, t, g, d).transpose(1, 2)
-        if k_cache is not None:
-            k_cache[:, :, start:start + t] = k
-            v_cache[:, :, start:start + t] = v
-            k = k_cache[:, :, :start + t]
-            v = v_cache[:, :, :start + t]
+        k, v = through_cache(k, v, k_cache, v_cache, start)
         n = k.shape[2]
         # each key/value head serves h // g query heads
         k = k[:, :, None].expand(b, g, h // g, n, d).reshape(b, h, n, d)
@@ -102,7 +93,7 @@ class Block(nn.Module):
         return x + self.reduce(self.w2(F.silu(self.w1(y)) * self.w3(y)))
 
 
-class Llama(nn.Module):
+class Llama(DecoderLM):
     def __init__(self, layers, width, heads, kv_heads, hidden, vocab,
                  positions, ranks=1):
         super().__init__()
@@ -125,21 +116,8 @@ class Llama(nn.Module):
         b, t = tokens.shape
         cos, sin = self.cos[start:start + t], self.sin[start:start + t]
         x = self.embed(tokens)
-        for i, blk in enumerate(self.blocks):
-            x = blk(x, cos, sin, None if k_cache is None else k_cache[i],
-                    None if v_cache is None else v_cache[i], start)
-        if k_cache is not None:
-            x = x[:, -1:]
-        return self.head(self.norm(x))
-
-    def input_spec(self, phase):
-        """dramplan-import's inputs for each phase (NAME:DTYPE:SHAPE)."""
-        if phase in ("train", "infer"):
-            return ["tokens:int64:batch,seq"]
-        cache = "float:%d,batch,%d,max,%d" % (self.layers, self.kv_heads,
-                                              self.head_dim)
-        return ["tokens:int64:batch,seq", "start:int:cache",
-                "k_cache:" + cache, "v_cache:" + cache]
+        return self.run_blocks(x, self.norm, (cos, sin), (k_cache, v_cache),
+                               start)
 
 
 def make_model(ranks=1):

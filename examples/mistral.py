@@ -17,6 +17,7 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from decoder_lm import DecoderLM
 
 FULL = dict(layers=32, width=4096, heads=32, kv_heads=8, hidden=14336,
             vocab=32000, window=4096)
@@ -88,7 +89,7 @@ class Block(nn.Module):
         return x + self.w2(F.silu(self.w1(y)) * self.w3(y))
 
 
-class Mistral(nn.Module):
+class Mistral(DecoderLM):
     def __init__(self, layers, width, heads, kv_heads, hidden, vocab,
                  window, device=None):
         super().__init__()
@@ -103,18 +104,12 @@ class Mistral(nn.Module):
 
     def forward(self, tokens, start=0, kv_cache=None):
         x = self.embed(tokens)
-        for i, blk in enumerate(self.blocks):
-            x = blk(x, None if kv_cache is None else kv_cache[i], start)
-        if kv_cache is not None:
-            x = x[:, -1:]
-        return self.head(self.norm(x))
+        return self.run_blocks(x, self.norm, (), (kv_cache,), start)
 
-    def input_spec(self, phase):
-        """dramplan-import's inputs for each phase (NAME:DTYPE:SHAPE)."""
-        if phase in ("train", "infer"):
-            return ["tokens:int64:batch,seq"]
-        return ["tokens:int64:batch,seq", "start:int:cache",
-                "kv_cache:float:%d,2,batch,%d,max,%d"
+    def cache_spec(self):
+        """One packed cache, kv_cache [layers, 2 (keys, values), batch,
+        kv heads, max, head dim]."""
+        return ["kv_cache:float:%d,2,batch,%d,max,%d"
                 % (self.layers, self.kv_heads, self.head_dim)]
 
 

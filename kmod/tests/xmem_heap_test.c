@@ -78,6 +78,15 @@ static void xh_test_exit(struct kunit *test)
 		xmem_heap_destroy(&ctx->heaps[i]);
 }
 
+/* A suite of the heap's: its cases' heaps made in the xh_ctx of each case */
+#define XH_SUITE(_suite, _name, _cases)		\
+	static struct kunit_suite _suite = {	\
+		.name = _name,			\
+		.init = xh_test_init,		\
+		.exit = xh_test_exit,		\
+		.test_cases = _cases,		\
+	}
+
 static const struct heap_kind *param_mode(struct kunit *test)
 {
 	return test->param_value;
@@ -642,6 +651,28 @@ static void alloc_boundaries(struct kunit *test)
 
 /* ---- split and descriptors -------------------------------------------- */
 
+/* The heap's free blocks and descriptors in use are as expected. */
+static void expect_blocks(struct kunit *test, struct xmem_heap *h,
+			  u32 free_blocks, u32 blocks_in_use)
+{
+	struct xmem_heap_stats st;
+
+	stats(h, &st);
+	KUNIT_EXPECT_EQ(test, st.free_blocks, free_blocks);
+	KUNIT_EXPECT_EQ(test, st.blocks_in_use, blocks_in_use);
+}
+
+/* A heap of n blocks of 64 bytes from B, the free tail after them. */
+static struct xmem_heap *heap_of_64s(struct kunit *test, int n)
+{
+	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
+	int i;
+
+	for (i = 0; i < n; i++)
+		alloc_ok(test, h, 64, 64, NULL);
+	return h;
+}
+
 static void split_remainder_4(struct kunit *test)
 {
 	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
@@ -740,13 +771,10 @@ static void exhaustion_at_32(struct kunit *test)
 
 static void exhaustion_mid_heap(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
+	struct xmem_heap *h = heap_of_64s(test, 31);
 	struct xmem_heap_stats st;
 	u64 end;
-	int i;
 
-	for (i = 0; i < 31; i++)
-		alloc_ok(test, h, 64, 64, NULL);
 	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, B + 64 * 2), XMEM_OK);
 	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, B + 64 * 4), XMEM_OK);
 	stats(h, &st);
@@ -767,28 +795,24 @@ static void exhaustion_mid_heap(struct kunit *test)
 
 static void exhaustion_recovers(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
+	struct xmem_heap *h = heap_of_64s(test, 32);
 	struct xmem_heap_stats st;
 	u64 end;
 	int i;
 
-	for (i = 0; i < 32; i++)
-		alloc_ok(test, h, 64, 64, NULL);
 	/* free 1, 2, 3: one merged block of 192, two descriptors back */
 	for (i = 1; i <= 3; i++)
 		KUNIT_ASSERT_EQ(test, xmem_heap_free(h, B + 64 * i), XMEM_OK);
-	stats(h, &st);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 30U);
-	KUNIT_EXPECT_EQ(test, st.free_blocks, 1U);
+	expect_blocks(test, h, 1, 30);
 	KUNIT_EXPECT_EQ(test, alloc_ok(test, h, 16, 16, &end), B + 64);
 	KUNIT_EXPECT_EQ(test, end, B + 80);	/* split again */
 	KUNIT_EXPECT_EQ(test, alloc_ok(test, h, 16, 16, &end), B + 80);
 	KUNIT_EXPECT_EQ(test, end, B + 96);
 	KUNIT_EXPECT_EQ(test, alloc_ok(test, h, 16, 16, &end), B + 96);
 	KUNIT_EXPECT_EQ(test, end, B + 256);	/* out again */
+	expect_blocks(test, h, 0, 32);
 	stats(h, &st);
 	KUNIT_EXPECT_EQ(test, st.split_refused, 2ULL);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 32U);
 	check_heap(test, h);
 }
 
@@ -875,35 +899,35 @@ static void expect_free_block(struct kunit *test, struct xmem_heap *h,
 	KUNIT_EXPECT_EQ(test, bi[i].size, size);
 }
 
-static void coalesce_left(struct kunit *test)
+/* The coalescing cases' start: five_blocks(), then a[i] and a[j] freed. */
+static struct xmem_heap *five_free_two(struct kunit *test, u64 *a, int i,
+				       int j)
 {
 	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
-	struct xmem_heap_stats st;
-	u64 a[5];
 
 	five_blocks(test, h, a);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[1]), XMEM_OK);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[2]), XMEM_OK);
+	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[i]), XMEM_OK);
+	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[j]), XMEM_OK);
+	return h;
+}
+
+static void coalesce_left(struct kunit *test)
+{
+	u64 a[5];
+	struct xmem_heap *h = five_free_two(test, a, 1, 2);
+
 	expect_free_block(test, h, a[1], 512);
-	stats(h, &st);
-	KUNIT_EXPECT_EQ(test, st.free_blocks, 2U);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 5U);	/* 6 - 1 */
+	expect_blocks(test, h, 2, 5);	/* 6 - 1 */
 	check_heap(test, h);
 }
 
 static void coalesce_right(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
-	struct xmem_heap_stats st;
 	u64 a[5];
+	struct xmem_heap *h = five_free_two(test, a, 2, 1);
 
-	five_blocks(test, h, a);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[2]), XMEM_OK);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[1]), XMEM_OK);
 	expect_free_block(test, h, a[1], 512);
-	stats(h, &st);
-	KUNIT_EXPECT_EQ(test, st.free_blocks, 2U);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 5U);
+	expect_blocks(test, h, 2, 5);
 	/* the merged block is found by first fit at its new start */
 	KUNIT_EXPECT_EQ(test, alloc_ok(test, h, 512, 64, NULL), a[1]);
 	check_heap(test, h);
@@ -911,39 +935,27 @@ static void coalesce_right(struct kunit *test)
 
 static void coalesce_both(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
-	struct xmem_heap_stats st;
 	u64 a[5];
+	struct xmem_heap *h = five_free_two(test, a, 1, 3);
+	struct xmem_heap_stats st;
 
-	five_blocks(test, h, a);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[1]), XMEM_OK);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[3]), XMEM_OK);
-	stats(h, &st);
-	KUNIT_EXPECT_EQ(test, st.free_blocks, 3U);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 6U);
+	expect_blocks(test, h, 3, 6);
 	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[2]), XMEM_OK);
 	expect_free_block(test, h, a[1], 768);
+	expect_blocks(test, h, 2, 4);	/* two given back */
 	stats(h, &st);
-	KUNIT_EXPECT_EQ(test, st.free_blocks, 2U);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 4U);	/* two given back */
 	KUNIT_EXPECT_EQ(test, st.largest_free, P - 5 * 256);
 	check_heap(test, h);
 }
 
 static void coalesce_none(struct kunit *test)
 {
-	struct xmem_heap *h = new_heap(test, B, P, 0, param_mode(test));
-	struct xmem_heap_stats st;
 	u64 a[5];
+	struct xmem_heap *h = five_free_two(test, a, 0, 2);
 
-	five_blocks(test, h, a);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[0]), XMEM_OK);
-	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[2]), XMEM_OK);
 	expect_free_block(test, h, a[0], 256);
 	expect_free_block(test, h, a[2], 256);
-	stats(h, &st);
-	KUNIT_EXPECT_EQ(test, st.free_blocks, 3U);
-	KUNIT_EXPECT_EQ(test, st.blocks_in_use, 6U);
+	expect_blocks(test, h, 3, 6);
 	/* the last block merges into the free tail */
 	KUNIT_ASSERT_EQ(test, xmem_heap_free(h, a[4]), XMEM_OK);
 	expect_free_block(test, h, a[4], P - 4 * 256);
@@ -1542,33 +1554,10 @@ static struct kunit_case random_cases[] = {
 	{}
 };
 
-static struct kunit_suite xmem_heap_contract_suite = {
-	.name = "xmem_heap_contract",
-	.init = xh_test_init,
-	.exit = xh_test_exit,
-	.test_cases = contract_cases,
-};
-
-static struct kunit_suite xmem_heap_split_free_suite = {
-	.name = "xmem_heap_split_free",
-	.init = xh_test_init,
-	.exit = xh_test_exit,
-	.test_cases = split_free_cases,
-};
-
-static struct kunit_suite xmem_heap_overflow_suite = {
-	.name = "xmem_heap_overflow",
-	.init = xh_test_init,
-	.exit = xh_test_exit,
-	.test_cases = overflow_cases,
-};
-
-static struct kunit_suite xmem_heap_random_suite = {
-	.name = "xmem_heap_random",
-	.init = xh_test_init,
-	.exit = xh_test_exit,
-	.test_cases = random_cases,
-};
+XH_SUITE(xmem_heap_contract_suite, "xmem_heap_contract", contract_cases);
+XH_SUITE(xmem_heap_split_free_suite, "xmem_heap_split_free", split_free_cases);
+XH_SUITE(xmem_heap_overflow_suite, "xmem_heap_overflow", overflow_cases);
+XH_SUITE(xmem_heap_random_suite, "xmem_heap_random", random_cases);
 
 kunit_test_suites(&xmem_heap_contract_suite, &xmem_heap_split_free_suite,
 		  &xmem_heap_overflow_suite, &xmem_heap_random_suite);

@@ -7,6 +7,7 @@
 # concrete (integers only); the default input is the file's input_shape
 # with batch 1.
 import importlib.util
+import os
 import sys
 import warnings
 
@@ -19,6 +20,9 @@ if ".py:" in path:
     path, attr = path.rsplit(":", 1)
 spec = importlib.util.spec_from_file_location("net", path)
 mod = importlib.util.module_from_spec(spec)
+# the file's folder on the module path, as dramplan-import loads it: the
+# examples and the test networks import their shared modules by name
+sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
 spec.loader.exec_module(mod)
 obj = getattr(mod, attr, None) or getattr(mod, "make_model")
 net = obj() if isinstance(obj, type) or not isinstance(obj, torch.nn.Module) \

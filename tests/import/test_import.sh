@@ -334,7 +334,7 @@ check "GRU training: imports, plan passes verify" sh -c \
 
 # errors: one line, naming what fails
 check "data-dependent control flow: one line naming the source line" \
-	one_line_err 1 'untraceable.py:14 in forward' "$IMPORT" "$SRC/tests/import/untraceable.py"
+	one_line_err 1 'untraceable.py:12 in forward' "$IMPORT" "$SRC/tests/import/untraceable.py"
 check "a failing node: one line naming it" \
 	one_line_err 1 "node 'fc'" "$IMPORT" "$SRC/tests/import/alias.py" --input-shape 7
 mkdir "$T/dir"

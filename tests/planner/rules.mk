@@ -15,17 +15,11 @@ PLANNER_BRIDGE_TESTS := $(O)/tests/planner/test_agree $(O)/tests/planner/test_tr
 $(PLANNER_BRIDGE_TESTS): %: %.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan-device.a $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
-# test_cli runs the dramplan binary of the same build
-$(O)/tests/planner/test_cli.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
-$(O)/tests/planner/test_cli: | $(O)/dramplan
-$(O)/tests/planner/test_outputs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
-$(O)/tests/planner/test_outputs: | $(O)/dramplan
-$(O)/tests/planner/test_slabs.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
-$(O)/tests/planner/test_slabs: | $(O)/dramplan
-$(O)/tests/planner/test_strategy.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
-$(O)/tests/planner/test_strategy: | $(O)/dramplan
-$(O)/tests/planner/test_order.o: XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
-$(O)/tests/planner/test_order: | $(O)/dramplan
+# these run the dramplan binary of the same build
+PLANNER_CLI_TESTS := $(addprefix $(O)/tests/planner/,test_cli test_outputs \
+	test_slabs test_strategy test_order)
+$(PLANNER_CLI_TESTS:%=%.o): XCFLAGS += -DDP_DRAMPLAN=\"$(abspath $(O))/dramplan\"
+$(PLANNER_CLI_TESTS): | $(O)/dramplan
 # test_mm2model runs the converter of the same build
 $(O)/tests/planner/test_mm2model.o: XCFLAGS += -DDP_MM2MODEL=\"$(abspath $(O))/mm2model\"
 $(O)/tests/planner/test_mm2model: | $(O)/mm2model

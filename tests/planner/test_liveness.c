@@ -56,13 +56,23 @@ TEST(straight_line_def_use_dead_def)
 	run_free(&r);
 }
 
+/*
+ * The model of fmt, a format whose one %s is where block 'loop' lists
+ * itself as a successor: the back edge, or nothing without it
+ */
+static const char *with_back_edge(const char *fmt, int back_edge)
+{
+	static char buf[2048];
+
+	snprintf(buf, sizeof(buf), fmt, back_edge ? "'loop', " : "");
+	return J(buf);
+}
+
 /* entry: 0 def a, 1 def acc, 2 def b | loop: 3 def s use a,
  * 4 def acc use acc s | exit: 5 def out use acc, 6 use b */
 static const char *loop_model(int back_edge)
 {
-	static char buf[2048];
-
-	snprintf(buf, sizeof(buf),
+	return with_back_edge(
 		"{'cores': [{'tensors': [" T("a") "," T("acc") "," T("b") "," T("s") ","
 		"  {'name': 'out', 'elems': 1, 'elem_size': 4, 'usage': 'output'}],"
 		" 'blocks': ["
@@ -72,8 +82,7 @@ static const char *loop_model(int back_edge)
 		"    {'defs': ['s'], 'uses': ['a']},"
 		"    {'defs': ['acc'], 'uses': ['acc', 's']}]},"
 		"  {'name': 'exit', 'insts': [{'defs': ['out'], 'uses': ['acc']}, {'uses': ['b']}]}]}]}",
-		back_edge ? "'loop', " : "");
-	return J(buf);
+		back_edge);
 }
 
 TEST(loop_liveness_back_edge_extends)
@@ -106,15 +115,12 @@ TEST(loop_liveness_without_back_edge)
 /* entry: 0 def a | loop: 1 use a, 2 def s | exit: 3 use s */
 static const char *share_model(int back_edge)
 {
-	static char buf[1024];
-
-	snprintf(buf, sizeof(buf),
+	return with_back_edge(
 		"{'cores': [{'tensors': [" T("a") "," T("s") "], 'blocks': ["
 		"  {'name': 'entry', 'succ': ['loop'], 'insts': [{'defs': ['a']}]},"
 		"  {'name': 'loop', 'succ': [%s'exit'], 'insts': [{'uses': ['a']}, {'defs': ['s']}]},"
 		"  {'name': 'exit', 'insts': [{'uses': ['s']}]}]}]}",
-		back_edge ? "'loop', " : "");
-	return J(buf);
+		back_edge);
 }
 
 TEST(loop_interference_changes_placement)

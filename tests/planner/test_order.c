@@ -178,53 +178,65 @@ static void one_error(const char *name, const char *from, const char *to,
 #define SUM_LOSS_WAIT "\"wait\": [\"loss_sent\"]"
 #define AR_COLL "{\"kind\": \"all_reduce\", \"reduction\": \"sum\", \"type\": \"f32\", \"cores\": [0, 1]}"
 
+/*
+ * A malformation planted in examples/allreduce_2core.json: its text from
+ * replaced by to; the one line on stderr holds want and want2
+ */
+struct planted {
+	const char *from, *to, *want, *want2;
+};
+
+static void one_error_each(const struct planted *p, size_t n)
+{
+	for (; n; n--, p++)
+		one_error(AR_EXAMPLE, p->from, p->to, p->want, p->want2);
+}
+
 TEST(malformed_events_are_one_line)
 {
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"waits\": [\"loss_sent\"]",
-		  "insts[2]: unknown key \"waits\"",
-		  "(allowed: name, defs, uses, collective, wait, signal)");
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": \"loss_sent\"",
-		  "'sum_loss'", "wait");
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [7]",
-		  "'sum_loss'.wait[0]", "string");
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [\"loss_snt\"]",
-		  "core 0 'sum_loss': waits for event 'loss_snt' that no instruction signals", "");
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [\"loss_sent\", \"loss_sent\"]",
-		  "'sum_loss'", "event 'loss_sent' listed twice");
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [\"\"]",
-		  "'sum_loss'", "an event name is 1 to 255 characters");
-	one_error(AR_EXAMPLE, SUM_LOSS_WAIT, "\"wait\": [\"loss\\u0007sent\"]",
-		  "'sum_loss'", "event name has a control character");
-	/* send_loss waits for what waits for it: the first instruction
-	 * that can never start is named */
-	one_error(AR_EXAMPLE, "\"signal\": [\"loss_sent\"]",
-		  "\"signal\": [\"loss_sent\"], \"wait\": [\"loss_done\"]",
-		  "core 0 'sum_loss': deadlock: what it waits for (an event, a collective) waits for it in turn", "");
+	static const struct planted bugs[] = {
+		{ SUM_LOSS_WAIT, "\"waits\": [\"loss_sent\"]", "insts[2]: unknown key \"waits\"",
+		  "(allowed: name, defs, uses, collective, wait, signal)" },
+		{ SUM_LOSS_WAIT, "\"wait\": \"loss_sent\"", "'sum_loss'", "wait" },
+		{ SUM_LOSS_WAIT, "\"wait\": [7]", "'sum_loss'.wait[0]", "string" },
+		{ SUM_LOSS_WAIT, "\"wait\": [\"loss_snt\"]",
+		  "core 0 'sum_loss': waits for event 'loss_snt' that no instruction signals", "" },
+		{ SUM_LOSS_WAIT, "\"wait\": [\"loss_sent\", \"loss_sent\"]", "'sum_loss'",
+		  "event 'loss_sent' listed twice" },
+		{ SUM_LOSS_WAIT, "\"wait\": [\"\"]", "'sum_loss'", "an event name is 1 to 255 characters" },
+		{ SUM_LOSS_WAIT, "\"wait\": [\"loss\\u0007sent\"]", "'sum_loss'",
+		  "event name has a control character" },
+		/* send_loss waits for what waits for it: the first instruction
+		 * that can never start is named */
+		{ "\"signal\": [\"loss_sent\"]", "\"signal\": [\"loss_sent\"], \"wait\": [\"loss_done\"]",
+		  "core 0 'sum_loss': deadlock: what it waits for (an event, a collective) waits for it in turn", "" },
+	};
+
+	one_error_each(bugs, sizeof(bugs) / sizeof(bugs[0]));
 }
 
 TEST(malformed_collectives_are_one_line)
 {
-	one_error(AR_EXAMPLE, "\"kind\": \"all_reduce\"", "\"kind\": \"all_reduse\"",
-		  "'all_reduce'.collective", "unknown value \"all_reduse\"");
-	one_error(AR_EXAMPLE, "\"type\": \"f32\"", "\"type\": \"f64\"",
-		  "'all_reduce'.collective", "unknown value \"f64\"");
-	one_error(AR_EXAMPLE, "\"reduction\": \"sum\"", "\"op\": \"sum\"",
-		  "'all_reduce'.collective", "unknown key \"op\"");
-	one_error(AR_EXAMPLE, "\"kind\": \"all_reduce\"", "\"kind\": \"all_gather\"",
-		  "'all_reduce'.collective", "an all_gather takes no \"reduction\"");
-	one_error(AR_EXAMPLE, "\"cores\": [0, 1]", "\"cores\": [1]",
-		  "'all_reduce'.collective: ", "must list this core (0) and at least one other");
-	one_error(AR_EXAMPLE, "\"cores\": [0, 1]", "\"cores\": [0, 0]",
-		  "'all_reduce'", "core 0 listed twice");
-	one_error(AR_EXAMPLE, "\"cores\": [0, 1]", "\"cores\": [0, 1, 5]",
-		  "core 0 'all_reduce': all_reduce over core 5, but the model has 2 cores", "");
-	/* the halves disagree; a half is missing */
-	one_error(AR_EXAMPLE, AR_COLL,
-		  "{\"kind\": \"all_reduce\", \"reduction\": \"max\", \"type\": \"f32\", \"cores\": [0, 1]}",
-		  "core 0 'all_reduce': all_reduce max f32: core 1 has no collective 'all_reduce' of the same kind, reduction, type and cores", "");
-	one_error(AR_EXAMPLE, "{\"name\": \"all_reduce\", ",
-		  "{\"name\": \"all_reduce0\", ",
-		  "core 0 'all_reduce0': all_reduce sum f32: core 1 has no collective 'all_reduce0'", "");
+	static const struct planted bugs[] = {
+		{ "\"kind\": \"all_reduce\"", "\"kind\": \"all_reduse\"", "'all_reduce'.collective",
+		  "unknown value \"all_reduse\"" },
+		{ "\"type\": \"f32\"", "\"type\": \"f64\"", "'all_reduce'.collective", "unknown value \"f64\"" },
+		{ "\"reduction\": \"sum\"", "\"op\": \"sum\"", "'all_reduce'.collective", "unknown key \"op\"" },
+		{ "\"kind\": \"all_reduce\"", "\"kind\": \"all_gather\"", "'all_reduce'.collective",
+		  "an all_gather takes no \"reduction\"" },
+		{ "\"cores\": [0, 1]", "\"cores\": [1]", "'all_reduce'.collective: ",
+		  "must list this core (0) and at least one other" },
+		{ "\"cores\": [0, 1]", "\"cores\": [0, 0]", "'all_reduce'", "core 0 listed twice" },
+		{ "\"cores\": [0, 1]", "\"cores\": [0, 1, 5]",
+		  "core 0 'all_reduce': all_reduce over core 5, but the model has 2 cores", "" },
+		/* the halves disagree; a half is missing */
+		{ AR_COLL, "{\"kind\": \"all_reduce\", \"reduction\": \"max\", \"type\": \"f32\", \"cores\": [0, 1]}",
+		  "core 0 'all_reduce': all_reduce max f32: core 1 has no collective 'all_reduce' of the same kind, reduction, type and cores", "" },
+		{ "{\"name\": \"all_reduce\", ", "{\"name\": \"all_reduce0\", ",
+		  "core 0 'all_reduce0': all_reduce sum f32: core 1 has no collective 'all_reduce0'", "" },
+	};
+
+	one_error_each(bugs, sizeof(bugs) / sizeof(bugs[0]));
 }
 
 /* Rule 3: a collective orders what comes before it on one core before

@@ -281,32 +281,28 @@ static int jclose(struct call *k, yajl_gen g)
 	return 0;
 }
 
+/* One object, "heap": heap first unless heap is NULL, then key[i]: val[i] */
+static int jprint_nums(struct call *k, const char *heap,
+		       const char *const *key, const uint64_t *val, size_t n)
+{
+	yajl_gen g = jopen();
+
+	if (g) {
+		if (heap)
+			jstr(g, "heap", heap);
+		jnums(g, key, val, n);
+	}
+	return jclose(k, g);
+}
+
 static int cmd_info(struct call *k)
 {
 	struct xmemsim_info in = { 0 };
 	int ret = xms_get_info(k->dev, &in);
-	yajl_gen g;
 
 	if (ret)
 		return failed(k, ret);
-	if (!json) {
-		fprintf(k->out, "info abi=%u cores=%u descriptors=%u hbm=0x%" PRIx64
-			"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
-			" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
-			PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
-			") libc_pool=0x%" PRIx64 "+0x%" PRIx64 " features=0x%" PRIx64
-			"\n", in.abi_version, in.cores, in.num_blocks,
-			(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
-			(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
-			(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
-			(uint64_t)in.dataram_pool_base,
-			(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
-			(uint64_t)in.staging_hi, (uint64_t)in.libc_pool_base,
-			(uint64_t)in.libc_pool_size, (uint64_t)in.features);
-		return 0;
-	}
-	g = jopen();
-	if (g) {
+	if (json) {
 		static const char *const key[] = {
 			"abi", "cores", "descriptors", "hbm_base", "hbm_size",
 			"hbm_pool_base", "hbm_pool_size", "dataram_base",
@@ -325,9 +321,23 @@ static int cmd_info(struct call *k)
 			in.libc_pool_size, in.features,
 		};
 
-		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
+		return jprint_nums(k, NULL, key, val,
+				   sizeof(val) / sizeof(val[0]));
 	}
-	return jclose(k, g);
+	fprintf(k->out, "info abi=%u cores=%u descriptors=%u hbm=0x%" PRIx64
+		"+0x%" PRIx64 " hbm_pool=0x%" PRIx64 "+0x%" PRIx64
+		" dataram=0x%" PRIx64 "+0x%" PRIx64 " dataram_pool=0x%"
+		PRIx64 "+0x%" PRIx64 " staging=[0x%" PRIx64 ",0x%" PRIx64
+		") libc_pool=0x%" PRIx64 "+0x%" PRIx64 " features=0x%" PRIx64
+		"\n", in.abi_version, in.cores, in.num_blocks,
+		(uint64_t)in.hbm_base, (uint64_t)in.hbm_size,
+		(uint64_t)in.hbm_pool_base, (uint64_t)in.hbm_pool_size,
+		(uint64_t)in.dataram_base, (uint64_t)in.dataram_size,
+		(uint64_t)in.dataram_pool_base,
+		(uint64_t)in.dataram_pool_size, (uint64_t)in.staging_lo,
+		(uint64_t)in.staging_hi, (uint64_t)in.libc_pool_base,
+		(uint64_t)in.libc_pool_size, (uint64_t)in.features);
+	return 0;
 }
 
 static int cmd_alloc(struct call *k)
@@ -367,24 +377,10 @@ static int cmd_stats(struct call *k)
 {
 	struct xmemsim_heap_stats s = { 0 };
 	int ret = xms_stats(k->dev, k->heap, &s);
-	yajl_gen g;
 
 	if (ret)
 		return failed(k, ret);
-	if (!json) {
-		fprintf(k->out, "stats pool=0x%" PRIx64 "+0x%" PRIx64 " free=%" PRIu64
-			" allocated=%" PRIu64 " unused=%" PRIu64 " largest=%" PRIu64
-			" descriptors=%u/%u free_blocks=%u alloc_blocks=%u split_refused=%"
-			PRIu64 " owned=%" PRIu64 "\n",
-			(uint64_t)s.pool_base, (uint64_t)s.pool_size,
-			(uint64_t)s.free_bytes, (uint64_t)s.allocated_bytes,
-			(uint64_t)s.unused_bytes, (uint64_t)s.largest_free,
-			s.blocks_in_use, s.num_blocks, s.free_blocks, s.alloc_blocks,
-			(uint64_t)s.split_refused, (uint64_t)s.owned_bytes);
-		return 0;
-	}
-	g = jopen();
-	if (g) {
+	if (json) {
 		static const char *const key[] = {
 			"pool_base", "pool_size", "free", "allocated", "unused",
 			"largest", "descriptors", "descriptors_used", "free_blocks",
@@ -399,10 +395,19 @@ static int cmd_stats(struct call *k)
 			s.quota_refused,
 		};
 
-		jstr(g, "heap", xms_heap_name(k->heap));
-		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
+		return jprint_nums(k, xms_heap_name(k->heap), key, val,
+				   sizeof(val) / sizeof(val[0]));
 	}
-	return jclose(k, g);
+	fprintf(k->out, "stats pool=0x%" PRIx64 "+0x%" PRIx64 " free=%" PRIu64
+		" allocated=%" PRIu64 " unused=%" PRIu64 " largest=%" PRIu64
+		" descriptors=%u/%u free_blocks=%u alloc_blocks=%u split_refused=%"
+		PRIu64 " owned=%" PRIu64 "\n",
+		(uint64_t)s.pool_base, (uint64_t)s.pool_size,
+		(uint64_t)s.free_bytes, (uint64_t)s.allocated_bytes,
+		(uint64_t)s.unused_bytes, (uint64_t)s.largest_free,
+		s.blocks_in_use, s.num_blocks, s.free_blocks, s.alloc_blocks,
+		(uint64_t)s.split_refused, (uint64_t)s.owned_bytes);
+	return 0;
 }
 
 /* USER_STATS: the caller's user, every heap; "held/limit", 0 = no limit. */
@@ -411,24 +416,10 @@ static int cmd_user(struct call *k)
 	struct xmemsim_user_stats s;
 	int ret = xms_user_stats(k->dev, &s);
 	unsigned int h;
-	yajl_gen g;
 
 	if (ret)
 		return failed(k, ret);
-	if (!json) {
-		fprintf(k->out, "user uid=%u files=%u allocs=%u/%u", s.uid, s.files,
-			s.allocs, s.limit_allocs);
-		for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
-			fprintf(k->out, " %s=%" PRIu64 "/%" PRIu64, xms_heap_name(h),
-				(uint64_t)s.owned_bytes[h], (uint64_t)s.limit_bytes[h]);
-		fprintf(k->out, " plan_mem=%" PRIu64 "/%" PRIu64 " bounce=%" PRIu64
-			" quota_refused=%" PRIu64 "\n", (uint64_t)s.plan_mem,
-			(uint64_t)s.limit_plan_mem, (uint64_t)s.bounce_bytes,
-			(uint64_t)s.quota_refused);
-		return 0;
-	}
-	g = jopen();
-	if (g) {
+	if (json) {
 		static const char *const key[] = {
 			"uid", "files", "allocs", "limit_allocs", "hbm", "limit_hbm",
 			"dataram", "limit_dataram", "libc", "limit_libc", "plan_mem",
@@ -443,9 +434,19 @@ static int cmd_user(struct call *k)
 			s.plan_mem, s.limit_plan_mem, s.bounce_bytes, s.quota_refused,
 		};
 
-		jnums(g, key, val, sizeof(val) / sizeof(val[0]));
+		return jprint_nums(k, NULL, key, val,
+				   sizeof(val) / sizeof(val[0]));
 	}
-	return jclose(k, g);
+	fprintf(k->out, "user uid=%u files=%u allocs=%u/%u", s.uid, s.files,
+		s.allocs, s.limit_allocs);
+	for (h = 0; h < XMEMSIM_NUM_HEAPS; h++)
+		fprintf(k->out, " %s=%" PRIu64 "/%" PRIu64, xms_heap_name(h),
+			(uint64_t)s.owned_bytes[h], (uint64_t)s.limit_bytes[h]);
+	fprintf(k->out, " plan_mem=%" PRIu64 "/%" PRIu64 " bounce=%" PRIu64
+		" quota_refused=%" PRIu64 "\n", (uint64_t)s.plan_mem,
+		(uint64_t)s.limit_plan_mem, (uint64_t)s.bounce_bytes,
+		(uint64_t)s.quota_refused);
+	return 0;
 }
 
 static char block_kind(const struct xmemsim_block *b)

@@ -33,35 +33,30 @@ _DONE = {}		# registrations kept alive (torch.library.Library objects)
 ACTIVE = {}		# "ctx": the Context of the trace under way
 
 
-def torch_rule(*names):
+def _register(table, keys, entry=lambda f: f):
+    """A decorator that files entry(f) in table under each of keys and
+    gives f back unchanged."""
     def add(f):
-        for n in names:
-            TORCH_RULES[n] = f
+        for k in keys:
+            table[k] = entry(f)
         return f
     return add
+
+
+def torch_rule(*names):
+    return _register(TORCH_RULES, names)
 
 
 def aten_meta(name, probe):
-    def add(f):
-        ATEN_META[name] = (probe, f)
-        return f
-    return add
+    return _register(ATEN_META, (name,), lambda f: (probe, f))
 
 
 def expander_for(*targets):
-    def add(f):
-        for t in targets:
-            EXPANDERS[t] = f
-        return f
-    return add
+    return _register(EXPANDERS, targets)
 
 
 def onnx_rule(*ops):
-    def add(f):
-        for op in ops:
-            ONNX_RULES[op] = f
-        return f
-    return add
+    return _register(ONNX_RULES, ops)
 
 
 def expander(n):

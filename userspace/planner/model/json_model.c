@@ -134,6 +134,27 @@ static int lookup_enum(struct jp *p, uint32_t o, const char *where,
 	return dp_fail(p->r.e, "%s: %s: unknown value \"%s\"", p->r.file, where, s);
 }
 
+/*
+ * The member key of o, one of names[0..n), as its index into *out; a
+ * missing one is an error that lists the names
+ */
+static int need_enum(struct jp *p, uint32_t o, const char *where,
+		     const char *key, const char *const *names, int n, int *out)
+{
+	uint32_t v = jdoc_get(p->r.d, o, key);
+	char list[256] = "";
+	size_t len = 0;
+	int i;
+
+	if (v != JNONE)
+		return lookup_enum(p, v, where, names, n, out);
+	for (i = 0; i < n && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s",
+				i ? ", " : "", names[i]);
+	return dp_fail(p->r.e, "%s: %s: missing \"%s\" (%s)", p->r.file, where,
+		       key, list);
+}
+
 #define GET(o, key) ((v = jdoc_get(p->r.d, (o), (key))) != JNONE)
 
 static int parse_tensor(struct jp *p, struct dp_core *c, uint32_t o,
@@ -351,10 +372,7 @@ static int parse_coll(struct jp *p, struct dp_core *c, uint32_t o,
 	pathf(w, sizeof(w), "%s.collective", where);
 	if (check_keys(p, o, w, keys))
 		return -1;
-	if (!GET(o, "kind"))
-		return dp_fail(p->r.e, "%s: %s: missing \"kind\" (all_reduce, reduce_scatter, all_gather)",
-			       p->r.file, w);
-	if (lookup_enum(p, v, w, kinds, 3, &s.kind))
+	if (need_enum(p, o, w, "kind", kinds, 3, &s.kind))
 		return -1;
 	s.kind++;
 	if (GET(o, "reduction") != (s.kind != DP_COLL_ALL_GATHER))
@@ -364,10 +382,7 @@ static int parse_coll(struct jp *p, struct dp_core *c, uint32_t o,
 			       "missing \"reduction\" (sum, max)");
 	if (s.kind != DP_COLL_ALL_GATHER && lookup_enum(p, v, w, ops, 2, &s.op))
 		return -1;
-	if (!GET(o, "type"))
-		return dp_fail(p->r.e, "%s: %s: missing \"type\" (f32, bf16, f16, i32)",
-			       p->r.file, w);
-	if (lookup_enum(p, v, w, types, 4, &s.type))
+	if (need_enum(p, o, w, "type", types, 4, &s.type))
 		return -1;
 	if (!GET(o, "cores"))
 		return dp_fail(p->r.e, "%s: %s: missing \"cores\"", p->r.file, w);

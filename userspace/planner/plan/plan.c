@@ -657,48 +657,32 @@ int dp_pass_hazards(struct dp_ctx *x)
 
 /* ---- totals: shared bytes counted once ------------------------------- */
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct dp_range *x = a, *y = b;
-
-	return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
 /* Bytes under at least one placed shared owner: the union of their ranges
- * into *sum; 0, or -ENOMEM. */
+ * into *sum; 0, or -ENOMEM. The ranges are shared_accesses()' (sorted by
+ * address) less the links, which are their owners' bytes again. */
 static int shared_union(const struct dp_plan *p, uint64_t *out)
 {
-	struct dp_range *r;
+	struct sacc *a;
 	uint64_t sum = 0, lo = 0, hi = 0;
-	size_t n = 0, k;
-	uint32_t ci, i;
+	size_t n, k;
+	int any = 0;
 
-	for (ci = 0; ci < p->ncores; ci++)
-		n += p->core[ci].n;
-	r = dp_realloc_array(NULL, n ? n : 1, sizeof(*r));
-	if (!r)
+	if (shared_accesses(p, &a, &n))
 		return -ENOMEM;
-	n = 0;
-	for (ci = 0; ci < p->ncores; ci++)
-		for (i = 0; i < p->core[ci].n; i++) {
-			const struct dp_plan_tensor *t = &p->core[ci].t[i];
-
-			if (t->shared && !t->has_remote && t->placed &&
-			    t->addr + t->size > t->addr)
-				r[n++] = (struct dp_range){ t->addr, t->addr + t->size };
-		}
-	qsort(r, n, sizeof(*r), cmp_range);
 	for (k = 0; k < n; k++) {
-		if (k && r[k].lo <= hi) {
-			if (r[k].hi > hi)
-				hi = r[k].hi;
+		if (p->core[a[k].core].t[a[k].t].has_remote)
+			continue;
+		if (any && a[k].lo <= hi) {
+			if (a[k].hi > hi)
+				hi = a[k].hi;
 			continue;
 		}
 		sum += hi - lo;
-		lo = r[k].lo;
-		hi = r[k].hi;
+		lo = a[k].lo;
+		hi = a[k].hi;
+		any = 1;
 	}
-	free(r);
+	free(a);
 	*out = sum + (hi - lo);
 	return 0;
 }
