@@ -54,9 +54,9 @@ src() {
 		touch "$SRC.tmp/.xmemsim-extracted"
 		mv "$SRC.tmp" "$SRC"
 	fi
-	# Link this checkout in as drivers/misc/xmemsim so the UML build sees
-	# kmod/ with its Kconfig (re-pointed at whichever checkout calls us).
-	ln -sfn "$REPO" "$SRC/drivers/misc/xmemsim"
+	# The UML build sees kmod/ as drivers/misc/xmemsim (uml() links the
+	# checkout in, under the UML lock).
+	[ -e "$SRC/drivers/misc/xmemsim" ] || ln -sfn "$REPO" "$SRC/drivers/misc/xmemsim"
 	grep -q 'xmemsim/kmod/Kconfig' "$SRC/drivers/misc/Kconfig" ||
 		echo 'source "drivers/misc/xmemsim/kmod/Kconfig"' >>"$SRC/drivers/misc/Kconfig"
 	grep -q 'xmemsim/' "$SRC/drivers/misc/Makefile" ||
@@ -70,6 +70,10 @@ uml() {
 	log "UML KUnit kernel in $UML"
 	mkdir -p "$UML"
 	build_lock
+	# Only UML builds read the link, and they hold the UML lock: re-pointed
+	# here, it stays this checkout's for the whole build. (Re-pointed by
+	# src(), another checkout's call could switch it in mid-build.)
+	ln -sfn "$REPO" "$SRC/drivers/misc/xmemsim"
 	# Kbuild rebuilds by file times: objects built from another checkout
 	# can look newer than this one's sources and be kept. The checkout
 	# that built them is recorded; another one rebuilds the module's part.

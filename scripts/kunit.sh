@@ -12,12 +12,19 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${KUNIT_OUT:-$REPO/build/results/kunit.log}
 mkdir -p "$(dirname "$OUT")"
 
-UML=$("$REPO/scripts/kernel.sh" uml)
 SRC=$("$REPO/scripts/kernel.sh" src)
 
-# kunit.py exec shares the build dir with builds: hold the same lock.
-exec 9>"$(dirname "$SRC")/.lock-uml-${UML##*/uml-}"
-flock 9
+# kunit.py exec shares the build dir with builds: hold the same lock, and
+# run what this checkout built: another checkout's build may come in
+# between the two (then build again).
+for try in 1 2 3; do
+	UML=$("$REPO/scripts/kernel.sh" uml)
+	exec 9>"$(dirname "$SRC")/.lock-uml-${UML##*/uml-}"
+	flock 9
+	[ "$(cat "$UML/.xmemsim-checkout" 2>/dev/null)" = "$REPO" ] && break
+	flock -u 9
+	[ "$try" = 3 ] && { echo "kunit.sh: other checkouts keep rebuilding $UML" >&2; exit 1; }
+done
 cd "$SRC"
 kargs=()
 for a in ${KUNIT_ARGS:-}; do kargs+=(--kernel_args "$a"); done
