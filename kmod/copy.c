@@ -6,14 +6,15 @@
  * ownership and bounds rules.
  *
  * A COPY by DMA is a transfer on engine 0 (kmod/dma.c), in the file's
- * COPY queue, so it waits for its user's turn like any queued transfer.
+ * COPY queue, so it takes its turn among its user's transfers like any
+ * queued one.
  * It holds the device's staging block, a 4 KiB block of the dataram heap
  * inside the staging range, as the seed's DMA copy does: the first COPY
  * in flight takes it from the heap, the last gives it back, and with
  * bounce_reserve=1 it is taken once, at load. Its bytes move through a
  * 4 KiB bounce buffer of the COPY's own, cleared when the COPY ends. No
  * lock is held across the transfer: COPYs of several files, and of one,
- * wait at once, each in its own user's turn.
+ * wait at once, each among its own user's transfers.
  */
 #include <linux/kernel.h>
 #include <linux/minmax.h>

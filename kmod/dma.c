@@ -53,11 +53,11 @@ EXPORT_SYMBOL_IF_KUNIT(xmemsim_dma_duration);	/* KUnit: the time formula */
 
 /*
  * The file's modeled now: what it has observed; on a scaled clock also
- * the wall clock's modeled time. dma->lock held.
+ * the wall clock's modeled time. du->lock held.
  */
 static u64 df_now(struct xmemsim_dma *dma, struct xmemsim_dma_file *df)
 {
-	lockdep_assert_held(&dma->lock);
+	lockdep_assert_held(&df->du->lock);
 	if (dma->time_scale)
 		df->now = max(df->now,
 			      div64_u64(ktime_to_ns(ktime_sub(ktime_get(), dma->epoch)),
@@ -75,7 +75,7 @@ static void df_reaped(struct xmemsim_dma_file *df, u32 n)
 /*
  * x leaves the file: out of its semaphore's signaller list (the highest
  * value a reaped signal reached is kept) and the ticket index.
- * dma->lock held.
+ * du->lock held.
  */
 static void xfer_unlink(struct xmemsim_dma_file *df, struct xmemsim_xfer *x)
 {
@@ -94,7 +94,7 @@ static void df_free(struct xmemsim_dma_file *df)
 static void du_free(struct xmemsim_dma_user *du)
 {
 	if (du)
-		kfree(du->stamp);
+		xmemsim_dma_user_fini(du);
 	kfree(du);
 }
 
@@ -124,8 +124,9 @@ found:
  * @df: zeroed
  * @gfp: for its arrays
  *
- * Its queues, semaphores, transfer index and wait queue: the one
- * initialiser of the device's files and of the model's (dma_model.c).
+ * Its queues, semaphores and transfer index: the one initialiser of the
+ * device's files and of the model's (dma_model.c), which then give it its
+ * user (df->du) and its semaphores their lock (df->sems.lock).
  *
  * Return: 0 or -ENOMEM; either way xmemsim_dma_file_fini() frees what
  * there is.
@@ -136,10 +137,8 @@ int xmemsim_dma_file_init(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 	u32 i, nq = dma->engines * xmemsim_dma_nq(dma);
 
 	xa_init(&df->xfers);
-	INIT_LIST_HEAD(&df->err_node);
-	init_waitqueue_head(&df->wq);
 	df->q = kvcalloc(nq, sizeof(*df->q), gfp);
-	if (xmemsim_sems_init(&df->sems, dma->sems, &dma->lock, gfp) || !df->q)
+	if (xmemsim_sems_init(&df->sems, dma->sems, NULL, gfp) || !df->q)
 		return -ENOMEM;
 	for (i = 0; i < nq; i++) {
 		INIT_LIST_HEAD(&df->q[i].xfers);
@@ -158,17 +157,17 @@ void xmemsim_dma_file_fini(struct xmemsim_dma_file *df)
 }
 
 /*
- * The latest modeled time any engine has reached: what a file that has
- * observed nothing yet takes as its now. dma->lock held.
+ * The latest modeled time the user's engines have reached: what its file
+ * that has observed nothing yet takes as its now. du->lock held.
  */
-static u64 dma_horizon(const struct xmemsim_dma *dma)
+static u64 du_horizon(struct xmemsim_dma_user *du)
 {
 	u64 t = 0;
 	u32 e;
 
-	lockdep_assert_held(&dma->lock);
-	for (e = 0; e < dma->engines; e++)
-		t = max(t, dma->eng[e].free_ns);
+	lockdep_assert_held(&du->lock);
+	for (e = 0; e < du->dma->engines; e++)
+		t = max(t, du->eng[e].free_ns);
 	return t;
 }
 
@@ -186,8 +185,8 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	du = kzalloc(sizeof(*du), GFP_KERNEL_ACCOUNT);
 	if (!df || !du)
 		goto nomem;
-	du->stamp = kcalloc(dma->engines, sizeof(*du->stamp), GFP_KERNEL_ACCOUNT);
-	if (xmemsim_dma_file_init(dma, df, GFP_KERNEL_ACCOUNT) || !du->stamp)
+	if (xmemsim_dma_user_init(dma, du, GFP_KERNEL_ACCOUNT) ||
+	    xmemsim_dma_file_init(dma, df, GFP_KERNEL_ACCOUNT))
 		goto nomem;
 	df->xf = xf;
 	df->pid = xf->pid;
@@ -199,8 +198,11 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 		return xf->dma;
 	}
 	df->du = du_get(dma, xf->user, &du);
+	df->sems.lock = &df->du->lock;
 	df->order = ++dma->files_made;
-	df->now = dma_horizon(dma);	/* its clock starts at the device's present */
+	mutex_lock(&df->du->lock);
+	df->now = du_horizon(df->du);	/* its clock starts at its user's present */
+	mutex_unlock(&df->du->lock);
 	list_add_tail(&df->node, &dma->files);
 	WRITE_ONCE(xf->dma, df);
 	mutex_unlock(&dma->lock);
@@ -285,7 +287,7 @@ static int xfer_fault(struct xmemsim_file *xf)
 
 /*
  * Give count new transfers their tickets in the index and queue them, at
- * the file's now: all or none. dma->lock held. 0, -EAGAIN (depth), -EBUSY
+ * the file's now: all or none. du->lock held. 0, -EAGAIN (depth), -EBUSY
  * (the checker refuses) or -ENOMEM.
  */
 static int dma_queue_batch(struct xmemsim_file *xf, struct xmemsim_dma_file *df,
@@ -296,12 +298,13 @@ static int dma_queue_batch(struct xmemsim_file *xf, struct xmemsim_dma_file *df,
 	u32 i;
 	int ret = 0;
 
-	lockdep_assert_held(&dma->lock);
+	lockdep_assert_held(&df->du->lock);
 	if (df->inflight + count > dma->depth ||
 	    (dma->user_depth && df->du->inflight + count > dma->user_depth))
 		return -EAGAIN;
-	if (xmemsim_dma_check_batch(dma, df, x, count))
-		return -EBUSY;
+	ret = xmemsim_dma_check_batch(dma, df, x, count);
+	if (ret)
+		return ret;
 	for (i = 0; i < count && !ret; i++) {
 		x[i]->ticket = df->next_ticket + i;
 		ret = xa_insert(&df->xfers, x[i]->ticket, x[i], GFP_KERNEL_ACCOUNT);
@@ -318,10 +321,11 @@ static int dma_queue_batch(struct xmemsim_file *xf, struct xmemsim_dma_file *df,
 	for (i = 0; i < count; i++) {
 		x[i]->fault = xfer_fault(xf);
 		x[i]->submit_ns = now;
-		xmemsim_dma_enqueue(dma, x[i]);
+		xmemsim_dma_enqueue(df->du, x[i]);
 		trace_xmemsim_dma_submit(xf->pid, x[i]->ticket, x[i]->d.engine,
 					 x[i]->d.queue, x[i]->d.len, now);
 	}
+	xmemsim_dma_drain(df);	/* a file in error: what reached a doomed head */
 	return 0;
 }
 
@@ -381,14 +385,15 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 		}
 	}
 	if (!ret) {
-		mutex_lock(&dma->lock);
+		mutex_lock(&df->du->lock);
 		ret = dma_queue_batch(xf, df, x, s->count);
 		if (!ret)
 			s->ticket = x[0]->ticket;
-		mutex_unlock(&dma->lock);
+		mutex_unlock(&df->du->lock);
 	}
 	if (!ret) {
-		xmemsim_dma_run_inline(dma, df, 2 * min_t(u32, s->count, 64) + 2);
+		xmemsim_dma_caller(df->du);
+		xmemsim_dma_run_inline(df->du, df, 2 * min_t(u32, s->count, 64) + 2);
 		goto out;
 	}
 	while (n--)
@@ -396,6 +401,40 @@ int xmemsim_dma_submit(struct xmemsim_file *xf, struct xmemsim_dma_submit *s)
 out:
 	kvfree(x);
 	kvfree(ud);
+	return ret;
+}
+
+/* COPY's wait condition: its transfer is done. */
+static bool copy_done(const void *arg)
+{
+	const struct xmemsim_xfer *x = arg;
+
+	/* acquire: pairs with xfer_finish()'s release of done */
+	return smp_load_acquire(&x->done);
+}
+
+/*
+ * A COPY's task is killed: its transfer is dropped unless done, once its
+ * bytes (or poison) are not moving. -EINTR, or 0 if it is done.
+ */
+static int copy_cancel(struct xmemsim_dma_user *du, struct xmemsim_xfer *x)
+{
+	int ret = 0;
+
+	mutex_lock(&du->lock);
+	while (x->moving) {	/* bytes moving or poison filling: short */
+		mutex_unlock(&du->lock);
+		wait_event(du->wq, !READ_ONCE(x->moving));
+		mutex_lock(&du->lock);
+	}
+	if (!x->done) {
+		if (du->eng[0].cur == x)
+			du->eng[0].cur = NULL;
+		xmemsim_dma_dequeue(x);
+		ret = -EINTR;
+	}
+	mutex_unlock(&du->lock);
+	xmemsim_dma_kick(du);		/* the engine may be free */
 	return ret;
 }
 
@@ -407,11 +446,12 @@ out:
  * @len: bytes, > 0, ranges not overlapping
  * @bounce: the caller's bounce buffer, XMEMSIM_BOUNCE_SIZE bytes
  *
- * One transfer on engine 0, in the file's COPY queue: it takes its user's
- * turn with every other transfer on that engine and lasts the modeled time
- * of any transfer; its bytes move at completion, through the bounce buffer
- * in 4 KiB steps as the seed's DMA copy does. The caller waits for it, and
- * so observes its end.
+ * One transfer on engine 0, in the file's COPY queue: it takes its turn
+ * with the user's other transfers on that engine and lasts the modeled
+ * time of any transfer; its bytes move at completion, through the bounce
+ * buffer in 4 KiB steps as the seed's DMA copy does, on the caller's own
+ * time (it takes its user's steps while it waits). The caller waits for
+ * it, and so observes its end.
  *
  * Return: 0, -EIO (a memory error in the source, or an injected COPY_DMA
  * fault: the first half moved), -EINTR (a fatal signal: the transfer is
@@ -422,11 +462,14 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 {
 	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = dma_file(xf);
+	long left = MAX_SCHEDULE_TIMEOUT;
+	struct xmemsim_dma_user *du;
 	struct xmemsim_xfer *x;
 	int ret;
 
 	if (!df)
 		return -ENOMEM;
+	du = df->du;
 	x = xfer_new(df);
 	if (!x)
 		return -ENOMEM;
@@ -446,39 +489,30 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 		return ret;
 	}
 	x->d.queue = dma->queues;	/* the COPY queue */
-	mutex_lock(&dma->lock);
+	mutex_lock(&du->lock);
 	x->submit_ns = df_now(dma, df);
-	xmemsim_dma_enqueue(dma, x);
+	xmemsim_dma_enqueue(du, x);
 	trace_xmemsim_dma_submit(xf->pid, x->ticket, 0, x->d.queue, len,
 				 x->submit_ns);
-	mutex_unlock(&dma->lock);
-	xmemsim_dma_kick(dma);
-	/* acquire: pairs with xfer_finish()'s release of done */
-	if (wait_event_killable(df->wq, smp_load_acquire(&x->done))) {
-		mutex_lock(&dma->lock);
-		while (x->moving) {	/* bytes moving or poison filling: short */
-			mutex_unlock(&dma->lock);
-			wait_event(df->wq, !READ_ONCE(x->moving));
-			mutex_lock(&dma->lock);
-		}
-		if (!x->done) {
-			if (dma->eng[0].cur == x)
-				dma->eng[0].cur = NULL;
-			xmemsim_dma_dequeue(x);
-			ret = -EINTR;
-		}
-		mutex_unlock(&dma->lock);
-		xmemsim_dma_kick(dma);		/* the engine may be free */
-	}
+	WRITE_ONCE(du->due, true);	/* for this task's wait to take */
+	mutex_unlock(&du->lock);
+	if (xmemsim_dma_sleep(du, copy_done, x, &left, XMEMSIM_SLEEP_KILLABLE))
+		ret = copy_cancel(du, x);
 	if (!ret) {
 		ret = x->status;
-		mutex_lock(&dma->lock);
+		mutex_lock(&du->lock);
 		df->now = max(df->now, x->end_ns);
-		mutex_unlock(&dma->lock);
+		mutex_unlock(&du->lock);
 	}
 	xfer_free(xf->dev, x);
 	return ret;
 }
+
+/* DMA_WAIT's wait: the file and the ticket. */
+struct wait_arg {
+	struct xmemsim_dma_file *df;
+	u64 ticket;
+};
 
 /* A wait condition: no sleeping lock (the task is not running). */
 static bool xfer_done(struct xmemsim_dma_file *df, u64 ticket)
@@ -495,10 +529,17 @@ static bool xfer_done(struct xmemsim_dma_file *df, u64 ticket)
 	return done;
 }
 
-/* Reap done transfer x: observed, out of the index. dma->lock held. */
+static bool wait_done(const void *arg)
+{
+	const struct wait_arg *w = arg;
+
+	return xfer_done(w->df, w->ticket);
+}
+
+/* Reap done transfer x: observed, out of the index. du->lock held. */
 static void xfer_reap(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 {
-	lockdep_assert_held(&dma->lock);
+	lockdep_assert_held(&x->df->du->lock);
 	xmemsim_dma_observe(dma, x);
 	xfer_unlink(x->df, x);
 }
@@ -517,6 +558,8 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 {
 	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = READ_ONCE(xf->dma);
+	long left = xmemsim_dma_jiffies(w->timeout_ns);
+	struct wait_arg arg = { .df = df, .ticket = w->ticket };
 	struct xmemsim_xfer *x;
 	int ret;
 
@@ -526,11 +569,11 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 		return -ENOENT;
 	if (nowait && !xfer_done(df, w->ticket))
 		return -EAGAIN;
-	ret = xmemsim_dma_wait_event(df->wq, xfer_done(df, w->ticket),
-				     w->timeout_ns);
+	ret = xmemsim_dma_sleep(df->du, wait_done, &arg, &left,
+				XMEMSIM_SLEEP_INTERRUPTIBLE);
 	if (ret)
 		return ret;
-	mutex_lock(&dma->lock);
+	mutex_lock(&df->du->lock);
 	x = xa_load(&df->xfers, w->ticket);
 	if (x && x->done && !x->claimed) {
 		xfer_reap(dma, x);
@@ -539,10 +582,10 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 	} else {
 		x = NULL;
 	}
-	mutex_unlock(&dma->lock);
+	mutex_unlock(&df->du->lock);
 	if (!x)
 		return -ENOENT;
-	wake_up_all(&df->wq);	/* room for a poller's POLLOUT */
+	wake_up_all(&df->du->wq);	/* room for a poller's POLLOUT */
 	w->start_ns = x->start_ns;
 	w->end_ns = x->end_ns;
 	w->tag = x->d.tag;
@@ -551,23 +594,16 @@ int xmemsim_dma_wait(struct xmemsim_file *xf, struct xmemsim_dma_wait *w,
 	return 0;
 }
 
-/* How long is left of a wait that began with left jiffies. */
-static int reap_wait(struct xmemsim_dma_file *df, long *left)
+static bool reap_ready(const void *arg)
 {
-	long t;
+	const struct xmemsim_dma_file *df = arg;
 
-	t = wait_event_interruptible_timeout(df->wq, READ_ONCE(df->ready), *left);
-	if (t < 0)
-		return -ERESTARTSYS;	/* as xmemsim_dma_wait_event() */
-	if (!t)
-		return -ETIMEDOUT;
-	*left = t;
-	return 0;
+	return READ_ONCE(df->ready);
 }
 
 /*
  * Claim up to cap completed transfers of df that no other reaper owns, in
- * ticket order. dma->lock held.
+ * ticket order. du->lock held.
  */
 static u32 reap_claim(struct xmemsim_dma_file *df, struct xmemsim_xfer **xs,
 		      u32 cap)
@@ -600,16 +636,17 @@ static int reap_gather(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 	int ret = 0;
 
 	for (;;) {
-		mutex_lock(&dma->lock);
+		mutex_lock(&df->du->lock);
 		*n = reap_claim(df, xs, r->capacity);
 		if (!*n && !df->inflight)
 			ret = -ENOENT;
-		mutex_unlock(&dma->lock);
+		mutex_unlock(&df->du->lock);
 		if (*n || ret)
 			return ret;
 		if (!r->timeout_ns || nowait)
 			return -EAGAIN;
-		ret = reap_wait(df, &left);
+		ret = xmemsim_dma_sleep(df->du, reap_ready, df, &left,
+					XMEMSIM_SLEEP_INTERRUPTIBLE);
 		if (ret)
 			return ret;
 	}
@@ -658,7 +695,7 @@ int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
 	}
 	if (copy_to_user(u64_to_user_ptr(r->recs), rec, array_size(n, sizeof(*rec))))
 		ret = -EFAULT;
-	mutex_lock(&dma->lock);
+	mutex_lock(&df->du->lock);
 	for (i = 0; i < n; i++) {
 		if (ret) {		/* given back, for the next reap */
 			WRITE_ONCE(xs[i]->claimed, false);
@@ -669,8 +706,8 @@ int xmemsim_dma_reap(struct xmemsim_file *xf, struct xmemsim_dma_reap *r,
 	}
 	if (!ret)
 		df_reaped(df, n);
-	mutex_unlock(&dma->lock);
-	wake_up_all(&df->wq);		/* DMA_WAITs passed them by; room */
+	mutex_unlock(&df->du->lock);
+	wake_up_all(&df->du->wq);	/* DMA_WAITs passed them by; room */
 	if (!ret) {
 		for (i = 0; i < n; i++)
 			kfree_rcu(xs[i], rcu);
@@ -701,7 +738,7 @@ __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 
 	if (!df)
 		return EPOLLERR;
-	poll_wait(file, &df->wq, pt);
+	poll_wait(file, &df->du->wq, pt);
 	if (READ_ONCE(df->ready))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (READ_ONCE(df->inflight) < xf->dev->dma->depth)
@@ -709,18 +746,53 @@ __poll_t xmemsim_dma_poll(struct xmemsim_file *xf, struct file *file,
 	return mask;
 }
 
-/* df left the error state? Then off dma->err_files. dma->lock held. */
+/* Has df left the error state? du->lock held. */
 static void df_error_check(struct xmemsim_dma *dma, struct xmemsim_dma_file *df)
 {
 	u32 i;
 
-	lockdep_assert_held(&dma->lock);
-	if (list_empty(&df->err_node) || !xmemsim_sems_whole(&df->sems))
+	lockdep_assert_held(&df->du->lock);
+	if (!df->errors || !xmemsim_sems_whole(&df->sems))
 		return;
 	for (i = 0; i < dma->engines * xmemsim_dma_nq(dma); i++)
 		if (df->q[i].err)
 			return;
-	list_del_init(&df->err_node);
+	df->errors = false;
+}
+
+/* SEM_WAIT's wait: the file's semaphores, which one, for what value. */
+struct sem_arg {
+	const struct xmemsim_dma_sems *sems;
+	u32 sem;
+	u64 value;
+};
+
+static bool sem_settled(const void *arg)
+{
+	const struct sem_arg *a = arg;
+
+	return xmemsim_sem_settled(a->sems, a->sem, a->value);
+}
+
+/*
+ * SEM_WAIT's sleep, du->lock not held: 0 (the value has come), -EPIPE
+ * (broken: its signal will not come), -EAGAIN (nowait), -ETIMEDOUT or
+ * -ERESTARTSYS.
+ */
+static int sem_wait(struct xmemsim_dma_file *df, const struct xmemsim_sem *s,
+		    bool nowait)
+{
+	struct sem_arg a = { .sems = &df->sems, .sem = s->sem, .value = s->value };
+	long left = xmemsim_dma_jiffies(s->timeout_ns);
+	int ret;
+
+	if (nowait && !sem_settled(&a))
+		return -EAGAIN;
+	ret = xmemsim_dma_sleep(df->du, sem_settled, &a, &left,
+				XMEMSIM_SLEEP_INTERRUPTIBLE);
+	if (!ret && READ_ONCE(df->sems.val[s->sem]) < s->value)
+		ret = -EPIPE;
+	return ret;
 }
 
 /**
@@ -751,11 +823,11 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 	if (!df)
 		return -ENOMEM;
 	if (cmd == XMEMSIM_IOC_SEM_WAIT) {
-		ret = xmemsim_sem_wait(&df->sems, &df->wq, s, nowait);
+		ret = sem_wait(df, s, nowait);
 		if (ret == -EAGAIN)
 			return ret;
 	}
-	mutex_lock(&dma->lock);
+	mutex_lock(&df->du->lock);
 	if (cmd == XMEMSIM_IOC_SEM_SET) {
 		xmemsim_sem_set(&df->sems, s->sem, s->value, df_now(dma, df));
 		df_error_check(dma, df);
@@ -766,10 +838,11 @@ int xmemsim_sem_cmd(struct xmemsim_file *xf, unsigned int cmd,
 		xmemsim_dma_observe_sem(dma, df, s->sem, s->value);
 	}
 	s->now_ns = df_now(dma, df);
-	mutex_unlock(&dma->lock);
+	mutex_unlock(&df->du->lock);
 	if (cmd == XMEMSIM_IOC_SEM_SET) {
-		xmemsim_dma_kick(dma);		/* a queue may wait on it */
-		wake_up_all(&df->wq);
+		xmemsim_dma_caller(df->du);
+		xmemsim_dma_kick(df->du);	/* a queue may wait on it */
+		wake_up_all(&df->du->wq);
 	}
 	return ret;
 }
@@ -794,12 +867,13 @@ int xmemsim_dma_reset(struct xmemsim_file *xf, struct xmemsim_dma_reset *r)
 	if (!df)
 		return -ENOMEM;
 	q = xmemsim_dma_q(df, dma, r->engine, r->queue);
-	mutex_lock(&dma->lock);
+	mutex_lock(&df->du->lock);
 	r->status = q->err;
 	q->err = 0;
 	df_error_check(dma, df);
-	mutex_unlock(&dma->lock);
-	xmemsim_dma_kick(dma);		/* what waits behind it runs again */
+	mutex_unlock(&df->du->lock);
+	xmemsim_dma_caller(df->du);
+	xmemsim_dma_kick(df->du);	/* what waits behind it runs again */
 	return 0;
 }
 
@@ -819,7 +893,7 @@ u32 xmemsim_dma_user_inflight(struct xmemsim_dev *d, const struct xmemsim_user *
 	mutex_lock(&dma->lock);
 	list_for_each_entry(du, &dma->users, node) {
 		if (du->user == u) {
-			n = du->inflight;
+			n = READ_ONCE(du->inflight);
 			break;
 		}
 	}
@@ -852,34 +926,35 @@ int xmemsim_dma_info(struct xmemsim_file *xf, struct xmemsim_dma_info *in)
 		for (j = 0; j < XMEMSIM_NUM_HEAPS; j++)
 			in->bw[i][j] = dma->bw[kind_of(i)][kind_of(j)];
 	in->time_scale = dma->time_scale;
-	mutex_lock(&dma->lock);
+	mutex_lock(&df->du->lock);
 	in->now_ns = df_now(dma, df);
-	mutex_unlock(&dma->lock);
+	mutex_unlock(&df->du->lock);
 	return 0;
 }
 
 /*
- * Take df's transfers off the engines, and its queues off the engines'
+ * Take df's transfers off its user's engines, and its queues off their
  * active lists. A transfer whose bytes are moving is waited for. Returns
- * with dma->lock held.
+ * with du->lock held.
  */
 static void df_detach(struct xmemsim_dma *dma, struct xmemsim_dma_file *df)
 {
+	struct xmemsim_dma_user *du = df->du;
 	u32 e, i;
 
 again:
-	mutex_lock(&dma->lock);
+	mutex_lock(&du->lock);
 	for (e = 0; e < dma->engines; e++) {
-		struct xmemsim_xfer *x = dma->eng[e].cur;
+		struct xmemsim_xfer *x = du->eng[e].cur;
 
 		if (!x || x->df != df)
 			continue;
 		if (x->moving) {
-			mutex_unlock(&dma->lock);
-			wait_event(df->wq, !READ_ONCE(x->moving));
+			mutex_unlock(&du->lock);
+			wait_event(du->wq, !READ_ONCE(x->moving));
 			goto again;
 		}
-		dma->eng[e].cur = NULL;
+		du->eng[e].cur = NULL;
 	}
 	for (i = 0; i < dma->engines * xmemsim_dma_nq(dma); i++)
 		list_del_init(&df->q[i].node);
@@ -890,61 +965,99 @@ again:
  * @xf: the file, with no command of it running any more
  *
  * Queued transfers are dropped, a running one is stopped (its bytes do not
- * move), unreaped ones are freed; every pin goes.
+ * move), unreaped ones are freed; every pin goes. The user goes with its
+ * last file.
  */
 void xmemsim_dma_release(struct xmemsim_file *xf)
 {
 	struct xmemsim_dma *dma = xf->dev->dma;
 	struct xmemsim_dma_file *df = xf->dma;
+	struct xmemsim_dma_user *du;
 	struct xmemsim_xfer *x;
 	unsigned long ticket;
 
 	if (!df)
 		return;
+	du = df->du;
 	df_detach(dma, df);
-	list_del(&df->node);
-	list_del_init(&df->err_node);
 	df_reaped(df, df->inflight);
-	if (!--df->du->files) {
-		list_del(&df->du->node);
-		du_free(df->du);
-	}
 	xa_for_each(&df->xfers, ticket, x)
 		xfer_free(xf->dev, x);
+	mutex_unlock(&du->lock);
+	mutex_lock(&dma->lock);
+	list_del(&df->node);
+	if (--du->files) {
+		xmemsim_dma_kick(du);	/* its engines may be free now */
+		du = NULL;		/* its other files' */
+	} else {
+		list_del(&du->node);
+	}
 	mutex_unlock(&dma->lock);
 	xa_destroy(&df->xfers);
 	df_free(df);
 	xf->dma = NULL;
-	xmemsim_dma_kick(dma);		/* its engines may be free now */
+	du_free(du);
 }
 
 /*
- * debugfs and sysfs "dma": the device's modeled horizon (the latest end
- * any engine has reached), then per engine what is queued on it (all
- * files), whether it runs, and its totals: transfers, bytes, busy modeled
- * time and the bandwidth achieved over it.
+ * Over the users: what they have queued on engine e (all of them with
+ * e == engines), whether one runs there, and the latest modeled end one
+ * has reached. dma->lock held.
+ */
+static u64 engine_users(struct xmemsim_dma *dma, u32 e, bool *running,
+			u64 *horizon)
+{
+	struct xmemsim_dma_queue *q;
+	struct xmemsim_dma_user *du;
+	struct xmemsim_xfer *x;
+	u64 queued = 0;
+	u32 i;
+
+	lockdep_assert_held(&dma->lock);
+	list_for_each_entry(du, &dma->users, node) {
+		mutex_lock(&du->lock);
+		for (i = 0; i < dma->engines; i++) {
+			*horizon = max(*horizon, du->eng[i].free_ns);
+			if (i != e)
+				continue;
+			list_for_each_entry(q, &du->eng[i].active, node)
+				list_for_each_entry(x, &q->xfers, node)
+					queued++;
+			*running |= !!du->eng[i].cur;
+		}
+		mutex_unlock(&du->lock);
+	}
+	return queued;
+}
+
+/*
+ * debugfs and sysfs "dma": the latest modeled end any user's engine has
+ * reached, then per engine what the users have queued on it, whether one
+ * runs there, and its totals: transfers, bytes, busy modeled time (summed
+ * over the users' timelines) and the bandwidth achieved over it.
  */
 void xmemsim_dma_show(struct xmemsim_dev *d, struct seq_file *m)
 {
 	struct xmemsim_dma *dma = d->dma;
-	struct xmemsim_dma_queue *q;
-	struct xmemsim_xfer *x;
+	bool running = false;
+	u64 horizon = 0, queued;
 	u32 e;
 
 	mutex_lock(&dma->lock);
-	seq_printf(m, "now_ns %llu time_scale %llu check %u\n", dma_horizon(dma),
+	engine_users(dma, dma->engines, &running, &horizon);
+	seq_printf(m, "now_ns %llu time_scale %llu check %u\n", horizon,
 		   dma->time_scale, dma->check);
 	for (e = 0; e < dma->engines; e++) {
-		const struct xmemsim_dma_engine *eng = &dma->eng[e];
-		u64 queued = 0;
+		const struct xmemsim_dma_stats *st = &dma->stats[e];
+		u64 bytes = atomic64_read(&st->bytes);
+		u64 busy = atomic64_read(&st->busy_ns);
 
-		list_for_each_entry(q, &eng->active, node)
-			list_for_each_entry(x, &q->xfers, node)
-				queued++;
+		running = false;
+		queued = engine_users(dma, e, &running, &horizon);
 		seq_printf(m, "engine %u %s queued %llu completed %llu bytes %llu busy_ns %llu bw_mbps %llu\n",
-			   e, eng->cur ? "running" : "idle", queued,
-			   eng->completed, eng->bytes, eng->busy_ns,
-			   eng->busy_ns ? div64_u64(eng->bytes * 1000, eng->busy_ns) : 0);
+			   e, running ? "running" : "idle", queued,
+			   (u64)atomic64_read(&st->completed), bytes, busy,
+			   busy ? div64_u64(bytes * 1000, busy) : 0);
 	}
 	mutex_unlock(&dma->lock);
 }

@@ -45,14 +45,14 @@ static void observe_one(struct xmemsim_dma_file *df, struct xmemsim_xfer *x)
  * @value: the value seen (or waited for)
  *
  * The signallers that took the semaphore to @value are observed, and so
- * is the modeled time the value arrived. dma->lock held.
+ * is the modeled time the value arrived. du->lock held.
  */
 void xmemsim_dma_observe_sem(struct xmemsim_dma *dma,
 			     struct xmemsim_dma_file *df, u32 sem, u64 value)
 {
 	struct xmemsim_xfer *x;
 
-	lockdep_assert_held(&dma->lock);
+	lockdep_assert_held(&df->du->lock);
 	xmemsim_sem_for_each_signaller(x, &df->sems, sem)
 		if (x->sem_after <= value)
 			observe_one(df, x);
@@ -65,11 +65,11 @@ void xmemsim_dma_observe_sem(struct xmemsim_dma *dma,
  * @x: a done transfer, about to be reaped
  *
  * x, what came before it on its queue, and the signallers its wait
- * needed are observed; the file's now reaches x's end. dma->lock held.
+ * needed are observed; the file's now reaches x's end. du->lock held.
  */
 void xmemsim_dma_observe(struct xmemsim_dma *dma, struct xmemsim_xfer *x)
 {
-	lockdep_assert_held(&dma->lock);
+	lockdep_assert_held(&x->df->du->lock);
 	observe_one(x->df, x);
 	if (x->d.wait_sem != XMEMSIM_SEM_NONE && !x->status)
 		xmemsim_dma_observe_sem(dma, x->df, x->d.wait_sem, x->d.wait_value);
@@ -121,8 +121,8 @@ int xmemsim_dma_check_show(struct xmemsim_dev *d, char *buf)
  * @write: it changes them
  * @kind: XMEMSIM_HAZARD_HOST, or _FREE for a free
  * @what: its name, for the report
- * @nowait: the caller cannot sleep on dma->lock (io_uring inline): the
- *	check is skipped if the lock is busy
+ * @nowait: the caller cannot sleep on its user's lock (io_uring inline):
+ *	the check is skipped if the lock is busy
  *
  * Return: 0, or -EBUSY when dma_check=2 and a transfer of @xf that the
  * process has not observed complete writes bytes the access touches, or
@@ -142,8 +142,8 @@ int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 	if (!dma->check || !df || !len)
 		return 0;
 	if (!nowait)
-		mutex_lock(&dma->lock);
-	else if (!mutex_trylock(&dma->lock))
+		mutex_lock(&df->du->lock);
+	else if (!mutex_trylock(&df->du->lock))
 		return 0;
 	xa_for_each(&df->xfers, ticket, x) {
 		if (!xfer_seen(x) && xfer_meets(x, addr, len, write)) {
@@ -153,7 +153,7 @@ int xmemsim_dma_check_host(struct xmemsim_file *xf, u64 addr, u64 len,
 			break;
 		}
 	}
-	mutex_unlock(&dma->lock);
+	mutex_unlock(&df->du->lock);
 	if (!hit)
 		return 0;
 	hazard(dma, kind);
@@ -179,32 +179,68 @@ static bool same_queue(const struct xmemsim_dma_desc *a,
 }
 
 /*
- * Is new transfer batch[i] ordered after y, an unobserved transfer of the
- * file (y->q set) or batch[j] (y->q NULL)? Only if it waits on a semaphore
- * that y, or a transfer after y on y's queue, signals. The batch comes
- * after every queued transfer, in array order. dma->lock held.
+ * What orders a new transfer after the transfers of other queues: for its
+ * wait semaphore, per queue (df->q's index), the last seq of an
+ * unobserved transfer there that signals it (sig), and the last batch
+ * index of one in the batch (bat, -1 none). One pass over the file's
+ * transfers and the batch makes it, for each new transfer that has a wait
+ * semaphore and meets another queue's transfer: the check is linear in
+ * the transfers per new transfer, where it was quadratic.
  */
-static bool ordered_after(struct xmemsim_dma_file *df, struct xmemsim_xfer *y,
-			  u32 j, struct xmemsim_xfer **batch, u32 n, u32 i)
+struct check_order {
+	u64 *sig;
+	s32 *bat;
+	u32 nq;
+	u32 sem;		/* what they hold, or XMEMSIM_SEM_NONE */
+};
+
+static u32 q_index(const struct xmemsim_dma *dma, const struct xmemsim_dma_desc *d)
 {
-	u32 s = batch[i]->d.wait_sem, k;
+	return d->engine * xmemsim_dma_nq(dma) + d->queue;
+}
+
+static void order_build(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			struct check_order *o, u32 sem,
+			struct xmemsim_xfer **batch, u32 n)
+{
 	struct xmemsim_xfer *z;
 	unsigned long t;
+	u32 k, qi;
+
+	if (o->sem == sem)
+		return;
+	o->sem = sem;
+	memset(o->sig, 0, o->nq * sizeof(*o->sig));
+	memset(o->bat, 0xff, o->nq * sizeof(*o->bat));
+	xa_for_each(&df->xfers, t, z)
+		if (z->d.signal_sem == sem && z->q)
+			o->sig[z->q->index] = max(o->sig[z->q->index], z->seq);
+	for (k = 0; k < n; k++) {
+		if (batch[k]->d.signal_sem != sem)
+			continue;
+		qi = q_index(dma, &batch[k]->d);
+		o->bat[qi] = max_t(s32, o->bat[qi], k);
+	}
+}
+
+/*
+ * Is new transfer batch[i] ordered after y, an unobserved transfer of the
+ * file (y->q set) or batch[j] (y->q NULL), on another queue? Only if it
+ * waits on a semaphore that y, or a transfer after y on y's queue,
+ * signals. The batch comes after every queued transfer, in array order.
+ */
+static bool ordered_after(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			  struct check_order *o, struct xmemsim_xfer *y, u32 j,
+			  struct xmemsim_xfer **batch, u32 n, u32 i)
+{
+	u32 s = batch[i]->d.wait_sem, qi = q_index(dma, &y->d);
 
 	if (s == XMEMSIM_SEM_NONE)
 		return false;
-	if (y->q) {
-		xa_for_each(&df->xfers, t, z)
-			if (z->q == y->q && z->seq >= y->seq && z->d.signal_sem == s)
-				return true;
-		j = 0;
-	}
-	for (k = j; k < n; k++) {
-		z = batch[k];
-		if (k != i && same_queue(&z->d, &y->d) && z->d.signal_sem == s)
-			return true;
-	}
-	return false;
+	order_build(dma, df, o, s, batch, n);
+	if (y->q)
+		return o->sig[qi] >= y->seq || o->bat[qi] >= 0;
+	return o->bat[qi] >= (s32)j;
 }
 
 static void report_race(struct xmemsim_dma_file *df, u64 xt,
@@ -217,6 +253,35 @@ static void report_race(struct xmemsim_dma_file *df, u64 xt,
 			    y->d.dst, y->d.len, y->d.engine, y->d.queue);
 }
 
+/* The first transfer batch[i] races, and its ticket: NULL if none. */
+static struct xmemsim_xfer *first_race(struct xmemsim_dma *dma,
+				       struct xmemsim_dma_file *df,
+				       struct check_order *o,
+				       struct xmemsim_xfer **x, u32 n, u32 i,
+				       u64 *yt)
+{
+	struct xmemsim_xfer *y;
+	unsigned long t;
+	u32 j;
+
+	xa_for_each(&df->xfers, t, y) {
+		if (xfer_seen(y) || same_queue(&y->d, &x[i]->d) ||
+		    !xfers_meet(x[i], y) || ordered_after(dma, df, o, y, 0, x, n, i))
+			continue;
+		*yt = t;
+		return y;
+	}
+	for (j = 0; j < i; j++) {
+		y = x[j];
+		if (same_queue(&y->d, &x[i]->d) || !xfers_meet(x[i], y) ||
+		    ordered_after(dma, df, o, y, j, x, n, i))
+			continue;
+		*yt = df->next_ticket + j;	/* the tickets to be */
+		return y;
+	}
+	return NULL;
+}
+
 /**
  * xmemsim_dma_check_batch() - the hazard checker on a DMA_SUBMIT
  * @dma: the device's DMA
@@ -225,41 +290,35 @@ static void report_race(struct xmemsim_dma_file *df, u64 xt,
  * @n: how many
  *
  * Each new transfer against the file's unobserved transfers on other
- * queues and against the batch's earlier ones. dma->lock held.
+ * queues and against the batch's earlier ones: per new transfer, a pass
+ * over the file's transfers (at most file_dma_depth) and the batch. It
+ * runs in the submitter's task under its user's lock alone, so no other
+ * user waits for it. du->lock held.
  *
- * Return: 0, or -EBUSY when dma_check=2 and one races.
+ * Return: 0, -EBUSY when dma_check=2 and one races, or -ENOMEM.
  */
 int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 			    struct xmemsim_dma_file *df,
 			    struct xmemsim_xfer **x, u32 n)
 {
-	struct xmemsim_xfer *y, *hit;
-	unsigned long t;
+	struct check_order o = { .sem = XMEMSIM_SEM_NONE };
+	struct xmemsim_xfer *hit;
 	u64 yt;
-	u32 i, j;
+	u32 i;
 	int ret = 0;
 
-	lockdep_assert_held(&dma->lock);
+	lockdep_assert_held(&df->du->lock);
 	if (!dma->check)
 		return 0;
+	o.nq = dma->engines * xmemsim_dma_nq(dma);
+	o.sig = kvmalloc_array(o.nq, sizeof(*o.sig), GFP_KERNEL_ACCOUNT);
+	o.bat = kvmalloc_array(o.nq, sizeof(*o.bat), GFP_KERNEL_ACCOUNT);
+	if (!o.sig || !o.bat) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
-		hit = NULL;
-		xa_for_each(&df->xfers, t, y) {
-			if (xfer_seen(y) || same_queue(&y->d, &x[i]->d) ||
-			    !xfers_meet(x[i], y) || ordered_after(df, y, 0, x, n, i))
-				continue;
-			hit = y;
-			yt = t;
-			break;
-		}
-		for (j = 0; !hit && j < i; j++) {
-			y = x[j];
-			if (same_queue(&y->d, &x[i]->d) || !xfers_meet(x[i], y) ||
-			    ordered_after(df, y, j, x, n, i))
-				continue;
-			hit = y;
-			yt = df->next_ticket + j;	/* the tickets to be */
-		}
+		hit = first_race(dma, df, &o, x, n, i, &yt);
 		if (!hit)
 			continue;
 		hazard(dma, XMEMSIM_HAZARD_RACE);
@@ -267,5 +326,8 @@ int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 		if (dma->check == XMEMSIM_CHECK_REFUSE)
 			ret = -EBUSY;
 	}
+out:
+	kvfree(o.sig);
+	kvfree(o.bat);
 	return ret;
 }

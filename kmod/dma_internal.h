@@ -27,27 +27,38 @@
  * the modeled time of the wall clock and completes when the wall reaches
  * its end.
  *
- * The scheduler (dma_sched.c) is a discrete-event loop over one step at a
- * time: an idle engine may start its next transfer at P, the earliest time
- * any of its ready queue heads could start, once every running transfer
- * that ends at or before P has completed; completions run in modeled-time
- * order (ties: engine order).
+ * Users. Modeled time is per user: each user (the real uid that opened
+ * a file) has engines of its own in modeled time, so its transfers start
+ * and end as its programs alone decide, whatever other users queue, hang
+ * or push, and its clocks show nothing of them. The engines' bytes and
+ * CPU are shared in wall time: each user's steps are taken by one of its
+ * own tasks waiting for DMA (DMA_WAIT, DMA_REAP, SEM_WAIT, COPY), so that
+ * its copying is charged to it at its priority, or, while none waits, by
+ * its own work item on an unbound workqueue, a bounded turn at a time.
+ * Users never wait for each other's steps.
  *
- * Locking. dma->lock (a mutex) protects the engines and their active
- * lists, every file's queues, semaphores (dma_sem.c asserts it through
- * sems->lock), ticket index and now, and the users' shares. The
- * scheduler takes it for one step (one pick and start, or one
- * completion) and drops it between steps; a transfer's bytes move with
- * the lock dropped, while the transfer is "moving": its access
- * (kmod/access.h) keeps both ranges pinned, it stays on its engine, and
- * nothing frees or cancels it (release and a killed COPY wait for moving
- * to clear). The lock never nests with dev->lock (an access begins before
- * it is taken and ends without either) and is never held across a user
- * copy. Waiters sleep on their
- * file's wait queue (df->wq, woken by that file's completions,
- * semaphores and reaps alone) without it and read what they wait for
+ * The scheduler (dma_sched.c) is, per user, a discrete-event loop over one
+ * step at a time: an idle engine may start its next transfer at P, the
+ * earliest time any of its ready queue heads could start, once every
+ * running transfer of the user that ends at or before P has completed;
+ * completions run in modeled-time order (ties: engine order).
+ *
+ * Locking. du->lock (a mutex, one per user) protects the user's engines
+ * and their active lists, its files' queues, semaphores (dma_sem.c asserts
+ * it through sems->lock), ticket indexes and now, its inflight count and
+ * its driver state. dma->lock protects the lists of users and files
+ * alone; it is taken before a du->lock, never after. A driver takes
+ * du->lock for one step (one pick and start, or one completion) and drops
+ * it between steps; a transfer's bytes move with the lock dropped, while
+ * the transfer is "moving": its access (kmod/access.h) keeps both ranges
+ * pinned, it stays on its engine, and nothing frees or cancels it
+ * (release and a killed COPY wait for moving to clear). Neither lock
+ * nests with dev->lock (an access begins before one is taken and ends
+ * without either) nor is held across a user copy. Waiters sleep on their
+ * user's wait queue (du->wq, woken by the user's completions, semaphores,
+ * reaps and driver wake-ups) without a lock and read what they wait for
  * locklessly (READ_ONCE; transfers are freed after an RCU grace period).
- * Nothing reads a transfer after done is set, except under dma->lock.
+ * Nothing reads a transfer after done is set, except under du->lock.
  */
 #ifndef XMEMSIM_DMA_INTERNAL_H
 #define XMEMSIM_DMA_INTERNAL_H
@@ -72,11 +83,14 @@ enum xmemsim_dma_check {
 	XMEMSIM_CHECK_REFUSE,
 };
 
-struct xmemsim_dma_engine;
+/* One engine's totals over all users, for sysfs. */
+struct xmemsim_dma_stats {
+	atomic64_t completed, bytes, busy_ns;
+};
 
-/* The device's DMA: the engines, the modeled clock and the scheduler. */
+/* The device's DMA: the parameters, the users and their files. */
 struct xmemsim_dma {
-	struct mutex lock;		/* see "Locking" above */
+	struct mutex lock;		/* the lists below; see "Locking" */
 	u32 engines, queues, sems, depth, user_depth;
 	u64 latency_ns;
 	u64 bw[XMEMSIM_NUM_HEAPS][XMEMSIM_NUM_HEAPS];
@@ -85,26 +99,39 @@ struct xmemsim_dma {
 	atomic64_t hazards[XMEMSIM_NUM_HAZARDS];
 	ktime_t epoch;			/* wall time of modeled 0 */
 	u64 files_made;			/* files given DMA state, for their order */
-	bool sched_running;		/* a task or the worker runs the steps */
-	struct xmemsim_dma_engine *eng;
+	struct xmemsim_dma_stats *stats;	/* [engine] */
 	struct list_head files;		/* files with DMA state */
-	struct list_head users;		/* their users' shares */
-	struct list_head err_files;	/* files with a queue or semaphore in error */
-	struct work_struct work;	/* the scheduler, on wq */
-	struct workqueue_struct *wq;
-	struct hrtimer timer;		/* wakes it at a wall deadline */
+	struct list_head users;		/* their users */
+	struct workqueue_struct *wq;	/* the users' work items */
+};
+
+/* One engine of one user, in the user's modeled time. */
+struct xmemsim_dma_engine {
+	struct xmemsim_xfer *cur;	/* running (or moving), or NULL */
+	struct list_head active;	/* queues with transfers queued */
+	u64 free_ns;			/* modeled: free from here */
+	u64 serial;			/* transfers it has started */
 };
 
 /*
- * One user's share of the engines: when each engine served the user last
- * (a stamp of the engine's serial).
+ * One user's DMA: its engines in its modeled time, and who takes its
+ * steps (a waiting task of its own, else its work item).
  */
 struct xmemsim_dma_user {
 	struct list_head node;		/* in dma->users */
+	struct xmemsim_dma *dma;
 	const struct xmemsim_user *user;
+	struct mutex lock;		/* see "Locking" */
+	struct xmemsim_dma_engine *eng;	/* [engine] */
+	wait_queue_head_t wq;		/* its files' waiters and pollers */
 	u32 files;			/* its files with DMA state */
 	u32 inflight;			/* over those files */
-	u64 *stamp;			/* [engine] */
+	bool running;			/* a driver takes its steps */
+	bool due;			/* a step may be taken now */
+	int nice;			/* its latest caller's, for its work item */
+	atomic_t waiters;		/* its tasks in a DMA wait: drivers */
+	struct work_struct work;	/* its steps while none waits */
+	struct hrtimer timer;		/* wakes it at a wall deadline */
 };
 
 /* One FIFO queue of one file on one engine. */
@@ -141,7 +168,7 @@ struct xmemsim_xfer {
 	u64 start_ns, end_ns;
 	int status;
 	bool ready;			/* ready_ns is set */
-	bool moving;			/* its bytes move, dma->lock dropped */
+	bool moving;			/* its bytes move, du->lock dropped */
 	bool done;
 	bool claimed;			/* a DMA_REAP is copying it out */
 	bool seen;			/* observed through a semaphore */
@@ -149,8 +176,8 @@ struct xmemsim_xfer {
 
 /*
  * One file's semaphores (dma_sem.c; nobody else touches the fields). A
- * semaphore's value is written under dma->lock and read without it (a
- * wait condition); everything else here is dma->lock's.
+ * semaphore's value is written under du->lock and read without it (a
+ * wait condition); everything else here is du->lock's.
  */
 struct xmemsim_dma_sems {
 	u64 *val;			/* [sem] */
@@ -161,7 +188,7 @@ struct xmemsim_dma_sems {
 	unsigned long *broken;		/* [sem]: its signal will not come */
 	struct list_head waiters;	/* queued transfers with a wait_sem */
 	u32 n;
-	struct mutex *lock;		/* dma->lock, for lockdep */
+	struct mutex *lock;		/* du->lock, for lockdep */
 };
 
 /* One open file's queues, semaphores and transfers. */
@@ -174,20 +201,11 @@ struct xmemsim_dma_file {
 	struct xmemsim_dma_queue *q;	/* [engine * (queues + 1) + queue] */
 	struct xmemsim_dma_sems sems;
 	struct xarray xfers;		/* ticket -> transfer, until reaped */
-	struct list_head err_node;	/* in dma->err_files, or empty */
-	wait_queue_head_t wq;		/* its completions, semaphores, room */
+	bool errors;			/* a queue in error or a broken semaphore */
 	u64 now;			/* the latest modeled time it observed */
 	u64 next_ticket;
 	u32 inflight;			/* queued, running or unreaped */
 	u32 ready;			/* done, unreaped, unclaimed */
-};
-
-struct xmemsim_dma_engine {
-	struct xmemsim_xfer *cur;	/* running (or moving), or NULL */
-	struct list_head active;	/* queues with transfers queued */
-	u64 free_ns;			/* modeled: free from here */
-	u64 serial;			/* transfers it has started */
-	u64 completed, bytes, busy_ns;
 };
 
 /*
@@ -212,20 +230,7 @@ static inline long xmemsim_dma_jiffies(s64 ns)
 	return ns < 0 ? MAX_SCHEDULE_TIMEOUT : (long)nsecs_to_jiffies64(ns) + 1;
 }
 
-/*
- * Sleep on the file's queue until cond: 0, -ETIMEDOUT or -ERESTARTSYS.
- * The last is a signal, or only task work (io_uring's notifications set
- * TIF_NOTIFY_SIGNAL): the syscall restarts after it, and a caller sees
- * -EINTR only for a handler without SA_RESTART. Waiting changes nothing,
- * so a restart begins the wait anew, with its whole timeout.
- */
-#define xmemsim_dma_wait_event(wq, cond, ns) ({				\
-	long __t = wait_event_interruptible_timeout(wq, cond,		\
-						    xmemsim_dma_jiffies(ns));	\
-	__t > 0 ? 0 : __t == 0 ? -ETIMEDOUT : -ERESTARTSYS;		\
-})
-
-/* dma_sem.c: the semaphores; dma->lock held unless said */
+/* dma_sem.c: the semaphores; du->lock held unless said */
 int xmemsim_sems_init(struct xmemsim_dma_sems *s, u32 n, struct mutex *lock,
 		      gfp_t gfp);
 void xmemsim_sems_free(struct xmemsim_dma_sems *s);
@@ -239,21 +244,30 @@ void xmemsim_sem_set(struct xmemsim_dma_sems *s, u32 sem, u64 value, u64 now);
 void xmemsim_sem_reaped(struct xmemsim_dma_sems *s, struct xmemsim_xfer *x);
 void xmemsim_sem_wait_add(struct xmemsim_dma_sems *s, struct xmemsim_xfer *x);
 void xmemsim_sem_wait_del(struct xmemsim_xfer *x);
-int xmemsim_sem_wait(struct xmemsim_dma_sems *s, wait_queue_head_t *wq,
-		     const struct xmemsim_sem *cmd, bool nowait);
-/* The signallers of sem still unreaped, oldest first. dma->lock held. */
+bool xmemsim_sem_settled(const struct xmemsim_dma_sems *s, u32 sem, u64 value);
+/* The signallers of sem still unreaped, oldest first. du->lock held. */
 #define xmemsim_sem_for_each_signaller(x, s, sem) \
 	list_for_each_entry(x, &(s)->sig[sem], sig_node)
 
 /* dma_sched.c */
-void xmemsim_dma_kick(struct xmemsim_dma *dma);
-void xmemsim_dma_enqueue(struct xmemsim_dma *dma, struct xmemsim_xfer *x);
+void xmemsim_dma_kick(struct xmemsim_dma_user *du);
+void xmemsim_dma_caller(struct xmemsim_dma_user *du);
+void xmemsim_dma_enqueue(struct xmemsim_dma_user *du, struct xmemsim_xfer *x);
 void xmemsim_dma_dequeue(struct xmemsim_xfer *x);
-void xmemsim_dma_sched_run(struct xmemsim_dma *dma);
+void xmemsim_dma_drain(struct xmemsim_dma_file *df);
+void xmemsim_dma_sched_run(struct xmemsim_dma_user *du);
 /* A submitter completes its own transfers of at most this many bytes. */
 #define XMEMSIM_DMA_INLINE_BYTES	SZ_64K
-void xmemsim_dma_run_inline(struct xmemsim_dma *dma,
+void xmemsim_dma_run_inline(struct xmemsim_dma_user *du,
 			    const struct xmemsim_dma_file *df, u32 steps);
+/* How a DMA wait sleeps: signals end it, or only fatal ones. */
+enum xmemsim_dma_sleep { XMEMSIM_SLEEP_INTERRUPTIBLE, XMEMSIM_SLEEP_KILLABLE };
+int xmemsim_dma_sleep(struct xmemsim_dma_user *du,
+		      bool (*cond)(const void *arg), const void *arg,
+		      long *left, enum xmemsim_dma_sleep how);
+int xmemsim_dma_user_init(struct xmemsim_dma *dma, struct xmemsim_dma_user *du,
+			  gfp_t gfp);
+void xmemsim_dma_user_fini(struct xmemsim_dma_user *du);
 int xmemsim_dma_sched_init(struct xmemsim_dma *dma, bool worker);
 void xmemsim_dma_sched_fini(struct xmemsim_dma *dma);
 

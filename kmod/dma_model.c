@@ -2,8 +2,8 @@
 /*
  * xmemsim queued DMA, the scheduler without a device: the device's own
  * pick, start and completion steps (dma_sched.c) and semaphores
- * (dma_sem.c) on the virtual clock, over files made by the device's own
- * initialiser (dma.c), with no bytes, no records and no worker. Built only
+ * (dma_sem.c) on the virtual clock, over users and files made by the
+ * device's own initialisers, with no bytes, no records and no worker. Built only
  * with the KUnit suites (kmod/tests/dma_test.c), which hold it against a
  * reference written from the rules alone.
  */
@@ -14,7 +14,7 @@
 #include "dma_internal.h"
 #include "dma_model.h"
 
-/* The model's state: a private device clock with its own engines. */
+/* The model's state: its users, each with its own engines, and files. */
 struct dma_model {
 	struct xmemsim_dma dma;
 	struct xmemsim_dma_file *df;
@@ -29,12 +29,12 @@ static void model_free(struct dma_model *m)
 
 	for (f = 0; f < m->files; f++) {
 		xmemsim_dma_file_fini(&m->df[f]);
-		kfree(m->du[f].stamp);
+		xmemsim_dma_user_fini(&m->du[f]);
 	}
 	kfree(m->df);
 	kfree(m->du);
 	kvfree(m->x);
-	if (m->dma.eng)
+	if (m->dma.stats)
 		xmemsim_dma_sched_fini(&m->dma);
 	kfree(m);
 }
@@ -59,11 +59,15 @@ static struct dma_model *model_new(u32 engines, u32 queues, u32 sems,
 		struct xmemsim_dma_file *df = &m->df[f];
 
 		m->files++;
-		m->du[f].stamp = kcalloc(engines, sizeof(u64), GFP_KERNEL);
-		if (xmemsim_dma_file_init(&m->dma, df, GFP_KERNEL) ||
-		    !m->du[f].stamp)
+		if (xmemsim_dma_user_init(&m->dma, &m->du[f], GFP_KERNEL) ||
+		    xmemsim_dma_file_init(&m->dma, df, GFP_KERNEL))
 			goto nomem;
+	}
+	for (f = 0; f < files; f++) {
+		struct xmemsim_dma_file *df = &m->df[f];
+
 		df->du = &m->du[file_user[f]];
+		df->sems.lock = &df->du->lock;
 		df->order = f + 1;
 		list_add_tail(&df->node, &m->dma.files);
 	}
@@ -84,9 +88,9 @@ static void model_call(struct dma_model *m,
 {
 	u32 i;
 
-	mutex_lock(&m->dma.lock);
 	for (i = 0; i < n; i++) {
 		struct xmemsim_xfer *x = &m->x[i];
+		struct xmemsim_dma_user *du = m->df[t[i].file].du;
 
 		if (t[i].call != call)
 			continue;
@@ -98,9 +102,10 @@ static void model_call(struct dma_model *m,
 		x->dur = t[i].dur;
 		x->ticket = i;
 		x->fault = -1;
-		xmemsim_dma_enqueue(&m->dma, x);
+		mutex_lock(&du->lock);
+		xmemsim_dma_enqueue(du, x);
+		mutex_unlock(&du->lock);
 	}
-	mutex_unlock(&m->dma.lock);
 }
 
 /**
@@ -141,7 +146,8 @@ VISIBLE_IF_KUNIT int xmemsim_dma_model(u32 engines, u32 queues, u32 sems,
 		return -ENOMEM;
 	for (call = 0; call < calls; call++) {
 		model_call(m, t, n, call);
-		xmemsim_dma_sched_run(&m->dma);
+		for (i = 0; i < files; i++)	/* each user on its own engines */
+			xmemsim_dma_sched_run(&m->du[i]);
 	}
 	for (i = 0; i < n; i++) {
 		t[i].start_ns = m->x[i].done ? m->x[i].start_ns : U64_MAX;

@@ -15,8 +15,8 @@
  * The scheduler (dma_sched.c) signals, breaks and queues waiters; the
  * checker (dma_check.c) reads the signallers and arrival times; the
  * commands (dma.c) set, read and wait. None of them touches the fields.
- * Every function here runs under dma->lock but xmemsim_sem_wait(), which
- * sleeps without it and reads the values locklessly.
+ * Every function here runs under du->lock but xmemsim_sem_settled(), a
+ * wait condition that reads the values locklessly.
  */
 #include <linux/bitmap.h>
 #include <linux/lockdep.h>
@@ -29,7 +29,7 @@
  * xmemsim_sems_init() - a file's semaphores, all 0, none broken
  * @s: zeroed
  * @n: how many
- * @lock: the dma->lock that guards them, for lockdep
+ * @lock: the du->lock that guards them, for lockdep (set later if NULL)
  * @gfp: for the arrays
  *
  * Return: 0 or -ENOMEM; either way xmemsim_sems_free() frees what there is.
@@ -218,35 +218,18 @@ void xmemsim_sem_wait_del(struct xmemsim_xfer *x)
 		list_del_init(&x->wait_node);
 }
 
-/* A wait condition: values change under dma->lock, are read without. */
-static bool sem_reached(const struct xmemsim_dma_sems *s, u32 sem, u64 value)
-{
-	return READ_ONCE(s->val[sem]) >= value;
-}
-
 /**
- * xmemsim_sem_wait() - SEM_WAIT's sleep, dma->lock not held
+ * xmemsim_sem_settled() - SEM_WAIT's condition, read without du->lock
  * @s: the file's semaphores
- * @wq: the file's wait queue, woken by its completions and SEM_SETs
- * @cmd: the command: sem, value and timeout_ns
- * @nowait: an io_uring inline issue: -EAGAIN rather than sleep
+ * @sem: the semaphore
+ * @value: the value waited for
  *
- * Return: 0 (the value has come), -EPIPE (broken: its signal will not
- * come), -EAGAIN, -ETIMEDOUT or -ERESTARTSYS.
+ * Values change under du->lock and are read without it here.
+ *
+ * Return: true once sem has reached @value, or is broken (its signal will
+ * not come): then the caller tells which by xmemsim_sem_value().
  */
-int xmemsim_sem_wait(struct xmemsim_dma_sems *s, wait_queue_head_t *wq,
-		     const struct xmemsim_sem *cmd, bool nowait)
+bool xmemsim_sem_settled(const struct xmemsim_dma_sems *s, u32 sem, u64 value)
 {
-	u32 sem = cmd->sem;
-	int ret;
-
-	if (nowait && !sem_reached(s, sem, cmd->value) &&
-	    !xmemsim_sem_broken(s, sem))
-		return -EAGAIN;
-	ret = xmemsim_dma_wait_event(*wq, sem_reached(s, sem, cmd->value) ||
-				     xmemsim_sem_broken(s, sem),
-				     cmd->timeout_ns);
-	if (!ret && !sem_reached(s, sem, cmd->value))
-		ret = -EPIPE;
-	return ret;
+	return READ_ONCE(s->val[sem]) >= value || xmemsim_sem_broken(s, sem);
 }

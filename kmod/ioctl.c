@@ -485,7 +485,7 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_MEMSET, cmd_memset, NULL, true },
 	{ XMEMSIM_IOC_ALLOC_SIZE, cmd_alloc_size, NULL, false },
 	{ XMEMSIM_IOC_USER_STATS, cmd_user_stats, NULL, false },
-	/* dma->lock is held for one scheduler step at most: inline */
+	/* the user's DMA lock is held for a step or a submit's check: inline */
 	{ XMEMSIM_IOC_DMA_SUBMIT, cmd_dma_submit, NULL, false },
 	{ XMEMSIM_IOC_DMA_WAIT, cmd_dma_wait, NULL, true, try_dma_wait },
 	{ XMEMSIM_IOC_DMA_REAP, cmd_dma_reap, NULL, true, try_dma_reap },

@@ -174,7 +174,7 @@ struct xmemsim_user {
  * bounce_bytes, bounce_failures): the first DMA COPY in flight takes it
  * from the dataram heap and the last gives it back. No lock is held
  * across a COPY's transfer: each COPY moves its bytes through a bounce
- * buffer of its own and waits for its user's turn on engine 0 like any
+ * buffer of its own and takes its turn on its user's engine 0 like any
  * queued transfer (kmod/dma.c).
  *
  * xmemsim_file.plan_lock serialises one file's plans and is taken before

@@ -342,10 +342,15 @@ struct xmemsim_plan_stats {
  *
  * Engines and queues. The device has dma_engines engines per core
  * (DMA_INFO says how many in all); each open file has dma_queues FIFO
- * queues on every engine and sems semaphores of its own. An engine runs
- * one transfer at a time and serves users (the real uid that opened a
- * file) round-robin, and within a user its files' queues round-robin;
- * engines run in parallel. A transfer takes dma_latency_ns + len /
+ * queues on every engine and sems semaphores of its own. Modeled time is
+ * per user (the real uid that opened a file): each user has the engines
+ * to itself in its own modeled time, where an engine runs one transfer at
+ * a time and serves the user's files' queues round-robin; engines run in
+ * parallel. Other users' transfers, hangs and clocks never show in a
+ * user's modeled times; they share the host's CPUs with it in wall time
+ * (a user's bytes move in its own task waiting for DMA, else in its own
+ * work item, a turn at a time, no higher in priority than its task that
+ * gave the work). A transfer takes dma_latency_ns + len /
  * bandwidth(src heap, dst heap) of modeled time; its bytes move when it
  * completes, never before, then sem[signal_sem] += signal_inc. Both
  * ranges must lie in allocations of the caller (as for COPY), which stay
@@ -360,8 +365,8 @@ struct xmemsim_plan_stats {
  *
  * The clock. Each file has its own modeled now: the latest modeled time
  * it has observed (a reaped record's end, a semaphore value it read or
- * waited for, COPY's end), starting at the device's present when the
- * file first uses DMA (DMA_INFO, a DMA or semaphore command: DMA_INFO
+ * waited for, COPY's end), starting at its user's present (the latest
+ * end its user's engines have reached) when the file first uses DMA (DMA_INFO, a DMA or semaphore command: DMA_INFO
  * gives a runtime its time base before its first submit). Observing moves
  * it: a record reaped between two submits makes the second start no
  * earlier than that record's end, as a host that waits for a completion
@@ -369,7 +374,7 @@ struct xmemsim_plan_stats {
  * alone. A transfer is submitted at its file's now and
  * starts at the latest of: its submission, its queue reaching it (the
  * end of the one before it), its engine being free (the end of the
- * engine's last transfer, any user's), and its wait condition arriving
+ * engine's last transfer of the user's), and its wait condition arriving
  * (the modeled time sem[wait_sem] reached wait_value). With time_scale 0
  * (the virtual clock) host time moves nothing: the same descriptors give
  * the same modeled times on any host and however they are split into
@@ -381,10 +386,9 @@ struct xmemsim_plan_stats {
  * time, and a transfer completes when the wall reaches its end.
  *
  * What a file learns of others: its now_ns moves only with what it
- * observes, never with another file's work; its own transfers start
- * later when an engine is busy with other users' work, which shows how
- * long that work lasts (the timing channel of any shared engine); sysfs
- * "dma" shows every engine's totals to all.
+ * observes, and starts at its own user's present; its transfers' times
+ * depend on its own user's work alone; sysfs "dma" shows every engine's
+ * totals to all. Its wall times still show how busy the host is.
  */
 #define XMEMSIM_SEM_NONE	0xffffffffU	/* wait_sem/signal_sem: none */
 /*

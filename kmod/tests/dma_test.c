@@ -68,18 +68,19 @@ static void duration_monotonic_test(struct kunit *test)
 
 /*
  * The reference: the rules of uapi/xmemsim.h and kmod/dma.c, as a plain
- * event loop over arrays. At modeled time now every idle engine, in
- * engine order, starts the ready queue head (the first transfer of its
- * (file, engine, queue) in submission order not yet started, whose wait
- * semaphore has reached its value) of the user it served least recently,
- * then that user's pair it served least recently, then the lowest file
- * and queue; then now moves to the earliest end, where the transfers
+ * event loop over arrays, run for each user on engines of its own. At
+ * modeled time now every idle engine, in engine order, starts the ready
+ * queue head (the first transfer of its (file, engine, queue) in
+ * submission order not yet started, whose wait semaphore has reached its
+ * value) of the user's pair it served least recently, then the lowest
+ * file and queue; then now moves to the earliest end, where the transfers
  * ending complete in engine order and signal.
  */
 struct ref {
 	u32 engines, queues, files;
 	const u32 *user;
-	u64 ustamp[REF_E][REF_F], pstamp[REF_E][REF_F][REF_Q], serial[REF_E];
+	u32 who;			/* the user running now */
+	u64 pstamp[REF_E][REF_F][REF_Q], serial[REF_E];
 	u64 sem[REF_F][REF_S];
 	int cur[REF_E];
 	bool started[REF_N];
@@ -107,10 +108,6 @@ static bool ref_ready(const struct ref *r, const struct xmemsim_dma_model_xfer *
 static bool ref_before(const struct ref *r, u32 e, u32 f, u32 q,
 		       const struct xmemsim_dma_model_xfer *x)
 {
-	u64 u = r->ustamp[e][r->user[f]], xu = r->ustamp[e][r->user[x->file]];
-
-	if (u != xu)
-		return u < xu;
 	return r->pstamp[e][f][q] < r->pstamp[e][x->file][x->d.queue];
 }
 
@@ -121,7 +118,7 @@ static int ref_pick(struct ref *r, const struct xmemsim_dma_model_xfer *t,
 	u32 f, q;
 
 	for (f = 0; f < r->files; f++)
-		for (q = 0; q < r->queues; q++) {
+		for (q = 0; q < r->queues && r->user[f] == r->who; q++) {
 			h = ref_head(r, t, n, f, e, q);
 			if (h < 0 || !ref_ready(r, &t[h]))
 				continue;
@@ -131,22 +128,19 @@ static int ref_pick(struct ref *r, const struct xmemsim_dma_model_xfer *t,
 	if (best >= 0) {
 		f = t[best].file;
 		r->serial[e]++;
-		r->ustamp[e][r->user[f]] = r->serial[e];
 		r->pstamp[e][f][t[best].d.queue] = r->serial[e];
 		r->started[best] = true;
 	}
 	return best;
 }
 
-static void ref_run(struct ref *r, struct xmemsim_dma_model_xfer *t, u32 n)
+/* One user's transfers on its own engines. */
+static void ref_run_user(struct ref *r, struct xmemsim_dma_model_xfer *t, u32 n)
 {
 	u64 now = 0, end;
-	u32 e, i;
+	u32 e;
 
-	for (i = 0; i < n; i++) {
-		t[i].start_ns = U64_MAX;
-		t[i].end_ns = U64_MAX;
-	}
+	memset(r->serial, 0, sizeof(r->serial));
 	for (e = 0; e < r->engines; e++)
 		r->cur[e] = -1;
 	for (;;) {
@@ -176,6 +170,18 @@ static void ref_run(struct ref *r, struct xmemsim_dma_model_xfer *t, u32 n)
 			r->cur[e] = -1;
 		}
 	}
+}
+
+static void ref_run(struct ref *r, struct xmemsim_dma_model_xfer *t, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		t[i].start_ns = U64_MAX;
+		t[i].end_ns = U64_MAX;
+	}
+	for (r->who = 0; r->who < r->files; r->who++)
+		ref_run_user(r, t, n);
 }
 
 struct model_case {
@@ -234,8 +240,9 @@ static void check_rules(struct kunit *test, const struct model_case *c,
 
 			if (j == i || y->start_ns == U64_MAX)
 				continue;
-			/* an engine runs one transfer at a time */
-			if (y->d.engine == x->d.engine)
+			/* a user's engine runs one transfer at a time */
+			if (y->d.engine == x->d.engine &&
+			    c->user[y->file] == c->user[x->file])
 				KUNIT_EXPECT_TRUE(test, y->end_ns <= x->start_ns ||
 						  x->end_ns <= y->start_ns);
 			/* a queue is FIFO */
@@ -372,10 +379,11 @@ static void split_submits_keep_times_test(struct kunit *test)
 
 /*
  * User 0 with three files of five transfers each on engine 0, user 1 with
- * one file of five: the engine alternates users, so user 1's k-th
- * transfer starts at (2k + 1) x 10 whatever user 0's files do.
+ * one file of five: each user has the engine to itself in its modeled
+ * time, so user 1's k-th transfer starts at k x 10 whatever user 0's
+ * files do, and user 0's three files take turns.
  */
-static void turns_are_per_user_test(struct kunit *test)
+static void users_have_own_engines_test(struct kunit *test)
 {
 	struct model_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	u32 i, k = 0;
@@ -394,11 +402,12 @@ static void turns_are_per_user_test(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, xmemsim_dma_model(1, 1, 1, c->user, 4, c->t, 20), 0);
 	for (i = 3; i < c->n; i += 4, k++)
-		KUNIT_EXPECT_EQ(test, c->t[i].start_ns, (2 * k + 1) * 10);
-	/* and user 0's three files share the other turns */
+		KUNIT_EXPECT_EQ(test, c->t[i].start_ns, k * 10);
+	/* user 0's three files share its engine in turn */
 	KUNIT_EXPECT_EQ(test, c->t[0].start_ns, 0);
-	KUNIT_EXPECT_EQ(test, c->t[1].start_ns, 20);
-	KUNIT_EXPECT_EQ(test, c->t[2].start_ns, 40);
+	KUNIT_EXPECT_EQ(test, c->t[1].start_ns, 10);
+	KUNIT_EXPECT_EQ(test, c->t[2].start_ns, 20);
+	KUNIT_EXPECT_EQ(test, c->t[4].start_ns, 30);
 }
 
 static void model_refuses_bad_input_test(struct kunit *test)
@@ -430,7 +439,7 @@ static struct kunit_case dma_cases[] = {
 	KUNIT_CASE(scheduler_matches_reference_test),
 	KUNIT_CASE(scheduler_is_deterministic_test),
 	KUNIT_CASE(split_submits_keep_times_test),
-	KUNIT_CASE(turns_are_per_user_test),
+	KUNIT_CASE(users_have_own_engines_test),
 	KUNIT_CASE(model_refuses_bad_input_test),
 	{}
 };
