@@ -138,17 +138,23 @@ tap $? "xmemctl user: the caller's user against the shipped limits ($(cat /tmp/u
 [ "$(head -1 /sys/kernel/debug/xmemsim/verify)" = ok ] &&
 	[ "$(wc -l < /sys/kernel/debug/xmemsim/users)" = 1 ]
 tap $? "debugfs verify after the many-users tests, no user left"
-# engine turns need a scaled clock: the same options, time_scale=100000
+# each user's modeled time is its own: shown on a scaled clock, the same
+# options, time_scale=100000
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts time_scale=100000 &&
 	chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
 tap $? "insmod with the multi-user options and time_scale=100000"
-TAP_ONLY=dma_engine_turns XMEMSIM_NODE_GID=600 run_c multiuser
+TAP_ONLY=dma_engine_time XMEMSIM_NODE_GID=600 run_c multiuser
 # a COPY by DMA beside a user's flood of them: a clock slow enough for the
 # flood's queues to stay full (an 8 MiB transfer lasts about 52 ms)
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts time_scale=100 &&
 	chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
 tap $? "insmod with the multi-user options and time_scale=100"
 TAP_ONLY=dma_copy_takes XMEMSIM_NODE_GID=600 run_c multiuser
+# the checker's work falls to whoever asks for it: the same options, dma_check=2
+rmmod xmemsim && insmod /lib/modules/xmemsim.ko $mu_opts dma_check=2 &&
+	chgrp 600 /dev/xmemsim && chmod 0660 /dev/xmemsim
+tap $? "insmod with the multi-user options and dma_check=2"
+TAP_ONLY=checking_is XMEMSIM_NODE_GID=600 run_c fair
 
 # --- the DMA timing checker: refusing, then reporting on a slow clock ---------------
 rmmod xmemsim && dmesg -c > /dev/null && insmod /lib/modules/xmemsim.ko dma_check=2
