@@ -63,7 +63,7 @@ struct backlog {
 	volatile int running;
 };
 
-/* The attacker: 256 transfers of 8 MiB within its own 16 MiB, queued. */
+/* The attacker: 256 transfers of 8 MiB within its own 16 MiB, on all 4 engines. */
 static int flood(void *arg)
 {
 	struct backlog *b = arg;
@@ -78,7 +78,7 @@ static int flood(void *arg)
 	    xms_alloc(&xd, HBM, BIG, 4096, 0, &x, NULL))
 		return 2;
 	for (i = 0; i < BACKLOG; i++)
-		d[i] = desc(i % 2 ? x : s, i % 2 ? s : x, BIG, 0, i % 4);
+		d[i] = desc(i % 2 ? x : s, i % 2 ? s : x, BIG, (uint32_t)i % 4, 0);
 	t0 = now_ms();		/* one alone: the unit of the bounds */
 	if (xms_dma_submit(&xd, d, 1, &t) || xms_dma_wait(&xd, t, -1, &w))
 		return 3;
@@ -102,8 +102,9 @@ static double median(double *v, int n)
 }
 
 /*
- * While the attacker's backlog runs, root's DMA_INFO and a 64-byte DMA on
- * the same engine wait for at most about one attacker transfer: no lock
+ * While the attacker's backlog keeps all four engines busy, root's
+ * DMA_INFO and a 64-byte DMA on engine 0 wait for less than one attacker
+ * transfer (a quarter), not for any engine's copying: no lock
  * of root's is held while the attacker's bytes move, and root's own task
  * takes root's steps. The module before held the lock across
  * the whole backlog: DMA_INFO waited 11 s, 196 attacker transfers, and
@@ -148,7 +149,7 @@ TEST(a_backlog_does_not_hold_the_lock)
 	       b->one_ms, n, median(info, n), median(info, n) / b->one_ms, info_max,
 	       median(dma, n), median(dma, n) / b->one_ms, dma_max, dma_max / b->one_ms);
 	CHECK(median(info, n) < 1.0 * b->one_ms);
-	CHECK(median(dma, n) < 4.0 * b->one_ms);
+	CHECK(median(dma, n) < 0.25 * b->one_ms);
 	finish(pid);
 	xms_close(&xd);
 }
@@ -176,11 +177,13 @@ static int idle_files(void *arg)
 }
 
 /*
- * The median wall time of a 64-byte DMA on engine e, submit to reaped, of
- * n (at most 200), each after a SEM_GET if sem: -1 if one failed.
+ * Root's 64-byte DMAs on engine e, submit to reaped, n of them (at most
+ * 200), each after a SEM_GET if sem: the median and the total wall time
+ * (the total shows a few long stalls that the median hides). -1 if one
+ * failed.
  */
 static double dma_round_ms(struct xms_dev *xd, uint64_t s, uint64_t x,
-			   uint32_t e, int n, int sem)
+			   uint32_t e, int n, int sem, double *total)
 {
 	struct xmemsim_dma_desc d = desc(s, x, 64, e, 0);
 	struct xmemsim_dma_wait w;
@@ -188,12 +191,14 @@ static double dma_round_ms(struct xms_dev *xd, uint64_t s, uint64_t x,
 	uint64_t t, v;
 	int i;
 
+	*total = 0;
 	for (i = 0; i < n && i < 200; i++) {
 		t0 = now_ms();
 		if ((sem && xms_sem_get(xd, 0, &v)) || xms_dma_submit(xd, &d, 1, &t) ||
 		    xms_dma_wait(xd, t, -1, &w))
 			return -1;
 		ms[i] = now_ms() - t0;
+		*total += ms[i];
 	}
 	return median(ms, i);
 }
@@ -201,7 +206,9 @@ static double dma_round_ms(struct xms_dev *xd, uint64_t s, uint64_t x,
 /* Root's median 64-byte DMA on engine 1, of 200. */
 static double small_dma_ms(struct xms_dev *xd, uint64_t s, uint64_t x)
 {
-	return dma_round_ms(xd, s, x, 1, 200, 0);
+	double total;
+
+	return dma_round_ms(xd, s, x, 1, 200, 0, &total);
 }
 
 /* Root's small DMA alone, then beside an attacker holding files. */
@@ -498,8 +505,9 @@ static int push_clock(void *arg)
  * nowhere in root's, and root's 64-byte DMA on a free engine waits for
  * none of the attacker's backlog, whose modeled times are all earlier
  * than the push. Before, a file started at the device's horizon and the
- * one scheduler took every step in modeled-time order: root waited 324x
- * one attacker transfer (the audit), and root's fresh file read the push.
+ * one scheduler took every step in modeled-time order: root's first
+ * transfer waited for the backlog, 324x one attacker transfer (the
+ * audit), and root's fresh file read the push.
  */
 TEST(a_pushed_clock_delays_nobody)
 {
@@ -507,8 +515,8 @@ TEST(a_pushed_clock_delays_nobody)
 	struct xmemsim_dma_info in;
 	struct xmemsim_dma_desc d;
 	struct xmemsim_dma_wait w;
+	double t0, first, med, ms[20];
 	struct xms_dev xd;
-	double t0, ms[20];
 	uint64_t s, x, t;
 	int i, n = 0;
 	pid_t pid;
@@ -527,12 +535,14 @@ TEST(a_pushed_clock_delays_nobody)
 		CHECK(xms_dma_wait(&xd, t, 60000000000LL, &w) == 0);
 		ms[i] = now_ms() - t0;
 	}
-	REQUIRE(n >= 3 && p->one_ms > 0);
-	printf("# attacker's horizon after the push %llu ns; root's fresh file's now %llu ns; root's 64-byte DMA median %.2f ms over %d rounds = %.2f attacker transfers of %.2f ms\n",
+	CHECK(n >= 1 && p->one_ms > 0);
+	first = n ? ms[0] : 0;
+	med = n ? median(ms, n) : 0;		/* submitted while the whole backlog waits */
+	printf("# attacker's horizon after the push %llu ns; root's fresh file's now %llu ns; root's first 64-byte DMA %.2f ms = %.2f attacker transfers of %.2f ms, median %.2f ms over %d rounds\n",
 	       (unsigned long long)p->horizon, (unsigned long long)in.now_ns,
-	       median(ms, n), n, median(ms, n) / p->one_ms, p->one_ms);
+	       first, first / p->one_ms, p->one_ms, med, n);
 	CHECK(p->horizon > 0 && in.now_ns < p->horizon);
-	CHECK(median(ms, n) < 4.0 * p->one_ms);
+	CHECK(first < 8.0 * p->one_ms && med < 4.0 * p->one_ms);
 	finish(pid);
 	xms_close(&xd);
 }
@@ -650,8 +660,8 @@ static int keep_checking(void *arg)
 
 /*
  * Under dma_check=2, uid 65534 submits batches that the checker works
- * through whole and refuses, as fast as it can: root's rounds of SEM_GET
- * and a small DMA cost about what they cost alone. The check runs in the
+ * through whole and refuses, as fast as it can: root's 200 rounds of
+ * SEM_GET and a small DMA take, all told, about what they take alone. The check runs in the
  * submitter's task under its user's lock alone, in a pass over the file's
  * transfers per new one; before, it walked them again for each pair under
  * the device-wide lock: root's rounds did not finish in 300 s (the
@@ -660,8 +670,8 @@ static int keep_checking(void *arg)
 TEST(checking_is_charged_to_the_checker)
 {
 	struct checking *c = shared(sizeof(*c));
+	double alone, beside, med_alone, med_beside;
 	struct xms_dev xd;
-	double alone, beside;
 	uint64_t s, x;
 	pid_t pid;
 
@@ -671,15 +681,16 @@ TEST(checking_is_charged_to_the_checker)
 	REQUIRE(xms_open(&xd, NULL) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &x, NULL) == 0);
-	alone = dma_round_ms(&xd, s, x, 3, 60, 1);
+	med_alone = dma_round_ms(&xd, s, x, 3, 200, 1, &alone);
 	pid = attacker(keep_checking, c);
 	REQUIRE(pid > 0);
-	beside = dma_round_ms(&xd, s, x, 3, 60, 1);
+	med_beside = dma_round_ms(&xd, s, x, 3, 200, 1, &beside);
 	c->running = 0;
-	printf("# root's round (SEM_GET, 64-byte DMA): %.3f ms alone, %.3f ms beside uid 65534's refused batches (%.2fx; %ld refused meanwhile, one in %.3f ms)\n",
-	       alone, beside, beside / alone, c->refused, c->one_ms);
+	printf("# root's 200 rounds (SEM_GET, 64-byte DMA): %.1f ms alone (median %.3f), %.1f ms beside uid 65534's refused batches (%.2fx, median %.3f); %ld refused meanwhile, one in %.1f ms\n",
+	       alone, med_alone, beside, beside / alone, med_beside, c->refused,
+	       c->one_ms);
 	CHECK(c->refused > 0);
-	CHECK(alone > 0 && beside > 0 && beside < 3 * alone);
+	CHECK(med_alone > 0 && med_beside > 0 && beside < 3 * alone);
 	finish(pid);
 	xms_close(&xd);
 }
@@ -856,77 +867,84 @@ TEST(a_fresh_file_learns_nothing)
 
 /* --- an idle-priority submitter holds nobody -------------------------------- */
 
-/* The attacker: two spinners at nice 0, and a SCHED_IDLE task submitting. */
-static int idle_submitter(void *arg)
+enum { HOGS = 4 };
+
+/* In a new process group: HOGS spinners at nice 0, forked. 0 or -1. */
+static int spawn_hogs(void)
 {
-	struct sched_param sp = { 0 };
-	struct xmemsim_dma_desc d[32];
-	struct xms_dev xd;
-	uint64_t s, x, t;
 	int i;
 
-	(void)arg;
-	if (setpgid(0, 0) || xms_open(&xd, NULL) ||
-	    xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) ||
-	    xms_alloc(&xd, HBM, 4096, 4096, 0, &x, NULL))
-		return 2;
-	for (i = 0; i < 2; i++)
+	if (setpgid(0, 0))
+		return -1;
+	for (i = 0; i < HOGS; i++)
 		if (!fork())
 			for (;;)
 				;
-	if (sched_setscheduler(0, SCHED_IDLE, &sp))
-		return 3;
-	shuttle(d, 32, s, x, 4096, 0);
+	return 0;
+}
+
+/* The attacker: the hogs, and a SCHED_IDLE task submitting. */
+static int idle_submitter(void *arg)
+{
+	struct sched_param sp = { 0 };
+	struct xmemsim_dma_desc d[64];
+	struct xms_dev xd;
+	uint64_t s, x, t;
+
+	(void)arg;
+	if (spawn_hogs() || xms_open(&xd, NULL) ||
+	    xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, 4096, 4096, 0, &x, NULL) ||
+	    sched_setscheduler(0, SCHED_IDLE, &sp))
+		return 2;
+	shuttle(d, 64, s, x, 4096, 0);
 	say_ready();
 	for (;;)
-		if (xms_dma_submit(&xd, d, 32, &t) || reap_all(&xd, 32))
+		if (xms_dma_submit(&xd, d, 64, &t) || reap_all(&xd, 64))
 			return 4;
 }
 
-/* The attacker's two spinners at nice 0 alone. */
-static int two_spinners(void *arg)
+/* The attacker's hogs alone. */
+static int hogs_alone(void *arg)
 {
 	(void)arg;
-	if (setpgid(0, 0))
+	if (spawn_hogs())
 		return 2;
-	if (!fork())
-		for (;;)
-			;
-	say_ready();
-	for (;;)
-		;
+	hold();
+	return 0;
 }
 
 /*
- * A SCHED_IDLE submitter of uid 65534 beside two CPU hogs of its own:
- * root's 64-byte DMA costs what it costs beside the hogs alone. Only a
+ * A SCHED_IDLE submitter of uid 65534 beside four CPU hogs of its own:
+ * root's 200 64-byte DMAs take, all told, what they take beside the hogs
+ * alone. Only a
  * user's own tasks take its steps, so an idle-priority task holds up only
  * its own user. Before, it held the one scheduler: root's median went
  * from 1.71 to 20.62 ms (the audit).
  */
 TEST(an_idle_priority_submitter_holds_nobody)
 {
+	double hogs, idle, med_hogs, med_idle;
 	struct xms_dev xd;
-	double hogs, idle;
 	uint64_t s, x;
 	pid_t pid;
 
 	REQUIRE(xms_open(&xd, NULL) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &x, NULL) == 0);
-	pid = attacker(two_spinners, NULL);
+	pid = attacker(hogs_alone, NULL);
 	REQUIRE(pid > 0);
-	hogs = small_dma_ms(&xd, s, x);
+	med_hogs = dma_round_ms(&xd, s, x, 1, 200, 0, &hogs);
 	kill(-pid, SIGKILL);
 	finish(pid);
 	pid = attacker(idle_submitter, NULL);
 	REQUIRE(pid > 0);
-	idle = small_dma_ms(&xd, s, x);
+	med_idle = dma_round_ms(&xd, s, x, 1, 200, 0, &idle);
 	kill(-pid, SIGKILL);
 	finish(pid);
-	printf("# root's 64-byte DMA beside uid 65534's two hogs: %.3f ms; with its SCHED_IDLE submitter too: %.3f ms (%.2fx)\n",
-	       hogs, idle, idle / hogs);
-	CHECK(hogs > 0 && idle < 3 * hogs);
+	printf("# root's 200 64-byte DMAs beside uid 65534's four hogs: %.1f ms (median %.3f); with its SCHED_IDLE submitter too: %.1f ms (median %.3f, %.2fx)\n",
+	       hogs, med_hogs, idle, med_idle, idle / hogs);
+	CHECK(med_hogs > 0 && med_idle > 0 && idle < 3 * hogs);
 	xms_close(&xd);
 }
 
