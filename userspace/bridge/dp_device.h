@@ -262,4 +262,17 @@ void dp_loaded_free(struct dp_loaded *l);
 const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
 					      uint32_t core, const char *name);
 
+/* ---- the host's reduction (dp_reduce.c) ----------------------------------- */
+
+/*
+ * What the DMA engines' reduce computes (uapi/xmemsim.h, "Reduce"), on the
+ * host: op XMEMSIM_DMA_OP_SUM or _MAX, type XMEMSIM_DMA_T_*. dp_reduce_elem
+ * on one element's bits, dp_reduce_buf on n bytes, dst = dst op src
+ * elementwise (little-endian). dp_reduce_size: 4, 2, or 0 (no such type).
+ */
+uint32_t dp_reduce_elem(uint32_t op, uint32_t type, uint32_t a, uint32_t b);
+void dp_reduce_buf(void *dst, const void *src, size_t n, uint32_t op,
+		   uint32_t type);
+uint32_t dp_reduce_size(uint32_t type);
+
 #endif /* DP_DEVICE_H */
