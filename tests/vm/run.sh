@@ -218,6 +218,9 @@ xmemctl plan load /tmp/big.plan.json 2> /tmp/pb.err
 tap $? "xmemctl plan load: a plan HBM cannot hold names the bytes and hbm_size ($(cat /tmp/pb.err))"
 run_c runtime /tmp/ar.plan.json
 
+# --- the plan run: the examples executed and checked, planted bugs caught ---------
+. /work/tests/vm/planrun.sh
+
 # --- the fuzzer: every command from several processes, kills, then verify ---------
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
