@@ -52,6 +52,17 @@ rc=$?
 	grep -q "core 0 'all_reduce'.*core 1 has no collective 'all_reduce'" /tmp/mm.err
 tap $? "planted all-reduce with core 1 missing: the run ends with an error naming it, no hang ($(cat /tmp/mm.err))"
 
+# a misplaced tensor: core 0's update put on weights' bytes, which are
+# still to be read (through the test-only fault site: verify and the
+# device refuse such a plan); the content check names reader and writer
+XMEMCTL_FAULT_MISPLACE=0:update=0:weights xmemctl plan run /tmp/allreduce_2core.plan.json \
+	/work/examples/allreduce_2core.json > /tmp/mp.run
+rc=$?
+[ $rc = 1 ] &&
+	grep -q "^mismatch: core 0 'sgd' reads 'weights' at +0x0: wants the bytes 'weights' held before the run, has core 0 'read_grad' writes 'update'$" /tmp/mp.run &&
+	grep -Eq '^plan run: .*, 0 hazards, [1-9][0-9]* mismatches$' /tmp/mp.run
+tap $? "planted misplaced tensor: the content check names the reader and the writer, exit 1 ($(tr '\n' '|' < /tmp/mp.run))"
+
 # without the checker the run says so and does not run
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko cores=4 hbm_size=0x10000000
 xmemctl plan run /tmp/allreduce_2core.plan.json /work/examples/allreduce_2core.json 2> /tmp/nc.err

@@ -303,6 +303,10 @@ struct dp_run_opts {
 	uint64_t compute_ns;	/* added to each instruction's time */
 	int64_t timeout_ns;	/* a stalled run's limit; 0: 10 s */
 	int no_checker;		/* run with the checker off (hazards 0) */
+	/* test only, a fault site: "C:NAME=C2:NAME2" runs core C's tensor
+	 * NAME on core C2's NAME2's bytes (a misplaced tensor, which verify
+	 * and the device refuse), for the content check to catch */
+	const char *fault_misplace;
 };
 
 struct dp_run_result {

@@ -56,9 +56,11 @@ struct xfer {			/* one descriptor of the run */
 
 struct ver {			/* a version: what one write leaves */
 	uint32_t core, inst, t;	/* the writer; core NONE32: before the run */
+	uint64_t key;		/* the object written (obj_key()) */
 	uint64_t addr, bytes;	/* the bytes it covers */
 	uint64_t pool;		/* pattern: pool offset; or */
 	uint8_t *buf;		/* explicit bytes (a reduction's result) */
+	int wanted;		/* some read wants it */
 };
 
 struct use {			/* a read to check */
@@ -144,6 +146,16 @@ static const char *tensor_name(const struct run *r, uint32_t c, uint32_t t)
 	return r->m->c[c].t[t].name;
 }
 
+/* The object core c's tensor t is: a linked tensor is its owner's bytes. */
+static uint64_t obj_key(const struct run *r, uint32_t c, uint32_t t)
+{
+	const struct dp_tensor *x = &r->m->c[c].t[t];
+
+	if (x->has_remote && x->remote_idx >= 0)
+		return (uint64_t)x->remote_core << 32 | (uint64_t)x->remote_idx;
+	return (uint64_t)c << 32 | t;
+}
+
 /* model core c's engine and queue */
 static void core_queue(const struct run *r, uint32_t c, uint32_t *eng,
 		       uint32_t *q)
@@ -195,7 +207,7 @@ static struct xfer *add_mark(struct run *r, uint32_t c, uint32_t i)
 }
 
 static int64_t add_ver(struct run *r, uint32_t c, uint32_t i, uint32_t t,
-		       uint64_t addr, uint64_t bytes)
+		       uint64_t addr, uint64_t bytes, uint64_t key)
 {
 	struct ver *v;
 
@@ -203,7 +215,7 @@ static int64_t add_ver(struct run *r, uint32_t c, uint32_t i, uint32_t t,
 	if (!r->v)
 		return -1;
 	v = &r->v[r->nv];
-	*v = (struct ver){ .core = c, .inst = i, .t = t, .addr = addr,
+	*v = (struct ver){ .core = c, .inst = i, .t = t, .key = key, .addr = addr,
 			   .bytes = bytes, .pool = r->nv * 64 };
 	return (int64_t)r->nv++;
 }
@@ -220,12 +232,14 @@ static int ver_before(const struct run *r, const struct ver *v, uint32_t c,
 }
 
 /*
- * The version core c's instruction i must read at addr: the last write
- * to those bytes that happens before it (the first version, the bytes
- * before the run, happens before everything).
+ * The version core c's instruction i must read of object key: the last
+ * write to it that happens before it (the first version, the bytes
+ * before the run, happens before everything). By the model's objects,
+ * not the device's addresses: a tensor placed on another's bytes reads
+ * what the other wrote, and that is the mismatch to find.
  */
-static int64_t want_ver(const struct run *r, uint32_t c, uint32_t i,
-			uint64_t addr)
+static int64_t want_ver(struct run *r, uint32_t c, uint32_t i,
+			uint64_t key)
 {
 	int64_t best = -1;
 	size_t k;
@@ -233,12 +247,14 @@ static int64_t want_ver(const struct run *r, uint32_t c, uint32_t i,
 	for (k = 0; k < r->nv; k++) {
 		const struct ver *v = &r->v[k];
 
-		if (v->addr != addr || !ver_before(r, v, c, i))
+		if (v->key != key || !ver_before(r, v, c, i))
 			continue;
 		if (best < 0 || r->v[best].core == NONE32 ||
 		    (v->core != NONE32 && ver_before(r, &r->v[best], v->core, v->inst)))
 			best = (int64_t)k;
 	}
+	if (best >= 0)
+		r->v[best].wanted = 1;
 	return best;
 }
 
@@ -452,7 +468,7 @@ static int emit_uses(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
 		u = &r->u[r->nu++];
 		*u = (struct use){ .core = c, .inst = i, .t = t, .addr = a,
 				   .bytes = b, .sink = sink_take(r, b),
-				   .want = want_ver(r, c, i, a) };
+				   .want = want_ver(r, c, i, obj_key(r, c, t)) };
 		x = add_x(r, c, i, t, X_USE, a, u->sink, b);
 		if (!x)
 			return -ENOMEM;
@@ -476,7 +492,7 @@ static int emit_defs(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
 
 		if (!a || !b || t == skip)
 			continue;
-		v = add_ver(r, c, i, t, a, b);
+		v = add_ver(r, c, i, t, a, b, obj_key(r, c, t));
 		x = v < 0 ? NULL : add_x(r, c, i, t, X_DEF, r->pool_dev + r->v[v].pool, a, b);
 		if (!x)
 			return -ENOMEM;
@@ -699,7 +715,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	for (p = 0; p < g.n; p++) {
 		g.inbox[p] = stage_take(r, 2 * (uint64_t)(g.n - 1) * g.slot);
 		base[p] = r->sent[g.core[p]];
-		inv[p] = want_ver(r, g.core[p], g.inst[p], r->addr[g.core[p]][g.data[p]]);
+		inv[p] = want_ver(r, g.core[p], g.inst[p], obj_key(r, g.core[p], g.data[p]));
 		ret = open_inst(r, g.core[p], g.inst[p], &first[p]);
 		if (!ret)
 			ret = emit_uses(r, g.core[p], g.inst[p], g.data[p]);
@@ -721,7 +737,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 		if (ret)
 			goto out;
 		v = add_ver(r, g.core[p], g.inst[p], g.data[p], r->addr[g.core[p]][g.data[p]],
-			    g.bytes);
+			    g.bytes, obj_key(r, g.core[p], g.data[p]));
 		ret = -ENOMEM;
 		if (v < 0)
 			goto out;
@@ -898,6 +914,28 @@ static int dev_alloc(struct run *r, uint64_t size, uint64_t *addr, const char *w
 	return dp_fail(r->e, "%s: %" PRIu64 " bytes of HBM: %s", what, size, strerror(-ret)), ret;
 }
 
+/*
+ * The test-only fault site: "C:NAME=C2:NAME2" runs core C's tensor NAME on
+ * the device bytes of core C2's NAME2, the misplaced tensor a plan's
+ * verify and the device's overlap check both refuse, so that the content
+ * check can be shown to catch it.
+ */
+static int misplace(struct run *r)
+{
+	char a[128], b[128];
+	unsigned int c, c2;
+	int64_t t, t2;
+
+	if (sscanf(r->o->fault_misplace, "%u:%127[^=]=%u:%127s", &c, a, &c2, b) != 4 ||
+	    c >= r->m->nc || c2 >= r->m->nc ||
+	    (t = dp_tensor_find(&r->m->c[c], a)) < 0 || (t2 = dp_tensor_find(&r->m->c[c2], b)) < 0 ||
+	    !r->addr[c][t] || !r->addr[c2][t2])
+		return dp_fail(r->e, "fault_misplace '%s': not C:TENSOR=C2:TENSOR2 of DRAM tensors",
+			       r->o->fault_misplace), -EINVAL;
+	r->addr[c][t] = r->addr[c2][t2];
+	return 0;
+}
+
 /* Counts, for each model core and tensor, its device address. */
 static int map_tensors(struct run *r)
 {
@@ -931,7 +969,7 @@ static int map_tensors(struct run *r)
 		}
 	}
 	r->pool_bytes = maxb;	/* + 64 a version, once they are counted */
-	return 0;
+	return r->o->fault_misplace ? misplace(r) : 0;
 }
 
 /* The first version of every distinct address: the bytes before the run. */
@@ -946,14 +984,14 @@ static int initial_versions(struct run *r)
 
 			if (!a || !r->m->c[c].t[t].bytes)
 				continue;
-			for (k = 0; k < r->nv && r->v[k].addr != a; k++)
+			for (k = 0; k < r->nv && r->v[k].key != obj_key(r, c, t); k++)
 				;
 			if (k < r->nv) {
 				if (r->v[k].bytes < r->m->c[c].t[t].bytes)
 					r->v[k].bytes = r->m->c[c].t[t].bytes;
 				continue;
 			}
-			if (add_ver(r, NONE32, 0, t, a, r->m->c[c].t[t].bytes) < 0)
+			if (add_ver(r, NONE32, 0, t, a, r->m->c[c].t[t].bytes, obj_key(r, c, t)) < 0)
 				return dp_nomem(r->e);
 			r->v[r->nv - 1].inst = c;	/* the core that names it */
 		}
@@ -1409,8 +1447,9 @@ int dp_plan_run(struct xms_dev *dev, const char *plan_path,
 		if (res->bound_ns < r.fin[c])
 			res->bound_ns = r.fin[c];
 	ret = xms_write(dev, r.pool_dev, r.pool, r.pool_bytes);
-	for (k = 0; !ret && k < nv0; k++)	/* the bytes before the run */
-		ret = xms_write(dev, r.v[k].addr, r.pool + r.v[k].pool, r.v[k].bytes);
+	for (k = 0; !ret && k < nv0; k++)	/* the bytes before the run, if read */
+		if (r.v[k].wanted)
+			ret = xms_write(dev, r.v[k].addr, r.pool + r.v[k].pool, r.v[k].bytes);
 	if (ret) {
 		dp_fail(e, "writing the patterns: %s", strerror(-ret));
 		goto out;

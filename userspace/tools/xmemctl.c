@@ -802,7 +802,8 @@ static void put_name(FILE *f, const char *name)
  */
 static int cmd_plan_run(struct call *k)
 {
-	struct dp_run_opts o = { .log = k->out };
+	struct dp_run_opts o = { .log = k->out,
+				 .fault_misplace = getenv("XMEMCTL_FAULT_MISPLACE") };
 	struct dp_run_result res;
 	struct dp_err e = { "" };
 	struct dp_model *m;
