@@ -60,6 +60,7 @@ struct ver {			/* a version: what one write leaves */
 	uint64_t addr, bytes;	/* the bytes it covers */
 	uint64_t pool;		/* pattern: pool offset; or */
 	uint8_t *buf;		/* explicit bytes (a reduction's result) */
+	int own;		/* buf is this version's to free (members share) */
 	int wanted;		/* some read wants it */
 };
 
@@ -522,7 +523,7 @@ static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 struct ring {
 	uint32_t n, op, type, esz;
 	uint32_t *core, *inst, *data;	/* per member */
-	uint64_t *inbox;		/* per member: 2(n - 1) slots */
+	uint64_t *inbox;		/* per member: n - 1 slots */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a slot */
 };
@@ -561,26 +562,30 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
 }
 
 /*
- * The ring: reduce-scatter then all-gather over n members, each step a
- * send (a copy of one segment into the next member's inbox slot, on the
- * sender's queue, which signals the sender's ring semaphore) and a
- * receive (the inbox slot reduced, or copied, into the member's own
- * segment, on its own queue, waiting for that send). A member's data is
- * touched by its own queue only and each slot is written once, so every
- * pair of transfers of different queues that meet is a send and the
- * receive that waits for it.
+ * The ring over n members, all its transfers on the members' own queues.
+ * Reduce-scatter, n - 1 steps: every member sends one segment (a copy into
+ * the next member's inbox, a slot a step) and receives one (its inbox
+ * slot reduced into its own segment, waiting for that send). Then a
+ * marker on each queue says its reduce-scatter is done, and all-gather,
+ * n - 1 steps: every member copies the previous member's finished
+ * segment into its own, waiting for the marker or the copy that finished
+ * it. Each member's sends, marker and copies signal its ring semaphore.
+ *
+ * Why the inboxes: a member's partial sums are read by the next member
+ * while, in all-gather, the member itself overwrites them with finished
+ * ones; read straight from the tensor, that read and that write would be
+ * ordered only through the whole ring, never by one semaphore, and the
+ * device's checker (and a real engine's) wants one. Read from an inbox
+ * slot written once, every two transfers of different queues that meet
+ * are a write and a read that waits for it.
  */
 static int emit_ring(struct run *r, struct ring *g, uint64_t *base)
 {
 	uint32_t n = g->n, s, p;
 
-	for (s = 0; s < 2 * (n - 1); s++) {
-		int rs = s < n - 1;
-
+	for (s = 0; s < n - 1; s++) {
 		for (p = 0; p < n; p++) {	/* sends */
-			uint32_t right = (p + 1) % n;
-			uint32_t k = rs ? (p + n - s % n) % n :
-				     (p + 1 + n - (s - (n - 1))) % n;
+			uint32_t right = (p + 1) % n, k = (p + n - s) % n;
 			uint64_t off, len;
 			struct xfer *x;
 
@@ -593,19 +598,43 @@ static int emit_ring(struct run *r, struct ring *g, uint64_t *base)
 			x->d.signal_inc = 1;
 		}
 		for (p = 0; p < n; p++) {	/* receives */
-			uint32_t left = (p + n - 1) % n;
-			uint32_t k = rs ? (left + n - s % n) % n :
-				     (left + 1 + n - (s - (n - 1))) % n;
+			uint32_t left = (p + n - 1) % n, k = (left + n - s) % n;
 			uint64_t off, len;
 			struct xfer *x;
 
 			seg(g, k, &off, &len);
 			x = ring_x(r, g, p, X_RECV, g->inbox[p] + s * g->slot,
-				   r->addr[g->core[p]][g->data[p]] + off, len, rs);
+				   r->addr[g->core[p]][g->data[p]] + off, len, 1);
 			if (!x)
 				return -ENOMEM;
 			x->d.wait_sem = r->coll_sem + g->core[left];
 			x->d.wait_value = base[left] + s + 1;
+		}
+	}
+	for (p = 0; p < n; p++) {	/* reduce-scatter done */
+		struct xfer *x = add_mark(r, g->core[p], g->inst[p]);
+
+		if (!x)
+			return -ENOMEM;
+		x->kind = X_RECV;
+		x->d.signal_sem = r->coll_sem + g->core[p];
+		x->d.signal_inc = 1;
+	}
+	for (s = 0; s < n - 1; s++) {
+		for (p = 0; p < n; p++) {	/* copies of finished segments */
+			uint32_t left = (p + n - 1) % n, k = (p + n - s) % n;
+			uint64_t off, len;
+			struct xfer *x;
+
+			seg(g, k, &off, &len);
+			x = ring_x(r, g, p, X_RECV, r->addr[g->core[left]][g->data[left]] + off,
+				   r->addr[g->core[p]][g->data[p]] + off, len, 0);
+			if (!x)
+				return -ENOMEM;
+			x->d.wait_sem = r->coll_sem + g->core[left];
+			x->d.wait_value = base[left] + n + s;
+			x->d.signal_sem = r->coll_sem + g->core[p];
+			x->d.signal_inc = 1;
 		}
 	}
 	return 0;
@@ -659,7 +688,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	size_t *first = NULL;
 	uint8_t *res = NULL;
 	uint32_t p, k;
-	int ret = -ENOMEM;
+	int ret = -ENOMEM, handed = 0;
 
 	if (in0->coll_kind != DP_COLL_ALL_REDUCE)
 		return dp_fail(r->e, "core %u '%s': a %s is not run yet (all_reduce is)",
@@ -713,7 +742,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	if (!res)
 		goto out;
 	for (p = 0; p < g.n; p++) {
-		g.inbox[p] = stage_take(r, 2 * (uint64_t)(g.n - 1) * g.slot);
+		g.inbox[p] = stage_take(r, (uint64_t)(g.n - 1) * g.slot);
 		base[p] = r->sent[g.core[p]];
 		inv[p] = want_ver(r, g.core[p], g.inst[p], obj_key(r, g.core[p], g.data[p]));
 		ret = open_inst(r, g.core[p], g.inst[p], &first[p]);
@@ -727,12 +756,13 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 		ret = ring_result(r, &g, inv, res);
 	if (ret)
 		goto out;
-	for (k = 0; k < 2 * (g.n - 1); k++)	/* the critical path: one member's steps */
-		d += 2 * dur(r, g.slot);
+	for (k = 0; k < g.n - 1; k++)	/* the critical path: one member's steps */
+		d += 3 * dur(r, g.slot);
+	d += dur(r, 8);
 	for (p = 0; p < g.n; p++) {
 		int64_t v;
 
-		r->sent[g.core[p]] += 2 * (g.n - 1);
+		r->sent[g.core[p]] += 2 * g.n - 1;
 		ret = emit_defs(r, g.core[p], g.inst[p], g.data[p]);
 		if (ret)
 			goto out;
@@ -741,10 +771,9 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 		ret = -ENOMEM;
 		if (v < 0)
 			goto out;
-		r->v[v].buf = malloc(g.bytes ? g.bytes : 1);
-		if (!r->v[v].buf)
-			goto out;
-		memcpy(r->v[v].buf, res, g.bytes);
+		r->v[v].buf = res;	/* one result, every member's */
+		r->v[v].own = !p;
+		handed = 1;
 		ret = close_inst(r, g.core[p], g.inst[p], first[p], start, d + r->o->compute_ns);
 		if (ret)
 			goto out;
@@ -761,7 +790,8 @@ out:
 	free(base);
 	free(inv);
 	free(first);
-	free(res);
+	if (!handed)
+		free(res);
 	return ret;
 }
 
@@ -1019,7 +1049,8 @@ static void reset_emit(struct run *r, size_t nv0)
 	size_t k;
 
 	for (k = nv0; k < r->nv; k++)
-		free(r->v[k].buf);
+		if (r->v[k].own)
+			free(r->v[k].buf);
 	r->nv = nv0;
 	r->nx = 0;
 	r->nu = 0;
@@ -1314,7 +1345,8 @@ static void run_free(struct run *r)
 	size_t k;
 
 	for (k = 0; k < r->nv; k++)
-		free(r->v[k].buf);
+		if (r->v[k].own)
+			free(r->v[k].buf);
 	if (r->addr)
 		for (c = 0; c < r->m->nc; c++)
 			free(r->addr[c]);
