@@ -4,14 +4,14 @@
  * DMA, with the plan's addresses, and checked (dp_device.h, "plan run").
  *
  * The program. Every core's instructions run in program order on one
- * queue of their own (model core c: engine c % cores of device core
- * c % cores' engines, then the next queue; docs/dramplan.md "The plan
- * run"). An instruction is its uses, then its defs: a use copies the
+ * queue of their own (model core c: device core c % cores, its engine
+ * (c / cores) % engines-per-core, queue c / (cores x engines-per-core);
+ * docs/dramplan.md "The plan run"). An instruction is its uses, then its defs: a use copies the
  * tensor's bytes to a sink of its own, a def writes the tensor from the
  * pattern pool. Waits and signals are semaphores: event k is semaphore
  * k, each signaller adds 1 when its last transfer ends, and a waiter's
  * transfers wait for the count of its signallers. An all_reduce is the
- * ring (dp_ring_*) on the members' queues. A transfer that carries only
+ * ring (emit_ring()) on the members' queues. A transfer that carries only
  * a wait or a signal (an instruction with no DRAM bytes, a second wait)
  * copies 8 bytes of the core's own scratch.
  *
