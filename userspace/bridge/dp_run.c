@@ -570,6 +570,9 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
  * n - 1 steps: every member copies the previous member's finished
  * segment into its own, waiting for the marker or the copy that finished
  * it. Each member's sends, marker and copies signal its ring semaphore.
+ * Last, a marker on each queue waits for the next member's last copy, so
+ * that what the member does after the collective cannot touch bytes that
+ * copy still reads.
  *
  * Why the inboxes: a member's partial sums are read by the next member
  * while, in all-gather, the member itself overwrites them with finished
@@ -636,6 +639,16 @@ static int emit_ring(struct run *r, struct ring *g, uint64_t *base)
 			x->d.signal_sem = r->coll_sem + g->core[p];
 			x->d.signal_inc = 1;
 		}
+	}
+	for (p = 0; p < n; p++) {	/* the next member has read this one's bytes */
+		uint32_t right = (p + 1) % n;
+		struct xfer *x = add_mark(r, g->core[p], g->inst[p]);
+
+		if (!x)
+			return -ENOMEM;
+		x->kind = X_RECV;
+		x->d.wait_sem = r->coll_sem + g->core[right];
+		x->d.wait_value = base[right] + 2 * n - 1;
 	}
 	return 0;
 }
@@ -758,7 +771,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 		goto out;
 	for (k = 0; k < g.n - 1; k++)	/* the critical path: one member's steps */
 		d += 3 * dur(r, g.slot);
-	d += dur(r, 8);
+	d += 2 * dur(r, 8);
 	for (p = 0; p < g.n; p++) {
 		int64_t v;
 
