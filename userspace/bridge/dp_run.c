@@ -6,29 +6,30 @@
  * The program. Every core's instructions run in program order on one
  * queue of their own (model core c: device core c % cores, its engine
  * (c / cores) % engines-per-core, queue c / (cores x engines-per-core);
- * docs/dramplan.md "The plan run"). An instruction is its uses, then its defs: a use copies the
- * tensor's bytes to a sink of its own, a def writes the tensor from the
- * pattern pool. Waits and signals are semaphores: event k is semaphore
- * k, each signaller adds 1 when its last transfer ends, and a waiter's
- * transfers wait for the count of its signallers. An all_reduce is the
- * ring (emit_ring()) on the members' queues. A transfer that carries only
- * a wait or a signal (an instruction with no DRAM bytes, a second wait)
- * copies 8 bytes of the core's own scratch.
+ * docs/dramplan.md "The plan run"). An instruction is its waits (each a
+ * marker: 8 bytes of the core's own scratch copied), its uses, then its
+ * defs, then its signals: a use copies the tensor's bytes to a sink of
+ * its own, a def writes the tensor from the pattern pool. Event k is
+ * semaphore k; each signaller adds 1 when its last transfer ends, and a
+ * waiter waits for the count of its signallers. Each data transfer also
+ * waits, for the checker, on an event already met (order_wait()). An
+ * all_reduce is the ring (emit_ring()) on the members' queues.
  *
  * The check. Each def writes a pattern no other writes: the pool is one
  * non-repeating sequence of 64-bit words and each version (def, or the
  * bytes a tensor holds before the run) starts at its own 64-byte offset
- * in it. Each use's expected version is the last write to its bytes that
- * happens before it (dp_happens_before: program order, events and
- * collectives, the relation the static proof uses); an all_reduce's
- * result is the host's reduction (dp_reduce.c) in the ring's order.
- * After the run the sinks are read back and compared; a word that does
- * not match names, through the pool, the version it came from.
+ * in it. Each use's expected version is the last write to its tensor
+ * (a linked one: its owner) that happens before it (dp_happens_before:
+ * program order, events and collectives, the relation the static proof
+ * uses); an all_reduce's result is the host's reduction (dp_reduce.c) in
+ * the ring's order. After the run the sinks are read back and compared;
+ * a word that does not match names, through the pool, its version.
  *
  * Submission follows happens-before (a signaller before its waiters), so
- * the device's hazard checker sees each ordered pair as ordered; with
- * more transfers than file_dma_depth the run reaps between submits, and
- * a reap moves the file's clock (uapi/xmemsim.h, "The clock").
+ * the device's hazard checker sees each ordered pair as ordered; with the
+ * checker on, one transfer a submit, so that a race it counts is named.
+ * With more transfers than file_dma_depth the run reaps between submits,
+ * and a reap moves the file's clock (uapi/xmemsim.h, "The clock").
  */
 #include <errno.h>
 #include <inttypes.h>
