@@ -410,7 +410,7 @@ struct xmemsim_dma_desc {
 	__u64 tag;		/* the caller's, returned by DMA_WAIT */
 	__u32 op;		/* XMEMSIM_DMA_OP_*: 0 copies */
 	__u32 dtype;		/* XMEMSIM_DMA_T_*: 0 for a copy */
-	__u64 reserved[1];
+	__u32 reserved[2];
 };
 
 /*
