@@ -247,6 +247,7 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	    (d->wait_sem != XMEMSIM_SEM_NONE && d->wait_sem >= dma->sems) ||
 	    (d->signal_sem != XMEMSIM_SEM_NONE && d->signal_sem >= dma->sems) ||
 	    !mem_is_zero(d->reserved, sizeof(d->reserved)) || !d->len ||
+	    xmemsim_dma_reduce_check(d) ||
 	    check_add_overflow(d->src, d->len, &send) ||
 	    check_add_overflow(d->dst, d->len, &dend) ||
 	    (d->src < dend && d->dst < send))

@@ -271,6 +271,13 @@ void xmemsim_dma_user_fini(struct xmemsim_dma_user *du);
 int xmemsim_dma_sched_init(struct xmemsim_dma *dma, bool worker);
 void xmemsim_dma_sched_fini(struct xmemsim_dma *dma);
 
+/* dma_reduce.c: a transfer's bytes move, copied or reduced */
+u32 xmemsim_dma_elem_size(u32 dtype);
+int xmemsim_dma_reduce_check(const struct xmemsim_dma_desc *d);
+void xmemsim_dma_reduce(u8 *dst, const u8 *src, size_t n, u32 op, u32 dtype);
+void xmemsim_dma_move(u8 *dst, const u8 *src, size_t n,
+		      const struct xmemsim_dma_desc *d);
+
 /* dma_check.c */
 int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 			    struct xmemsim_dma_file *df,

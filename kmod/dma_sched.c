@@ -193,7 +193,8 @@ static int xfer_move(struct xmemsim_xfer *x)
 		cond_resched();
 	}
 	for (off = 0; !x->bounce && off < len; off += SZ_1M) {
-		memcpy(dst + off, src + off, min_t(u64, len - off, SZ_1M));
+		xmemsim_dma_move(dst + off, src + off,
+				 min_t(u64, len - off, SZ_1M), &x->d);
 		cond_resched();
 	}
 	xms_access_end(&x->acc, len);
@@ -365,7 +366,8 @@ static void dma_start(struct xmemsim_dma_user *du, u32 e,
 	trace_xmemsim_dma_start(x->df->pid, x->ticket, x->d.engine, x->d.queue,
 				x->d.len, x->start_ns, x->end_ns);
 	xmemsim_dma_drain(q->df);	/* a new head on a broken semaphore */
-	if (du->dma->check && x->df->xf) {	/* a premature read shows the poison */
+	/* a premature read shows the poison; a reduce's dst is its operand */
+	if (du->dma->check && x->df->xf && !x->d.op) {
 		xfer_work_begin(du, x);
 		xmemsim_fill(x->df->xf->dev, x->acc.drec->heap, x->d.dst,
 			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);

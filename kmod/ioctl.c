@@ -99,7 +99,8 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		       XMEMSIM_FEAT_FREE_CLEAR | XMEMSIM_FEAT_ALLOC_SIZE |
 		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES |
 		       XMEMSIM_FEAT_FAULTS | XMEMSIM_FEAT_DMA_REAP |
-		       XMEMSIM_FEAT_DMA_ERRORS | XMEMSIM_FEAT_DMA_CLOCK;
+		       XMEMSIM_FEAT_DMA_ERRORS | XMEMSIM_FEAT_DMA_CLOCK |
+		       XMEMSIM_FEAT_DMA_REDUCE;
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;

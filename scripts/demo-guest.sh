@@ -50,3 +50,15 @@ submit "the same through io_uring: dramplan --submit --uring --check-shared" --u
 echo
 echo "== sysfs: /sys/class/misc/xmemsim/geometry"
 cat /sys/class/misc/xmemsim/geometry
+
+# The dynamic proof: each example's program run on the device with its
+# plan (DMA on every core's queue, events as semaphores, all-reduce as a
+# ring of reducing transfers), under the hazard checker, content checked.
+rmmod xmemsim
+insmod /lib/modules/xmemsim.ko dma_check=1 cores=4 hbm_size=0x10000000
+for ex in allreduce_2core pipeline_4core; do
+	echo
+	echo "== xmemctl plan run (dma_check=1): examples/$ex.json"
+	dramplan -q --no-svg -o /tmp/$ex.plan.json /work/examples/$ex.json
+	xmemctl plan run /tmp/$ex.plan.json /work/examples/$ex.json /tmp/$ex.trace.json
+done

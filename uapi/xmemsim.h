@@ -50,6 +50,7 @@
 #define XMEMSIM_FEAT_DMA_REAP	0x200ULL /* DMA_REAP, poll() readiness */
 #define XMEMSIM_FEAT_DMA_ERRORS	0x400ULL /* queue error states, DMA_RESET */
 #define XMEMSIM_FEAT_DMA_CLOCK	0x800ULL /* per-file clock; every DMA_SUBMIT returns once queued */
+#define XMEMSIM_FEAT_DMA_REDUCE	0x1000ULL /* xmemsim_dma_desc op and dtype */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -411,8 +412,38 @@ struct xmemsim_dma_desc {
 	__u64 wait_value;
 	__u64 signal_inc;
 	__u64 tag;		/* the caller's, returned by DMA_WAIT */
-	__u64 reserved[2];
+	__u32 op;		/* XMEMSIM_DMA_OP_*: 0 copies */
+	__u32 dtype;		/* XMEMSIM_DMA_T_*: 0 for a copy */
+	__u32 reserved[2];
 };
+
+/*
+ * Reduce (XMEMSIM_FEAT_DMA_REDUCE). A transfer whose op is not COPY
+ * accumulates instead of copying: when its bytes move, dst[i] = dst[i] op
+ * src[i], elementwise over len / size(dtype) elements, little-endian, in
+ * the modeled time of a copy of len bytes. A
+ * copy has op and dtype 0 (a descriptor from before reduce has them in
+ * its reserved words, which were zero); an unknown op or dtype, a dtype
+ * with COPY, none with a reduce, or len not a multiple of the element
+ * size: -EINVAL. Floating point types add exactly, rounded once to
+ * nearest even, with subnormals (never flushed) and overflow to infinity;
+ * MAX orders -0 below +0. A NaN operand (or an invalid sum, inf - inf)
+ * gives the type's default quiet NaN (sign clear, top fraction bit set),
+ * whatever its payload. I32 adds with two's complement wrap-around. The
+ * result is bit-exact against a host that does the same (IEEE 754
+ * binary32/binary16 and bfloat16 arithmetic, NaNs made default). The
+ * hazard checker takes a reduce as what it is: a read and a write of
+ * dst (and a read of src). With the checker on, a reduce's destination
+ * is not poisoned at its start: it is the reduce's operand.
+ */
+#define XMEMSIM_DMA_OP_COPY	0
+#define XMEMSIM_DMA_OP_SUM	1
+#define XMEMSIM_DMA_OP_MAX	2
+#define XMEMSIM_DMA_T_NONE	0	/* with COPY */
+#define XMEMSIM_DMA_T_F32	1	/* IEEE 754 binary32 */
+#define XMEMSIM_DMA_T_BF16	2	/* bfloat16: binary32's top half */
+#define XMEMSIM_DMA_T_F16	3	/* IEEE 754 binary16 */
+#define XMEMSIM_DMA_T_I32	4	/* two's complement */
 
 /*
  * XMEMSIM_IOC_DMA_SUBMIT: count descriptors, queued all or none. count

@@ -21,3 +21,11 @@ HOST_TESTS += $(O)/tests/host/test_xmstat
 $(O)/tests/host/test_xmstat.o: XCFLAGS += -I$(CURDIR)/userspace/tools
 $(O)/tests/host/test_xmstat: $(O)/tests/host/test_xmstat.o $(O)/userspace/tools/xmstat.o $(O)/libxmemsim.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring
+
+# The host's reduction, the reference of the DMA engines' reduce and of
+# the KUnit suite's table (kmod/tests/dma_reduce_table.h)
+HOST_TESTS += $(O)/tests/host/test_reduce_ref
+$(O)/tests/host/test_reduce_ref.o: XCFLAGS += \
+	-DREDUCE_TABLE=\"$(CURDIR)/kmod/tests/dma_reduce_table.h\"
+$(O)/tests/host/test_reduce_ref: $(O)/tests/host/test_reduce_ref.o $(O)/userspace/bridge/dp_reduce.o
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -lm

@@ -39,3 +39,8 @@ VM_TESTS += $(O)/tests/vm/dma_check
 # Failures on purpose (fault sites, the framework's knobs, memory errors),
 # run by tests/vm/run.sh on a fresh load.
 VM_TESTS += $(O)/tests/vm/faults
+
+# Reducing DMA against the host's reduction (libdramplan-device's).
+$(O)/tests/vm/test_reduce: $(O)/tests/vm/test_reduce.o $(O)/userspace/bridge/dp_reduce.o \
+		$(O)/libxmemsim.a $(O)/tests/model/xmem_model.o
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lpthread -lm

@@ -262,4 +262,82 @@ void dp_loaded_free(struct dp_loaded *l);
 const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
 					      uint32_t core, const char *name);
 
+/* ---- a plan run (dp_run.c) ------------------------------------------------- */
+
+/*
+ * dp_plan_run() loads the plan.json at plan_path into dev
+ * (dp_plan_load_device) and runs m, the model it was made from, on the
+ * device: every core's instructions in program order as DMA on a queue
+ * of the core's own (each use copies its tensor out, each def writes a
+ * pattern of its own into it), every event a semaphore, every all_reduce
+ * a ring of copies and reducing copies through inboxes in HBM, with the
+ * hazard checker on (dma_check=1; dma_check=2 refuses the first race and
+ * ends the run). Then each use's copy is compared with the version that
+ * program order and events say it reads (docs/dramplan.md, "The plan
+ * run"), each mismatch one line to opts->log naming the tensor, the
+ * instruction that reads it, the one it wants and the one whose bytes it
+ * has; and each race the hazard checker counts as a transfer is submitted
+ * (one at a time, with the checker on) one line too, naming both
+ * instructions and their tensors.
+ *
+ * Returns 0 when the run ran to its end (res says how it went: hazards
+ * and mismatches), or -errno with e's message: the plan, the device
+ * (-EOPNOTSUPP: no checker or no reduce; -ENOSPC: too few semaphores;
+ * -ENOMEM: HBM for the patterns, copies and inboxes), a program that
+ * cannot go on (-EDEADLK, naming the instruction), a transfer that does
+ * not finish within opts->timeout_ns (-ETIMEDOUT). The plan stays on dev
+ * as with dp_plan_load_device; the run's own allocations are freed with
+ * dev's file.
+ *
+ * The modeled times. A transfer takes dma_latency_ns + len / bandwidth
+ * (the device's model, xmemsim(4)); an instruction the sum of its
+ * transfers' times plus opts->compute_ns; a collective its ring's steps
+ * on one member. span_ns is the device's: from the first transfer's
+ * start to the last one's end. bound_ns is the critical path: the
+ * longest chain through program order, events and collectives of those
+ * durations, as if every core had its engine to itself.
+ */
+struct dp_run_opts {
+	FILE *log;		/* mismatch and error lines, or NULL */
+	FILE *trace;		/* a Chrome/Perfetto JSON trace, or NULL */
+	uint64_t compute_ns;	/* added to each instruction's time */
+	int64_t timeout_ns;	/* a stalled run's limit; 0: 10 s */
+	int no_checker;		/* run with the checker off (hazards 0) */
+	/* test only, a fault site: "C:NAME=C2:NAME2" runs core C's tensor
+	 * NAME on core C2's NAME2's bytes (a misplaced tensor, which verify
+	 * and the device refuse), for the content check to catch */
+	const char *fault_misplace;
+};
+
+struct dp_run_result {
+	uint64_t ninst;		/* instructions of the model */
+	uint32_t ncores;
+	uint64_t transfers;	/* DMA transfers submitted */
+	uint64_t span_ns, bound_ns;
+	uint64_t hazards;	/* dma_check_reports counted during the run */
+	uint64_t races;		/* of them, races named in opts->log */
+	uint64_t mismatches;	/* uses that read other bytes than wanted */
+	uint64_t errors;	/* transfers that ended with an error */
+};
+
+int dp_plan_run(struct xms_dev *dev, const char *plan_path,
+		const struct dp_model *m, const struct dp_run_opts *opts,
+		struct dp_run_result *res, struct dp_err *e);
+/* "plan run: N instructions on C cores, modeled span S ns, critical-path
+ * bound B ns, H hazards, M mismatches" and a newline */
+void dp_run_summary(const struct dp_run_result *res, FILE *f);
+
+/* ---- the host's reduction (dp_reduce.c) ----------------------------------- */
+
+/*
+ * What the DMA engines' reduce computes (uapi/xmemsim.h, "Reduce"), on the
+ * host: op XMEMSIM_DMA_OP_SUM or _MAX, type XMEMSIM_DMA_T_*. dp_reduce_elem
+ * on one element's bits, dp_reduce_buf on n bytes, dst = dst op src
+ * elementwise (little-endian). dp_reduce_size: 4, 2, or 0 (no such type).
+ */
+uint32_t dp_reduce_elem(uint32_t op, uint32_t type, uint32_t a, uint32_t b);
+void dp_reduce_buf(void *dst, const void *src, size_t n, uint32_t op,
+		   uint32_t type);
+uint32_t dp_reduce_size(uint32_t type);
+
 #endif /* DP_DEVICE_H */

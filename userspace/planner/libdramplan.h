@@ -232,6 +232,19 @@ int dp_succ_add(struct dp_core *c, uint32_t block, uint32_t succ,
 /* Resolves remote targets across cores; called once all cores are in. */
 int dp_model_link(struct dp_model *m, struct dp_err *e);
 
+/*
+ * Happens-before over a linked model (docs/dramplan.md, "Order"): does
+ * core ca's instruction ia (its index in the core's in[]) finish before
+ * core cb's ib starts?  The relation the static proof uses, for a caller
+ * that runs the model (the plan run).  dp_happens_new: NULL with e set
+ * on a deadlock or out of memory.
+ */
+struct dp_happens;
+struct dp_happens *dp_happens_new(const struct dp_model *m, struct dp_err *e);
+int dp_happens_before(const struct dp_happens *h, uint32_t ca, uint32_t ia,
+		      uint32_t cb, uint32_t ib);
+void dp_happens_free(struct dp_happens *h);
+
 /* JSON model (strict: io/jdoc.c on yajl).  Malformed JSON names
  * file:line:column; schema and
  * semantic errors name the file and the JSON path / tensor. */

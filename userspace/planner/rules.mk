@@ -8,8 +8,9 @@ DRAMPLAN_SRCS := $(wildcard userspace/planner/*.c \
 	$(patsubst %,userspace/planner/%/*.c,$(DRAMPLAN_STAGES)))
 DRAMPLAN_OBJS := $(patsubst %.c,$(O)/%.o,$(DRAMPLAN_SRCS))
 # yajl (the strict JSON reader, io/jdoc.c): the static archive, so the static
-# VM build and the host build link the same way.
-DRAMPLAN_LDLIBS := -lyajl_s
+# VM build and the host build link the same way. libm: libdramplan-device's
+# host reduction (userspace/bridge/dp_reduce.c), linked with the planner.
+DRAMPLAN_LDLIBS := -lyajl_s -lm
 
 LIBS += $(O)/libdramplan.a
 TOOLS += $(O)/dramplan

@@ -78,6 +78,11 @@ static void usage(FILE *f)
 		"  plan load FILE                a plan.json dramplan wrote: submitted, synced,\n"
 		"                                checked; each tensor's device address (the\n"
 		"                                plan lives while this open file does)\n"
+		"  plan run PLAN MODEL [TRACE]   run MODEL's program on the device with\n"
+		"                                PLAN's addresses: DMA, semaphores, rings,\n"
+		"                                the hazard checker and a content check;\n"
+		"                                TRACE: a Perfetto (JSON) trace of the run;\n"
+		"                                exit 0 only with 0 hazards and mismatches\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"HEAP is hbm, dataram or libc (any case), or 0, 1 or 2; numbers are decimal or\n"
@@ -791,6 +796,51 @@ static void put_name(FILE *f, const char *name)
  * CORE:NAME=0xDEV_ADDR on the same line. The plan lives as long as this
  * open file: in replay, the lines after it use the addresses.
  */
+/*
+ * "plan run PLAN MODEL [TRACE]": the model's program on the device with
+ * the plan's addresses (dp_plan_run); its mismatch lines, then the
+ * summary line. 1 when it could not run, or found a hazard or mismatch.
+ */
+static int cmd_plan_run(struct call *k)
+{
+	struct dp_run_opts o = { .log = k->out,
+				 .fault_misplace = getenv("XMEMCTL_FAULT_MISPLACE") };
+	struct dp_run_result res;
+	struct dp_err e = { "" };
+	struct dp_model *m;
+	int ret;
+
+	if (k->argc < 4 || k->argc > 5)
+		return 2;
+	m = dp_model_load_json(k->argv[3], &e);
+	if (!m) {
+		fprintf(k->err, k->err == stderr ? "xmemctl: plan run: %s\n" : "err EINVAL %s\n",
+			e.msg);
+		return 1;
+	}
+	if (k->argc == 5) {
+		o.trace = fopen(k->argv[4], "w");
+		if (!o.trace) {
+			fprintf(k->err, "xmemctl: plan run: %s: %s\n", k->argv[4], strerror(errno));
+			dp_model_free(m);
+			return 1;
+		}
+	}
+	ret = dp_plan_run(k->dev, k->argv[2], m, &o, &res, &e);
+	if (o.trace && fclose(o.trace) && !ret)
+		ret = -errno;
+	dp_model_free(m);
+	if (ret) {
+		if (k->err == stderr)
+			fprintf(stderr, "xmemctl: plan run: %s\n", e.msg[0] ? e.msg : strerror(-ret));
+		else
+			fprintf(k->err, "err %s -\n", errno_name(-ret));
+		return 1;
+	}
+	dp_run_summary(&res, k->out);
+	return res.hazards || res.mismatches || res.errors ? 1 : 0;
+}
+
 static int cmd_plan(struct call *k)
 {
 	struct dp_err e = { "" };
@@ -798,7 +848,9 @@ static int cmd_plan(struct call *k)
 	size_t i;
 	int ret;
 
-	if (strcmp(k->argv[1], "load"))
+	if (!strcmp(k->argv[1], "run"))
+		return cmd_plan_run(k);
+	if (strcmp(k->argv[1], "load") || k->argc != 3)
 		return 2;
 	ret = dp_plan_load_device(k->dev, k->argv[2], &l, &e);
 	if (ret) {
@@ -906,7 +958,7 @@ static const struct xmemctl_cmd {
 	{ "stats", 2, 2, 1, cmd_stats },
 	{ "stats", 1, 1, 0, cmd_stats_all },
 	{ "top",   1, 1, 0, cmd_top },
-	{ "plan",  3, 3, 0, cmd_plan },
+	{ "plan",  3, 5, 0, cmd_plan },
 	{ "user",  1, 1, 0, cmd_user },
 	{ "dump",  2, 2, 1, cmd_dump },
 	{ "stack", 1, 2, 0, cmd_stack },

@@ -300,3 +300,37 @@ void dp_hb_free(struct dp_hb *o)
 	o->base = NULL;
 	o->clk = NULL;
 }
+
+/* The relation for a caller outside the planner (libdramplan.h). */
+struct dp_happens {
+	struct dp_hb hb;
+};
+
+struct dp_happens *dp_happens_new(const struct dp_model *m, struct dp_err *e)
+{
+	struct dp_happens *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		dp_nomem(e);
+		return NULL;
+	}
+	if (dp_hb_build(m, &h->hb, e)) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+int dp_happens_before(const struct dp_happens *h, uint32_t ca, uint32_t ia,
+		      uint32_t cb, uint32_t ib)
+{
+	return dp_hb_before(&h->hb, ca, ia, cb, ib);
+}
+
+void dp_happens_free(struct dp_happens *h)
+{
+	if (!h)
+		return;
+	dp_hb_free(&h->hb);
+	free(h);
+}

@@ -1,0 +1,1529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dp_run.c - a plan run: the model's program executed on the device as
+ * DMA, with the plan's addresses, and checked (dp_device.h, "plan run").
+ *
+ * The program. Every core's instructions run in program order on one
+ * queue of their own (model core c: device core c % cores, its engine
+ * (c / cores) % engines-per-core, queue c / (cores x engines-per-core);
+ * docs/dramplan.md "The plan run"). An instruction is its waits (each a
+ * marker: 8 bytes of the core's own scratch copied), its uses, then its
+ * defs, then its signals: a use copies the tensor's bytes to a sink of
+ * its own, a def writes the tensor from the pattern pool. Event k is
+ * semaphore k; each signaller adds 1 when its last transfer ends, and a
+ * waiter waits for the count of its signallers. Each data transfer also
+ * waits, for the checker, on an event already met (order_wait()). An
+ * all_reduce is the ring (emit_ring()) on the members' queues.
+ *
+ * The check. Each def writes a pattern no other writes: the pool is one
+ * non-repeating sequence of 64-bit words and each version (def, or the
+ * bytes a tensor holds before the run) starts at its own 64-byte offset
+ * in it. Each use's expected version is the last write to its tensor
+ * (a linked one: its owner) that happens before it (dp_happens_before:
+ * program order, events and collectives, the relation the static proof
+ * uses); an all_reduce's result is the host's reduction (dp_reduce.c) in
+ * the ring's order. After the run the sinks are read back and compared;
+ * a word that does not match names, through the pool, its version.
+ *
+ * Submission follows happens-before (a signaller before its waiters), so
+ * the device's hazard checker sees each ordered pair as ordered; with the
+ * checker on, one transfer a submit, so that a race it counts is named.
+ * With more transfers than file_dma_depth the run reaps between submits,
+ * and a reap moves the file's clock (uapi/xmemsim.h, "The clock").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_device.h"
+
+#define NONE32		UINT32_MAX
+#define RUN_SYSFS	"/sys/class/misc/xmemsim"
+#define RUN_CHECK_PARAM	"/sys/module/xmemsim/parameters/dma_check"
+
+enum xkind { X_USE, X_DEF, X_MARK, X_SEND, X_RECV };
+
+struct xfer {			/* one descriptor of the run */
+	struct xmemsim_dma_desc d;
+	uint32_t core, inst;	/* model core and instruction */
+	uint32_t t;		/* tensor (use, def), or NONE32 */
+	uint8_t kind;		/* enum xkind */
+	uint64_t ticket, start, end;
+	int32_t status;
+	int done;
+};
+
+struct ver {			/* a version: what one write leaves */
+	uint32_t core, inst, t;	/* the writer; core NONE32: before the run */
+	uint64_t key;		/* the object written (obj_key()) */
+	uint64_t addr, bytes;	/* the bytes it covers */
+	uint64_t pool;		/* pattern: pool offset; or */
+	uint8_t *buf;		/* explicit bytes (a reduction's result) */
+	int own;		/* buf is this version's to free (members share) */
+	int wanted;		/* some read wants it */
+};
+
+struct use {			/* a read to check */
+	uint32_t core, inst, t;
+	uint64_t addr, bytes, sink;
+	int64_t want;		/* index in vers */
+};
+
+struct run {
+	struct xms_dev *dev;
+	const struct dp_model *m;
+	struct dp_happens *hb;
+	const struct dp_run_opts *o;
+	struct dp_run_result *r;
+	struct dp_err *e;
+	struct dp_loaded l;
+	struct xmemsim_info info;
+	struct xmemsim_dma_info di;
+	uint64_t **addr;	/* [core][tensor]: device address, 0 not DRAM */
+	struct xfer *x;
+	size_t nx, capx;
+	struct ver *v;
+	size_t nv, capv;
+	struct use *u;
+	size_t nu, capu;
+	uint8_t *pool;		/* host copy */
+	uint64_t pool_bytes, pool_dev, sink_dev, sink_bytes, sink_used;
+	uint64_t stage_dev, stage_bytes, stage_used, scratch_dev;
+	uint32_t *nsig;		/* [event]: its signallers */
+	uint32_t *sent;		/* [core]: ring sends so far */
+	uint32_t coll_sem;	/* semaphore of core 0's ring sends */
+	uint64_t *fin;		/* [core]: critical path: its last finish */
+	uint64_t *evfin;	/* [event]: the latest of its signallers */
+	uint32_t *next;		/* [core]: next instruction to emit */
+	uint32_t *evdone;	/* [event]: signallers emitted */
+	int counting;		/* the sizing pass: no pool, no results */
+	int64_t *lastsig;	/* [core * nev + event]: its last signaller there */
+	uint64_t hz_seen;	/* dma_check_reports' sum as last read */
+};
+
+/* splitmix64's finalizer: a bijection, so a word names its place */
+static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t unmix(uint64_t z)
+{
+	z ^= z >> 31 ^ z >> 62;
+	z *= 0x319642b2d24d8ec3ULL;
+	z ^= z >> 27 ^ z >> 54;
+	z *= 0x96de1b173f119089ULL;
+	z ^= z >> 30 ^ z >> 60;
+	return z;
+}
+
+#define POOL_SEED	0x786d656d73696dULL	/* the pool's first index */
+
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	q = realloc(p, n * size);
+	if (q)
+		*cap = n;
+	return q;
+}
+
+static const char *inst_name(const struct run *r, uint32_t c, uint32_t i)
+{
+	return r->m->c[c].in[i].name;
+}
+
+static const char *tensor_name(const struct run *r, uint32_t c, uint32_t t)
+{
+	return r->m->c[c].t[t].name;
+}
+
+/* The object core c's tensor t is: a linked tensor is its owner's bytes. */
+static uint64_t obj_key(const struct run *r, uint32_t c, uint32_t t)
+{
+	const struct dp_tensor *x = &r->m->c[c].t[t];
+
+	if (x->has_remote && x->remote_idx >= 0)
+		return (uint64_t)x->remote_core << 32 | (uint64_t)x->remote_idx;
+	return (uint64_t)c << 32 | t;
+}
+
+/* model core c's engine and queue */
+static void core_queue(const struct run *r, uint32_t c, uint32_t *eng,
+		       uint32_t *q)
+{
+	uint32_t dc = r->info.cores ? r->info.cores : 1;
+	uint32_t epc = r->di.engines / dc ? r->di.engines / dc : 1;
+
+	*eng = (c % dc) * epc + (c / dc) % epc;
+	*q = (c / (dc * epc)) % (r->di.queues ? r->di.queues : 1);
+}
+
+static uint64_t dur(const struct run *r, uint64_t len)
+{
+	uint64_t bw = r->di.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM];
+
+	return r->di.latency_ns + (bw ? (uint64_t)((unsigned __int128)len * 1000000000ULL / bw) : 0);
+}
+
+static struct xfer *add_x(struct run *r, uint32_t c, uint32_t i, uint32_t t,
+			  int kind, uint64_t src, uint64_t dst, uint64_t len)
+{
+	struct xfer *x;
+	uint32_t eng, q;
+
+	r->x = grow(r->x, &r->capx, r->nx + 1, sizeof(*r->x));
+	if (!r->x)
+		return NULL;
+	x = &r->x[r->nx];
+	memset(x, 0, sizeof(*x));
+	core_queue(r, c, &eng, &q);
+	x->d = (struct xmemsim_dma_desc){
+		.src = src, .dst = dst, .len = len, .engine = eng, .queue = q,
+		.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+		.tag = r->nx,
+	};
+	x->core = c;
+	x->inst = i;
+	x->t = t;
+	x->kind = (uint8_t)kind;
+	r->nx++;
+	return x;
+}
+
+static struct xfer *add_mark(struct run *r, uint32_t c, uint32_t i)
+{
+	uint64_t s = r->scratch_dev + (uint64_t)c * 64;
+
+	return add_x(r, c, i, NONE32, X_MARK, s, s + 8, 8);
+}
+
+static int64_t add_ver(struct run *r, uint32_t c, uint32_t i, uint32_t t,
+		       uint64_t addr, uint64_t bytes, uint64_t key)
+{
+	struct ver *v;
+
+	r->v = grow(r->v, &r->capv, r->nv + 1, sizeof(*r->v));
+	if (!r->v)
+		return -1;
+	v = &r->v[r->nv];
+	*v = (struct ver){ .core = c, .inst = i, .t = t, .key = key, .addr = addr,
+			   .bytes = bytes, .pool = r->nv * 64 };
+	return (int64_t)r->nv++;
+}
+
+/* Does version v's write happen before core c's instruction i starts? */
+static int ver_before(const struct run *r, const struct ver *v, uint32_t c,
+		      uint32_t i)
+{
+	if (v->core == NONE32)
+		return 1;
+	if (v->core == c)
+		return v->inst < i;
+	return dp_happens_before(r->hb, v->core, v->inst, c, i);
+}
+
+/*
+ * The version core c's instruction i must read of object key: the last
+ * write to it that happens before it (the first version, the bytes
+ * before the run, happens before everything). By the model's objects,
+ * not the device's addresses: a tensor placed on another's bytes reads
+ * what the other wrote, and that is the mismatch to find.
+ */
+static int64_t want_ver(struct run *r, uint32_t c, uint32_t i,
+			uint64_t key)
+{
+	int64_t best = -1;
+	size_t k;
+
+	for (k = 0; k < r->nv; k++) {
+		const struct ver *v = &r->v[k];
+
+		if (v->key != key || !ver_before(r, v, c, i))
+			continue;
+		if (best < 0 || r->v[best].core == NONE32 ||
+		    (v->core != NONE32 && ver_before(r, &r->v[best], v->core, v->inst)))
+			best = (int64_t)k;
+	}
+	if (best >= 0)
+		r->v[best].wanted = 1;
+	return best;
+}
+
+/* version k's bytes, on the host */
+static const uint8_t *ver_bytes(const struct run *r, int64_t k)
+{
+	return r->v[k].buf ? r->v[k].buf : r->pool + r->v[k].pool;
+}
+
+static uint64_t sink_take(struct run *r, uint64_t bytes)
+{
+	uint64_t a = r->sink_dev + r->sink_used;
+
+	r->sink_used += (bytes + 63) & ~63ULL;
+	return a;
+}
+
+static uint64_t stage_take(struct run *r, uint64_t bytes)
+{
+	uint64_t a = r->stage_dev + r->stage_used;
+
+	r->stage_used += (bytes + 63) & ~63ULL;
+	return a;
+}
+
+static const uint32_t *inst_ops(const struct dp_core *c, const struct dp_inst *in)
+{
+	return &c->ops[in->op_first];
+}
+
+static const uint32_t *inst_sync(const struct dp_core *c, const struct dp_inst *in)
+{
+	return &c->sync[in->sync_first];
+}
+
+/*
+ * An instruction's waits: each on a marker before its transfers (FIFO:
+ * they start after). Its data transfers then wait, for the checker, on
+ * an event already met (order_wait()).
+ */
+static int open_inst(struct run *r, uint32_t c, uint32_t i, size_t *first)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *sy = inst_sync(core, in);
+	uint32_t w;
+
+	*first = r->nx;
+	for (w = 0; w < in->nwait; w++) {
+		struct xfer *x = add_mark(r, c, i);
+
+		if (!x)
+			return -ENOMEM;
+		x->d.wait_sem = sy[w];
+		x->d.wait_value = r->nsig[sy[w]];
+	}
+	return 0;
+}
+
+/*
+ * Its signals: the first on its last transfer, the others on markers
+ * after it; and its finish on the critical path, extra (a ring's time,
+ * the compute time) added to its own transfers' times.
+ */
+static int close_inst(struct run *r, uint32_t c, uint32_t i, size_t first,
+		      uint64_t start, uint64_t extra)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *sy = inst_sync(core, in);
+	size_t k, last = SIZE_MAX;
+	uint64_t d = extra;
+	uint32_t s;
+
+	for (k = first; k < r->nx; k++)
+		if (r->x[k].core == c)
+			last = k;
+	if (last == SIZE_MAX) {
+		if (!add_mark(r, c, i))
+			return -ENOMEM;
+		last = r->nx - 1;
+	}
+	for (s = 0; s < in->nsignal; s++) {
+		struct xfer *x = !s && r->x[last].d.signal_sem == XMEMSIM_SEM_NONE ?
+				 &r->x[last] : add_mark(r, c, i);
+
+		if (!x)
+			return -ENOMEM;
+		x->d.signal_sem = sy[in->nwait + s];
+		x->d.signal_inc = 1;
+	}
+	for (k = first; k < r->nx; k++)
+		if (r->x[k].core == c && r->x[k].kind != X_SEND && r->x[k].kind != X_RECV)
+			d += dur(r, r->x[k].d.len);
+	r->fin[c] = start + d;
+	for (s = 0; s < in->nsignal; s++) {
+		uint32_t ev = sy[in->nwait + s];
+
+		r->evdone[ev]++;
+		if (r->evfin[ev] < r->fin[c])
+			r->evfin[ev] = r->fin[c];
+	}
+	return 0;
+}
+
+/* when core c's instruction i may start, on the critical path */
+static uint64_t inst_start(const struct run *r, uint32_t c, uint32_t i)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *sy = inst_sync(core, in);
+	uint64_t t = r->fin[c];
+	uint32_t w;
+
+	for (w = 0; w < in->nwait; w++)
+		if (t < r->evfin[sy[w]])
+			t = r->evfin[sy[w]];
+	return t;
+}
+
+/*
+ * The wait a data transfer of core c's instruction i on [a, a + b) carries
+ * for the hazard checker, which orders two transfers of different queues
+ * only by a semaphore that the later one waits on and the earlier one's
+ * queue signals at or after it. The program may order them through a
+ * chain instead (core c waited for the event at an earlier instruction,
+ * or the writer signalled it later on): any event that core c has waited
+ * for by i and that each other core touching those bytes before i (a
+ * write, or any access if this one writes) signals at or after its last
+ * such access is already met, and says the order directly. None such:
+ * the instruction's own first wait, or none.
+ */
+static void order_wait(const struct run *r, uint32_t c, uint32_t i, uint32_t t,
+		       int writes, struct xfer *x)
+{
+	const struct dp_core *core = &r->m->c[c];
+	uint64_t a = r->addr[c][t], b = core->t[t].bytes;
+	uint32_t nev = r->m->nev, c2, k, w, conflicts = 0;
+	int64_t *last = NULL;
+
+	if (!nev || r->counting || !(core->t[t].shared || core->t[t].has_remote))
+		goto dflt;
+	last = calloc(r->m->nc, sizeof(*last));
+	if (!last)
+		goto dflt;
+	for (c2 = 0; c2 < r->m->nc; c2++) {
+		const struct dp_core *o = &r->m->c[c2];
+
+		last[c2] = -1;
+		for (k = 0; c2 != c && k < o->ni; k++) {
+			const struct dp_inst *in = &o->in[k];
+			const uint32_t *ops = inst_ops(o, in);
+			uint32_t n;
+
+			for (n = 0; n < in->ndefs + in->nuses; n++) {
+				uint64_t a2 = r->addr[c2][ops[n]], b2 = o->t[ops[n]].bytes;
+
+				if (!a2 || a2 >= a + b || a >= a2 + b2 || (!writes && n >= in->ndefs))
+					continue;
+				if (dp_happens_before(r->hb, c2, k, c, i)) {
+					last[c2] = k;
+					conflicts++;
+				}
+				break;
+			}
+		}
+	}
+	for (k = i + 1; conflicts && k-- > 0;) {	/* core c's waits, latest first */
+		const struct dp_inst *in = &core->in[k];
+		const uint32_t *sy = inst_sync(core, in);
+
+		for (w = 0; w < in->nwait; w++) {
+			for (c2 = 0; c2 < r->m->nc; c2++)
+				if (last[c2] >= 0 && r->lastsig[(size_t)c2 * nev + sy[w]] < last[c2])
+					break;
+			if (c2 == r->m->nc) {
+				x->d.wait_sem = sy[w];
+				x->d.wait_value = r->nsig[sy[w]];
+				free(last);
+				return;
+			}
+		}
+	}
+	free(last);
+dflt:
+	if (core->in[i].nwait) {
+		x->d.wait_sem = inst_sync(core, &core->in[i])[0];
+		x->d.wait_value = r->nsig[x->d.wait_sem];
+	}
+}
+
+/* uses (not skip) to sinks, in order */
+static int emit_uses(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *ops = inst_ops(core, in);
+	uint32_t k;
+
+	for (k = 0; k < in->nuses; k++) {
+		uint32_t t = ops[in->ndefs + k];
+		uint64_t a = r->addr[c][t], b = core->t[t].bytes;
+		struct xfer *x;
+		struct use *u;
+
+		if (!a || !b || t == skip)
+			continue;
+		r->u = grow(r->u, &r->capu, r->nu + 1, sizeof(*r->u));
+		if (!r->u)
+			return -ENOMEM;
+		u = &r->u[r->nu++];
+		*u = (struct use){ .core = c, .inst = i, .t = t, .addr = a,
+				   .bytes = b, .sink = sink_take(r, b),
+				   .want = want_ver(r, c, i, obj_key(r, c, t)) };
+		x = add_x(r, c, i, t, X_USE, a, u->sink, b);
+		if (!x)
+			return -ENOMEM;
+		order_wait(r, c, i, t, 0, x);
+	}
+	return 0;
+}
+
+static int emit_defs(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *ops = inst_ops(core, in);
+	uint32_t k;
+
+	for (k = 0; k < in->ndefs; k++) {
+		uint32_t t = ops[k];
+		uint64_t a = r->addr[c][t], b = core->t[t].bytes;
+		struct xfer *x;
+		int64_t v;
+
+		if (!a || !b || t == skip)
+			continue;
+		v = add_ver(r, c, i, t, a, b, obj_key(r, c, t));
+		x = v < 0 ? NULL : add_x(r, c, i, t, X_DEF, r->pool_dev + r->v[v].pool, a, b);
+		if (!x)
+			return -ENOMEM;
+		order_wait(r, c, i, t, 1, x);
+	}
+	return 0;
+}
+
+static int emit_plain(struct run *r, uint32_t c, uint32_t i)
+{
+	uint64_t start = inst_start(r, c, i);
+	size_t first;
+	int ret;
+
+	ret = open_inst(r, c, i, &first);
+	if (!ret)
+		ret = emit_uses(r, c, i, NONE32);
+	if (!ret)
+		ret = emit_defs(r, c, i, NONE32);
+	if (!ret)
+		ret = close_inst(r, c, i, first, start, r->o->compute_ns);
+	return ret;
+}
+
+/* ---- the ring ------------------------------------------------------- */
+
+struct ring {
+	uint32_t n, op, type, esz;
+	uint32_t *core, *inst, *data;	/* per member */
+	uint64_t *inbox;		/* per member: n - 1 slots */
+	uint64_t bytes, elems, per;	/* per: elements a segment */
+	uint64_t slot;			/* bytes a slot */
+};
+
+static void seg(const struct ring *g, uint32_t k, uint64_t *off, uint64_t *len)
+{
+	uint64_t lo = (uint64_t)k * g->per, hi = lo + g->per;
+
+	if (lo > g->elems)
+		lo = g->elems;
+	if (hi > g->elems)
+		hi = g->elems;
+	*off = lo * g->esz;
+	*len = (hi - lo) * g->esz;
+}
+
+/* one ring transfer: a copy or reduce of len bytes, or a marker if none */
+static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
+			   int kind, uint64_t src, uint64_t dst, uint64_t len,
+			   int reduce)
+{
+	struct xfer *x;
+
+	if (!len) {
+		x = add_mark(r, g->core[p], g->inst[p]);
+		if (x)
+			x->kind = (uint8_t)kind;
+		return x;
+	}
+	x = add_x(r, g->core[p], g->inst[p], g->data[p], kind, src, dst, len);
+	if (x && reduce) {
+		x->d.op = g->op;
+		x->d.dtype = g->type;
+	}
+	return x;
+}
+
+/*
+ * The ring over n members, all its transfers on the members' own queues.
+ * Reduce-scatter, n - 1 steps: every member sends one segment (a copy into
+ * the next member's inbox, a slot a step) and receives one (its inbox
+ * slot reduced into its own segment, waiting for that send). Then a
+ * marker on each queue says its reduce-scatter is done, and all-gather,
+ * n - 1 steps: every member copies the previous member's finished
+ * segment into its own, waiting for the marker or the copy that finished
+ * it. Each member's sends, marker and copies signal its ring semaphore.
+ * Last, a marker on each queue waits for the next member's last copy, so
+ * that what the member does after the collective cannot touch bytes that
+ * copy still reads.
+ *
+ * Why the inboxes: a member's partial sums are read by the next member
+ * while, in all-gather, the member itself overwrites them with finished
+ * ones; read straight from the tensor, that read and that write would be
+ * ordered only through the whole ring, never by one semaphore, and the
+ * device's checker (and a real engine's) wants one. Read from an inbox
+ * slot written once, every two transfers of different queues that meet
+ * are a write and a read that waits for it.
+ */
+static int emit_ring(struct run *r, struct ring *g, uint64_t *base)
+{
+	uint32_t n = g->n, s, p;
+
+	for (s = 0; s < n - 1; s++) {
+		for (p = 0; p < n; p++) {	/* sends */
+			uint32_t right = (p + 1) % n, k = (p + n - s) % n;
+			uint64_t off, len;
+			struct xfer *x;
+
+			seg(g, k, &off, &len);
+			x = ring_x(r, g, p, X_SEND, r->addr[g->core[p]][g->data[p]] + off,
+				   g->inbox[right] + s * g->slot, len, 0);
+			if (!x)
+				return -ENOMEM;
+			x->d.signal_sem = r->coll_sem + g->core[p];
+			x->d.signal_inc = 1;
+		}
+		for (p = 0; p < n; p++) {	/* receives */
+			uint32_t left = (p + n - 1) % n, k = (left + n - s) % n;
+			uint64_t off, len;
+			struct xfer *x;
+
+			seg(g, k, &off, &len);
+			x = ring_x(r, g, p, X_RECV, g->inbox[p] + s * g->slot,
+				   r->addr[g->core[p]][g->data[p]] + off, len, 1);
+			if (!x)
+				return -ENOMEM;
+			x->d.wait_sem = r->coll_sem + g->core[left];
+			x->d.wait_value = base[left] + s + 1;
+		}
+	}
+	for (p = 0; p < n; p++) {	/* reduce-scatter done */
+		struct xfer *x = add_mark(r, g->core[p], g->inst[p]);
+
+		if (!x)
+			return -ENOMEM;
+		x->kind = X_RECV;
+		x->d.signal_sem = r->coll_sem + g->core[p];
+		x->d.signal_inc = 1;
+	}
+	for (s = 0; s < n - 1; s++) {
+		for (p = 0; p < n; p++) {	/* copies of finished segments */
+			uint32_t left = (p + n - 1) % n, k = (p + n - s) % n;
+			uint64_t off, len;
+			struct xfer *x;
+
+			seg(g, k, &off, &len);
+			x = ring_x(r, g, p, X_RECV, r->addr[g->core[left]][g->data[left]] + off,
+				   r->addr[g->core[p]][g->data[p]] + off, len, 0);
+			if (!x)
+				return -ENOMEM;
+			x->d.wait_sem = r->coll_sem + g->core[left];
+			x->d.wait_value = base[left] + n + s;
+			x->d.signal_sem = r->coll_sem + g->core[p];
+			x->d.signal_inc = 1;
+		}
+	}
+	for (p = 0; p < n; p++) {	/* the next member has read this one's bytes */
+		uint32_t right = (p + 1) % n;
+		struct xfer *x = add_mark(r, g->core[p], g->inst[p]);
+
+		if (!x)
+			return -ENOMEM;
+		x->kind = X_RECV;
+		x->d.wait_sem = r->coll_sem + g->core[right];
+		x->d.wait_value = base[right] + 2 * n - 1;
+	}
+	return 0;
+}
+
+/* The host's reduction in the ring's order: segment k from member k on. */
+static int ring_result(struct run *r, const struct ring *g, const int64_t *in,
+		       uint8_t *out)
+{
+	uint8_t *tmp = malloc(g->slot ? g->slot : 1);
+	uint32_t k, j;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (k = 0; k < g->n; k++) {
+		uint64_t off, len;
+
+		seg(g, k, &off, &len);
+		memcpy(out + off, ver_bytes(r, in[k]) + off, len);
+		for (j = 1; j < g->n; j++) {
+			memcpy(tmp, ver_bytes(r, in[(k + j) % g->n]) + off, len);
+			dp_reduce_buf(tmp, out + off, len, g->op, g->type);
+			memcpy(out + off, tmp, len);
+		}
+	}
+	free(tmp);
+	return 0;
+}
+
+/* the tensor a collective reduces: its first use that it also defines */
+static uint32_t coll_data(const struct dp_core *core, const struct dp_inst *in)
+{
+	const uint32_t *ops = inst_ops(core, in);
+	uint32_t u, d;
+
+	for (u = 0; u < in->nuses; u++)
+		for (d = 0; d < in->ndefs; d++)
+			if (ops[in->ndefs + u] == ops[d])
+				return ops[d];
+	return NONE32;
+}
+
+static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
+{
+	const struct dp_core *core0 = &r->m->c[c0];
+	const struct dp_inst *in0 = &core0->in[i0];
+	const uint32_t *mem = inst_sync(core0, in0) + in0->nwait + in0->nsignal;
+	struct ring g = { .n = in0->ncores };
+	uint64_t start = 0, *base = NULL, d = 0;
+	int64_t *inv = NULL;
+	size_t *first = NULL;
+	uint8_t *res = NULL;
+	uint32_t p, k;
+	int ret = -ENOMEM, handed = 0;
+
+	if (in0->coll_kind != DP_COLL_ALL_REDUCE)
+		return dp_fail(r->e, "core %u '%s': a %s is not run yet (all_reduce is)",
+			       c0, in0->name, dp_coll_kind_name(in0->coll_kind)), -EOPNOTSUPP;
+	g.op = in0->coll_op == DP_RED_MAX ? XMEMSIM_DMA_OP_MAX : XMEMSIM_DMA_OP_SUM;
+	g.type = (uint32_t)in0->coll_type + 1;	/* DP_ELEM_F32.. -> XMEMSIM_DMA_T_F32.. */
+	g.esz = dp_reduce_size(g.type);
+	g.core = calloc(g.n, sizeof(*g.core));
+	g.inst = calloc(g.n, sizeof(*g.inst));
+	g.data = calloc(g.n, sizeof(*g.data));
+	g.inbox = calloc(g.n, sizeof(*g.inbox));
+	base = calloc(g.n, sizeof(*base));
+	inv = calloc(g.n, sizeof(*inv));
+	first = calloc(g.n, sizeof(*first));
+	if (!g.core || !g.inst || !g.data || !g.inbox || !base || !inv || !first)
+		goto out;
+	for (p = 0; p < g.n; p++) {
+		const struct dp_core *c = &r->m->c[mem[p]];
+		uint32_t i = r->next[mem[p]], t;
+
+		g.core[p] = mem[p];
+		g.inst[p] = i;
+		t = coll_data(c, &c->in[i]);
+		g.data[p] = t;
+		ret = -EINVAL;
+		if (t == NONE32 || !r->addr[mem[p]][t]) {
+			dp_fail(r->e, "core %u '%s': no DRAM tensor that it both uses and defines to reduce",
+				mem[p], c->in[i].name);
+			goto out;
+		}
+		if (p && c->t[t].bytes != g.bytes) {
+			dp_fail(r->e, "core %u '%s': '%s' is %" PRIu64 " bytes, core %u's '%s' %" PRIu64,
+				mem[p], c->in[i].name, c->t[t].name, c->t[t].bytes,
+				mem[0], tensor_name(r, mem[0], g.data[0]), g.bytes);
+			goto out;
+		}
+		g.bytes = c->t[t].bytes;
+		if (g.bytes % g.esz) {
+			dp_fail(r->e, "core %u '%s': '%s' is not whole %s elements",
+				mem[p], c->in[i].name, c->t[t].name, dp_elem_name(in0->coll_type));
+			goto out;
+		}
+		if (start < inst_start(r, mem[p], i))
+			start = inst_start(r, mem[p], i);
+	}
+	g.elems = g.bytes / g.esz;
+	g.per = (g.elems + g.n - 1) / g.n;
+	g.slot = g.per * g.esz;
+	ret = -ENOMEM;
+	res = malloc(g.bytes ? g.bytes : 1);
+	if (!res)
+		goto out;
+	for (p = 0; p < g.n; p++) {
+		g.inbox[p] = stage_take(r, (uint64_t)(g.n - 1) * g.slot);
+		base[p] = r->sent[g.core[p]];
+		inv[p] = want_ver(r, g.core[p], g.inst[p], obj_key(r, g.core[p], g.data[p]));
+		ret = open_inst(r, g.core[p], g.inst[p], &first[p]);
+		if (!ret)
+			ret = emit_uses(r, g.core[p], g.inst[p], g.data[p]);
+		if (ret)
+			goto out;
+	}
+	ret = emit_ring(r, &g, base);
+	if (!ret && !r->counting)
+		ret = ring_result(r, &g, inv, res);
+	if (ret)
+		goto out;
+	for (k = 0; k < g.n - 1; k++)	/* the critical path: one member's steps */
+		d += 3 * dur(r, g.slot);
+	d += 2 * dur(r, 8);
+	for (p = 0; p < g.n; p++) {
+		int64_t v;
+
+		r->sent[g.core[p]] += 2 * g.n - 1;
+		ret = emit_defs(r, g.core[p], g.inst[p], g.data[p]);
+		if (ret)
+			goto out;
+		v = add_ver(r, g.core[p], g.inst[p], g.data[p], r->addr[g.core[p]][g.data[p]],
+			    g.bytes, obj_key(r, g.core[p], g.data[p]));
+		ret = -ENOMEM;
+		if (v < 0)
+			goto out;
+		r->v[v].buf = res;	/* one result, every member's */
+		r->v[v].own = !p;
+		handed = 1;
+		ret = close_inst(r, g.core[p], g.inst[p], first[p], start, d + r->o->compute_ns);
+		if (ret)
+			goto out;
+		r->next[g.core[p]]++;
+	}
+	ret = 0;
+out:
+	if (ret == -ENOMEM && !r->e->msg[0])
+		dp_nomem(r->e);
+	free(g.core);
+	free(g.inst);
+	free(g.data);
+	free(g.inbox);
+	free(base);
+	free(inv);
+	free(first);
+	if (!handed)
+		free(res);
+	return ret;
+}
+
+/* ---- the order of submission: happens-before, core by core ----------- */
+
+static int waits_met(const struct run *r, uint32_t c, uint32_t i)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *sy = inst_sync(core, in);
+	uint32_t w;
+
+	for (w = 0; w < in->nwait; w++)
+		if (r->evdone[sy[w]] < r->nsig[sy[w]])
+			return 0;
+	return 1;
+}
+
+/* May core c's instruction i be emitted: its waits met, its collective's
+ * members all at it with theirs met? */
+static int ready(const struct run *r, uint32_t c, uint32_t i)
+{
+	const struct dp_core *core = &r->m->c[c];
+	const struct dp_inst *in = &core->in[i];
+	const uint32_t *sy = inst_sync(core, in);
+	uint32_t p;
+
+	if (!waits_met(r, c, i))
+		return 0;
+	if (in->coll_kind == DP_COLL_NONE)
+		return 1;
+	for (p = 0; p < in->ncores; p++) {
+		uint32_t mc = sy[in->nwait + in->nsignal + p];
+		const struct dp_core *o = &r->m->c[mc];
+
+		if (r->next[mc] >= o->ni || strcmp(o->in[r->next[mc]].name, in->name) ||
+		    !waits_met(r, mc, r->next[mc]))
+			return 0;
+	}
+	return 1;
+}
+
+/* Where the program cannot go on: the first core's stuck instruction. */
+static int stuck(struct run *r)
+{
+	uint32_t c;
+
+	for (c = 0; c < r->m->nc; c++) {
+		const struct dp_core *core = &r->m->c[c];
+		const struct dp_inst *in;
+		const uint32_t *sy;
+		uint32_t w, p;
+
+		if (r->next[c] >= core->ni)
+			continue;
+		in = &core->in[r->next[c]];
+		sy = inst_sync(core, in);
+		for (w = 0; w < in->nwait; w++)
+			if (r->evdone[sy[w]] < r->nsig[sy[w]])
+				return dp_fail(r->e, "core %u '%s' waits for '%s', which no instruction can signal",
+					       c, in->name, r->m->ev[sy[w]]), -EDEADLK;
+		for (p = 0; p < in->ncores; p++) {
+			uint32_t mc = sy[in->nwait + in->nsignal + p];
+			const struct dp_core *o = &r->m->c[mc];
+
+			if (r->next[mc] >= o->ni || strcmp(o->in[r->next[mc]].name, in->name))
+				return dp_fail(r->e, "core %u '%s': the %s never meets core %u (%s)",
+					       c, in->name, dp_coll_kind_name(in->coll_kind), mc,
+					       r->next[mc] >= o->ni ? "it has ended" :
+					       o->in[r->next[mc]].name), -EDEADLK;
+		}
+	}
+	return dp_fail(r->e, "the program cannot go on"), -EDEADLK;
+}
+
+static int emit_all(struct run *r)
+{
+	uint32_t c, left = 0;
+	int ret, moved;
+
+	for (c = 0; c < r->m->nc; c++)
+		left += r->m->c[c].ni;
+	while (left) {
+		moved = 0;
+		for (c = 0; c < r->m->nc; c++) {
+			const struct dp_core *core = &r->m->c[c];
+
+			while (r->next[c] < core->ni && ready(r, c, r->next[c])) {
+				const struct dp_inst *in = &core->in[r->next[c]];
+
+				if (in->coll_kind != DP_COLL_NONE) {
+					ret = emit_coll(r, c, r->next[c]);
+					left -= in->ncores;
+				} else {
+					ret = emit_plain(r, c, r->next[c]);
+					r->next[c]++;
+					left--;
+				}
+				if (ret)
+					return ret == -ENOMEM && !r->e->msg[0] ? dp_nomem(r->e) : ret;
+				moved = 1;
+			}
+		}
+		if (!moved)
+			return stuck(r);
+	}
+	return 0;
+}
+
+/* ---- the device side -------------------------------------------------- */
+
+static int read_u64s(const char *path, uint64_t *v, int n)
+{
+	FILE *f = fopen(path, "r");
+	char word[64];
+	int k = 0;
+
+	if (!f)
+		return -errno;
+	while (k < n && fscanf(f, "%63s", word) == 1) {
+		char *end;
+		unsigned long long x = strtoull(word, &end, 10);
+
+		if (end != word && !*end)
+			v[k++] = x;
+	}
+	fclose(f);
+	return k == n ? 0 : -EPROTO;
+}
+
+static int hazards_now(uint64_t *h)
+{
+	uint64_t v[3];
+	int ret = read_u64s(RUN_SYSFS "/dma_check_reports", v, 3);
+
+	if (!ret)
+		*h = v[0] + v[1] + v[2];
+	return ret;
+}
+
+static int dev_alloc(struct run *r, uint64_t size, uint64_t *addr, const char *what)
+{
+	char why[256] = "";
+	int ret = xms_alloc(r->dev, XMEMSIM_HEAP_HBM, size ? size : 64, 64, 0, addr, NULL);
+
+	if (!ret)
+		return 0;
+	if (ret == -ENOMEM && !xms_nomem_reason(r->dev, XMEMSIM_HEAP_HBM, size, why, sizeof(why)))
+		return dp_fail(r->e, "%s: %" PRIu64 " bytes of HBM: %s", what, size, why), ret;
+	return dp_fail(r->e, "%s: %" PRIu64 " bytes of HBM: %s", what, size, strerror(-ret)), ret;
+}
+
+/*
+ * The test-only fault site: "C:NAME=C2:NAME2" runs core C's tensor NAME on
+ * the device bytes of core C2's NAME2, the misplaced tensor a plan's
+ * verify and the device's overlap check both refuse, so that the content
+ * check can be shown to catch it.
+ */
+static int misplace(struct run *r)
+{
+	char a[128], b[128];
+	unsigned int c, c2;
+	int64_t t, t2;
+
+	if (sscanf(r->o->fault_misplace, "%u:%127[^=]=%u:%127s", &c, a, &c2, b) != 4 ||
+	    c >= r->m->nc || c2 >= r->m->nc ||
+	    (t = dp_tensor_find(&r->m->c[c], a)) < 0 || (t2 = dp_tensor_find(&r->m->c[c2], b)) < 0 ||
+	    !r->addr[c][t] || !r->addr[c2][t2])
+		return dp_fail(r->e, "fault_misplace '%s': not C:TENSOR=C2:TENSOR2 of DRAM tensors",
+			       r->o->fault_misplace), -EINVAL;
+	r->addr[c][t] = r->addr[c2][t2];
+	return 0;
+}
+
+/* Counts, for each model core and tensor, its device address. */
+static int map_tensors(struct run *r)
+{
+	uint64_t maxb = 0;
+	uint32_t c, t;
+
+	r->addr = calloc(r->m->nc, sizeof(*r->addr));
+	if (!r->addr)
+		return dp_nomem(r->e);
+	for (c = 0; c < r->m->nc; c++) {
+		const struct dp_core *core = &r->m->c[c];
+
+		r->addr[c] = calloc(core->nt ? core->nt : 1, sizeof(**r->addr));
+		if (!r->addr[c])
+			return dp_nomem(r->e);
+		for (t = 0; t < core->nt; t++) {
+			const struct dp_loaded_tensor *lt;
+
+			if (core->t[t].mem != DP_MEM_DRAM)
+				continue;
+			lt = dp_loaded_find(&r->l, c, core->t[t].name);
+			if (!lt || !lt->dev_addr)
+				return dp_fail(r->e, "core %u tensor '%s': not in the plan",
+					       c, core->t[t].name), -EINVAL;
+			if (lt->size < core->t[t].bytes)
+				return dp_fail(r->e, "core %u tensor '%s': %" PRIu64 " bytes in the model, %" PRIu64 " in the plan",
+					       c, core->t[t].name, core->t[t].bytes, lt->size), -EINVAL;
+			r->addr[c][t] = lt->dev_addr;
+			if (maxb < core->t[t].bytes)
+				maxb = core->t[t].bytes;
+		}
+	}
+	r->pool_bytes = maxb;	/* + 64 a version, once they are counted */
+	return r->o->fault_misplace ? misplace(r) : 0;
+}
+
+/* The first version of every distinct address: the bytes before the run. */
+static int initial_versions(struct run *r)
+{
+	uint32_t c, t;
+	size_t k;
+
+	for (c = 0; c < r->m->nc; c++)
+		for (t = 0; t < r->m->c[c].nt; t++) {
+			uint64_t a = r->addr[c][t];
+
+			if (!a || !r->m->c[c].t[t].bytes)
+				continue;
+			for (k = 0; k < r->nv && r->v[k].key != obj_key(r, c, t); k++)
+				;
+			if (k < r->nv) {
+				if (r->v[k].bytes < r->m->c[c].t[t].bytes)
+					r->v[k].bytes = r->m->c[c].t[t].bytes;
+				continue;
+			}
+			if (add_ver(r, NONE32, 0, t, a, r->m->c[c].t[t].bytes, obj_key(r, c, t)) < 0)
+				return dp_nomem(r->e);
+			r->v[r->nv - 1].inst = c;	/* the core that names it */
+		}
+	return 0;
+}
+
+/* Sizes: count the sinks and stages by emitting once without a device. */
+static int count_pass(struct run *r)
+{
+	int ret;
+
+	r->counting = 1;
+	ret = emit_all(r);
+	r->counting = 0;
+	if (ret)
+		return ret;
+	r->sink_bytes = r->sink_used;
+	r->stage_bytes = r->stage_used;
+	r->pool_bytes = ((r->pool_bytes + 7) & ~7ULL) + (uint64_t)r->nv * 64 + 64;
+	return 0;
+}
+
+static void reset_emit(struct run *r, size_t nv0)
+{
+	size_t k;
+
+	for (k = nv0; k < r->nv; k++)
+		if (r->v[k].own)
+			free(r->v[k].buf);
+	r->nv = nv0;
+	r->nx = 0;
+	r->nu = 0;
+	r->sink_used = 0;
+	r->stage_used = 0;
+	memset(r->next, 0, r->m->nc * sizeof(*r->next));
+	memset(r->sent, 0, r->m->nc * sizeof(*r->sent));
+	memset(r->fin, 0, r->m->nc * sizeof(*r->fin));
+	memset(r->evdone, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evdone));
+	memset(r->evfin, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evfin));
+}
+
+static int fill_pool(struct run *r)
+{
+	uint64_t k, n = r->pool_bytes / 8;
+
+	r->pool = malloc(r->pool_bytes);
+	if (!r->pool)
+		return dp_nomem(r->e);
+	for (k = 0; k < n; k++) {
+		uint64_t w = mix(POOL_SEED + k);
+
+		memcpy(r->pool + k * 8, &w, 8);
+	}
+	return 0;
+}
+
+/* the version whose pattern holds word w at tensor offset off, or -1 */
+static int64_t ver_of_word(const struct run *r, uint64_t w, uint64_t off)
+{
+	uint64_t idx = unmix(w) - POOL_SEED, at;
+	size_t k;
+
+	if (idx >= r->pool_bytes / 8 || idx * 8 < off)
+		return -1;
+	at = idx * 8 - off;
+	for (k = 0; k < r->nv; k++)
+		if (!r->v[k].buf && r->v[k].pool == at)
+			return (int64_t)k;
+	return -1;
+}
+
+static void say_ver(const struct run *r, FILE *f, int64_t k)
+{
+	const struct ver *v = &r->v[k];
+
+	if (v->core == NONE32)
+		fprintf(f, "the bytes '%s' held before the run", tensor_name(r, v->inst, v->t));
+	else if (v->buf)
+		fprintf(f, "core %u '%s' reduces '%s'", v->core, inst_name(r, v->core, v->inst),
+			tensor_name(r, v->core, v->t));
+	else
+		fprintf(f, "core %u '%s' writes '%s'", v->core, inst_name(r, v->core, v->inst),
+			tensor_name(r, v->core, v->t));
+}
+
+/* Compares one use's sink with its version; 1 if they differ. */
+static int check_use(struct run *r, const struct use *u, uint8_t *buf)
+{
+	const uint8_t *want = ver_bytes(r, u->want);
+	FILE *f = r->o->log;
+	uint64_t off, w;
+	int64_t got;
+	int ret;
+
+	ret = xms_read(r->dev, u->sink, buf, u->bytes);
+	if (ret)
+		return dp_fail(r->e, "reading back core %u '%s': %s", u->core,
+			       inst_name(r, u->core, u->inst), strerror(-ret)), ret;
+	if (!memcmp(buf, want, u->bytes))
+		return 0;
+	for (off = 0; off < u->bytes && buf[off] == want[off]; off++)
+		;
+	if (!f)
+		return 1;
+	fprintf(f, "mismatch: core %u '%s' reads '%s' at +0x%" PRIx64 ": wants ", u->core,
+		inst_name(r, u->core, u->inst), tensor_name(r, u->core, u->t), off);
+	say_ver(r, f, u->want);
+	off &= ~7ULL;
+	got = -1;
+	if (off + 8 <= u->bytes) {
+		memcpy(&w, buf + off, 8);
+		got = ver_of_word(r, w, off);
+		if (w == 0xdbdbdbdbdbdbdbdbULL) {
+			fprintf(f, ", has the DMA poison (read while a write ran)\n");
+			return 1;
+		}
+	}
+	fprintf(f, ", has ");
+	if (got >= 0)
+		say_ver(r, f, got);
+	else
+		fprintf(f, "other bytes");
+	fputc('\n', f);
+	return 1;
+}
+
+static int ranges_meet(uint64_t a, uint64_t al, uint64_t b, uint64_t bl)
+{
+	return a < b + bl && b < a + al;
+}
+
+/*
+ * The checker counted a race when r->x[k] was submitted: the earlier
+ * transfer it races, found by the checker's rule (another queue, bytes
+ * in common with a write, and no semaphore that x waits on signalled by
+ * that queue at or after it), as one line naming both instructions.
+ */
+static void say_race(struct run *r, size_t k)
+{
+	const struct xfer *x = &r->x[k];
+	size_t j, z;
+
+	for (j = k; j-- > 0;) {
+		const struct xfer *y = &r->x[j];
+		int meet, ordered = 0;
+
+		if (y->d.engine == x->d.engine && y->d.queue == x->d.queue)
+			continue;
+		meet = ranges_meet(x->d.dst, x->d.len, y->d.dst, y->d.len) ||
+		       ranges_meet(x->d.src, x->d.len, y->d.dst, y->d.len) ||
+		       ranges_meet(x->d.dst, x->d.len, y->d.src, y->d.len);
+		if (!meet)
+			continue;
+		for (z = j; z < k && x->d.wait_sem != XMEMSIM_SEM_NONE && !ordered; z++)
+			ordered = r->x[z].d.engine == y->d.engine &&
+				  r->x[z].d.queue == y->d.queue &&
+				  r->x[z].d.signal_sem == x->d.wait_sem;
+		if (ordered)
+			continue;
+		r->r->races++;
+		if (r->o->log)
+			fprintf(r->o->log, "hazard: core %u '%s' %s '%s' / core %u '%s' %s '%s': no event orders them\n",
+				x->core, inst_name(r, x->core, x->inst),
+				x->kind == X_USE ? "reads" : "writes",
+				x->t != NONE32 ? tensor_name(r, x->core, x->t) : "scratch",
+				y->core, inst_name(r, y->core, y->inst),
+				y->kind == X_USE ? "reads" : "writes",
+				y->t != NONE32 ? tensor_name(r, y->core, y->t) : "scratch");
+		return;
+	}
+}
+
+static int submit_all(struct run *r)
+{
+	struct xmemsim_dma_completion rec[64];
+	struct xmemsim_dma_desc *d = NULL;
+	uint64_t *tk = NULL, ticket, h;
+	uint32_t inflight = 0, depth = r->di.depth ? r->di.depth : 1, n, i;
+	size_t next = 0, done = 0, k;
+	int ret = 0;
+
+	d = malloc(depth * sizeof(*d));
+	tk = malloc((r->nx ? r->nx : 1) * sizeof(*tk));
+	if (!d || !tk) {
+		ret = dp_nomem(r->e);
+		goto out;
+	}
+	while (done < r->nx) {
+		uint32_t room = depth - inflight, cnt = 0;
+
+		/* with the checker, one at a time: a race is then named */
+		while (next < r->nx && cnt < room && (r->o->no_checker || !cnt))
+			d[cnt++] = r->x[next++].d;
+		if (cnt) {
+			ret = xms_dma_submit(r->dev, d, cnt, &ticket);
+			if (ret) {
+				dp_fail(r->e, "DMA_SUBMIT of core %u '%s': %s%s", r->x[next - cnt].core,
+					inst_name(r, r->x[next - cnt].core, r->x[next - cnt].inst),
+					strerror(-ret), ret == -EBUSY ?
+					" (the hazard checker refused a race: dma_check=2)" : "");
+				goto out;
+			}
+			for (i = 0; i < cnt; i++) {
+				r->x[next - cnt + i].ticket = ticket + i;
+				tk[next - cnt + i] = ticket + i;
+			}
+			inflight += cnt;
+			if (!r->o->no_checker && !hazards_now(&h) && h > r->hz_seen) {
+				r->hz_seen = h;
+				say_race(r, next - 1);
+			}
+			if (next < r->nx)	/* reap only to make room */
+				if (inflight < depth)
+					continue;
+		}
+		ret = xms_dma_reap(r->dev, rec, 64, r->o->timeout_ns ? r->o->timeout_ns :
+				   10000000000LL, &n);
+		if (ret) {
+			for (k = 0; k < next && r->x[k].done; k++)
+				;
+			if (ret == -ETIMEDOUT && k < next)
+				dp_fail(r->e, "the run stopped: core %u '%s' did not finish (%zu of %zu transfers done)",
+					r->x[k].core, inst_name(r, r->x[k].core, r->x[k].inst),
+					done, r->nx);
+			else
+				dp_fail(r->e, "DMA_REAP: %s", strerror(-ret));
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			struct xfer *x;
+
+			if (rec[i].tag >= r->nx || tk[rec[i].tag] != rec[i].ticket)
+				continue;
+			x = &r->x[rec[i].tag];
+			x->done = 1;
+			x->start = rec[i].start_ns;
+			x->end = rec[i].end_ns;
+			x->status = rec[i].status;
+			done++;
+			inflight--;
+		}
+	}
+out:
+	free(d);
+	free(tk);
+	return ret;
+}
+
+static void write_trace(struct run *r, FILE *f)
+{
+	static const char *const kind[] = { "use", "def", "order", "ring send", "ring receive" };
+	uint64_t t0 = UINT64_MAX;
+	size_t k;
+	uint32_t c;
+
+	for (k = 0; k < r->nx; k++)
+		if (r->x[k].start < t0)
+			t0 = r->x[k].start;
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	for (c = 0; c < r->m->nc; c++)
+		fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":\"core %u\"}},\n",
+			c, c);
+	for (k = 0; k < r->nx; k++) {
+		const struct xfer *x = &r->x[k];
+
+		fprintf(f, "{\"name\":\"%s%s%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,"
+			"\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%" PRIu64 ",\"ticket\":%" PRIu64
+			",\"status\":%d}}%s\n",
+			inst_name(r, x->core, x->inst), x->t != NONE32 ? " " : "",
+			x->t != NONE32 ? tensor_name(r, x->core, x->t) : "", kind[x->kind],
+			x->core, (double)(x->start - t0) / 1000.0,
+			(double)(x->end - x->start) / 1000.0, (uint64_t)x->d.len, x->ticket,
+			x->status, k + 1 < r->nx ? "," : "");
+	}
+	fprintf(f, "]}\n");
+}
+
+static int run_check(struct run *r)
+{
+	uint64_t maxb = 0, t0 = UINT64_MAX, t1 = 0;
+	uint8_t *buf;
+	size_t k;
+
+	for (k = 0; k < r->nx; k++) {
+		const struct xfer *x = &r->x[k];
+
+		if (x->status) {
+			r->r->errors++;
+			if (r->o->log)
+				fprintf(r->o->log, "error: core %u '%s': a transfer ended with %s\n",
+					x->core, inst_name(r, x->core, x->inst), strerror(-x->status));
+		}
+		if (x->start < t0)
+			t0 = x->start;
+		if (x->end > t1)
+			t1 = x->end;
+	}
+	r->r->span_ns = r->nx ? t1 - t0 : 0;
+	for (k = 0; k < r->nu; k++)
+		if (maxb < r->u[k].bytes)
+			maxb = r->u[k].bytes;
+	buf = malloc(maxb ? maxb : 1);
+	if (!buf)
+		return dp_nomem(r->e);
+	for (k = 0; k < r->nu; k++) {
+		int ret = check_use(r, &r->u[k], buf);
+
+		if (ret < 0) {
+			free(buf);
+			return ret;
+		}
+		r->r->mismatches += (uint64_t)ret;
+	}
+	free(buf);
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	uint32_t c;
+	size_t k;
+
+	for (k = 0; k < r->nv; k++)
+		if (r->v[k].own)
+			free(r->v[k].buf);
+	if (r->addr)
+		for (c = 0; c < r->m->nc; c++)
+			free(r->addr[c]);
+	free(r->addr);
+	free(r->x);
+	free(r->v);
+	free(r->u);
+	free(r->pool);
+	free(r->nsig);
+	free(r->sent);
+	free(r->fin);
+	free(r->evfin);
+	free(r->next);
+	free(r->evdone);
+	free(r->lastsig);
+	dp_happens_free(r->hb);
+	dp_loaded_free(&r->l);
+}
+
+static int run_setup(struct run *r)
+{
+	uint32_t nev = r->m->nev ? r->m->nev : 1, c, i, s;
+	char on[8] = "";
+	FILE *f;
+	int ret;
+
+	f = fopen(RUN_CHECK_PARAM, "r");
+	if (f) {
+		if (!fgets(on, sizeof(on), f))
+			on[0] = 0;
+		fclose(f);
+	}
+	if (!r->o->no_checker && (!on[0] || on[0] == '0'))
+		return dp_fail(r->e, "the DMA hazard checker is off: load xmemsim with dma_check=1"),
+		       -EOPNOTSUPP;
+	ret = xms_get_info(r->dev, &r->info);
+	if (!ret)
+		ret = xms_dma_info(r->dev, &r->di);
+	if (ret)
+		return dp_fail(r->e, "GET_INFO, DMA_INFO: %s", strerror(-ret)), ret;
+	if (!(r->info.features & XMEMSIM_FEAT_DMA_REDUCE))
+		return dp_fail(r->e, "the device has no reducing DMA (XMEMSIM_FEAT_DMA_REDUCE)"),
+		       -EOPNOTSUPP;
+	r->nsig = calloc(nev, sizeof(*r->nsig));
+	r->evdone = calloc(nev, sizeof(*r->evdone));
+	r->evfin = calloc(nev, sizeof(*r->evfin));
+	r->sent = calloc(r->m->nc, sizeof(*r->sent));
+	r->fin = calloc(r->m->nc, sizeof(*r->fin));
+	r->next = calloc(r->m->nc, sizeof(*r->next));
+	if (!r->nsig || !r->evdone || !r->evfin || !r->sent || !r->fin || !r->next)
+		return dp_nomem(r->e);
+	for (c = 0; c < r->m->nc; c++)
+		for (i = 0; i < r->m->c[c].ni; i++) {
+			const struct dp_inst *in = &r->m->c[c].in[i];
+
+			for (s = 0; s < in->nsignal; s++)
+				r->nsig[inst_sync(&r->m->c[c], in)[in->nwait + s]]++;
+		}
+	r->lastsig = malloc(((size_t)r->m->nc * nev) * sizeof(*r->lastsig));
+	if (!r->lastsig)
+		return dp_nomem(r->e);
+	for (c = 0; c < r->m->nc; c++) {
+		for (s = 0; s < nev; s++)
+			r->lastsig[(size_t)c * nev + s] = -1;
+		for (i = 0; i < r->m->c[c].ni; i++) {
+			const struct dp_inst *in = &r->m->c[c].in[i];
+
+			for (s = 0; s < in->nsignal; s++)
+				r->lastsig[(size_t)c * nev + inst_sync(&r->m->c[c], in)[in->nwait + s]] = i;
+		}
+	}
+	r->coll_sem = r->m->nev;
+	if (r->m->nev + r->m->nc > r->di.sems)
+		return dp_fail(r->e, "%u events and %u cores need %u semaphores, the device gives %u (dma_sems)",
+			       r->m->nev, r->m->nc, r->m->nev + r->m->nc, r->di.sems), -ENOSPC;
+	for (s = 0; s < r->m->nev + r->m->nc; s++) {
+		ret = xms_sem_set(r->dev, s, 0);
+		if (ret)
+			return dp_fail(r->e, "SEM_SET %u: %s", s, strerror(-ret)), ret;
+	}
+	return 0;
+}
+
+int dp_plan_run(struct xms_dev *dev, const char *plan_path,
+		const struct dp_model *m, const struct dp_run_opts *opts,
+		struct dp_run_result *res, struct dp_err *e)
+{
+	static const struct dp_run_opts none;
+	struct run r = { .dev = dev, .m = m, .o = opts ? opts : &none, .r = res, .e = e };
+	uint64_t h0 = 0, h1 = 0;
+	size_t nv0, k;
+	uint32_t c;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->ncores = m->nc;
+	for (c = 0; c < m->nc; c++)
+		res->ninst += m->c[c].ni;
+	r.hb = dp_happens_new(m, e);
+	if (!r.hb)
+		return dp_err_code(e);
+	ret = run_setup(&r);
+	if (!ret)
+		ret = dp_plan_load_device(dev, plan_path, &r.l, e);
+	if (!ret)
+		ret = map_tensors(&r);
+	if (!ret)
+		ret = initial_versions(&r);
+	if (ret)
+		goto out;
+	nv0 = r.nv;
+	ret = count_pass(&r);
+	if (ret)
+		goto out;
+	reset_emit(&r, nv0);
+	ret = fill_pool(&r);
+	if (!ret)
+		ret = dev_alloc(&r, r.pool_bytes, &r.pool_dev, "the pattern pool");
+	if (!ret)
+		ret = dev_alloc(&r, r.sink_bytes, &r.sink_dev, "the uses' copies");
+	if (!ret)
+		ret = dev_alloc(&r, r.stage_bytes, &r.stage_dev, "the rings' inboxes");
+	if (!ret)
+		ret = dev_alloc(&r, (uint64_t)m->nc * 64, &r.scratch_dev, "the cores' scratch");
+	if (!ret)
+		ret = emit_all(&r);
+	if (ret)
+		goto out;
+	for (c = 0; c < m->nc; c++)
+		if (res->bound_ns < r.fin[c])
+			res->bound_ns = r.fin[c];
+	ret = xms_write(dev, r.pool_dev, r.pool, r.pool_bytes);
+	for (k = 0; !ret && k < nv0; k++)	/* the bytes before the run, if read */
+		if (r.v[k].wanted)
+			ret = xms_write(dev, r.v[k].addr, r.pool + r.v[k].pool, r.v[k].bytes);
+	if (ret) {
+		dp_fail(e, "writing the patterns: %s", strerror(-ret));
+		goto out;
+	}
+	if (hazards_now(&h0) && !r.o->no_checker) {
+		dp_fail(e, "cannot read %s/dma_check_reports", RUN_SYSFS);
+		ret = -ENOENT;
+		goto out;
+	}
+	res->transfers = r.nx;
+	r.hz_seen = h0;
+	ret = submit_all(&r);
+	if (ret)
+		goto out;
+	if (!hazards_now(&h1))
+		res->hazards = h1 - h0;
+	ret = run_check(&r);
+	if (!ret && r.o->trace)
+		write_trace(&r, r.o->trace);
+out:
+	run_free(&r);
+	return ret;
+}
+
+void dp_run_summary(const struct dp_run_result *res, FILE *f)
+{
+	fprintf(f, "plan run: %" PRIu64 " instructions on %u cores, modeled span %" PRIu64
+		" ns, critical-path bound %" PRIu64 " ns, %" PRIu64 " hazards, %" PRIu64
+		" mismatches\n", res->ninst, res->ncores, res->span_ns, res->bound_ns,
+		res->hazards, res->mismatches);
+}
