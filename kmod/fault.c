@@ -74,14 +74,11 @@ static const char * const site_name[XMEMSIM_FAULT_SITES] = {
 	[XMEMSIM_FAULT_DMA_STALL] = "dma_stall",
 };
 
-static atomic64_t injected[XMEMSIM_FAULT_SITES];
-
 #ifdef CONFIG_FAULT_INJECTION
-static struct fault_attr attrs[XMEMSIM_FAULT_SITES] = {
-	[0 ... XMEMSIM_FAULT_SITES - 1] = FAULT_ATTR_INITIALIZER,
-};
-
-/* fail_<site>= at load: setup_fault_attr()'s string, parsed in init */
+/*
+ * fail_<site>= at load: setup_fault_attr()'s string, parsed in init for
+ * every device, each of which then has its own fault_attr of the site.
+ */
 static char *fail_param[XMEMSIM_FAULT_SITES];
 #define FAIL_PARAM(name, site, desc)					\
 	module_param_named(fail_##name, fail_param[XMEMSIM_FAULT_##site],	\
@@ -114,7 +111,7 @@ static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
 	bool optin = current->make_it_fail ||
 		     (xf && (READ_ONCE(xf->fault.framework) & BIT(s)));
 
-	return optin && should_fail(&attrs[s], 1);
+	return optin && should_fail(&xf->dev->fault.attrs[s], 1);
 }
 #else
 static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
@@ -152,7 +149,7 @@ bool xmemsim_fault(struct xmemsim_file *xf, unsigned int s)
 	if (!fail)
 		fail = framework_fails(xf, s);
 	if (fail)
-		atomic64_inc(&injected[s]);
+		atomic64_inc(&xf->dev->fault.injected[s]);
 	return fail;
 }
 
@@ -475,28 +472,39 @@ int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind)
 	return ret;
 }
 
-/* debugfs "faults": per site, how many calls failed on purpose */
-void xmemsim_fault_show(struct seq_file *m)
+/* debugfs "faults": per site, how many calls of the device failed on purpose */
+void xmemsim_fault_show(struct xmemsim_dev *d, struct seq_file *m)
 {
 	int s;
 
 	for (s = 0; s < XMEMSIM_FAULT_SITES; s++)
 		seq_printf(m, "%s %lld\n", site_name[s],
-			   (long long)atomic64_read(&injected[s]));
+			   (long long)atomic64_read(&d->fault.injected[s]));
 }
 
 /**
- * xmemsim_fault_init() - the fail_<site>= parameters, at load
+ * xmemsim_fault_init() - a device's sites, from the fail_<site>= parameters
+ * @d: the device, not yet registered
+ *
+ * Every device starts from the same strings; from then on each site of
+ * each device counts and is tuned (debugfs fail_<site>/) on its own.
  *
  * Return: 0, or -EINVAL for a string that does not parse.
  */
-int xmemsim_fault_init(void)
+int xmemsim_fault_init(struct xmemsim_dev *d)
 {
 #ifdef CONFIG_FAULT_INJECTION
+	static const struct fault_attr init = FAULT_ATTR_INITIALIZER;
+	struct fault_attr *a;
 	int s;
 
 	for (s = 0; s < XMEMSIM_FAULT_SITES; s++) {
-		if (fail_param[s] && !setup_fault_attr(&attrs[s], fail_param[s])) {
+		a = &d->fault.attrs[s];
+		*a = init;
+		/* a lock of its own, not the copied one of a static object */
+		ratelimit_state_init(&a->ratelimit_state, 0,
+				     DEFAULT_RATELIMIT_BURST);
+		if (fail_param[s] && !setup_fault_attr(a, fail_param[s])) {
 			pr_err("fail_%s=%s: not \"<interval>,<probability>,<space>,<times>\"\n",
 			       site_name[s], fail_param[s]);
 			return -EINVAL;
@@ -506,8 +514,8 @@ int xmemsim_fault_init(void)
 	return 0;
 }
 
-/* The framework's knobs of every site, as fail_<site>/ under dir */
-void xmemsim_fault_debugfs(struct dentry *dir)
+/* The framework's knobs of every site of a device, as fail_<site>/ under dir */
+void xmemsim_fault_debugfs(struct xmemsim_dev *d, struct dentry *dir)
 {
 #ifdef CONFIG_FAULT_INJECTION
 	char name[32];
@@ -515,7 +523,7 @@ void xmemsim_fault_debugfs(struct dentry *dir)
 
 	for (s = 0; s < XMEMSIM_FAULT_SITES; s++) {
 		snprintf(name, sizeof(name), "fail_%s", site_name[s]);
-		fault_create_debugfs_attr(name, dir, &attrs[s]);
+		fault_create_debugfs_attr(name, dir, &d->fault.attrs[s]);
 	}
 #endif
 }
