@@ -8,12 +8,13 @@
  * engine that completes a transfer stalls, no lock held, where the
  * transfer's waiter may free it; FAULT_ARM does not know it, so only a
  * make-it-fail task's transfers meet it.
- * Each has a fault_attr of the kernel's framework
+ * Each has, on each device, a fault_attr of the kernel's framework
  * (Documentation/fault-injection/fault-injection.rst) in debugfs as
- * /sys/kernel/debug/xmemsim/fail_<site>/, with all its knobs
- * (probability, interval, times, space, verbose, task-filter), and the
- * module parameter fail_<site>="<interval>,<probability>,<space>,<times>"
- * sets it at load, the form failslab= takes on the kernel command line.
+ * /sys/kernel/debug/xmemsim/fail_<site>/ (xmemsim1/ and on for the other
+ * devices), with all its knobs (probability, interval, times, space,
+ * verbose, task-filter), and the module parameter
+ * fail_<site>="<interval>,<probability>,<space>,<times>" sets every
+ * device's at load, the form failslab= takes on the kernel command line.
  *
  * Who gets hurt: a site asks its fault_attr only on behalf of a caller
  * that opted in, a task whose /proc/<pid>/make-it-fail is set or a file
@@ -22,14 +23,16 @@
  * interval and times count only the callers that opted in. Opting in is
  * privileged, as the knobs are (root's debugfs files) and make-it-fail
  * is (CAP_SYS_RESOURCE): FAULT_ARM with the flag needs CAP_SYS_ADMIN, so
- * the counts are global but only an administrator's calls move them, and
- * no other user can shift an interval or take a times.
+ * the counts are shared by a device's users but only an administrator's
+ * calls move them, and no other user can shift an interval or take a
+ * times.
  *
  * FAULT_ARM without that flag arms a site of the file itself: the
  * file's next skip calls of the site pass and the times after them fail.
  * This is the one counter kept here rather than in the framework, whose
- * counters are global and whose probability cannot be seeded: it is what
- * makes "the third transfer of this file fails" exact and replayable.
+ * counters are the whole device's and whose probability cannot be
+ * seeded: it is what makes "the third transfer of this file fails" exact
+ * and replayable.
  *
  * Memory errors. The device keeps poisoned 64-byte lines of its windows
  * in an xarray by device address. MEM_ERROR puts one on a line of the
