@@ -793,18 +793,19 @@ static void dev_destroy(struct xmemsim_dev *d)
 {
 	if (!d)
 		return;
-	misc_deregister(&d->misc);
-	xmemsim_debugfs_fini(d);
+	if (d->registered) {
+		misc_deregister(&d->misc);
+		xmemsim_debugfs_fini(d);
+	}
 	xmemsim_dma_fini(d);
 	windows_fini(d);
 	dev_free(d);
 }
 
 /*
- * Device @index, whole: its DMA model, heaps and bounce reserve, and only
- * then its node, so that nobody opens a device that is not whole. Device
- * 0 is "xmemsim", as it was before there were more; the others add their
- * index.
+ * Device @index, whole but for its node: its DMA model, heaps and bounce
+ * reserve. Device 0 is "xmemsim", as it was before there were more; the
+ * others add their index.
  */
 static int __init dev_create(unsigned int index,
 			     const struct xmemsim_geometry *geo,
@@ -838,17 +839,6 @@ static int __init dev_create(unsigned int index,
 			goto err_windows;
 		}
 	}
-
-	d->misc.minor = MISC_DYNAMIC_MINOR;
-	d->misc.name = d->name;
-	d->misc.fops = &xmemsim_fops;
-	d->misc.mode = dev_mode;
-	d->misc.groups = xmemsim_groups;
-	ret = misc_register(&d->misc);
-	if (ret)
-		goto err_windows;
-
-	xmemsim_debugfs_init(d);
 	*dp = d;
 	return 0;
 
@@ -857,6 +847,24 @@ err_windows:
 err_free:
 	dev_free(d);
 	return ret;
+}
+
+/* A whole device's node, sysfs and debugfs directories. */
+static int __init dev_register(struct xmemsim_dev *d)
+{
+	int ret;
+
+	d->misc.minor = MISC_DYNAMIC_MINOR;
+	d->misc.name = d->name;
+	d->misc.fops = &xmemsim_fops;
+	d->misc.mode = dev_mode;
+	d->misc.groups = xmemsim_groups;
+	ret = misc_register(&d->misc);
+	if (ret)
+		return ret;
+	d->registered = true;
+	xmemsim_debugfs_init(d);
+	return 0;
 }
 
 /* Every device, the last made first. */
@@ -870,7 +878,12 @@ static void devs_destroy(void)
 	}
 }
 
-/* Load: the parameters checked, then each device whole, in order. */
+/*
+ * Load: the parameters checked, then every device whole, and only then
+ * their nodes, so that nobody opens a device that is not whole, and a
+ * device that cannot be made (memory) fails the load before any node can
+ * be opened.
+ */
 static int __init xmemsim_init(void)
 {
 	struct xmemsim_geometry geo;
@@ -894,10 +907,13 @@ static int __init xmemsim_init(void)
 		return ret;
 	for (i = 0; i < devices; i++) {
 		ret = dev_create(i, &geo, &lim, &xdevs[i]);
-		if (ret) {
-			devs_destroy();
-			return ret;
-		}
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < devices; i++) {
+		ret = dev_register(xdevs[i]);
+		if (ret)
+			goto err;
 	}
 
 	pr_info("HBM %#llx+%#llx, dataram %#llx+%#llx, %u descriptors/heap, %u cores\n",
@@ -907,6 +923,10 @@ static int __init xmemsim_init(void)
 		pr_info("%u devices: xmemsim, xmemsim1 .. xmemsim%u, each as above\n",
 			devices, devices - 1);
 	return 0;
+
+err:
+	devs_destroy();
+	return ret;
 }
 
 static void __exit xmemsim_exit(void)

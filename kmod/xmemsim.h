@@ -206,6 +206,7 @@ struct xmemsim_user {
 struct xmemsim_dev {
 	struct miscdevice misc;
 	char name[24];			/* node, sysfs and debugfs name */
+	bool registered;		/* the node and debugfs are there */
 	struct xmemsim_geometry geo;
 	struct mutex lock;		/* see "Locking rules" above */
 	struct xmemsim_window win[XMEMSIM_NUM_HEAPS];
