@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xmemsim debugfs: /sys/kernel/debug/xmemsim/{hbm,dataram} (block maps)
- * and files (each open file's allocations).
+ * and files (each open file's allocations); one directory per device,
+ * named as its node (xmemsim, xmemsim1, ...).
  */
 #include <linux/debugfs.h>
 #include <linux/user_namespace.h>
@@ -117,7 +118,7 @@ DEFINE_SHOW_ATTRIBUTE(verify);
 /* "faults": per site, the calls failed on purpose (kmod/fault.c) */
 static int faults_show(struct seq_file *m, void *unused)
 {
-	xmemsim_fault_show(m);
+	xmemsim_fault_show(m->private, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(faults);
@@ -126,7 +127,7 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 {
 	int i;
 
-	d->debugfs = debugfs_create_dir("xmemsim", NULL);
+	d->debugfs = debugfs_create_dir(d->name, NULL);
 	for (i = 0; i < XMEMSIM_NUM_HEAPS; i++)
 		debugfs_create_file(d->win[i].name, 0444, d->debugfs,
 				    &d->win[i], &heap_map_fops);
@@ -135,7 +136,7 @@ void xmemsim_debugfs_init(struct xmemsim_dev *d)
 	debugfs_create_file("dma", 0444, d->debugfs, d, &dma_fops);
 	debugfs_create_file("verify", 0400, d->debugfs, d, &verify_fops);
 	debugfs_create_file("faults", 0444, d->debugfs, d, &faults_fops);
-	xmemsim_fault_debugfs(d->debugfs);
+	xmemsim_fault_debugfs(d, d->debugfs);
 }
 
 void xmemsim_debugfs_fini(struct xmemsim_dev *d)

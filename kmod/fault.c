@@ -8,12 +8,13 @@
  * engine that completes a transfer stalls, no lock held, where the
  * transfer's waiter may free it; FAULT_ARM does not know it, so only a
  * make-it-fail task's transfers meet it.
- * Each has a fault_attr of the kernel's framework
+ * Each has, on each device, a fault_attr of the kernel's framework
  * (Documentation/fault-injection/fault-injection.rst) in debugfs as
- * /sys/kernel/debug/xmemsim/fail_<site>/, with all its knobs
- * (probability, interval, times, space, verbose, task-filter), and the
- * module parameter fail_<site>="<interval>,<probability>,<space>,<times>"
- * sets it at load, the form failslab= takes on the kernel command line.
+ * /sys/kernel/debug/xmemsim/fail_<site>/ (xmemsim1/ and on for the other
+ * devices), with all its knobs (probability, interval, times, space,
+ * verbose, task-filter), and the module parameter
+ * fail_<site>="<interval>,<probability>,<space>,<times>" sets every
+ * device's at load, the form failslab= takes on the kernel command line.
  *
  * Who gets hurt: a site asks its fault_attr only on behalf of a caller
  * that opted in, a task whose /proc/<pid>/make-it-fail is set or a file
@@ -22,14 +23,16 @@
  * interval and times count only the callers that opted in. Opting in is
  * privileged, as the knobs are (root's debugfs files) and make-it-fail
  * is (CAP_SYS_RESOURCE): FAULT_ARM with the flag needs CAP_SYS_ADMIN, so
- * the counts are global but only an administrator's calls move them, and
- * no other user can shift an interval or take a times.
+ * the counts are shared by a device's users but only an administrator's
+ * calls move them, and no other user can shift an interval or take a
+ * times.
  *
  * FAULT_ARM without that flag arms a site of the file itself: the
  * file's next skip calls of the site pass and the times after them fail.
  * This is the one counter kept here rather than in the framework, whose
- * counters are global and whose probability cannot be seeded: it is what
- * makes "the third transfer of this file fails" exact and replayable.
+ * counters are the whole device's and whose probability cannot be
+ * seeded: it is what makes "the third transfer of this file fails" exact
+ * and replayable.
  *
  * Memory errors. The device keeps poisoned 64-byte lines of its windows
  * in an xarray by device address. MEM_ERROR puts one on a line of the
@@ -74,14 +77,11 @@ static const char * const site_name[XMEMSIM_FAULT_SITES] = {
 	[XMEMSIM_FAULT_DMA_STALL] = "dma_stall",
 };
 
-static atomic64_t injected[XMEMSIM_FAULT_SITES];
-
 #ifdef CONFIG_FAULT_INJECTION
-static struct fault_attr attrs[XMEMSIM_FAULT_SITES] = {
-	[0 ... XMEMSIM_FAULT_SITES - 1] = FAULT_ATTR_INITIALIZER,
-};
-
-/* fail_<site>= at load: setup_fault_attr()'s string, parsed in init */
+/*
+ * fail_<site>= at load: setup_fault_attr()'s string, parsed in init for
+ * every device, each of which then has its own fault_attr of the site.
+ */
 static char *fail_param[XMEMSIM_FAULT_SITES];
 #define FAIL_PARAM(name, site, desc)					\
 	module_param_named(fail_##name, fail_param[XMEMSIM_FAULT_##site],	\
@@ -114,7 +114,7 @@ static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
 	bool optin = current->make_it_fail ||
 		     (xf && (READ_ONCE(xf->fault.framework) & BIT(s)));
 
-	return optin && should_fail(&attrs[s], 1);
+	return optin && should_fail(&xf->dev->fault.attrs[s], 1);
 }
 #else
 static bool framework_fails(struct xmemsim_file *xf, unsigned int s)
@@ -152,7 +152,7 @@ bool xmemsim_fault(struct xmemsim_file *xf, unsigned int s)
 	if (!fail)
 		fail = framework_fails(xf, s);
 	if (fail)
-		atomic64_inc(&injected[s]);
+		atomic64_inc(&xf->dev->fault.injected[s]);
 	return fail;
 }
 
@@ -475,28 +475,39 @@ int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind)
 	return ret;
 }
 
-/* debugfs "faults": per site, how many calls failed on purpose */
-void xmemsim_fault_show(struct seq_file *m)
+/* debugfs "faults": per site, how many calls of the device failed on purpose */
+void xmemsim_fault_show(struct xmemsim_dev *d, struct seq_file *m)
 {
 	int s;
 
 	for (s = 0; s < XMEMSIM_FAULT_SITES; s++)
 		seq_printf(m, "%s %lld\n", site_name[s],
-			   (long long)atomic64_read(&injected[s]));
+			   (long long)atomic64_read(&d->fault.injected[s]));
 }
 
 /**
- * xmemsim_fault_init() - the fail_<site>= parameters, at load
+ * xmemsim_fault_init() - a device's sites, from the fail_<site>= parameters
+ * @d: the device, not yet registered
+ *
+ * Every device starts from the same strings; from then on each site of
+ * each device counts and is tuned (debugfs fail_<site>/) on its own.
  *
  * Return: 0, or -EINVAL for a string that does not parse.
  */
-int xmemsim_fault_init(void)
+int xmemsim_fault_init(struct xmemsim_dev *d)
 {
 #ifdef CONFIG_FAULT_INJECTION
+	static const struct fault_attr init = FAULT_ATTR_INITIALIZER;
+	struct fault_attr *a;
 	int s;
 
 	for (s = 0; s < XMEMSIM_FAULT_SITES; s++) {
-		if (fail_param[s] && !setup_fault_attr(&attrs[s], fail_param[s])) {
+		a = &d->fault.attrs[s];
+		*a = init;
+		/* a lock of its own, not the copied one of a static object */
+		ratelimit_state_init(&a->ratelimit_state, 0,
+				     DEFAULT_RATELIMIT_BURST);
+		if (fail_param[s] && !setup_fault_attr(a, fail_param[s])) {
 			pr_err("fail_%s=%s: not \"<interval>,<probability>,<space>,<times>\"\n",
 			       site_name[s], fail_param[s]);
 			return -EINVAL;
@@ -506,8 +517,8 @@ int xmemsim_fault_init(void)
 	return 0;
 }
 
-/* The framework's knobs of every site, as fail_<site>/ under dir */
-void xmemsim_fault_debugfs(struct dentry *dir)
+/* The framework's knobs of every site of a device, as fail_<site>/ under dir */
+void xmemsim_fault_debugfs(struct xmemsim_dev *d, struct dentry *dir)
 {
 #ifdef CONFIG_FAULT_INJECTION
 	char name[32];
@@ -515,7 +526,7 @@ void xmemsim_fault_debugfs(struct dentry *dir)
 
 	for (s = 0; s < XMEMSIM_FAULT_SITES; s++) {
 		snprintf(name, sizeof(name), "fail_%s", site_name[s]);
-		fault_create_debugfs_attr(name, dir, &attrs[s]);
+		fault_create_debugfs_attr(name, dir, &d->fault.attrs[s]);
 	}
 #endif
 }

@@ -2,7 +2,10 @@
 /*
  * xmemsim - a simulated accelerator device memory.
  *
- * Module init/exit, the geometry parameters and the misc device.
+ * Module init/exit, the geometry parameters and the misc devices: one
+ * per simulated device (the devices parameter), each with its own memory,
+ * heaps, cores, DMA engines, plans, users, fault sites and statistics.
+ * Every parameter but devices applies to each device alike.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,9 +63,13 @@ static unsigned int cores = 2;
 module_param(cores, uint, 0444);
 MODULE_PARM_DESC(cores, "Accelerator cores (default 2)");
 
+static unsigned int devices = 1;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "Simulated devices: /dev/xmemsim, then /dev/xmemsim1 and on (default 1, at most 32)");
+
 static unsigned short dev_mode = 0600;
 module_param(dev_mode, ushort, 0444);
-MODULE_PARM_DESC(dev_mode, "Mode of /dev/xmemsim (default 0600: root only; see udev/60-xmemsim.rules for a group)");
+MODULE_PARM_DESC(dev_mode, "Mode of every device node (default 0600: root only; see udev/60-xmemsim.rules for a group)");
 
 static unsigned long long file_hbm_bytes;
 module_param(file_hbm_bytes, ullong, 0444);
@@ -289,7 +296,16 @@ int xmemsim_geometry_check(const struct xmemsim_geometry *g, const char **why)
 }
 EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);	/* geometry_test.c: every refusal */
 
-static struct xmemsim_dev *xdev;
+/* The devices, [0, devices); written at load and unload only. */
+static struct xmemsim_dev *xdevs[XMEMSIM_MAX_DEVICES];
+
+/* The device of a node's sysfs directory: misc_register()'s drvdata. */
+static struct xmemsim_dev *to_xdev(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct xmemsim_dev, misc);
+}
 
 /*
  * Set up one heap over [pool_off, pool_off + pool_size) of a window; the
@@ -340,7 +356,8 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	xf = kzalloc(sizeof(*xf), GFP_KERNEL_ACCOUNT);
 	if (!xf)
 		return -ENOMEM;
-	xf->dev = xdev;
+	/* misc_open() left the node's miscdevice here */
+	xf->dev = container_of(file->private_data, struct xmemsim_dev, misc);
 	xf->pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&xf->allocs);
 	mutex_init(&xf->plan_lock);
@@ -384,10 +401,14 @@ static long xmemsim_ioctl(struct file *file, unsigned int cmd,
 				(void __user *)arg, false);
 }
 
-/* sysfs: /sys/class/misc/xmemsim/{geometry,hbm_used,dataram_used,libc_used} */
+/*
+ * sysfs: /sys/class/misc/xmemsim/{geometry,hbm_used,dataram_used,libc_used},
+ * and the same under xmemsim1 and on: each directory is its device's.
+ */
 static ssize_t geometry_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
+	struct xmemsim_dev *xdev = to_xdev(dev);
 	const struct xmemsim_geometry *g = &xdev->geo;
 
 	struct xmemsim_window *h = &xdev->win[XMEMSIM_HEAP_HBM];
@@ -410,8 +431,9 @@ static ssize_t geometry_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(geometry);
 
-static ssize_t heap_used_show(int heap, char *buf)
+static ssize_t heap_used_show(struct device *dev, int heap, char *buf)
 {
+	struct xmemsim_dev *xdev = to_xdev(dev);
 	struct xmem_heap_stats st;
 
 	mutex_lock(&xdev->lock);
@@ -423,35 +445,35 @@ static ssize_t heap_used_show(int heap, char *buf)
 static ssize_t hbm_used_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
 {
-	return heap_used_show(XMEMSIM_HEAP_HBM, buf);
+	return heap_used_show(dev, XMEMSIM_HEAP_HBM, buf);
 }
 static DEVICE_ATTR_RO(hbm_used);
 
 static ssize_t dataram_used_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	return heap_used_show(XMEMSIM_HEAP_DATARAM, buf);
+	return heap_used_show(dev, XMEMSIM_HEAP_DATARAM, buf);
 }
 static DEVICE_ATTR_RO(dataram_used);
 
 static ssize_t libc_used_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
-	return heap_used_show(XMEMSIM_HEAP_LIBC, buf);
+	return heap_used_show(dev, XMEMSIM_HEAP_LIBC, buf);
 }
 static DEVICE_ATTR_RO(libc_used);
 
 static ssize_t plan_bytes_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%lld\n", atomic64_read(&xdev->plan_bytes));
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&to_xdev(dev)->plan_bytes));
 }
 static DEVICE_ATTR_RO(plan_bytes);
 
 static ssize_t dma_check_reports_show(struct device *dev,
 				      struct device_attribute *attr, char *buf)
 {
-	return xmemsim_dma_check_show(xdev, buf);
+	return xmemsim_dma_check_show(to_xdev(dev), buf);
 }
 static DEVICE_ATTR_RO(dma_check_reports);
 
@@ -468,7 +490,7 @@ static ssize_t dma_show(struct device *dev, struct device_attribute *attr,
 	static const char cut[] = "truncated\n";
 	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
 
-	xmemsim_dma_show(xdev, &m);
+	xmemsim_dma_show(to_xdev(dev), &m);
 	if (!seq_has_overflowed(&m))
 		return m.count;
 	/* back to the last whole line that leaves room for the marker */
@@ -487,6 +509,7 @@ static DEVICE_ATTR_RO(dma);
 static ssize_t users_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
+	struct xmemsim_dev *xdev = to_xdev(dev);
 	struct xmemsim_user *u;
 	int n;
 
@@ -527,6 +550,7 @@ static ssize_t edac_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
 	const struct edac_attr *e = container_of(attr, struct edac_attr, attr);
+	struct xmemsim_dev *xdev = to_xdev(dev);
 	atomic64_t *count = e->ue ? xdev->mem_ue : xdev->mem_ce;
 
 	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(&count[e->heap]));
@@ -764,14 +788,107 @@ static void dev_free(struct xmemsim_dev *d)
 	kfree(d);
 }
 
+/* One device's teardown, the reverse of dev_create(); NULL is nothing. */
+static void dev_destroy(struct xmemsim_dev *d)
+{
+	if (!d)
+		return;
+	if (d->registered) {
+		misc_deregister(&d->misc);
+		xmemsim_debugfs_fini(d);
+	}
+	xmemsim_dma_fini(d);
+	windows_fini(d);
+	dev_free(d);
+}
+
 /*
- * Load: the parameters checked, the device and its DMA model, the heaps,
- * the bounce reserve, and only then the node, so that nobody opens a
- * device that is not whole.
+ * Device @index, whole but for its node: its DMA model, heaps and bounce
+ * reserve. Device 0 is "xmemsim", as it was before there were more; the
+ * others add their index.
+ */
+static int __init dev_create(unsigned int index,
+			     const struct xmemsim_geometry *geo,
+			     const struct xmemsim_limits *lim,
+			     struct xmemsim_dev **dp)
+{
+	struct xmemsim_dev *d;
+	int ret;
+
+	d = dev_alloc(geo);
+	if (!d)
+		return -ENOMEM;
+	if (index)
+		snprintf(d->name, sizeof(d->name), "xmemsim%u", index);
+	else
+		strscpy(d->name, "xmemsim", sizeof(d->name));
+	d->lim = *lim;
+	ret = xmemsim_fault_init(d);
+	if (ret)
+		goto err_free;
+	ret = dma_from_params(d);
+	if (ret)
+		goto err_free;
+	ret = windows_init(d);
+	if (ret)
+		goto err_free;
+	if (bounce_reserve) {
+		ret = xmemsim_bounce_reserve(d);
+		if (ret) {
+			pr_err("bad geometry: no bounce buffer inside the staging range to reserve\n");
+			goto err_windows;
+		}
+	}
+	*dp = d;
+	return 0;
+
+err_windows:
+	windows_fini(d);
+err_free:
+	dev_free(d);
+	return ret;
+}
+
+/* A whole device's node, sysfs and debugfs directories. */
+static int __init dev_register(struct xmemsim_dev *d)
+{
+	int ret;
+
+	d->misc.minor = MISC_DYNAMIC_MINOR;
+	d->misc.name = d->name;
+	d->misc.fops = &xmemsim_fops;
+	d->misc.mode = dev_mode;
+	d->misc.groups = xmemsim_groups;
+	ret = misc_register(&d->misc);
+	if (ret)
+		return ret;
+	d->registered = true;
+	xmemsim_debugfs_init(d);
+	return 0;
+}
+
+/* Every device, the last made first. */
+static void devs_destroy(void)
+{
+	int i;
+
+	for (i = XMEMSIM_MAX_DEVICES - 1; i >= 0; i--) {
+		dev_destroy(xdevs[i]);
+		xdevs[i] = NULL;
+	}
+}
+
+/*
+ * Load: the parameters checked, then every device whole, and only then
+ * their nodes, so that nobody opens a device that is not whole, and a
+ * device that cannot be made (memory) fails the load before any node can
+ * be opened.
  */
 static int __init xmemsim_init(void)
 {
 	struct xmemsim_geometry geo;
+	struct xmemsim_limits lim = {};
+	unsigned int i;
 	int ret;
 
 	ret = geometry_from_params(&geo);
@@ -781,62 +898,41 @@ static int __init xmemsim_init(void)
 		pr_err("bad dev_mode %#o: only read/write bits\n", dev_mode);
 		return -EINVAL;
 	}
-	xdev = dev_alloc(&geo);
-	if (!xdev)
-		return -ENOMEM;
-	ret = limits_from_params(&xdev->lim);
+	if (!devices || devices > XMEMSIM_MAX_DEVICES) {
+		pr_err("bad devices %u: must be 1..%u\n", devices, XMEMSIM_MAX_DEVICES);
+		return -EINVAL;
+	}
+	ret = limits_from_params(&lim);
 	if (ret)
-		goto err_free;
-	ret = xmemsim_fault_init();
-	if (ret)
-		goto err_free;
-	ret = dma_from_params(xdev);
-	if (ret)
-		goto err_free;
-	ret = windows_init(xdev);
-	if (ret)
-		goto err_free;
-	if (bounce_reserve) {
-		ret = xmemsim_bounce_reserve(xdev);
-		if (ret) {
-			pr_err("bad geometry: no bounce buffer inside the staging range to reserve\n");
-			goto err_windows;
-		}
+		return ret;
+	for (i = 0; i < devices; i++) {
+		ret = dev_create(i, &geo, &lim, &xdevs[i]);
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < devices; i++) {
+		ret = dev_register(xdevs[i]);
+		if (ret)
+			goto err;
 	}
 
-	xdev->misc.minor = MISC_DYNAMIC_MINOR;
-	xdev->misc.name = "xmemsim";
-	xdev->misc.fops = &xmemsim_fops;
-	xdev->misc.mode = dev_mode;
-	xdev->misc.groups = xmemsim_groups;
-	ret = misc_register(&xdev->misc);
-	if (ret)
-		goto err_windows;
-
-	xmemsim_debugfs_init(xdev);
 	pr_info("HBM %#llx+%#llx, dataram %#llx+%#llx, %u descriptors/heap, %u cores\n",
 		geo.hbm_base, geo.hbm_size, geo.dataram_base, geo.dataram_size,
 		geo.num_blocks, geo.cores);
+	if (devices > 1)
+		pr_info("%u devices: xmemsim, xmemsim1 .. xmemsim%u, each as above\n",
+			devices, devices - 1);
 	return 0;
 
-err_windows:
-	windows_fini(xdev);
-err_free:
-	dev_free(xdev);
-	xdev = NULL;
+err:
+	devs_destroy();
 	return ret;
 }
 
 static void __exit xmemsim_exit(void)
 {
-	misc_deregister(&xdev->misc);
-	xmemsim_debugfs_fini(xdev);
-	xmemsim_dma_fini(xdev);
-	windows_fini(xdev);
-	xa_destroy(&xdev->poison);
-	kfree(xdev);
+	devs_destroy();
 }
-
 module_init(xmemsim_init);
 module_exit(xmemsim_exit);
 

@@ -5,6 +5,7 @@
 #ifndef XMEMSIM_INTERNAL_H
 #define XMEMSIM_INTERNAL_H
 
+#include <linux/fault-inject.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
@@ -35,6 +36,27 @@
  */
 #define XMEMSIM_LIBC_POOL_OFF		0x8000
 #define XMEMSIM_LIBC_POOL_SIZE		0x4000
+
+/*
+ * Devices of one module (the devices parameter): /dev/xmemsim, then
+ * /dev/xmemsim1 and on, each a struct xmemsim_dev with nothing shared.
+ */
+#define XMEMSIM_MAX_DEVICES		32
+
+/*
+ * Fault sites: the uapi's and one of the module's own after them (see
+ * kmod/fault.c).
+ */
+#define XMEMSIM_FAULT_DMA_STALL		XMEMSIM_NUM_FAULTS
+#define XMEMSIM_FAULT_SITES		(XMEMSIM_NUM_FAULTS + 1)
+
+/* A device's fault sites: calls failed on purpose, the framework's knobs. */
+struct xmemsim_fault_dev {
+	atomic64_t injected[XMEMSIM_FAULT_SITES];
+#ifdef CONFIG_FAULT_INJECTION
+	struct fault_attr attrs[XMEMSIM_FAULT_SITES];
+#endif
+};
 
 /* The device's shape, from module parameters; checked before use. */
 struct xmemsim_geometry {
@@ -183,6 +205,8 @@ struct xmemsim_user {
  */
 struct xmemsim_dev {
 	struct miscdevice misc;
+	char name[24];			/* node, sysfs and debugfs name */
+	bool registered;		/* the node and debugfs are there */
 	struct xmemsim_geometry geo;
 	struct mutex lock;		/* see "Locking rules" above */
 	struct xmemsim_window win[XMEMSIM_NUM_HEAPS];
@@ -202,6 +226,7 @@ struct xmemsim_dev {
 	struct xarray poison;		/* bad lines (kmod/fault.c) */
 	atomic64_t mem_ce[XMEMSIM_NUM_HEAPS];	/* memory errors seen */
 	atomic64_t mem_ue[XMEMSIM_NUM_HEAPS];
+	struct xmemsim_fault_dev fault;	/* fault sites (kmod/fault.c) */
 	struct dentry *debugfs;
 };
 
@@ -302,8 +327,6 @@ int xmemsim_memset(struct xmemsim_file *xf, struct xmemsim_memset *ms);
  * stalls its engine XMEMSIM_DMA_STALL_US of wall time once it is done,
  * no lock held, where its waiter may free it: a test's window.
  */
-#define XMEMSIM_FAULT_DMA_STALL		XMEMSIM_NUM_FAULTS
-#define XMEMSIM_FAULT_SITES		(XMEMSIM_NUM_FAULTS + 1)
 #define XMEMSIM_DMA_STALL_US		20000
 bool xmemsim_fault(struct xmemsim_file *xf, unsigned int site);
 int xmemsim_fault_arm(struct xmemsim_file *xf, const struct xmemsim_fault_arm *a);
@@ -316,9 +339,9 @@ bool xmemsim_mem_page_bad(struct xmemsim_dev *d, u32 heap, u64 addr);
 void xmemsim_mem_written(struct xmemsim_dev *d, u64 addr, u64 len);
 void xmemsim_mem_freed(struct xmemsim_dev *d, u64 addr, u64 end);
 int xmemsim_mem_poison(struct xmemsim_file *xf, u64 addr, u32 kind);
-void xmemsim_fault_show(struct seq_file *m);
-int xmemsim_fault_init(void);
-void xmemsim_fault_debugfs(struct dentry *dir);
+void xmemsim_fault_show(struct xmemsim_dev *d, struct seq_file *m);
+int xmemsim_fault_init(struct xmemsim_dev *d);
+void xmemsim_fault_debugfs(struct xmemsim_dev *d, struct dentry *dir);
 
 /*
  * dma.c, dma_check.c: queued DMA and semaphores, as the rest of the

@@ -87,6 +87,19 @@ TEST(usage_errors_are_one_line)
 	CHECK(!strcmp(out, "xmemctl: --bogus: unknown option or missing argument (xmemctl --help lists them)\n"));
 }
 
+/* -d N and --device N name /dev/xmemsimN; -d PATH is still a node */
+TEST(device_numbers)
+{
+	CHECK(run("$X -d 99 info 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: --device: '99': a device number from 0 to 31\n"));
+	CHECK(run("$X --device=1x info 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: --device: '1x': a device number from 0 to 31\n"));
+	CHECK(run("$X --device=31 info 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: /dev/xmemsim31: No such file or directory\n"));
+	CHECK(run("$X -d /dev/null info 2>&1 >/dev/null") == 1);
+	CHECK(!strcmp(out, "xmemctl: info: ENOTTY -\n"));
+}
+
 /* top and stats --prometheus: their options go with them alone */
 TEST(top_and_prometheus_options)
 {

@@ -44,3 +44,7 @@ VM_TESTS += $(O)/tests/vm/faults
 $(O)/tests/vm/test_reduce: $(O)/tests/vm/test_reduce.o $(O)/userspace/bridge/dp_reduce.o \
 		$(O)/libxmemsim.a $(O)/tests/model/xmem_model.o
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring -lpthread -lm
+
+# Several devices of one module, run by tests/vm/run.sh on loads with
+# devices=4 and devices=16.
+VM_TESTS += $(O)/tests/vm/devices

@@ -190,6 +190,54 @@ tap $? "insmod rejects a fail_<site>= that does not parse"
 insmod /lib/modules/xmemsim.ko $(cat /params)
 tap $? "reload as booted"
 
+# --- several devices: devices=4 and devices=16, each on its own ------------------
+rmmod xmemsim && dmesg -c > /dev/null &&
+	insmod /lib/modules/xmemsim.ko devices=4 hbm_size=0x400000 user_hbm_bytes=0x100000
+tap $? "insmod devices=4"
+[ -c /dev/xmemsim ] && [ -c /dev/xmemsim1 ] && [ -c /dev/xmemsim3 ] && [ ! -e /dev/xmemsim4 ] &&
+	[ -d /sys/class/misc/xmemsim ] && [ -d /sys/class/misc/xmemsim3 ] &&
+	[ -d /sys/kernel/debug/xmemsim ] && [ -d /sys/kernel/debug/xmemsim3 ] &&
+	[ "$(stat -c %a /dev/xmemsim2)" = 600 ] &&
+	dmesg | grep -q '4 devices: xmemsim, xmemsim1 .. xmemsim3'
+tap $? "devices=4: xmemsim, xmemsim1 .. xmemsim3 in /dev, sysfs and debugfs, mode 0600"
+run_c devices
+printf 'alloc hbm 4096 4096\nwrite 0x400001000 c0ffee\nread 0x400001000 3\n' |
+	xmemctl -d 3 replay > /tmp/dv.txt &&
+	[ "$(tr '\n' '|' < /tmp/dv.txt)" = "ok 0x400001000|ok 3|ok c0ffee|" ] &&
+	[ "$(xmemctl --device=0 info)" = "$(xmemctl info)" ] &&
+	[ "$(xmemctl --device 2 info)" = "$(xmemctl -d /dev/xmemsim2 info)" ]
+tap $? "xmemctl -d 3 and --device N ($(tr '\n' '|' < /tmp/dv.txt))"
+xmemctl -d 4 info 2> /tmp/dv.err
+[ $? = 1 ] && [ "$(cat /tmp/dv.err)" = "xmemctl: /dev/xmemsim4: No such file or directory" ]
+tap $? "xmemctl -d 4 with four devices: no such node ($(cat /tmp/dv.err))"
+xmemctl top --once --interval 0 > /tmp/top4.txt &&
+	[ "$(grep -c '^device [0-3]$' /tmp/top4.txt)" = 4 ] &&
+	xmemctl -j top --once --interval 0 > /tmp/top4.json &&
+	[ "$(grep -c '^{"device":[0-3],"version"' /tmp/top4.json)" = 4 ] &&
+	xmemctl -d 1 top --once --interval 0 > /tmp/top1.txt &&
+	! grep -q '^device' /tmp/top1.txt && grep -q '^xmemsim ' /tmp/top1.txt
+tap $? "xmemctl top: a block per device ($(grep -c '^device' /tmp/top4.txt)), -d 1 one block"
+# files open on several devices hold the module; closed, it goes
+exec 3< /dev/xmemsim 4< /dev/xmemsim1 5< /dev/xmemsim3
+! rmmod xmemsim 2>/dev/null && [ -c /dev/xmemsim3 ]
+tap $? "rmmod refused while files are open on devices 0, 1 and 3"
+exec 3<&- 4<&- 5<&-
+rmmod xmemsim && [ ! -e /dev/xmemsim ] && [ ! -e /dev/xmemsim1 ] &&
+	[ ! -e /sys/kernel/debug/xmemsim3 ]
+tap $? "rmmod once they are closed: every node and directory gone"
+insmod /lib/modules/xmemsim.ko devices=16 hbm_size=0x100000 &&
+	[ -c /dev/xmemsim15 ] && [ ! -e /dev/xmemsim16 ] && [ -d /sys/class/misc/xmemsim15 ]
+tap $? "insmod devices=16 hbm_size=0x100000: xmemsim .. xmemsim15"
+run_c devices
+rmmod xmemsim && ! insmod /lib/modules/xmemsim.ko devices=0 2>/dev/null &&
+	dmesg | grep -q 'bad devices 0: must be 1..32' && [ ! -e /dev/xmemsim ]
+tap $? "insmod rejects devices=0"
+! insmod /lib/modules/xmemsim.ko devices=33 2>/dev/null &&
+	dmesg | grep -q 'bad devices 33: must be 1..32' && [ ! -e /dev/xmemsim ]
+tap $? "insmod rejects devices=33"
+insmod /lib/modules/xmemsim.ko $(cat /params) && [ ! -e /dev/xmemsim1 ]
+tap $? "reload as booted: one device"
+
 # --- errors that say what to change: ENOMEM names the pool and its parameter ------
 xmemctl alloc hbm 0x8000000 2> /tmp/nm.txt
 [ $? = 1 ] && [ "$(wc -l < /tmp/nm.txt)" = 1 ] &&

@@ -20,6 +20,8 @@ esac
 tap $r "modprobe loaded xmemsim from updates/dkms ($(modinfo -n xmemsim))"
 [ "$(stat -c '%U:%G %a' /dev/xmemsim)" = "root:xmemsim 660" ]
 tap $? "udevd applied 60-xmemsim.rules: $(stat -c '%U:%G %a' /dev/xmemsim)"
+[ "$(readlink /dev/xmemsim0)" = xmemsim ]
+tap $? "udevd linked /dev/xmemsim0 to device 0 ($(readlink /dev/xmemsim0))"
 dmesg | grep -E 'xmemsim' | grep -vE 'taints kernel|tainting kernel|: HBM 0x' > /tmp/klog
 [ ! -s /tmp/klog ]
 tap $? "nothing but the taint lines and the banner in the kernel log"
@@ -54,4 +56,16 @@ tap $? "modprobe -r xmemsim"
 /usr/sbin/modprobe xmemsim && /bin/udevadm settle --timeout=10 &&
 	[ "$(stat -c '%G %a' /dev/xmemsim)" = "xmemsim 660" ]
 tap $? "modprobe again: udevd gives the new node the group again"
+# several devices: every node gets the rule's group, mode and users file
+modprobe -r xmemsim && /usr/sbin/modprobe xmemsim devices=3 hbm_size=0x400000 &&
+	/bin/udevadm settle --timeout=10 &&
+	[ "$(stat -c '%G %a' /dev/xmemsim1)" = "xmemsim 660" ] &&
+	[ "$(stat -c '%G %a' /dev/xmemsim2)" = "xmemsim 660" ] &&
+	[ "$(stat -c '%G %a' /sys/class/misc/xmemsim2/users)" = "xmemsim 440" ] &&
+	[ "$(readlink /dev/xmemsim0)" = xmemsim ] &&
+	su -s /bin/sh -c 'xmemctl -d 2 info && xmemctl -d 0 info' xuser > /tmp/x3.txt 2>&1
+tap $? "modprobe devices=3: each node the group's, xmemsim0 linked, xuser opens -d 2 and -d 0 ($(head -c 60 /tmp/x3.txt))"
+modprobe -r xmemsim && /usr/sbin/modprobe xmemsim && /bin/udevadm settle --timeout=10 &&
+	[ ! -e /dev/xmemsim1 ]
+tap $? "modprobe as before: one device"
 exit 0

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <signal.h>
 #include <time.h>
@@ -33,12 +35,17 @@ static const char *file_arg;	/* --file F: write's bytes */
 static int prometheus;		/* --prometheus: stats as metrics */
 static int once;		/* --once: top refreshes once */
 static double interval = 1;	/* --interval S: top's refresh */
+static int chosen;		/* -d or --device: one device, also for top */
+
+#define XM_MAX_DEVICES 32	/* the module's devices parameter, at most */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: xmemctl [OPTIONS] COMMAND [ARGS]\n"
-		"  -d, --dev=PATH                the device (default " XMEMSIM_DEFAULT_PATH ")\n"
+		"  -d, --device=N                device N: /dev/xmemsimN (0: " XMEMSIM_DEFAULT_PATH ",\n"
+		"                                or /dev/xmemsim0 without it); default 0\n"
+		"      --dev=PATH                the device by its node (-d PATH too)\n"
 		"  -u, --uring                   send every command through io_uring\n"
 		"                                (IORING_OP_URING_CMD, IORING_OP_READ/WRITE)\n"
 		"  -j, --json                    info, stats, user, dump and top: one JSON\n"
@@ -57,7 +64,8 @@ static void usage(FILE *f)
 		"  stats [HEAP]                  heap statistics (no HEAP: every heap)\n"
 		"  top                           a live view: heaps, engines by core (busy,\n"
 		"                                queued, bytes/s), your user, every user\n"
-		"                                (root or group xmemsim)\n"
+		"                                (root or group xmemsim); every device, one\n"
+		"                                block each, unless -d chose one\n"
 		"  user                          what your user holds over all its\n"
 		"                                open files, and its limits\n"
 		"  dump HEAP                     the heap's blocks in address order\n"
@@ -764,10 +772,27 @@ static int cmd_memerr(struct call *k)
 	return ok_or_failed(k, ret);
 }
 
+/*
+ * The sysfs folder of the node dev has open, found by its device number
+ * (so a udev link or --dev=PATH finds the right one), or NULL: the
+ * default (device 0's, or $XMEMSIM_SYSFS, which wins).
+ */
+static const char *node_sysfs(struct xms_dev *dev, char *buf, size_t len)
+{
+	struct stat st;
+
+	if (getenv("XMEMSIM_SYSFS") || fstat(dev->fd, &st) || !S_ISCHR(st.st_mode))
+		return NULL;
+	snprintf(buf, len, "/sys/dev/char/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	return access(buf, F_OK) ? NULL : buf;
+}
+
 /* "stats" without a heap: each heap's line, or (--prometheus) the metrics. */
 static int cmd_stats_all(struct call *k)
 {
 	static struct xm_snap snap;
+	char dir[64];
 	int ret, rc = 0;
 
 	if (!prometheus) {
@@ -775,7 +800,7 @@ static int cmd_stats_all(struct call *k)
 			rc = cmd_stats(k);
 		return rc;
 	}
-	ret = xm_snap_read(k->dev, NULL, &snap);
+	ret = xm_snap_read(k->dev, node_sysfs(k->dev, dir, sizeof(dir)), &snap);
 	if (ret)
 		return failed(k, ret);
 	xm_prom_write(k->out, &snap);
@@ -902,42 +927,136 @@ static void nap(double s)
 		;
 }
 
+/* The node of device n: "/dev/xmemsimN", device 0 as its two names give it. */
+static void device_path(unsigned int n, char *buf, size_t len)
+{
+	if (n)
+		snprintf(buf, len, "/dev/xmemsim%u", n);
+	else
+		snprintf(buf, len, "%s", access(XMEMSIM_DEFAULT_PATH, F_OK) ?
+			 "/dev/xmemsim0" : XMEMSIM_DEFAULT_PATH);
+}
+
+/* How many devices the module made: its devices parameter; 1 if unknown. */
+static unsigned int module_devices(void)
+{
+	FILE *f = fopen("/sys/module/xmemsim/parameters/devices", "r");
+	unsigned int n = 1;
+
+	if (f) {
+		if (fscanf(f, "%u", &n) != 1 || !n || n > XM_MAX_DEVICES)
+			n = 1;
+		fclose(f);
+	}
+	return n;
+}
+
+/* The devices top shows: k->dev first, the others opened here. */
+struct top_dev {
+	struct xms_dev dev, *d;
+	char sysfs[64];
+	const char *dir;
+};
+
+static void top_close(struct top_dev *t, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i < n; i++)
+		xms_close(&t[i].dev);
+	free(t);
+}
+
+/* k->dev alone with -d or --dev, else every device: 0 or the failed line */
+static int top_open(struct call *k, struct top_dev **tp, unsigned int *np)
+{
+	unsigned int i, n = chosen ? 1 : module_devices();
+	struct top_dev *t = calloc(n, sizeof(*t));
+	char path[64];
+	int ret;
+
+	if (!t)
+		return failed(k, -ENOMEM);
+	for (i = 0; i < n; i++) {
+		t[i].d = i ? &t[i].dev : k->dev;
+		if (i) {
+			device_path(i, path, sizeof(path));
+			ret = xms_open(&t[i].dev, path);
+			if (ret) {
+				fprintf(k->err, "xmemctl: %s: %s\n", path, strerror(-ret));
+				top_close(t, i);
+				return 1;
+			}
+		}
+		t[i].dir = node_sysfs(t[i].d, t[i].sysfs, sizeof(t[i].sysfs));
+	}
+	*tp = t;
+	*np = n;
+	return 0;
+}
+
 /*
  * top: a snapshot each interval, shown with the rates since the one
  * before (--json: one object a line). --once: two snapshots an interval
- * apart, one view. Until SIGINT or SIGTERM.
+ * apart, one view. Until SIGINT or SIGTERM. With several devices, a
+ * block (an object) each, named by its number.
  */
 static int cmd_top(struct call *k)
 {
-	static struct xm_snap snap[2];
-	int cur = 0, n = 0, tty = isatty(fileno(k->out)), ret;
+	struct xm_snap *snap;
+	struct top_dev *t = NULL;
+	int cur = 0, n = 0, tty = isatty(fileno(k->out)), ret, rc = 0;
+	unsigned int nd = 0, i;
 
+	rc = top_open(k, &t, &nd);
+	if (rc)
+		return rc;
+	snap = calloc(2 * nd, sizeof(*snap));
+	if (!snap) {
+		top_close(t, nd);
+		return failed(k, -ENOMEM);
+	}
 	signal(SIGINT, top_signal);
 	signal(SIGTERM, top_signal);
 	for (;;) {
-		ret = xm_snap_read(k->dev, NULL, &snap[cur]);
-		if (ret)
-			return failed(k, ret);
+		for (i = 0; i < nd; i++) {
+			ret = xm_snap_read(t[i].d, t[i].dir, &snap[cur * nd + i]);
+			if (ret) {
+				rc = failed(k, ret);
+				goto out;
+			}
+			if (nd > 1)
+				snap[cur * nd + i].device = i;
+		}
 		if (!once || n || interval == 0) {
-			const struct xm_snap *prev = n ? &snap[!cur] : NULL;
+			if (tty && !once && !json)
+				fputs("\033[H\033[2J", k->out);
+			for (i = 0; i < nd; i++) {
+				const struct xm_snap *s = &snap[cur * nd + i];
+				const struct xm_snap *prev = n ? &snap[!cur * nd + i] : NULL;
 
-			if (json) {
-				xm_top_json(k->out, prev, &snap[cur]);
-			} else {
-				if (tty && !once)
-					fputs("\033[H\033[2J", k->out);
-				xm_top_text(k->out, prev, &snap[cur]);
+				if (json) {
+					xm_top_json(k->out, prev, s);
+				} else {
+					if (i)
+						fputc('\n', k->out);
+					xm_top_text(k->out, prev, s);
+				}
 			}
 			fflush(k->out);
 			if (once)
-				return 0;
+				goto out;
 		}
 		n++;
 		cur = !cur;
 		nap(interval);
 		if (top_stop)
-			return 0;
+			goto out;
 	}
+out:
+	free(snap);
+	top_close(t, nd);
+	return rc;
 }
 
 /*
@@ -1059,7 +1178,8 @@ static int replay(struct xms_dev *dev, FILE *in, FILE *out)
 static int parse_options(int argc, char **argv, const char **dev, int *uring)
 {
 	static const struct option opts[] = {
-		{ "dev",     required_argument, NULL, 'd' },
+		{ "dev",     required_argument, NULL, 'P' },
+		{ "device",  required_argument, NULL, 'D' },
 		{ "uring",   no_argument,       NULL, 'u' },
 		{ "json",    no_argument,       NULL, 'j' },
 		{ "file",    required_argument, NULL, 'f' },
@@ -1070,6 +1190,8 @@ static int parse_options(int argc, char **argv, const char **dev, int *uring)
 		{ "version", no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static char node[64];
+	unsigned long n;
 	int c;
 
 	opterr = 0;
@@ -1077,7 +1199,27 @@ static int parse_options(int argc, char **argv, const char **dev, int *uring)
 		char *end;
 
 		switch (c) {
-		case 'd': *dev = optarg; break;
+		case 'P': *dev = optarg; chosen = 1; break;
+		case 'd':	/* a number is a device, anything else a node */
+			if (!isdigit((unsigned char)optarg[0])) {
+				*dev = optarg;
+				chosen = 1;
+				break;
+			}
+			/* fall through */
+		case 'D':
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end || errno ||
+			    n >= XM_MAX_DEVICES) {
+				fprintf(stderr, "xmemctl: --device: '%s': a device number from 0 to %u\n",
+					optarg, XM_MAX_DEVICES - 1);
+				return 2;
+			}
+			device_path(n, node, sizeof(node));
+			*dev = node;
+			chosen = 1;
+			break;
 		case 'u': *uring = 1; break;
 		case 'j': json = 1; break;
 		case 'f': file_arg = optarg; break;

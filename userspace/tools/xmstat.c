@@ -124,6 +124,7 @@ int xm_snap_read(struct xms_dev *dev, const char *sysfs, struct xm_snap *s)
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->device = -1;
 	if (!sysfs)
 		sysfs = getenv("XMEMSIM_SYSFS") ? getenv("XMEMSIM_SYSFS") : SYSFS_DIR;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -411,6 +412,8 @@ void xm_top_text(FILE *f, const struct xm_snap *prev, const struct xm_snap *s)
 	unsigned int h, e, per = per_core(s);
 	char a[32], b[32], c[32], d[48];
 
+	if (s->device >= 0)
+		fprintf(f, "device %d\n", s->device);
 	fprintf(f, "xmemsim %s: %u cores, %u engines%s, modeled now %.6f s%s\n",
 		XMEMSIM_VERSION, s->info.cores, s->have_dma ? s->dma.engines : 0,
 		s->have_dma ? "" : " (no DMA_INFO)",
@@ -496,7 +499,10 @@ void xm_top_json(FILE *f, const struct xm_snap *prev, const struct xm_snap *s)
 	const struct xmemsim_user_stats *u = &s->user;
 	unsigned int h, e, per = per_core(s);
 
-	fprintf(f, "{\"version\":\"%s\",\"cores\":%u,\"modeled_ns\":%llu,\"time_scale\":%llu,\"heaps\":[",
+	fputc('{', f);
+	if (s->device >= 0)
+		fprintf(f, "\"device\":%d,", s->device);
+	fprintf(f, "\"version\":\"%s\",\"cores\":%u,\"modeled_ns\":%llu,\"time_scale\":%llu,\"heaps\":[",
 		XMEMSIM_VERSION, s->info.cores,
 		U(s->have_engines ? s->dma_now : s->dma.now_ns), U(s->dma.time_scale));
 	for (h = 0; h < XMEMSIM_NUM_HEAPS; h++) {

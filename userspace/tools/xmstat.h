@@ -29,6 +29,7 @@ struct xm_user {
 };
 
 struct xm_snap {
+	int device;			/* named in top when >= 0 (several) */
 	double wall;			/* CLOCK_MONOTONIC, seconds */
 	struct xmemsim_info info;
 	struct xmemsim_heap_stats heap[XMEMSIM_NUM_HEAPS];
@@ -50,10 +51,10 @@ struct xm_snap {
 };
 
 /*
- * Reads a snapshot through dev and the sysfs folder (NULL: the device's,
+ * Reads a snapshot through dev and the sysfs folder (NULL: device 0's,
  * /sys/class/misc/xmemsim, or $XMEMSIM_SYSFS). 0, or the -errno of a
  * device command that failed; sysfs files that cannot be read are left
- * out (their have_ flags 0).
+ * out (their have_ flags 0). s->device is -1: the caller names it.
  */
 int xm_snap_read(struct xms_dev *dev, const char *sysfs, struct xm_snap *s);
 /* The sysfs parts alone, from text (tests feed their own). */
