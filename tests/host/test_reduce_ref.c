@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host's reduction (userspace/bridge/dp_reduce.c), the reference the
- * DMA engines' reduce is checked against.
+ * The DMA engines' reduce (kmod/reduce_elem.h, which the host's
+ * userspace/bridge/dp_reduce.c compiles too) against an independent
+ * oracle: the host's own float and _Float16 sums.
  *
  *   test_reduce_ref           TAP: this reference against the host's own
  *                             float and _Float16 sums, and the KUnit
