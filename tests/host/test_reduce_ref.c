@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dp_device.h"
+#include "xorshift.h"
 
 static const char *const type_name[] = {
 	[XMEMSIM_DMA_T_F32] = "F32", [XMEMSIM_DMA_T_BF16] = "BF16",
@@ -26,10 +27,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return (uint32_t)(xorshift64(&rng) >> 16);
 }
 
 /* an operand worth testing: edges, near the other, tiny, or any bits */
