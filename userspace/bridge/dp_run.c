@@ -448,59 +448,72 @@ dflt:
 	}
 }
 
-/* uses (not skip) to sinks, in order */
-static int emit_uses(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
+/* a use of tensor t (a bytes at a) to a sink */
+static int emit_use(struct run *r, uint32_t c, uint32_t i, uint32_t t,
+		    uint64_t a, uint64_t b)
+{
+	struct xfer *x;
+	struct use *u;
+
+	r->u = grow(r->u, &r->capu, r->nu + 1, sizeof(*r->u));
+	if (!r->u)
+		return -ENOMEM;
+	u = &r->u[r->nu++];
+	*u = (struct use){ .core = c, .inst = i, .t = t, .addr = a,
+			   .bytes = b, .sink = sink_take(r, b),
+			   .want = want_ver(r, c, i, obj_key(r, c, t)) };
+	x = add_x(r, c, i, t, X_USE, a, u->sink, b);
+	if (!x)
+		return -ENOMEM;
+	order_wait(r, c, i, t, 0, x);
+	return 0;
+}
+
+/* a def of tensor t: a new version, its bytes from the pool */
+static int emit_def(struct run *r, uint32_t c, uint32_t i, uint32_t t,
+		    uint64_t a, uint64_t b)
+{
+	int64_t v = add_ver(r, c, i, t, a, b, obj_key(r, c, t));
+	struct xfer *x;
+
+	x = v < 0 ? NULL : add_x(r, c, i, t, X_DEF, r->pool_dev + r->v[v].pool, a, b);
+	if (!x)
+		return -ENOMEM;
+	order_wait(r, c, i, t, 1, x);
+	return 0;
+}
+
+/* the defs, else the uses, of DRAM tensors (not skip), in order */
+static int emit_ops(struct run *r, uint32_t c, uint32_t i, uint32_t skip,
+		    int defs)
 {
 	const struct dp_core *core = &r->m->c[c];
 	const struct dp_inst *in = &core->in[i];
-	const uint32_t *ops = inst_ops(core, in);
-	uint32_t k;
+	const uint32_t *ops = inst_ops(core, in) + (defs ? 0 : in->ndefs);
+	uint32_t k, n = defs ? in->ndefs : in->nuses;
 
-	for (k = 0; k < in->nuses; k++) {
-		uint32_t t = ops[in->ndefs + k];
+	for (k = 0; k < n; k++) {
+		uint32_t t = ops[k];
 		uint64_t a = r->addr[c][t], b = core->t[t].bytes;
-		struct xfer *x;
-		struct use *u;
+		int ret;
 
 		if (!a || !b || t == skip)
 			continue;
-		r->u = grow(r->u, &r->capu, r->nu + 1, sizeof(*r->u));
-		if (!r->u)
-			return -ENOMEM;
-		u = &r->u[r->nu++];
-		*u = (struct use){ .core = c, .inst = i, .t = t, .addr = a,
-				   .bytes = b, .sink = sink_take(r, b),
-				   .want = want_ver(r, c, i, obj_key(r, c, t)) };
-		x = add_x(r, c, i, t, X_USE, a, u->sink, b);
-		if (!x)
-			return -ENOMEM;
-		order_wait(r, c, i, t, 0, x);
+		ret = defs ? emit_def(r, c, i, t, a, b) : emit_use(r, c, i, t, a, b);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
+static int emit_uses(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
+{
+	return emit_ops(r, c, i, skip, 0);
+}
+
 static int emit_defs(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
 {
-	const struct dp_core *core = &r->m->c[c];
-	const struct dp_inst *in = &core->in[i];
-	const uint32_t *ops = inst_ops(core, in);
-	uint32_t k;
-
-	for (k = 0; k < in->ndefs; k++) {
-		uint32_t t = ops[k];
-		uint64_t a = r->addr[c][t], b = core->t[t].bytes;
-		struct xfer *x;
-		int64_t v;
-
-		if (!a || !b || t == skip)
-			continue;
-		v = add_ver(r, c, i, t, a, b, obj_key(r, c, t));
-		x = v < 0 ? NULL : add_x(r, c, i, t, X_DEF, r->pool_dev + r->v[v].pool, a, b);
-		if (!x)
-			return -ENOMEM;
-		order_wait(r, c, i, t, 1, x);
-	}
-	return 0;
+	return emit_ops(r, c, i, skip, 1);
 }
 
 static int emit_plain(struct run *r, uint32_t c, uint32_t i)
