@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
+#include "suite.h"
 #include "../dma_internal.h"
 
 struct reduce_case {
@@ -152,17 +153,8 @@ static void reduce_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xmemsim_dma_reduce_check(&d), -EINVAL);
 }
 
-static struct kunit_case reduce_test_cases[] = {
-	KUNIT_CASE(reduce_matches_host_test),
-	KUNIT_CASE(reduce_table_covers_test),
-	KUNIT_CASE(reduce_rules_test),
-	KUNIT_CASE(reduce_check_test),
-	{}
-};
-
-static struct kunit_suite reduce_suite = {
-	.name = "xmemsim_dma_reduce",
-	.test_cases = reduce_test_cases,
-};
-
-kunit_test_suite(reduce_suite);
+XMEMSIM_SUITE(reduce_test, "xmemsim_dma_reduce", NULL, NULL,
+	      KUNIT_CASE(reduce_matches_host_test),
+	      KUNIT_CASE(reduce_table_covers_test),
+	      KUNIT_CASE(reduce_rules_test),
+	      KUNIT_CASE(reduce_check_test));

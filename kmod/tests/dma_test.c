@@ -11,6 +11,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include "suite.h"
 #include "../dma_model.h"
 #include "../xmemsim.h"
 
@@ -433,20 +434,11 @@ static void model_refuses_bad_input_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xmemsim_dma_model(2, 1, 1, &user, 1, &t, 1), -EINVAL);
 }
 
-static struct kunit_case dma_cases[] = {
-	KUNIT_CASE_PARAM(duration_test, dur_gen_params),
-	KUNIT_CASE(duration_monotonic_test),
-	KUNIT_CASE(scheduler_matches_reference_test),
-	KUNIT_CASE(scheduler_is_deterministic_test),
-	KUNIT_CASE(split_submits_keep_times_test),
-	KUNIT_CASE(users_have_own_engines_test),
-	KUNIT_CASE(model_refuses_bad_input_test),
-	{}
-};
-
-static struct kunit_suite dma_suite = {
-	.name = "xmemsim_dma",
-	.test_cases = dma_cases,
-};
-
-kunit_test_suite(dma_suite);
+XMEMSIM_SUITE(dma, "xmemsim_dma", NULL, NULL,
+	      KUNIT_CASE_PARAM(duration_test, dur_gen_params),
+	      KUNIT_CASE(duration_monotonic_test),
+	      KUNIT_CASE(scheduler_matches_reference_test),
+	      KUNIT_CASE(scheduler_is_deterministic_test),
+	      KUNIT_CASE(split_submits_keep_times_test),
+	      KUNIT_CASE(users_have_own_engines_test),
+	      KUNIT_CASE(model_refuses_bad_input_test));

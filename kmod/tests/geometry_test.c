@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 
+#include "suite.h"
 #include "../xmemsim.h"
 
 static const struct xmemsim_geometry geo_default = {
@@ -142,15 +143,6 @@ static void limits_check_test(struct kunit *test)
 		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
 }
 
-static struct kunit_case geometry_cases[] = {
-	KUNIT_CASE_PARAM(geometry_check_test, geo_gen_params),
-	KUNIT_CASE_PARAM(limits_check_test, lim_gen_params),
-	{}
-};
-
-static struct kunit_suite geometry_suite = {
-	.name = "xmemsim_geometry",
-	.test_cases = geometry_cases,
-};
-
-kunit_test_suite(geometry_suite);
+XMEMSIM_SUITE(geometry, "xmemsim_geometry", NULL, NULL,
+	      KUNIT_CASE_PARAM(geometry_check_test, geo_gen_params),
+	      KUNIT_CASE_PARAM(limits_check_test, lim_gen_params));

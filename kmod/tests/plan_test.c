@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "suite.h"
 #include "../plan_internal.h"
 
 #define CORE_SIZE	(64ULL << 20)
@@ -412,24 +413,15 @@ static void plan_sweep_matches_pairwise(struct kunit *test)
 	KUNIT_EXPECT_GT(test, agree_good, 20U);
 }
 
-static struct kunit_case plan_cases[] = {
-	KUNIT_CASE(plan_valid_and_lifetime_sharing),
-	KUNIT_CASE(plan_overlap_rejected_naming_both),
-	KUNIT_CASE(plan_closed_intervals_touching_in_time),
-	KUNIT_CASE(plan_own_intervals_overlap_is_fine),
-	KUNIT_CASE_PARAM(plan_field_rejected, field_gen_params),
-	KUNIT_CASE(plan_duplicate_and_unterminated_names),
-	KUNIT_CASE(plan_sync_equalizes),
-	KUNIT_CASE(plan_sync_failures_leave_nothing),
-	KUNIT_CASE(plan_sync_rejects_a_link_that_collides),
-	KUNIT_CASE(plan_sync_without_plans),
-	KUNIT_CASE(plan_sweep_matches_pairwise),
-	{}
-};
-
-static struct kunit_suite plan_suite = {
-	.name = "xmemsim_plan",
-	.test_cases = plan_cases,
-};
-
-kunit_test_suite(plan_suite);
+XMEMSIM_SUITE(plan, "xmemsim_plan", NULL, NULL,
+	      KUNIT_CASE(plan_valid_and_lifetime_sharing),
+	      KUNIT_CASE(plan_overlap_rejected_naming_both),
+	      KUNIT_CASE(plan_closed_intervals_touching_in_time),
+	      KUNIT_CASE(plan_own_intervals_overlap_is_fine),
+	      KUNIT_CASE_PARAM(plan_field_rejected, field_gen_params),
+	      KUNIT_CASE(plan_duplicate_and_unterminated_names),
+	      KUNIT_CASE(plan_sync_equalizes),
+	      KUNIT_CASE(plan_sync_failures_leave_nothing),
+	      KUNIT_CASE(plan_sync_rejects_a_link_that_collides),
+	      KUNIT_CASE(plan_sync_without_plans),
+	      KUNIT_CASE(plan_sweep_matches_pairwise));

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
+#include "suite.h"
 #include "../compat.h"
 #include "../xmem_heap.h"
 
@@ -79,14 +80,6 @@ static void xh_test_exit(struct kunit *test)
 }
 
 /* A suite of the heap's: its cases' heaps made in the xh_ctx of each case */
-#define XH_SUITE(_suite, _name, _cases)		\
-	static struct kunit_suite _suite = {	\
-		.name = _name,			\
-		.init = xh_test_init,		\
-		.exit = xh_test_exit,		\
-		.test_cases = _cases,		\
-	}
-
 static const struct heap_kind *param_mode(struct kunit *test)
 {
 	return test->param_value;
@@ -1498,69 +1491,53 @@ static void random_mode_switch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xmem_heap_verify(h), 0);
 }
 
-static struct kunit_case contract_cases[] = {
-	KUNIT_CASE_PARAM(init_defaults, xh_mode_gen_params),
-	KUNIT_CASE(init_rejects),
-	KUNIT_CASE_PARAM(first_fit_lowest, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(slack_per_candidate, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(slack_stays_with_block, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(align_zero_is_64, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(illegal_align, illegal_align_gen_params),
-	KUNIT_CASE_PARAM(size_zero, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(no_fit_leaves_heap, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(alloc_boundaries, bound_table_gen_params),
-	KUNIT_CASE_PARAM(stats_track_blocks, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(dump_order_and_truncation, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(verify_detects_corruption, xh_mode_gen_params),
-	KUNIT_CASE(adaptive_switches_keep_results),
-	{}
-};
+XMEMSIM_SUITE(xmem_heap_contract, "xmem_heap_contract", xh_test_init, xh_test_exit,
+	      KUNIT_CASE_PARAM(init_defaults, xh_mode_gen_params),
+	      KUNIT_CASE(init_rejects),
+	      KUNIT_CASE_PARAM(first_fit_lowest, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(slack_per_candidate, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(slack_stays_with_block, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(align_zero_is_64, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(illegal_align, illegal_align_gen_params),
+	      KUNIT_CASE_PARAM(size_zero, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(no_fit_leaves_heap, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(alloc_boundaries, bound_table_gen_params),
+	      KUNIT_CASE_PARAM(stats_track_blocks, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(dump_order_and_truncation, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(verify_detects_corruption, xh_mode_gen_params),
+	      KUNIT_CASE(adaptive_switches_keep_results));
 
-static struct kunit_case split_free_cases[] = {
-	KUNIT_CASE_PARAM(split_remainder_4, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(split_remainder_5, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(split_remainder_after_slack, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(exhaustion_at_32, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(exhaustion_mid_heap, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(exhaustion_recovers, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(one_descriptor, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(free_unknown, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(free_raw_start, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(coalesce_left, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(coalesce_right, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(coalesce_both, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(coalesce_none, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(unused_bytes_erratum, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(free_all_restores, xh_mode_gen_params),
-	{}
-};
+XMEMSIM_SUITE(xmem_heap_split_free, "xmem_heap_split_free", xh_test_init, xh_test_exit,
+	      KUNIT_CASE_PARAM(split_remainder_4, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(split_remainder_5, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(split_remainder_after_slack, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(exhaustion_at_32, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(exhaustion_mid_heap, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(exhaustion_recovers, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(one_descriptor, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(free_unknown, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(free_raw_start, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(coalesce_left, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(coalesce_right, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(coalesce_both, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(coalesce_none, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(unused_bytes_erratum, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(free_all_restores, xh_mode_gen_params));
 
-static struct kunit_case overflow_cases[] = {
-	KUNIT_CASE_PARAM(huge_size_no_wrap, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(top_of_address_space, xh_mode_gen_params),
-	KUNIT_CASE_PARAM(align_2_63, xh_mode_gen_params),
-	{}
-};
+XMEMSIM_SUITE(xmem_heap_overflow, "xmem_heap_overflow", xh_test_init, xh_test_exit,
+	      KUNIT_CASE_PARAM(huge_size_no_wrap, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(top_of_address_space, xh_mode_gen_params),
+	      KUNIT_CASE_PARAM(align_2_63, xh_mode_gen_params));
 
-static struct kunit_case random_cases[] = {
-	KUNIT_CASE(tree_skips_misaligned),
-	KUNIT_CASE(random_small),
-	KUNIT_CASE(random_large),
-	KUNIT_CASE(random_align_heavy),
-	KUNIT_CASE(random_top_of_space),
-	KUNIT_CASE(random_few_descriptors),
-	KUNIT_CASE(random_mode_switch),
-	KUNIT_CASE(adaptive_switches),
-	{}
-};
-
-XH_SUITE(xmem_heap_contract_suite, "xmem_heap_contract", contract_cases);
-XH_SUITE(xmem_heap_split_free_suite, "xmem_heap_split_free", split_free_cases);
-XH_SUITE(xmem_heap_overflow_suite, "xmem_heap_overflow", overflow_cases);
-XH_SUITE(xmem_heap_random_suite, "xmem_heap_random", random_cases);
-
-kunit_test_suites(&xmem_heap_contract_suite, &xmem_heap_split_free_suite,
-		  &xmem_heap_overflow_suite, &xmem_heap_random_suite);
+XMEMSIM_SUITE(xmem_heap_random, "xmem_heap_random", xh_test_init, xh_test_exit,
+	      KUNIT_CASE(tree_skips_misaligned),
+	      KUNIT_CASE(random_small),
+	      KUNIT_CASE(random_large),
+	      KUNIT_CASE(random_align_heavy),
+	      KUNIT_CASE(random_top_of_space),
+	      KUNIT_CASE(random_few_descriptors),
+	      KUNIT_CASE(random_mode_switch),
+	      KUNIT_CASE(adaptive_switches));
 
 MODULE_DESCRIPTION("KUnit suites of xmemsim: the xmem heap, the geometry checks, the DRAM plans");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host's reduction (userspace/bridge/dp_reduce.c), the reference the
- * DMA engines' reduce is checked against.
+ * The DMA engines' reduce (kmod/reduce_elem.h, which the host's
+ * userspace/bridge/dp_reduce.c compiles too) against an independent
+ * oracle: the host's own float and _Float16 sums.
  *
  *   test_reduce_ref           TAP: this reference against the host's own
  *                             float and _Float16 sums, and the KUnit
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "dp_device.h"
+#include "xorshift.h"
 
 static const char *const type_name[] = {
 	[XMEMSIM_DMA_T_F32] = "F32", [XMEMSIM_DMA_T_BF16] = "BF16",
@@ -25,10 +27,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 16);
+	return (uint32_t)(xorshift64(&rng) >> 16);
 }
 
 /* an operand worth testing: edges, near the other, tiny, or any bits */

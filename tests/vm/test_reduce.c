@@ -15,6 +15,7 @@
 #include "dp_device.h"
 #include "libxmemsim.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define HBM XMEMSIM_HEAP_HBM
 #define LEN 65536
@@ -23,10 +24,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 11);
+	return (uint32_t)(xorshift64(&rng) >> 11);
 }
 
 /* values worth adding: any bits, or near each other, or tiny */

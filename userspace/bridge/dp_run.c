@@ -448,59 +448,72 @@ dflt:
 	}
 }
 
-/* uses (not skip) to sinks, in order */
-static int emit_uses(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
+/* a use of tensor t (a bytes at a) to a sink */
+static int emit_use(struct run *r, uint32_t c, uint32_t i, uint32_t t,
+		    uint64_t a, uint64_t b)
+{
+	struct xfer *x;
+	struct use *u;
+
+	r->u = grow(r->u, &r->capu, r->nu + 1, sizeof(*r->u));
+	if (!r->u)
+		return -ENOMEM;
+	u = &r->u[r->nu++];
+	*u = (struct use){ .core = c, .inst = i, .t = t, .addr = a,
+			   .bytes = b, .sink = sink_take(r, b),
+			   .want = want_ver(r, c, i, obj_key(r, c, t)) };
+	x = add_x(r, c, i, t, X_USE, a, u->sink, b);
+	if (!x)
+		return -ENOMEM;
+	order_wait(r, c, i, t, 0, x);
+	return 0;
+}
+
+/* a def of tensor t: a new version, its bytes from the pool */
+static int emit_def(struct run *r, uint32_t c, uint32_t i, uint32_t t,
+		    uint64_t a, uint64_t b)
+{
+	int64_t v = add_ver(r, c, i, t, a, b, obj_key(r, c, t));
+	struct xfer *x;
+
+	x = v < 0 ? NULL : add_x(r, c, i, t, X_DEF, r->pool_dev + r->v[v].pool, a, b);
+	if (!x)
+		return -ENOMEM;
+	order_wait(r, c, i, t, 1, x);
+	return 0;
+}
+
+/* the defs, else the uses, of DRAM tensors (not skip), in order */
+static int emit_ops(struct run *r, uint32_t c, uint32_t i, uint32_t skip,
+		    int defs)
 {
 	const struct dp_core *core = &r->m->c[c];
 	const struct dp_inst *in = &core->in[i];
-	const uint32_t *ops = inst_ops(core, in);
-	uint32_t k;
+	const uint32_t *ops = inst_ops(core, in) + (defs ? 0 : in->ndefs);
+	uint32_t k, n = defs ? in->ndefs : in->nuses;
 
-	for (k = 0; k < in->nuses; k++) {
-		uint32_t t = ops[in->ndefs + k];
+	for (k = 0; k < n; k++) {
+		uint32_t t = ops[k];
 		uint64_t a = r->addr[c][t], b = core->t[t].bytes;
-		struct xfer *x;
-		struct use *u;
+		int ret;
 
 		if (!a || !b || t == skip)
 			continue;
-		r->u = grow(r->u, &r->capu, r->nu + 1, sizeof(*r->u));
-		if (!r->u)
-			return -ENOMEM;
-		u = &r->u[r->nu++];
-		*u = (struct use){ .core = c, .inst = i, .t = t, .addr = a,
-				   .bytes = b, .sink = sink_take(r, b),
-				   .want = want_ver(r, c, i, obj_key(r, c, t)) };
-		x = add_x(r, c, i, t, X_USE, a, u->sink, b);
-		if (!x)
-			return -ENOMEM;
-		order_wait(r, c, i, t, 0, x);
+		ret = defs ? emit_def(r, c, i, t, a, b) : emit_use(r, c, i, t, a, b);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
+static int emit_uses(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
+{
+	return emit_ops(r, c, i, skip, 0);
+}
+
 static int emit_defs(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
 {
-	const struct dp_core *core = &r->m->c[c];
-	const struct dp_inst *in = &core->in[i];
-	const uint32_t *ops = inst_ops(core, in);
-	uint32_t k;
-
-	for (k = 0; k < in->ndefs; k++) {
-		uint32_t t = ops[k];
-		uint64_t a = r->addr[c][t], b = core->t[t].bytes;
-		struct xfer *x;
-		int64_t v;
-
-		if (!a || !b || t == skip)
-			continue;
-		v = add_ver(r, c, i, t, a, b, obj_key(r, c, t));
-		x = v < 0 ? NULL : add_x(r, c, i, t, X_DEF, r->pool_dev + r->v[v].pool, a, b);
-		if (!x)
-			return -ENOMEM;
-		order_wait(r, c, i, t, 1, x);
-	}
-	return 0;
+	return emit_ops(r, c, i, skip, 1);
 }
 
 static int emit_plain(struct run *r, uint32_t c, uint32_t i)
@@ -527,6 +540,9 @@ struct ring {
 	uint64_t *inbox;		/* per member: n - 1 slots */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a slot */
+	uint64_t *base;			/* per member: its semaphore before */
+	int64_t *inv;			/* per member: the version it reduces */
+	size_t *first;			/* per member: its instruction's first */
 };
 
 static void seg(const struct ring *g, uint32_t k, uint64_t *off, uint64_t *len)
@@ -583,8 +599,9 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
  * slot written once, every two transfers of different queues that meet
  * are a write and a read that waits for it.
  */
-static int emit_ring(struct run *r, struct ring *g, uint64_t *base)
+static int emit_ring(struct run *r, struct ring *g)
 {
+	const uint64_t *base = g->base;
 	uint32_t n = g->n, s, p;
 
 	for (s = 0; s < n - 1; s++) {
@@ -691,18 +708,140 @@ static uint32_t coll_data(const struct dp_core *core, const struct dp_inst *in)
 	return NONE32;
 }
 
+static int ring_alloc(struct ring *g)
+{
+	g->core = calloc(g->n, sizeof(*g->core));
+	g->inst = calloc(g->n, sizeof(*g->inst));
+	g->data = calloc(g->n, sizeof(*g->data));
+	g->inbox = calloc(g->n, sizeof(*g->inbox));
+	g->base = calloc(g->n, sizeof(*g->base));
+	g->inv = calloc(g->n, sizeof(*g->inv));
+	g->first = calloc(g->n, sizeof(*g->first));
+	return g->core && g->inst && g->data && g->inbox && g->base && g->inv &&
+	       g->first ? 0 : -ENOMEM;
+}
+
+static void ring_free(struct ring *g)
+{
+	free(g->core);
+	free(g->inst);
+	free(g->data);
+	free(g->inbox);
+	free(g->base);
+	free(g->inv);
+	free(g->first);
+}
+
+/*
+ * The members, cores mem[0..n): the instruction each is at and the tensor
+ * it reduces, all of one size in whole elements; the segments' size; and
+ * *start, the latest of the instructions' starts.
+ */
+static int ring_members(struct run *r, const struct dp_inst *in0,
+			struct ring *g, const uint32_t *mem, uint64_t *start)
+{
+	uint32_t p;
+
+	for (p = 0; p < g->n; p++) {
+		const struct dp_core *c = &r->m->c[mem[p]];
+		uint32_t i = r->next[mem[p]], t;
+
+		g->core[p] = mem[p];
+		g->inst[p] = i;
+		t = coll_data(c, &c->in[i]);
+		g->data[p] = t;
+		if (t == NONE32 || !r->addr[mem[p]][t])
+			return dp_fail(r->e, "core %u '%s': no DRAM tensor that it both uses and defines to reduce",
+				       mem[p], c->in[i].name), -EINVAL;
+		if (p && c->t[t].bytes != g->bytes)
+			return dp_fail(r->e, "core %u '%s': '%s' is %" PRIu64 " bytes, core %u's '%s' %" PRIu64,
+				       mem[p], c->in[i].name, c->t[t].name, c->t[t].bytes,
+				       mem[0], tensor_name(r, mem[0], g->data[0]), g->bytes), -EINVAL;
+		g->bytes = c->t[t].bytes;
+		if (g->bytes % g->esz)
+			return dp_fail(r->e, "core %u '%s': '%s' is not whole %s elements",
+				       mem[p], c->in[i].name, c->t[t].name,
+				       dp_elem_name(in0->coll_type)), -EINVAL;
+		if (*start < inst_start(r, mem[p], i))
+			*start = inst_start(r, mem[p], i);
+	}
+	g->elems = g->bytes / g->esz;
+	g->per = (g->elems + g->n - 1) / g->n;
+	g->slot = g->per * g->esz;
+	return 0;
+}
+
+/*
+ * Before the ring: each member's inbox staged, its semaphore's count and
+ * the version it reduces noted, its instruction opened and its other
+ * uses sent.
+ */
+static int ring_open(struct run *r, struct ring *g)
+{
+	uint32_t p;
+	int ret;
+
+	for (p = 0; p < g->n; p++) {
+		g->inbox[p] = stage_take(r, (uint64_t)(g->n - 1) * g->slot);
+		g->base[p] = r->sent[g->core[p]];
+		g->inv[p] = want_ver(r, g->core[p], g->inst[p],
+				     obj_key(r, g->core[p], g->data[p]));
+		ret = open_inst(r, g->core[p], g->inst[p], &g->first[p]);
+		if (!ret)
+			ret = emit_uses(r, g->core[p], g->inst[p], g->data[p]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * After the ring: each member's other defs sent, its tensor's version
+ * the one result res (owned by member 0's: *handed once it is), and its
+ * instruction closed, as long as one member's steps from start.
+ */
+static int ring_close(struct run *r, struct ring *g, uint8_t *res,
+		      uint64_t start, int *handed)
+{
+	uint64_t d = 2 * dur(r, 8);
+	uint32_t p, k;
+	int ret;
+
+	for (k = 0; k < g->n - 1; k++)	/* the critical path: one member's steps */
+		d += 3 * dur(r, g->slot);
+	for (p = 0; p < g->n; p++) {
+		uint32_t c = g->core[p], t = g->data[p];
+		int64_t v;
+
+		r->sent[c] += 2 * g->n - 1;
+		ret = emit_defs(r, c, g->inst[p], t);
+		if (ret)
+			return ret;
+		v = add_ver(r, c, g->inst[p], t, r->addr[c][t], g->bytes,
+			    obj_key(r, c, t));
+		if (v < 0)
+			return -ENOMEM;
+		r->v[v].buf = res;	/* one result, every member's */
+		r->v[v].own = !p;
+		*handed = 1;
+		ret = close_inst(r, c, g->inst[p], g->first[p], start,
+				 d + r->o->compute_ns);
+		if (ret)
+			return ret;
+		r->next[c]++;
+	}
+	return 0;
+}
+
 static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 {
 	const struct dp_core *core0 = &r->m->c[c0];
 	const struct dp_inst *in0 = &core0->in[i0];
 	const uint32_t *mem = inst_sync(core0, in0) + in0->nwait + in0->nsignal;
 	struct ring g = { .n = in0->ncores };
-	uint64_t start = 0, *base = NULL, d = 0;
-	int64_t *inv = NULL;
-	size_t *first = NULL;
+	uint64_t start = 0;
 	uint8_t *res = NULL;
-	uint32_t p, k;
-	int ret = -ENOMEM, handed = 0;
+	int ret, handed = 0;
 
 	if (in0->coll_kind != DP_COLL_ALL_REDUCE)
 		return dp_fail(r->e, "core %u '%s': a %s is not run yet (all_reduce is)",
@@ -710,100 +849,22 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	g.op = in0->coll_op == DP_RED_MAX ? XMEMSIM_DMA_OP_MAX : XMEMSIM_DMA_OP_SUM;
 	g.type = (uint32_t)in0->coll_type + 1;	/* DP_ELEM_F32.. -> XMEMSIM_DMA_T_F32.. */
 	g.esz = dp_reduce_size(g.type);
-	g.core = calloc(g.n, sizeof(*g.core));
-	g.inst = calloc(g.n, sizeof(*g.inst));
-	g.data = calloc(g.n, sizeof(*g.data));
-	g.inbox = calloc(g.n, sizeof(*g.inbox));
-	base = calloc(g.n, sizeof(*base));
-	inv = calloc(g.n, sizeof(*inv));
-	first = calloc(g.n, sizeof(*first));
-	if (!g.core || !g.inst || !g.data || !g.inbox || !base || !inv || !first)
-		goto out;
-	for (p = 0; p < g.n; p++) {
-		const struct dp_core *c = &r->m->c[mem[p]];
-		uint32_t i = r->next[mem[p]], t;
-
-		g.core[p] = mem[p];
-		g.inst[p] = i;
-		t = coll_data(c, &c->in[i]);
-		g.data[p] = t;
-		ret = -EINVAL;
-		if (t == NONE32 || !r->addr[mem[p]][t]) {
-			dp_fail(r->e, "core %u '%s': no DRAM tensor that it both uses and defines to reduce",
-				mem[p], c->in[i].name);
-			goto out;
-		}
-		if (p && c->t[t].bytes != g.bytes) {
-			dp_fail(r->e, "core %u '%s': '%s' is %" PRIu64 " bytes, core %u's '%s' %" PRIu64,
-				mem[p], c->in[i].name, c->t[t].name, c->t[t].bytes,
-				mem[0], tensor_name(r, mem[0], g.data[0]), g.bytes);
-			goto out;
-		}
-		g.bytes = c->t[t].bytes;
-		if (g.bytes % g.esz) {
-			dp_fail(r->e, "core %u '%s': '%s' is not whole %s elements",
-				mem[p], c->in[i].name, c->t[t].name, dp_elem_name(in0->coll_type));
-			goto out;
-		}
-		if (start < inst_start(r, mem[p], i))
-			start = inst_start(r, mem[p], i);
+	ret = ring_alloc(&g);
+	if (!ret)
+		ret = ring_members(r, in0, &g, mem, &start);
+	if (!ret) {
+		res = malloc(g.bytes ? g.bytes : 1);
+		ret = res ? ring_open(r, &g) : -ENOMEM;
 	}
-	g.elems = g.bytes / g.esz;
-	g.per = (g.elems + g.n - 1) / g.n;
-	g.slot = g.per * g.esz;
-	ret = -ENOMEM;
-	res = malloc(g.bytes ? g.bytes : 1);
-	if (!res)
-		goto out;
-	for (p = 0; p < g.n; p++) {
-		g.inbox[p] = stage_take(r, (uint64_t)(g.n - 1) * g.slot);
-		base[p] = r->sent[g.core[p]];
-		inv[p] = want_ver(r, g.core[p], g.inst[p], obj_key(r, g.core[p], g.data[p]));
-		ret = open_inst(r, g.core[p], g.inst[p], &first[p]);
-		if (!ret)
-			ret = emit_uses(r, g.core[p], g.inst[p], g.data[p]);
-		if (ret)
-			goto out;
-	}
-	ret = emit_ring(r, &g, base);
+	if (!ret)
+		ret = emit_ring(r, &g);
 	if (!ret && !r->counting)
-		ret = ring_result(r, &g, inv, res);
-	if (ret)
-		goto out;
-	for (k = 0; k < g.n - 1; k++)	/* the critical path: one member's steps */
-		d += 3 * dur(r, g.slot);
-	d += 2 * dur(r, 8);
-	for (p = 0; p < g.n; p++) {
-		int64_t v;
-
-		r->sent[g.core[p]] += 2 * g.n - 1;
-		ret = emit_defs(r, g.core[p], g.inst[p], g.data[p]);
-		if (ret)
-			goto out;
-		v = add_ver(r, g.core[p], g.inst[p], g.data[p], r->addr[g.core[p]][g.data[p]],
-			    g.bytes, obj_key(r, g.core[p], g.data[p]));
-		ret = -ENOMEM;
-		if (v < 0)
-			goto out;
-		r->v[v].buf = res;	/* one result, every member's */
-		r->v[v].own = !p;
-		handed = 1;
-		ret = close_inst(r, g.core[p], g.inst[p], first[p], start, d + r->o->compute_ns);
-		if (ret)
-			goto out;
-		r->next[g.core[p]]++;
-	}
-	ret = 0;
-out:
+		ret = ring_result(r, &g, g.inv, res);
+	if (!ret)
+		ret = ring_close(r, &g, res, start, &handed);
 	if (ret == -ENOMEM && !r->e->msg[0])
 		dp_nomem(r->e);
-	free(g.core);
-	free(g.inst);
-	free(g.data);
-	free(g.inbox);
-	free(base);
-	free(inv);
-	free(first);
+	ring_free(&g);
 	if (!handed)
 		free(res);
 	return ret;
