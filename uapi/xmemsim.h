@@ -367,10 +367,11 @@ struct xmemsim_plan_stats {
  * The clock. Each file has its own modeled now: the latest modeled time
  * it has observed (a reaped record's end, a semaphore value it read or
  * waited for, COPY's end), starting at its user's present (the latest
- * end its user's engines have reached) when the file first uses DMA (DMA_INFO, a DMA or semaphore command: DMA_INFO
- * gives a runtime its time base before its first submit). Observing moves
- * it: a record reaped between two submits makes the second start no
- * earlier than that record's end, as a host that waits for a completion
+ * end its user's engines have reached) when the file first uses DMA
+ * (DMA_INFO, a DMA or semaphore command: DMA_INFO gives a runtime its
+ * time base before its first submit). Observing moves it: a record
+ * reaped between two submits makes the second start no earlier than
+ * that record's end, as a host that waits for a completion
  * before issuing more would; submit, then reap, to model the program
  * alone. A transfer is submitted at its file's now and
  * starts at the latest of: its submission, its queue reaching it (the
