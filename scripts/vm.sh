@@ -246,6 +246,12 @@ export XMEMSIM_VM=1
 sh -c "$(cat /cmd)" > $out 2>&1
 rc=$?
 if [ "$(cat /insmod)" = 1 ] && grep -q '^xmemsim ' /proc/modules; then
+	# a closed ring's files are put by io_uring's exit work, late
+	i=0
+	while [ "$(cat /sys/module/xmemsim/refcnt)" != 0 ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	rmmod xmemsim || echo "XMEMSIM-MARK rmmod-failed" > $out
 fi
 # kmemleak only reports objects older than ~5 s.

@@ -13,6 +13,26 @@ skip() {	# skip NAME REASON: counted as skipped
 	echo "ok $n - sh: $1 # SKIP $2"
 }
 
+# settle_refs: wait (at most 20 s) until no file holds the module. A ring
+# closed with a command in flight releases its files from io_uring's exit
+# work and a deferred fput, after the process that owned it has gone; an
+# unload just then meets "in use", as it would on any driver. Prints who
+# still holds a /dev/xmemsim file when the wait runs out.
+settle_refs() {
+	i=0
+	while [ "$(cat /sys/module/xmemsim/refcnt 2>/dev/null || echo 0)" != 0 ]; do
+		if [ $i -ge 200 ]; then
+			echo "# refcnt $(cat /sys/module/xmemsim/refcnt) after 20 s; holders:"
+			ls -l /proc/[0-9]*/fd 2>/dev/null | grep xmemsim | sed 's/^/#   /'
+			return 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i = 0 ] || echo "# the module's last file went $i tenths of a second late"
+	return 0
+}
+
 # run_c NAME ARGS...: a C test binary's TAP lines, prefixed with its name
 # (RUN_AS=USER: run it as that user, with the user's groups)
 run_c() {

@@ -51,8 +51,8 @@ done
 # the ring-close test again and again under load: a flaky pass cannot hide
 under_load test_dma closing_the_ring_ends_a_wait_in_flight 20
 
-modprobe -r xmemsim && ! grep -q '^xmemsim ' /proc/modules
-tap $? "modprobe -r xmemsim"
+settle_refs && modprobe -r xmemsim && ! grep -q '^xmemsim ' /proc/modules
+tap $? "modprobe -r xmemsim once its files are released"
 /usr/sbin/modprobe xmemsim && /bin/udevadm settle --timeout=10 &&
 	[ "$(stat -c '%G %a' /dev/xmemsim)" = "xmemsim 660" ]
 tap $? "modprobe again: udevd gives the new node the group again"
