@@ -11,18 +11,29 @@
 #include "access.h"
 #include "xmemsim.h"
 
+/* One range: an allocation pinned, or an aperture mapping counted. */
+static int access_pin_one(struct xms_access *a, u64 addr,
+			  struct xmemsim_alloc_rec **rec,
+			  struct xmemsim_map **map, void **kaddr)
+{
+	if (xmemsim_in_aperture(addr))
+		return a->flags & XMS_ACCESS_APERTURE ?
+		       xmemsim_map_get(a->xf, addr, a->len, map, kaddr) : -EACCES;
+	return xmemsim_pin_range(a->xf, addr, a->len,
+				 a->flags & XMS_ACCESS_NOWAIT, rec);
+}
+
 static int access_pin(struct xms_access *a)
 {
-	bool nowait = a->flags & XMS_ACCESS_NOWAIT;
 	int ret;
 
 	if (a->flags & XMS_ACCESS_READ) {
-		ret = xmemsim_pin_range(a->xf, a->src, a->len, nowait, &a->srec);
+		ret = access_pin_one(a, a->src, &a->srec, &a->smap, &a->sp);
 		if (ret)
 			return ret;
 	}
 	if (a->flags & XMS_ACCESS_WRITE) {
-		ret = xmemsim_pin_range(a->xf, a->dst, a->len, nowait, &a->drec);
+		ret = access_pin_one(a, a->dst, &a->drec, &a->dmap, &a->dp);
 		if (ret)
 			return ret;
 	}
@@ -97,6 +108,12 @@ void xms_access_end(struct xms_access *a, u64 written)
 {
 	struct xmemsim_dev *d;
 
+	if (a->smap)
+		xmemsim_map_put(a->smap);
+	if (a->dmap)
+		xmemsim_map_put(a->dmap);
+	a->smap = NULL;
+	a->dmap = NULL;
 	if (!a->srec && !a->drec)
 		return;
 	d = a->xf->dev;

@@ -16,7 +16,8 @@
  *
  * Between the two, each range the access has (src if it reads, dst if it
  * writes) lies inside one allocation of the file, which is pinned against
- * free; the hazard checker has seen the access and a read has met the
+ * free (or, with XMS_ACCESS_APERTURE, inside one mapping of its aperture,
+ * counted: kmod/peer.c); the hazard checker has seen the access and a read has met the
  * memory errors of its bytes; sp and dp are the ranges' kernel addresses.
  * The end records the bytes written (their whole lines are clean again)
  * and drops the pins. No lock is held between the two: a pin is the
@@ -35,6 +36,7 @@
 
 struct xmemsim_file;
 struct xmemsim_alloc_rec;
+struct xmemsim_map;
 
 #define XMS_ACCESS_READ		BIT(0)	/* reads src */
 #define XMS_ACCESS_WRITE	BIT(1)	/* writes dst */
@@ -44,6 +46,8 @@ struct xmemsim_alloc_rec;
  * queued transfer: the checker at submit, the errors when it completes).
  */
 #define XMS_ACCESS_HOLD		BIT(3)
+/* A range may also lie in the file's aperture (a DMA transfer's alone). */
+#define XMS_ACCESS_APERTURE	BIT(4)
 
 struct xms_access {
 	/* in: the access */
@@ -53,6 +57,7 @@ struct xms_access {
 	u64 src, dst, len;
 	/* out: from begin to end */
 	struct xmemsim_alloc_rec *srec, *drec;	/* pinned, or NULL */
+	struct xmemsim_map *smap, *dmap;	/* aperture ranges', or NULL */
 	void *sp, *dp;			/* kernel addresses of src and dst */
 };
 

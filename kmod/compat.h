@@ -17,6 +17,9 @@
  *   XMEMSIM_HAVE_KUNIT_FAIL_AND_ABORT  the KUnit tests' name for a failed
  *                                 assertion with a message (6.2; 6.1 calls
  *                                 it KUNIT_ASSERT_FAILURE)
+ *   XMEMSIM_HAVE_DMA_BUF_VMAP_UNLOCKED  dma_buf_vmap_unlocked() (6.2: the
+ *                                 plain one wants the reservation lock held;
+ *                                 6.1's takes the dma-buf's own lock)
  */
 #ifndef XMEMSIM_COMPAT_H
 #define XMEMSIM_COMPAT_H
@@ -61,6 +64,22 @@ static inline const void *xmemsim_uring_cmd_area(const struct io_uring_cmd *iouc
 #ifndef XMEMSIM_HAVE_KUNIT_FAIL_AND_ABORT
 #define KUNIT_FAIL_AND_ABORT(test, fmt, ...) \
 	KUNIT_ASSERT_FAILURE(test, fmt, ##__VA_ARGS__)
+#endif
+
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) && \
+	!defined(XMEMSIM_HAVE_DMA_BUF_VMAP_UNLOCKED)
+#include <linux/dma-buf.h>
+static inline int dma_buf_vmap_unlocked(struct dma_buf *buf,
+					struct iosys_map *map)
+{
+	return dma_buf_vmap(buf, map);
+}
+
+static inline void dma_buf_vunmap_unlocked(struct dma_buf *buf,
+					   struct iosys_map *map)
+{
+	dma_buf_vunmap(buf, map);
+}
 #endif
 
 #endif /* XMEMSIM_COMPAT_H */

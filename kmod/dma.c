@@ -235,6 +235,29 @@ static void xfer_free(struct xmemsim_dev *d, struct xmemsim_xfer *x)
 	kfree_rcu(x, rcu);
 }
 
+/*
+ * A transfer's modeled time: the engines' latency and bandwidth between
+ * its two memories; through the aperture, also each link's latency and at
+ * most the lowest link bandwidth on its route (its side of the device
+ * counts as the device's own memory of the other end's kind).
+ */
+static void xfer_time(struct xmemsim_file *xf, struct xmemsim_xfer *x)
+{
+	const struct xmemsim_dma *dma = xf->dev->dma;
+	const struct xms_access *a = &x->acc;
+	u32 sk = kind_of((a->srec ?: a->drec)->heap);
+	u32 dk = kind_of((a->drec ?: a->srec)->heap);
+	u64 bw = dma->bw[sk][dk], lat = dma->latency_ns;
+
+	if (a->smap || a->dmap)
+		xmemsim_map_route(xf, a->smap ?: a->dmap, a->dmap, &x->route);
+	if (x->route.n) {
+		lat += x->route.latency_ns;
+		bw = min(bw, x->route.mbps * 1000000);
+	}
+	x->dur = xmemsim_dma_duration(lat, bw, x->d.len);
+}
+
 /* Check one descriptor and pin its ranges: 0 or -errno, nothing pinned. */
 static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 {
@@ -252,17 +275,17 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	    check_add_overflow(d->dst, d->len, &dend) ||
 	    (d->src < dend && d->dst < send))
 		return -EINVAL;
+	if (xmemsim_in_aperture(d->src) && xmemsim_in_aperture(d->dst))
+		return -EINVAL;	/* one end is the device's own memory */
 	x->acc = (struct xms_access){
 		.xf = xf, .src = d->src, .dst = d->dst, .len = d->len,
-		.flags = XMS_ACCESS_READ | XMS_ACCESS_WRITE | XMS_ACCESS_HOLD,
+		.flags = XMS_ACCESS_READ | XMS_ACCESS_WRITE | XMS_ACCESS_HOLD |
+			 XMS_ACCESS_APERTURE,
 	};
 	ret = xms_access_begin(&x->acc);
 	if (ret)
 		return ret;
-	x->dur = xmemsim_dma_duration(dma->latency_ns,
-				      dma->bw[kind_of(x->acc.srec->heap)]
-					     [kind_of(x->acc.drec->heap)],
-				      d->len);
+	xfer_time(xf, x);
 	return 0;
 }
 
@@ -470,6 +493,8 @@ int xmemsim_dma_copy(struct xmemsim_file *xf, u64 src, u64 dst, u64 len,
 
 	if (!df)
 		return -ENOMEM;
+	if (xmemsim_in_aperture(src) || xmemsim_in_aperture(dst))
+		return -EACCES;	/* COPY knows nothing of the aperture */
 	du = df->du;
 	x = xfer_new(df);
 	if (!x)

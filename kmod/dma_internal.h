@@ -27,6 +27,13 @@
  * the modeled time of the wall clock and completes when the wall reaches
  * its end.
  *
+ * Links. A transfer to or from the aperture (kmod/peer.c) crosses the
+ * links of its route (kmod/topo.h) and holds each from its start to its
+ * end, as it holds its engine: a transfer that needs a held link starts
+ * when the link is free. Link clocks are per user and per device, like
+ * engines: the transfers one device runs share their links; two devices
+ * keep their own clocks, so their transfers never meet on a link.
+ *
  * Users. Modeled time is per user: each user (the real uid that opened
  * a file) has engines of its own in modeled time, so its transfers start
  * and end as its programs alone decide, whatever other users queue, hang
@@ -74,6 +81,7 @@
 #include <linux/xarray.h>
 
 #include "access.h"
+#include "topo.h"
 #include "xmemsim.h"
 
 /* The hazard checker: off, report, or report and refuse (-EBUSY). */
@@ -123,6 +131,7 @@ struct xmemsim_dma_user {
 	const struct xmemsim_user *user;
 	struct mutex lock;		/* see "Locking" */
 	struct xmemsim_dma_engine *eng;	/* [engine] */
+	u64 *link_free;			/* [link]: free from here, modeled */
 	wait_queue_head_t wq;		/* its files' waiters and pollers */
 	u32 files;			/* its files with DMA state */
 	u32 inflight;			/* over those files */
@@ -160,6 +169,7 @@ struct xmemsim_xfer {
 	u64 ticket;
 	u64 seq;			/* its place in its queue, from 1 */
 	u64 dur;			/* modeled ns */
+	struct xmemsim_route route;	/* links it holds while it runs */
 	u64 submit_ns;			/* its file's now when it was queued */
 	u64 ready_ns;			/* when its wait condition came to hold */
 	u64 sem_after;			/* its signal's value, once done */

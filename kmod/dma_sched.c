@@ -91,6 +91,8 @@ static u64 xfer_earliest(const struct xmemsim_dma_user *du,
 {
 	u64 t = max3(x->submit_ns, x->q->end_ns, du->eng[x->q->engine].free_ns);
 
+	if (x->route.n)
+		t = xmemsim_link_start(du->link_free, &x->route, t);
 	return x->d.wait_sem == XMEMSIM_SEM_NONE ? t : max(t, x->ready_ns);
 }
 
@@ -143,10 +145,16 @@ static struct xmemsim_dma_queue *dma_pick(struct xmemsim_dma_user *du, u32 e,
 static int xfer_outcome(struct xmemsim_dev *d, const struct xmemsim_xfer *x,
 			u64 *len)
 {
-	u32 heap = x->acc.srec->heap;
+	u32 heap = x->acc.srec ? x->acc.srec->heap : 0;
 	int ret;
 
 	*len = 0;
+	if (!x->acc.srec) {	/* the aperture: another's memory, its errors */
+		if (x->fault == XMEMSIM_FAULT_DMA_ERROR)
+			return -EIO;
+		*len = x->d.len;
+		return 0;
+	}
 	switch (x->fault) {
 	case XMEMSIM_FAULT_DMA_ERROR:
 		return -EIO;
@@ -362,12 +370,13 @@ static void dma_start(struct xmemsim_dma_user *du, u32 e,
 	x->end_ns = t + min(x->dur, U64_MAX - t);
 	q->end_ns = x->end_ns;
 	eng->free_ns = x->end_ns;
+	xmemsim_link_take(du->link_free, &x->route, x->end_ns);
 	eng->cur = x;
 	trace_xmemsim_dma_start(x->df->pid, x->ticket, x->d.engine, x->d.queue,
 				x->d.len, x->start_ns, x->end_ns);
 	xmemsim_dma_drain(q->df);	/* a new head on a broken semaphore */
 	/* a premature read shows the poison; a reduce's dst is its operand */
-	if (du->dma->check && x->df->xf && !x->d.op) {
+	if (du->dma->check && x->df->xf && !x->d.op && x->acc.drec) {
 		xfer_work_begin(du, x);
 		xmemsim_fill(x->df->xf->dev, x->acc.drec->heap, x->d.dst,
 			     x->d.dst + x->d.len, XMEMSIM_DMA_POISON);
@@ -694,6 +703,7 @@ static enum hrtimer_restart dma_timer_fn(struct hrtimer *timer)
 int xmemsim_dma_user_init(struct xmemsim_dma *dma, struct xmemsim_dma_user *du,
 			  gfp_t gfp)
 {
+	const struct xmemsim_topo *t = xmemsim_topology();
 	u32 e;
 
 	du->dma = dma;
@@ -703,8 +713,12 @@ int xmemsim_dma_user_init(struct xmemsim_dma *dma, struct xmemsim_dma_user *du,
 	hrtimer_init(&du->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	du->timer.function = dma_timer_fn;
 	du->eng = kcalloc(dma->engines, sizeof(*du->eng), gfp);
-	if (!du->eng)
+	du->link_free = kcalloc(t ? xmemsim_topo_links(t) : 1, sizeof(u64), gfp);
+	if (!du->eng || !du->link_free) {
+		kfree(du->eng);
+		kfree(du->link_free);
 		return -ENOMEM;
+	}
 	for (e = 0; e < dma->engines; e++)
 		INIT_LIST_HEAD(&du->eng[e].active);
 	return 0;
@@ -716,6 +730,7 @@ void xmemsim_dma_user_fini(struct xmemsim_dma_user *du)
 	hrtimer_cancel(&du->timer);
 	cancel_work_sync(&du->work);
 	kfree(du->eng);
+	kfree(du->link_free);
 	mutex_destroy(&du->lock);
 }
 

@@ -21,6 +21,7 @@
 
 #include <linux/build_bug.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -55,6 +56,13 @@ union xmemsim_arg {
 	struct xmemsim_dma_info dma_info;
 	struct xmemsim_fault_arm fault_arm;
 	struct xmemsim_mem_error mem_error;
+	struct xmemsim_host_map host_map;
+	struct xmemsim_dmabuf_import dmabuf_import;
+	struct xmemsim_unmap unmap;
+	struct {	/* the uapi's struct first: the dispatcher copies it */
+		struct xmemsim_dmabuf_export u;
+		struct file *file;	/* to install at u.fd, or put */
+	} dmabuf_export;
 };
 
 struct xmemsim_cmd {
@@ -64,6 +72,8 @@ struct xmemsim_cmd {
 	bool may_block;		/* sleeps for long: no inline io_uring issue */
 	/* a wait that can end at once: tried inline, -EAGAIN if it would sleep */
 	int (*try)(struct xmemsim_file *xf, union xmemsim_arg *a);
+	/* after a successful command's answer reached the caller */
+	void (*done)(struct xmemsim_file *xf, union xmemsim_arg *a);
 };
 
 static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
@@ -100,7 +110,9 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		       XMEMSIM_FEAT_USER_LIMITS | XMEMSIM_FEAT_DMA_QUEUES |
 		       XMEMSIM_FEAT_FAULTS | XMEMSIM_FEAT_DMA_REAP |
 		       XMEMSIM_FEAT_DMA_ERRORS | XMEMSIM_FEAT_DMA_CLOCK |
-		       XMEMSIM_FEAT_DMA_REDUCE;
+		       XMEMSIM_FEAT_DMA_REDUCE | XMEMSIM_FEAT_PEER |
+		       (IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) ?
+			XMEMSIM_FEAT_DMABUF : 0);
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;
 	in->libc_pool_size = d->win[XMEMSIM_HEAP_LIBC].heap.size;
 	return 0;
@@ -435,6 +447,63 @@ static int cmd_mem_error(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 	return ret;
 }
 
+static int cmd_host_map(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	int ret = xmemsim_host_map(xf, &a->host_map);
+
+	*wb = ret ? 0 : XMEMSIM_FRESH;
+	return ret;
+}
+
+static void undo_host_map(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	xmemsim_unmap(xf, a->host_map.addr);
+}
+
+static int cmd_dmabuf_import(struct xmemsim_file *xf, union xmemsim_arg *a,
+			     int *wb)
+{
+	int ret = xmemsim_dmabuf_import(xf, &a->dmabuf_import);
+
+	*wb = ret ? 0 : XMEMSIM_FRESH;
+	return ret;
+}
+
+static void undo_dmabuf_import(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	xmemsim_unmap(xf, a->dmabuf_import.addr);
+}
+
+static int cmd_unmap(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
+{
+	return xmemsim_unmap(xf, a->unmap.addr);
+}
+
+/*
+ * An export's fd is reserved by the command and installed only once the
+ * caller has its number: a caller that cannot take the answer gets no fd.
+ */
+static int cmd_dmabuf_export(struct xmemsim_file *xf, union xmemsim_arg *a,
+			     int *wb)
+{
+	int ret = xmemsim_dmabuf_export(xf, &a->dmabuf_export.u,
+					&a->dmabuf_export.file);
+
+	*wb = ret ? 0 : XMEMSIM_FRESH;
+	return ret;
+}
+
+static void undo_dmabuf_export(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	put_unused_fd(a->dmabuf_export.u.fd);
+	fput(a->dmabuf_export.file);
+}
+
+static void done_dmabuf_export(struct xmemsim_file *xf, union xmemsim_arg *a)
+{
+	fd_install(a->dmabuf_export.u.fd, a->dmabuf_export.file);
+}
+
 /* The ABI's sizes, and its status codes, which are the heap's own. */
 static_assert(sizeof(struct xmemsim_info) == 184);
 static_assert(sizeof(struct xmemsim_alloc) == 56);
@@ -463,6 +532,10 @@ static_assert(sizeof(struct xmemsim_sem) == 48);
 static_assert(sizeof(struct xmemsim_dma_info) == 144);
 static_assert(sizeof(struct xmemsim_fault_arm) == 40);
 static_assert(sizeof(struct xmemsim_mem_error) == 32);
+static_assert(sizeof(struct xmemsim_host_map) == 32);
+static_assert(sizeof(struct xmemsim_dmabuf_export) == 24);
+static_assert(sizeof(struct xmemsim_dmabuf_import) == 32);
+static_assert(sizeof(struct xmemsim_unmap) == 8);
 static_assert(XMEMSIM_XMEM_OK == XMEM_OK);
 static_assert(XMEMSIM_XMEM_PTR_OUT_OF_BOUNDS == XMEM_ERR_PTR_OUT_OF_BOUNDS);
 static_assert(XMEMSIM_XMEM_INVALID_ARGS == XMEM_ERR_INVALID_ARGS);
@@ -497,6 +570,12 @@ static const struct xmemsim_cmd xmemsim_cmds[] = {
 	{ XMEMSIM_IOC_DMA_INFO, cmd_dma_info, NULL, false },
 	{ XMEMSIM_IOC_FAULT_ARM, cmd_fault_arm, NULL, false },
 	{ XMEMSIM_IOC_MEM_ERROR, cmd_mem_error, NULL, false },
+	{ XMEMSIM_IOC_HOST_MAP, cmd_host_map, undo_host_map, false },
+	{ XMEMSIM_IOC_DMABUF_EXPORT, cmd_dmabuf_export, undo_dmabuf_export,
+	  false, NULL, done_dmabuf_export },
+	{ XMEMSIM_IOC_DMABUF_IMPORT, cmd_dmabuf_import, undo_dmabuf_import,
+	  false },
+	{ XMEMSIM_IOC_UNMAP, cmd_unmap, NULL, false },
 };
 
 /**
@@ -548,5 +627,7 @@ long xmemsim_dispatch(struct xmemsim_file *xf, unsigned int cmd,
 			c->undo(xf, &arg);
 		return -EFAULT;
 	}
+	if (ret == 0 && c->done)
+		c->done(xf, &arg);
 	return ret;
 }

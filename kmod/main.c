@@ -12,6 +12,7 @@
 #include <kunit/visibility.h>
 #include <linux/cred.h>
 #include <linux/device.h>
+#include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/sched.h>
 #include <linux/module.h>
@@ -21,6 +22,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "topo.h"
 #include "xmemsim.h"
 
 static unsigned long long hbm_base = 0x400000000ULL;
@@ -66,6 +68,26 @@ MODULE_PARM_DESC(cores, "Accelerator cores (default 2)");
 static unsigned int devices = 1;
 module_param(devices, uint, 0444);
 MODULE_PARM_DESC(devices, "Simulated devices: /dev/xmemsim, then /dev/xmemsim1 and on (default 1, at most 32)");
+
+static char *topology = "ring";
+module_param(topology, charp, 0444);
+MODULE_PARM_DESC(topology, "How the devices are linked: ring, torus2d or full (default ring)");
+
+static unsigned int link_mbps = 50000;
+module_param(link_mbps, uint, 0444);
+MODULE_PARM_DESC(link_mbps, "Each device-to-device link's bandwidth, MB/s, each way (default 50000)");
+
+static unsigned long long link_latency_ns = 1000;
+module_param(link_latency_ns, ullong, 0444);
+MODULE_PARM_DESC(link_latency_ns, "Each device-to-device link's latency, ns (default 1000)");
+
+static unsigned int host_mbps = 25000;
+module_param(host_mbps, uint, 0444);
+MODULE_PARM_DESC(host_mbps, "Each device's host link bandwidth, MB/s, each way (default 25000, PCIe 4 x16-like)");
+
+static unsigned long long host_latency_ns = 2000;
+module_param(host_latency_ns, ullong, 0444);
+MODULE_PARM_DESC(host_latency_ns, "Each device's host link latency, ns (default 2000)");
 
 static unsigned short dev_mode = 0600;
 module_param(dev_mode, ushort, 0444);
@@ -298,6 +320,13 @@ EXPORT_SYMBOL_IF_KUNIT(xmemsim_geometry_check);	/* geometry_test.c: every refusa
 
 /* The devices, [0, devices); written at load and unload only. */
 static struct xmemsim_dev *xdevs[XMEMSIM_MAX_DEVICES];
+/* Their links, built at load before any device (kmod/topo.h). */
+static struct xmemsim_topo *xtopo;
+
+const struct xmemsim_topo *xmemsim_topology(void)
+{
+	return xtopo;
+}
 
 /* The device of a node's sysfs directory: misc_register()'s drvdata. */
 static struct xmemsim_dev *to_xdev(struct device *dev)
@@ -361,6 +390,7 @@ static int xmemsim_open(struct inode *inode, struct file *file)
 	xf->pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&xf->allocs);
 	mutex_init(&xf->plan_lock);
+	mutex_init(&xf->ap_lock);
 	spin_lock_init(&xf->fault.lock);
 	xf->mapping = file->f_mapping;
 	ret = xmemsim_user_attach(xf, file->f_cred->uid);
@@ -380,9 +410,11 @@ static int xmemsim_release(struct inode *inode, struct file *file)
 	struct xmemsim_file *xf = file->private_data;
 
 	xmemsim_dma_release(xf);
+	xmemsim_file_release_maps(xf);
 	xmemsim_file_release_plans(xf);
 	xmemsim_file_release_allocs(xf);
 	xmemsim_user_detach(xf);
+	mutex_destroy(&xf->ap_lock);
 	mutex_destroy(&xf->plan_lock);
 	kfree(xf);
 	return 0;
@@ -535,6 +567,35 @@ static ssize_t users_show(struct device *dev, struct device_attribute *attr,
 static DEVICE_ATTR_ADMIN_RO(users);
 
 /*
+ * peers: the device's place on the interconnect, for everyone. A header
+ * line (topology, devices, the link and host link models), then one line
+ * per device: its index, the links to it, the first hop, and the route's
+ * latency; "xmemctl topo" prints them as a matrix.
+ */
+static ssize_t peers_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	const struct xmemsim_topo *t = xtopo;
+	u32 me = to_xdev(dev)->index, b;
+	struct xmemsim_route r;
+	int n;
+
+	n = sysfs_emit(buf, "topology %s devices %u shape %ux%u ",
+		       xmemsim_topo_name(t->kind), t->n, t->rows, t->cols);
+	n += sysfs_emit_at(buf, n, "link_mbps %llu link_latency_ns %llu ",
+			   t->link_mbps, t->link_latency_ns);
+	n += sysfs_emit_at(buf, n, "host_mbps %llu host_latency_ns %llu\n",
+			   t->host_mbps, t->host_latency_ns);
+	for (b = 0; b < t->n; b++) {
+		xmemsim_topo_route(t, me, b, &r);
+		n += sysfs_emit_at(buf, n, "%u hops %u via %u latency_ns %llu\n",
+				   b, r.n, t->next[me][b], r.latency_ns);
+	}
+	return n;
+}
+static DEVICE_ATTR_RO(peers);
+
+/*
  * Memory errors per heap, as EDAC names them: hbm/ce_count, hbm/ue_count,
  * and the same under dataram/ and libc/ (kmod/fault.c). Root only (0400):
  * they count every user's errors, and another user's errors are not a
@@ -603,6 +664,7 @@ static const struct attribute_group libc_edac_group = {
 
 static struct attribute *xmemsim_attrs[] = {
 	&dev_attr_dma.attr,
+	&dev_attr_peers.attr,
 	&dev_attr_users.attr,
 	&dev_attr_dma_check_reports.attr,
 	&dev_attr_plan_bytes.attr,
@@ -716,6 +778,27 @@ static int __init dma_from_params(struct xmemsim_dev *d)
 	return ret;
 }
 
+/* The interconnect of the devices parameter's devices: 0 or -errno. */
+static int __init topo_from_params(void)
+{
+	int kind = xmemsim_topo_kind(topology);
+
+	if (kind < 0 || !link_mbps || !host_mbps ||
+	    link_latency_ns > NSEC_PER_SEC || host_latency_ns > NSEC_PER_SEC) {
+		pr_err("bad interconnect: topology ring, torus2d or full; link_mbps and host_mbps > 0; latencies at most 1 s\n");
+		return -EINVAL;
+	}
+	xtopo = kzalloc(sizeof(*xtopo), GFP_KERNEL);
+	if (!xtopo)
+		return -ENOMEM;
+	xmemsim_topo_build(xtopo, devices, kind);
+	xtopo->link_mbps = link_mbps;
+	xtopo->link_latency_ns = link_latency_ns;
+	xtopo->host_mbps = host_mbps;
+	xtopo->host_latency_ns = host_latency_ns;
+	return 0;
+}
+
 /* The three heaps in their windows: libc's borrows the dataram window. */
 static int __init windows_init(struct xmemsim_dev *d)
 {
@@ -818,6 +901,7 @@ static int __init dev_create(unsigned int index,
 	d = dev_alloc(geo);
 	if (!d)
 		return -ENOMEM;
+	d->index = index;
 	if (index)
 		snprintf(d->name, sizeof(d->name), "xmemsim%u", index);
 	else
@@ -863,6 +947,9 @@ static int __init dev_register(struct xmemsim_dev *d)
 	if (ret)
 		return ret;
 	d->registered = true;
+	/* an importer's attachments map pages for the device: any address */
+	d->misc.this_device->coherent_dma_mask = DMA_BIT_MASK(64);
+	d->misc.this_device->dma_mask = &d->misc.this_device->coherent_dma_mask;
 	xmemsim_debugfs_init(d);
 	return 0;
 }
@@ -903,6 +990,8 @@ static int __init xmemsim_init(void)
 		return -EINVAL;
 	}
 	ret = limits_from_params(&lim);
+	if (!ret)
+		ret = topo_from_params();
 	if (ret)
 		return ret;
 	for (i = 0; i < devices; i++) {
@@ -926,12 +1015,14 @@ static int __init xmemsim_init(void)
 
 err:
 	devs_destroy();
+	kfree(xtopo);
 	return ret;
 }
 
 static void __exit xmemsim_exit(void)
 {
 	devs_destroy();
+	kfree(xtopo);
 }
 module_init(xmemsim_init);
 module_exit(xmemsim_exit);

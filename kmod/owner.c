@@ -402,7 +402,7 @@ int xmemsim_free_for(struct xmemsim_file *xf, u32 heap, u64 addr, bool plan,
 	if (ret == -ENOENT) {
 		*status = XMEM_ERR_PTR_OUT_OF_BOUNDS;
 	} else if (!ret && (atomic_read_acquire(&rec->pins) || rec->maps ||
-			    rec->plan != plan)) {
+			    rec->exports || rec->plan != plan)) {
 		ret = -EBUSY;
 	} else if (!ret) {
 		rec_detach_locked(d, rec);
@@ -454,6 +454,13 @@ void xmemsim_file_release_allocs(struct xmemsim_file *xf)
 	mutex_lock(&d->lock);
 	list_for_each_entry_safe(rec, tmp, &xf->allocs, file_node) {
 		WARN_ON_ONCE(atomic_read(&rec->pins) || rec->maps);
+		if (rec->exports) {	/* its dma-bufs keep it, ownerless */
+			list_del(&rec->file_node);
+			charge(xf, rec, false);
+			rec->owner = NULL;
+			d->export_bytes[rec->heap] += rec->cost;
+			continue;
+		}
 		rec_detach_locked(d, rec);
 		list_add_tail(&rec->file_node, &dead);
 	}
@@ -498,6 +505,63 @@ int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 	}
 	mutex_unlock(&d->lock);
 	return ret;
+}
+
+/**
+ * xmemsim_rec_export() - count a dma-buf of [addr, addr + len) of xf's
+ * @xf: the exporter
+ * @addr: device address
+ * @len: bytes, > 0
+ * @recp: the HBM or dataram allocation holding the range
+ *
+ * While the count is up the allocation cannot be freed, and it outlives
+ * its file (xmemsim_file_release_allocs() leaves it to its dma-bufs).
+ *
+ * Return: 0, -EINVAL (wraps), -EACCES (not inside one allocation of @xf),
+ * -EBUSY (a plan's, or a libc allocation's: not the exporter's to give).
+ */
+int xmemsim_rec_export(struct xmemsim_file *xf, u64 addr, u64 len,
+		       struct xmemsim_alloc_rec **recp)
+{
+	struct xmemsim_dev *d = xf->dev;
+	struct xmemsim_alloc_rec *rec;
+	int heap, ret = -EACCES;
+	u64 end;
+
+	if (check_add_overflow(addr, len, &end))
+		return -EINVAL;
+	heap = xmemsim_heap_of(d, addr);
+	if (heap < 0)
+		return -EACCES;
+	mutex_lock(&d->lock);
+	rec = xmemsim_rec_find(d, heap, addr);
+	if (rec && rec->owner == xf && end <= rec->addr + rec->size) {
+		ret = rec->plan || heap == XMEMSIM_HEAP_LIBC ? -EBUSY : 0;
+		if (!ret) {
+			rec->exports++;
+			*recp = rec;
+		}
+	}
+	mutex_unlock(&d->lock);
+	return ret;
+}
+
+/* A dma-buf of rec is gone; the last one of an ownerless rec frees it. */
+void xmemsim_rec_unexport(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec)
+{
+	bool last;
+
+	mutex_lock(&d->lock);
+	WARN_ON_ONCE(!rec->exports);
+	last = !--rec->exports && !rec->owner;
+	if (last) {
+		rb_erase(&rec->node, &d->allocs[rec->heap]);
+		d->export_bytes[rec->heap] -= rec->cost;
+		d->scrub_bytes[rec->heap] += rec->cost;
+	}
+	mutex_unlock(&d->lock);
+	if (last)
+		rec_finish(d, rec);
 }
 
 /*
@@ -687,7 +751,7 @@ static int heap_verify_locked(struct xmemsim_dev *d, u32 heap, u64 owned,
 		if (bi[i].allocated)
 			taken += bi[i].size;
 	}
-	expect = owned + d->scrub_bytes[heap];
+	expect = owned + d->scrub_bytes[heap] + d->export_bytes[heap];
 	if (heap == XMEMSIM_HEAP_DATARAM)
 		expect += d->bounce_bytes;
 	if (taken != expect) {

@@ -218,6 +218,8 @@ struct xmemsim_dev {
 	u32 bounce_refs;		/* DMA COPYs in flight, +1 if reserved */
 	u64 bounce_failures;
 	u64 scrub_bytes[XMEMSIM_NUM_HEAPS];	/* freed, being cleared */
+	u64 export_bytes[XMEMSIM_NUM_HEAPS];	/* kept by dma-bufs alone */
+	u32 index;			/* its place among the devices */
 	u64 bounce_bytes;			/* the staging block, if taken */
 	atomic64_t plan_mem;		/* kernel memory of every file's plans */
 	u64 plan_core_size;		/* each core's plan window */
@@ -258,6 +260,8 @@ struct xmemsim_file {
 	struct xmemsim_dma_file *dma;	/* queues, semaphores; set once */
 	struct xmemsim_fault_file fault;
 	struct address_space *mapping;	/* its mappings' (the node's inode) */
+	struct mutex ap_lock;		/* ap[]; a leaf */
+	struct xmemsim_map *ap[XMEMSIM_APERTURE_SLOTS];	/* kmod/peer.c */
 };
 
 /* One live allocation, owned by one open file. */
@@ -273,6 +277,7 @@ struct xmemsim_alloc_rec {
 	bool plan;			/* backs the owner's plans */
 	atomic_t pins;			/* data-plane copies in flight */
 	u32 maps;			/* live VMAs */
+	u32 exports;			/* live dma-bufs (kmod/peer.c) */
 };
 
 /*
@@ -313,6 +318,33 @@ int xmemsim_rec_map(struct xmemsim_file *xf, u64 addr, u64 end,
 void xmemsim_rec_map_get(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 void xmemsim_rec_map_put(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
 int xmemsim_dev_verify(struct xmemsim_dev *d, char *why, size_t len);
+int xmemsim_rec_export(struct xmemsim_file *xf, u64 addr, u64 len,
+		       struct xmemsim_alloc_rec **recp);
+void xmemsim_rec_unexport(struct xmemsim_dev *d, struct xmemsim_alloc_rec *rec);
+
+/*
+ * peer.c: the aperture (uapi "Many devices"): a file's mappings of host
+ * pages and dma-bufs, and the dma-bufs it exports. The topology is the
+ * module's (main.c), built at load.
+ */
+struct xmemsim_map;
+struct xmemsim_route;
+struct xmemsim_topo;
+const struct xmemsim_topo *xmemsim_topology(void);
+int xmemsim_host_map(struct xmemsim_file *xf, struct xmemsim_host_map *hm);
+int xmemsim_unmap(struct xmemsim_file *xf, u64 addr);
+int xmemsim_dmabuf_export(struct xmemsim_file *xf,
+			  struct xmemsim_dmabuf_export *ex, struct file **filep);
+int xmemsim_dmabuf_import(struct xmemsim_file *xf,
+			  struct xmemsim_dmabuf_import *im);
+void xmemsim_file_release_maps(struct xmemsim_file *xf);
+bool xmemsim_in_aperture(u64 addr);
+int xmemsim_map_get(struct xmemsim_file *xf, u64 addr, u64 len,
+		    struct xmemsim_map **mp, void **kaddr);
+void xmemsim_map_put(struct xmemsim_map *m);
+void xmemsim_map_route(const struct xmemsim_file *xf,
+		       const struct xmemsim_map *m, bool to_map,
+		       struct xmemsim_route *r);
 
 /* copy.c: XMEMSIM_IOC_COPY and XMEMSIM_IOC_MEMSET */
 int xmemsim_bounce_reserve(struct xmemsim_dev *d);

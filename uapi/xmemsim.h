@@ -51,6 +51,8 @@
 #define XMEMSIM_FEAT_DMA_ERRORS	0x400ULL /* queue error states, DMA_RESET */
 #define XMEMSIM_FEAT_DMA_CLOCK	0x800ULL /* per-file clock; every DMA_SUBMIT returns once queued */
 #define XMEMSIM_FEAT_DMA_REDUCE	0x1000ULL /* xmemsim_dma_desc op and dtype */
+#define XMEMSIM_FEAT_PEER	0x2000ULL /* the aperture: HOST_MAP, UNMAP, links */
+#define XMEMSIM_FEAT_DMABUF	0x4000ULL /* DMABUF_EXPORT, DMABUF_IMPORT */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -648,6 +650,89 @@ struct xmemsim_mem_error {
 };
 
 /*
+ * Many devices: the aperture (XMEMSIM_FEAT_PEER). Each open file has an
+ * aperture of XMEMSIM_APERTURE_SLOTS slots above XMEMSIM_APERTURE_BASE,
+ * where it maps memory that is not its device's: its process's own pages
+ * (HOST_MAP) and dma-bufs (DMABUF_IMPORT: another xmemsim device's memory,
+ * or a host buffer such as udmabuf's). A mapping's device address is its
+ * slot's base, XMEMSIM_APERTURE_BASE + slot * XMEMSIM_APERTURE_SLOT_SIZE;
+ * a DMA descriptor's src or dst may lie inside one mapping of its file,
+ * and pread/pwrite/COPY/mmap know nothing of the aperture (-EACCES). A
+ * transfer to or from a mapping takes the modeled route between the
+ * devices, or the device's host link, as the topology in sysfs (peers)
+ * and xmemsim(4) describe: latency of each link crossed, then the bytes
+ * at the lowest bandwidth on the way. The checker sees aperture ranges as
+ * its file's; memory errors and poisoning are the owning device's own.
+ * Mappings live until UNMAP or the file's release; a transfer in flight
+ * keeps its mapping's memory until it ends.
+ */
+#define XMEMSIM_APERTURE_BASE		0x8000000000000000ULL	/* above every window */
+#define XMEMSIM_APERTURE_SLOT_SIZE	0x10000000000ULL	/* 1 TiB */
+#define XMEMSIM_APERTURE_SLOTS		64
+
+/*
+ * XMEMSIM_IOC_HOST_MAP: pin [uaddr, uaddr + len) of the caller's memory
+ * (read and write, page aligned, len a multiple of the page size, at most
+ * XMEMSIM_HOST_MAP_MAX) for DMA; counted against RLIMIT_MEMLOCK as the
+ * kernel counts pinned memory (-ENOMEM past it, unless CAP_IPC_LOCK).
+ * -ENOSPC when every slot is taken, -EFAULT for pages that cannot be
+ * pinned (not mapped, not writable, or file-backed where long-term pins
+ * are refused).
+ */
+#define XMEMSIM_HOST_MAP_MAX		0x40000000ULL		/* 1 GiB */
+struct xmemsim_host_map {
+	__u64 uaddr;		/* in */
+	__u64 len;		/* in */
+	__u32 flags;		/* in: 0 */
+	__u32 reserved;
+	__u64 addr;		/* out: its device address in the aperture */
+};
+
+/*
+ * XMEMSIM_IOC_DMABUF_EXPORT (XMEMSIM_FEAT_DMABUF): a dma-buf of [addr,
+ * addr + len), which lies inside one HBM or dataram allocation of the
+ * caller's file, as a new fd (O_RDWR; O_CLOEXEC unless XMEMSIM_EXPORT_
+ * NOCLOEXEC). The fd is the capability: whoever holds it may import it,
+ * on this device or any other, and mmap it (when addr and len are page
+ * aligned). While the dma-buf lives, the allocation cannot be freed
+ * (-EBUSY) and outlives its file: a closed or dead exporter leaves its
+ * bytes to the dma-buf, which frees them at its own release.
+ */
+#define XMEMSIM_EXPORT_NOCLOEXEC	0x1
+struct xmemsim_dmabuf_export {
+	__u64 addr;		/* in */
+	__u64 len;		/* in: > 0 */
+	__u32 flags;		/* in: XMEMSIM_EXPORT_* */
+	__s32 fd;		/* out */
+};
+
+/*
+ * XMEMSIM_IOC_DMABUF_IMPORT: map the dma-buf of fd into the caller's
+ * aperture, attached and mapped through the kernel's dma-buf framework
+ * (a buffer the kernel cannot map for the CPU: -EOPNOTSUPP). The mapping
+ * holds the dma-buf until UNMAP or the file's release. peer says whose
+ * memory it is: the exporting xmemsim device's index, or
+ * XMEMSIM_PEER_HOST for any other exporter (host memory).
+ */
+#define XMEMSIM_PEER_HOST	0xffffffffU
+struct xmemsim_dmabuf_import {
+	__s32 fd;		/* in */
+	__u32 flags;		/* in: 0 */
+	__u64 addr;		/* out: its device address in the aperture */
+	__u64 len;		/* out: the dma-buf's size */
+	__u32 peer;		/* out: device index, or XMEMSIM_PEER_HOST */
+	__u32 hops;		/* out: links on the route to it (host: 1) */
+};
+
+/*
+ * XMEMSIM_IOC_UNMAP: end the mapping at addr (a slot's base); -ENOENT if
+ * there is none. Transfers in flight on it keep its memory until they end.
+ */
+struct xmemsim_unmap {
+	__u64 addr;		/* in */
+};
+
+/*
  * io_uring: IORING_OP_URING_CMD with sqe->cmd_op set to any XMEMSIM_IOC_*
  * number and this struct in the SQE's 16-byte command area. The command's
  * argument struct lives in user memory at @arg, exactly as for ioctl(),
@@ -688,5 +773,9 @@ struct xmemsim_uring_cmd {
 #define XMEMSIM_IOC_MEM_ERROR	_IOW(XMEMSIM_IOC_MAGIC, 0x16, struct xmemsim_mem_error)
 #define XMEMSIM_IOC_DMA_REAP	_IOWR(XMEMSIM_IOC_MAGIC, 0x17, struct xmemsim_dma_reap)
 #define XMEMSIM_IOC_DMA_RESET	_IOWR(XMEMSIM_IOC_MAGIC, 0x18, struct xmemsim_dma_reset)
+#define XMEMSIM_IOC_HOST_MAP	_IOWR(XMEMSIM_IOC_MAGIC, 0x19, struct xmemsim_host_map)
+#define XMEMSIM_IOC_DMABUF_EXPORT	_IOWR(XMEMSIM_IOC_MAGIC, 0x1a, struct xmemsim_dmabuf_export)
+#define XMEMSIM_IOC_DMABUF_IMPORT	_IOWR(XMEMSIM_IOC_MAGIC, 0x1b, struct xmemsim_dmabuf_import)
+#define XMEMSIM_IOC_UNMAP	_IOW(XMEMSIM_IOC_MAGIC, 0x1c, struct xmemsim_unmap)
 
 #endif /* _UAPI_XMEMSIM_H */

@@ -32,6 +32,10 @@ VM_TESTS += $(O)/tests/vm/multiuser
 # options as the many-users tests.
 VM_TESTS += $(O)/tests/vm/fair
 
+# Many devices on the interconnect (dma-buf export and import, host pages,
+# links), run by tests/vm/run.sh with devices=4 and devices=16.
+VM_TESTS += $(O)/tests/vm/peers
+
 # The DMA timing checker's tests, run by tests/vm/run.sh under dma_check=2
 # and under dma_check=1 with a slow clock.
 VM_TESTS += $(O)/tests/vm/dma_check

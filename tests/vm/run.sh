@@ -229,6 +229,17 @@ insmod /lib/modules/xmemsim.ko devices=16 hbm_size=0x100000 &&
 	[ -c /dev/xmemsim15 ] && [ ! -e /dev/xmemsim16 ] && [ -d /sys/class/misc/xmemsim15 ]
 tap $? "insmod devices=16 hbm_size=0x100000: xmemsim .. xmemsim15"
 run_c devices
+# the interconnect: dma-buf and host pages between devices, open to all
+# (dev_mode=0666) so that uid 65534 meets them too
+for nd in 4 16; do
+	rmmod xmemsim && insmod /lib/modules/xmemsim.ko devices=$nd dev_mode=0666 hbm_size=0x400000
+	tap $? "insmod devices=$nd dev_mode=0666 for the interconnect"
+	run_c peers
+done
+xmemctl topo > /tmp/topo.txt && [ "$(grep -c '^dev[0-9]' /tmp/topo.txt)" = 16 ] &&
+	grep -q '^topology ring devices 16 ' /tmp/topo.txt &&
+	[ "$(grep '^dev0 ' /tmp/topo.txt | tr -s ' ' | cut -d' ' -f2-4,10)" = "X L1 L2 L8" ]
+tap $? "xmemctl topo: a 16-device ring as a matrix ($(grep '^dev0 ' /tmp/topo.txt | tr -s ' '))"
 rmmod xmemsim && ! insmod /lib/modules/xmemsim.ko devices=0 2>/dev/null &&
 	dmesg | grep -q 'bad devices 0: must be 1..32' && [ ! -e /dev/xmemsim ]
 tap $? "insmod rejects devices=0"

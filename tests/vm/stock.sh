@@ -48,6 +48,16 @@ for who in "" xuser; do
 	RUN_AS=$who run_c custom_op
 	RUN_AS=$who run_c faults
 done
+# many devices on Debian's kernel, which has the dma-buf framework (and,
+# in 6.12, udmabuf); the nodes opened to all for the test's uid 65534
+settle_refs && modprobe -r xmemsim &&
+	/usr/sbin/modprobe xmemsim devices=4 hbm_size=0x400000 &&
+	/bin/udevadm settle --timeout=10 && chmod 0666 /dev/xmemsim /dev/xmemsim[1-3]
+tap $? "modprobe devices=4 for the interconnect, nodes 0666"
+run_c peers
+settle_refs && modprobe -r xmemsim && /usr/sbin/modprobe xmemsim &&
+	/bin/udevadm settle --timeout=10
+tap $? "modprobe as booted"
 # the ring-close test again and again under load: a flaky pass cannot hide
 under_load test_dma closing_the_ring_ends_a_wait_in_flight 20
 

@@ -1059,6 +1059,62 @@ out:
 	return rc;
 }
 
+/* Device i's peers file, read whole into buf: 0, or -1 if there is none. */
+static int peers_read(unsigned int i, char *buf, size_t len)
+{
+	char path[96];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/xmemsim%.0u/peers", i);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return 0;
+}
+
+/*
+ * topo: the interconnect as a matrix, as nvidia-smi topo -m prints its
+ * own: a row per device, "X" for itself and "Ln" for a route of n links.
+ */
+static int cmd_topo(struct call *k)
+{
+	static char buf[8192];
+	unsigned int i, b, hops, via, nd = 0;
+	char *line, *save;
+
+	for (i = 0; i < 32 && !peers_read(i, buf, sizeof(buf)); i++) {
+		if (!i) {
+			line = strtok_r(buf, "\n", &save);
+			if (!line || sscanf(line, "topology %*s devices %u", &nd) != 1)
+				return failed(k, -EPROTO);
+			fprintf(k->out, "%s\n\n    ", line);
+			for (b = 0; b < nd; b++)
+				fprintf(k->out, " %5s%-2u", "dev", b);
+			fprintf(k->out, "\n");
+			if (peers_read(0, buf, sizeof(buf)))
+				return failed(k, -ENOENT);
+		}
+		fprintf(k->out, "dev%-2u", i);
+		strtok_r(buf, "\n", &save);
+		while ((line = strtok_r(NULL, "\n", &save)) &&
+		       sscanf(line, "%u hops %u via %u", &b, &hops, &via) == 3) {
+			if (b == i)
+				fprintf(k->out, " %7s", "X");
+			else
+				fprintf(k->out, " %6s%u", "L", hops);
+		}
+		fprintf(k->out, "\n");
+	}
+	if (!i)
+		return failed(k, -ENOENT);
+	fprintf(k->out, "\nX = self, Ln = a route of n device links (shortest; ties to the lower next device); each device has its own host link\n");
+	return 0;
+}
+
 /*
  * The commands, as the module's xmemsim_cmds[]: each with how many words
  * it takes (its name included) and whether the first argument is a heap.
@@ -1077,6 +1133,7 @@ static const struct xmemctl_cmd {
 	{ "stats", 2, 2, 1, cmd_stats },
 	{ "stats", 1, 1, 0, cmd_stats_all },
 	{ "top",   1, 1, 0, cmd_top },
+	{ "topo",  1, 1, 0, cmd_topo },
 	{ "plan",  3, 5, 0, cmd_plan },
 	{ "user",  1, 1, 0, cmd_user },
 	{ "dump",  2, 2, 1, cmd_dump },
