@@ -239,7 +239,9 @@ static void xfer_free(struct xmemsim_dev *d, struct xmemsim_xfer *x)
  * A transfer's modeled time: the engines' latency and bandwidth between
  * its two memories; through the aperture, also each link's latency and at
  * most the lowest link bandwidth on its route (its side of the device
- * counts as the device's own memory of the other end's kind).
+ * counts as the device's own memory of the other end's kind). Its links
+ * carry its bytes for the last link_ns of it: latency is pipelined,
+ * bandwidth is not.
  */
 static void xfer_time(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 {
@@ -256,6 +258,7 @@ static void xfer_time(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 		bw = min(bw, x->route.mbps * 1000000);
 	}
 	x->dur = xmemsim_dma_duration(lat, bw, x->d.len);
+	x->link_ns = x->dur - min(lat, x->dur);
 }
 
 /* Check one descriptor and pin its ranges: 0 or -errno, nothing pinned. */
@@ -269,7 +272,7 @@ static int xfer_prepare(struct xmemsim_file *xf, struct xmemsim_xfer *x)
 	if (d->engine >= dma->engines || d->queue >= dma->queues ||
 	    (d->wait_sem != XMEMSIM_SEM_NONE && d->wait_sem >= dma->sems) ||
 	    (d->signal_sem != XMEMSIM_SEM_NONE && d->signal_sem >= dma->sems) ||
-	    !mem_is_zero(d->reserved, sizeof(d->reserved)) || !d->len ||
+	    !d->len ||
 	    xmemsim_dma_reduce_check(d) ||
 	    check_add_overflow(d->src, d->len, &send) ||
 	    check_add_overflow(d->dst, d->len, &dend) ||

@@ -20,7 +20,8 @@
  * completion, a semaphore value it read or waited for). A transfer is
  * submitted at its file's now and starts at the latest of: its submission,
  * its queue reaching it, its engine being free, its wait condition
- * arriving (ready_ns: the modeled time its semaphore reached the value).
+ * arriving (ready_ns: the modeled time its semaphore reached the value),
+ * its not_before_ns, and its links being free (below).
  * So modeled times follow from the descriptors and what the program has
  * observed, never from how fast the host ran between calls. With
  * time_scale = N a modeled ns lasts N wall ns: a transfer is submitted at
@@ -28,9 +29,10 @@
  * its end.
  *
  * Links. A transfer to or from the aperture (kmod/peer.c) crosses the
- * links of its route (kmod/topo.h) and holds each from its start to its
- * end, as it holds its engine: a transfer that needs a held link starts
- * when the link is free. Link clocks are per user and per device, like
+ * links of its route (kmod/topo.h) and holds each while its bytes move,
+ * the last link_ns of its time (its latency before them holds no link): a
+ * transfer whose bytes would meet a held link starts later, so that they
+ * move once the link is free. Link clocks are per user and per device, like
  * engines: the transfers one device runs share their links; two devices
  * keep their own clocks, so their transfers never meet on a link.
  *
@@ -169,7 +171,8 @@ struct xmemsim_xfer {
 	u64 ticket;
 	u64 seq;			/* its place in its queue, from 1 */
 	u64 dur;			/* modeled ns */
-	struct xmemsim_route route;	/* links it holds while it runs */
+	struct xmemsim_route route;	/* links it holds while its bytes move */
+	u64 link_ns;			/* its bytes' time on them: its end's */
 	u64 submit_ns;			/* its file's now when it was queued */
 	u64 ready_ns;			/* when its wait condition came to hold */
 	u64 sem_after;			/* its signal's value, once done */

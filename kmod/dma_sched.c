@@ -91,8 +91,13 @@ static u64 xfer_earliest(const struct xmemsim_dma_user *du,
 {
 	u64 t = max3(x->submit_ns, x->q->end_ns, du->eng[x->q->engine].free_ns);
 
-	if (x->route.n)
-		t = xmemsim_link_start(du->link_free, &x->route, t);
+	t = max(t, x->d.not_before_ns);
+	if (x->route.n) {
+		u64 lead = x->dur - x->link_ns;	/* its latency: no link held */
+		u64 bytes = xmemsim_link_start(du->link_free, &x->route, t + lead);
+
+		t = bytes - lead;
+	}
 	return x->d.wait_sem == XMEMSIM_SEM_NONE ? t : max(t, x->ready_ns);
 }
 

@@ -111,6 +111,7 @@ static int cmd_get_info(struct xmemsim_file *xf, union xmemsim_arg *a, int *wb)
 		       XMEMSIM_FEAT_FAULTS | XMEMSIM_FEAT_DMA_REAP |
 		       XMEMSIM_FEAT_DMA_ERRORS | XMEMSIM_FEAT_DMA_CLOCK |
 		       XMEMSIM_FEAT_DMA_REDUCE | XMEMSIM_FEAT_PEER |
+		       XMEMSIM_FEAT_DMA_NOT_BEFORE |
 		       (IS_ENABLED(CONFIG_DMA_SHARED_BUFFER) ?
 			XMEMSIM_FEAT_DMABUF : 0);
 	in->libc_pool_base = d->win[XMEMSIM_HEAP_LIBC].heap.base;

@@ -73,17 +73,17 @@ static char *topology = "ring";
 module_param(topology, charp, 0444);
 MODULE_PARM_DESC(topology, "How the devices are linked: ring, torus2d or full (default ring)");
 
-static unsigned int link_mbps = 50000;
+static unsigned int link_mbps = 12000;
 module_param(link_mbps, uint, 0444);
-MODULE_PARM_DESC(link_mbps, "Each device-to-device link's bandwidth, MB/s, each way (default 50000)");
+MODULE_PARM_DESC(link_mbps, "Each device-to-device link's bandwidth, MB/s, each way (default 12000, below the engines')");
 
 static unsigned long long link_latency_ns = 1000;
 module_param(link_latency_ns, ullong, 0444);
 MODULE_PARM_DESC(link_latency_ns, "Each device-to-device link's latency, ns (default 1000)");
 
-static unsigned int host_mbps = 25000;
+static unsigned int host_mbps = 8000;
 module_param(host_mbps, uint, 0444);
-MODULE_PARM_DESC(host_mbps, "Each device's host link bandwidth, MB/s, each way (default 25000, PCIe 4 x16-like)");
+MODULE_PARM_DESC(host_mbps, "Each device's host link bandwidth, MB/s, each way (default 8000)");
 
 static unsigned long long host_latency_ns = 2000;
 module_param(host_latency_ns, ullong, 0444);

@@ -53,6 +53,7 @@
 #define XMEMSIM_FEAT_DMA_REDUCE	0x1000ULL /* xmemsim_dma_desc op and dtype */
 #define XMEMSIM_FEAT_PEER	0x2000ULL /* the aperture: HOST_MAP, UNMAP, links */
 #define XMEMSIM_FEAT_DMABUF	0x4000ULL /* DMABUF_EXPORT, DMABUF_IMPORT */
+#define XMEMSIM_FEAT_DMA_NOT_BEFORE 0x8000ULL /* xmemsim_dma_desc not_before_ns */
 
 /* Heaps */
 #define XMEMSIM_HEAP_HBM	0	/* HBM scratch window */
@@ -417,8 +418,17 @@ struct xmemsim_dma_desc {
 	__u64 tag;		/* the caller's, returned by DMA_WAIT */
 	__u32 op;		/* XMEMSIM_DMA_OP_*: 0 copies */
 	__u32 dtype;		/* XMEMSIM_DMA_T_*: 0 for a copy */
-	__u32 reserved[2];
+	__u64 not_before_ns;	/* modeled; 0: none (XMEMSIM_FEAT_DMA_NOT_BEFORE) */
 };
+
+/*
+ * not_before_ns: the transfer starts no earlier than this modeled time.
+ * Devices keep their own clocks, and semaphores are one file's: a program
+ * that orders a transfer on one device after a completion on another
+ * (a collective's step after its neighbour's) waits for that completion
+ * and passes its end_ns here. 0 (a descriptor from before the field,
+ * whose reserved words were zero) adds nothing.
+ */
 
 /*
  * Reduce (XMEMSIM_FEAT_DMA_REDUCE). A transfer whose op is not COPY

@@ -456,7 +456,7 @@ TEST(a_shared_link_is_shared)
 	struct xmemsim_dma_desc d[3];
 	struct xmemsim_dma_wait w[3];
 	struct xms_dev x0, y1, y3;
-	uint64_t a, b1, b3, t;
+	uint64_t a, b1, b3, t, bytes;
 	int f1, f3, k;
 
 	if (!have_dmabuf || ndev < 4)
@@ -479,8 +479,12 @@ TEST(a_shared_link_is_shared)
 	       (unsigned long long)w[0].start_ns, (unsigned long long)w[1].start_ns,
 	       (unsigned long long)w[2].start_ns, (unsigned long long)w[0].end_ns,
 	       (unsigned long long)w[1].end_ns, (unsigned long long)w[2].end_ns);
-	CHECK(w[1].start_ns == w[0].end_ns);
-	CHECK(w[2].start_ns == w[0].start_ns);
+	/* the second's bytes follow the first's; its latency overlaps them */
+	bytes = expect_ns(LEN / 2, 1, 0) - test_param("dma_latency_ns") -
+		test_param("link_latency_ns");
+	CHECK(w[1].end_ns == w[0].end_ns + bytes);
+	CHECK(w[1].start_ns > w[0].start_ns && w[1].start_ns < w[0].end_ns);
+	CHECK(w[2].start_ns == w[0].start_ns && w[2].end_ns == w[0].end_ns);
 	CHECK(w[1].end_ns - w[1].start_ns == (uint64_t)expect_ns(LEN / 2, 1, 0));
 	close(f1);
 	close(f3);
@@ -530,6 +534,45 @@ TEST(a_udmabuf_imports_as_host_memory)
 	close(bfd);
 	close(mfd);
 	close(ufd);
+}
+
+/*
+ * Devices keep their own clocks: a step on device 1 ordered after a
+ * completion on device 0 carries that completion's end as not_before_ns,
+ * and starts there, not before; 0 adds nothing.
+ */
+TEST(not_before_orders_across_devices)
+{
+	struct xmemsim_dma_desc d = {
+		.len = LEN, .wait_sem = NONE, .signal_sem = NONE,
+	};
+	struct xmemsim_dma_wait w0, w1;
+	struct xms_dev x0, x1;
+	uint64_t a0, b0, a1, b1, t;
+
+	REQUIRE(open_dev(0, &x0) == 0 && open_dev(1, &x1) == 0);
+	REQUIRE(xms_alloc(&x0, HBM, LEN, 4096, 0, &a0, NULL) == 0);
+	REQUIRE(xms_alloc(&x0, HBM, LEN, 4096, 0, &b0, NULL) == 0);
+	REQUIRE(xms_alloc(&x1, HBM, LEN, 4096, 0, &a1, NULL) == 0);
+	REQUIRE(xms_alloc(&x1, HBM, LEN, 4096, 0, &b1, NULL) == 0);
+	d.src = a0;
+	d.dst = b0;
+	d.not_before_ns = 1000000;	/* 1 ms in */
+	REQUIRE(xms_dma_submit(&x0, &d, 1, &t) == 0);
+	REQUIRE(xms_dma_wait(&x0, t, -1, &w0) == 0);
+	CHECK(w0.start_ns >= 1000000);
+	d.src = a1;
+	d.dst = b1;
+	d.not_before_ns = w0.end_ns;
+	REQUIRE(xms_dma_submit(&x1, &d, 1, &t) == 0);
+	REQUIRE(xms_dma_wait(&x1, t, -1, &w1) == 0);
+	CHECK(w1.start_ns == w0.end_ns);
+	d.not_before_ns = 0;
+	REQUIRE(xms_dma_submit(&x1, &d, 1, &t) == 0);
+	REQUIRE(xms_dma_wait(&x1, t, -1, &w1) == 0);
+	CHECK(w1.start_ns == w0.end_ns + (w0.end_ns - w0.start_ns));	/* FIFO */
+	xms_close(&x1);
+	xms_close(&x0);
 }
 
 /* A page-aligned export maps into the importer's address space too. */

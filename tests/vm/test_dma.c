@@ -357,8 +357,8 @@ TEST(bad_descriptors_queue_nothing)
 	d[1].src = UINT64_MAX - 100;
 	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* wraps */
 	d[1] = d[0];
-	d[1].reserved[0] = 1;
-	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);
+	d[1].op = XMEMSIM_DMA_OP_MAX + 1;
+	CHECK(submit(e.fd, d, 2, NULL) == -EINVAL);	/* no such op */
 	d[1] = desc(e.buf[0], o.buf[0], 4096, 0, 0);
 	CHECK(submit(e.fd, d, 2, NULL) == -EACCES);	/* another file's */
 	big[0] = d[0];
