@@ -16,6 +16,10 @@ static int access_pin_one(struct xms_access *a, u64 addr,
 			  struct xmemsim_alloc_rec **rec,
 			  struct xmemsim_map **map, void **kaddr)
 {
+	u64 end;
+
+	if (check_add_overflow(addr, a->len, &end))
+		return -EINVAL;	/* a wrapped range is no range at all */
 	if (xmemsim_in_aperture(addr))
 		return a->flags & XMS_ACCESS_APERTURE ?
 		       xmemsim_map_get(a->xf, addr, a->len, map, kaddr) : -EACCES;
