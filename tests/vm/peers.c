@@ -44,9 +44,10 @@ static int open_dev(unsigned int i, struct xms_dev *xd)
 	return xms_open(xd, path);
 }
 
+/* ioctl(), or the ring attached to xd: the same answers either way */
 static int xioctl(struct xms_dev *xd, unsigned long cmd, void *arg)
 {
-	return ioctl(xd->fd, cmd, arg) ? -errno : 0;
+	return xms_cmd(xd, cmd, arg);
 }
 
 static int export(struct xms_dev *xd, uint64_t addr, uint64_t len, int *fd)
@@ -191,10 +192,11 @@ TEST(peers_in_sysfs_are_the_ring)
  * Device 0's bytes, exported, imported on device 1: read there by DMA and
  * written back from there, byte for byte, in the modeled time of one link.
  */
-TEST(peer_dma_moves_bytes_both_ways)
+static void peer_bytes(int uring)
 {
 	static uint8_t pat[LEN], pat2[LEN], got[LEN];
 	struct xmemsim_dmabuf_import im;
+	struct xms_ring r0, r1;
 	struct xms_dev x0, x1;
 	uint64_t a, b, c;
 	int64_t ns;
@@ -205,6 +207,10 @@ TEST(peer_dma_moves_bytes_both_ways)
 	fill(pat, LEN, 1);
 	fill(pat2, LEN, 2);
 	REQUIRE(open_dev(0, &x0) == 0 && open_dev(1, &x1) == 0);
+	if (uring) {	/* every command of both files through io_uring */
+		REQUIRE(xms_ring_init(&r0, &x0, 4) == 0 && xms_ring_init(&r1, &x1, 4) == 0);
+		REQUIRE(xms_attach_ring(&x0, &r0) == 0 && xms_attach_ring(&x1, &r1) == 0);
+	}
 	REQUIRE(xms_alloc(&x0, HBM, LEN, 4096, 0, &a, NULL) == 0);
 	REQUIRE(xms_write(&x0, a, pat, LEN) == 0);
 	REQUIRE(export(&x0, a, LEN, &fd) == 0);
@@ -234,8 +240,24 @@ TEST(peer_dma_moves_bytes_both_ways)
 	CHECK(unmap(&x1, im.addr) == 0 && unmap(&x1, im.addr) == -ENOENT);
 	close(fd);
 	CHECK(xms_free(&x0, HBM, a, NULL) == 0);
+	if (uring) {
+		xms_attach_ring(&x0, NULL);
+		xms_attach_ring(&x1, NULL);
+		xms_ring_exit(&r0);
+		xms_ring_exit(&r1);
+	}
 	xms_close(&x1);
 	xms_close(&x0);
+}
+
+TEST(peer_dma_moves_bytes_both_ways)
+{
+	peer_bytes(0);
+}
+
+TEST(peer_dma_moves_bytes_both_ways_through_io_uring)
+{
+	peer_bytes(1);
 }
 
 /*
