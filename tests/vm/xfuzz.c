@@ -829,6 +829,62 @@ static void op_dma(struct xfile *f)
 	}
 }
 
+/* An aperture address of f: a slot's base, maybe inside it, maybe not. */
+static uint64_t rnd_aperture(void)
+{
+	return XMEMSIM_APERTURE_BASE + rnd(XMEMSIM_APERTURE_SLOTS + 2) *
+	       XMEMSIM_APERTURE_SLOT_SIZE + (rnd(2) ? 0 : rnd(70000));
+}
+
+/*
+ * The aperture: the worker's own pages mapped (HOST_MAP, sometimes with
+ * bad arguments), a scratch buffer exported and imported again, DMA
+ * between a scratch buffer and any aperture address (queued, never
+ * waited for: a transfer must keep its mapping), an UNMAP of any slot.
+ */
+static void op_peer(struct xfile *f)
+{
+	static uint8_t host[16 * 4096] __attribute__((aligned(4096)));
+	struct xmemsim_host_map hm = {
+		.uaddr = (uintptr_t)host + (rnd(8) ? 0 : 1 + rnd(4096)),
+		.len = 4096 * (rnd(8) ? 1 + rnd(16) : rnd(20)),
+	};
+	struct xmemsim_dmabuf_export ex = { .len = 1 + rnd(65536) };
+	struct xmemsim_dmabuf_import im = { 0 };
+	struct xmemsim_dma_desc d = {
+		.len = 1 + rnd(8192), .wait_sem = XMEMSIM_SEM_NONE,
+		.signal_sem = XMEMSIM_SEM_NONE, .not_before_ns = rnd(2) ? 0 : rnd(100000),
+	};
+	struct xmemsim_dma_submit sb = { .descs = (uintptr_t)&d, .count = 1 };
+	struct xmemsim_unmap u = { .addr = rnd_aperture() };
+
+	if (scratch_ready(f))
+		return;
+	switch (rnd(4)) {
+	case 0:
+		cmd(f, XMEMSIM_IOC_HOST_MAP, rnd_ptr(&hm));
+		break;
+	case 1:
+		ex.addr = f->scratch[rnd(2)] + (rnd(4) ? 0 : rnd(70000));
+		if (cmd(f, XMEMSIM_IOC_DMABUF_EXPORT, &ex))
+			break;
+		im.fd = ex.fd + (rnd(8) ? 0 : 1 + (int)rnd(3));	/* or a forged one */
+		cmd(f, XMEMSIM_IOC_DMABUF_IMPORT, rnd_ptr(&im));
+		close(ex.fd);
+		break;
+	case 2:
+		d.src = rnd(2) ? f->scratch[rnd(2)] : rnd_aperture();
+		d.dst = rnd(2) ? f->scratch[rnd(2)] : rnd_aperture();
+		d.engine = rnd(3);
+		if (!cmd(f, XMEMSIM_IOC_DMA_SUBMIT, &sb))
+			f->dma_next = sb.ticket + 1;
+		break;
+	default:
+		cmd(f, XMEMSIM_IOC_UNMAP, rnd_ptr(&u));
+		break;
+	}
+}
+
 /*
  * Arm a fault site of this file (skip 0..3, times 1..2), or put a memory
  * error on a line of one of its allocations.
@@ -916,10 +972,17 @@ static void worker(int w, uint64_t seed, unsigned long ops, int nfd)
 				op_misc(x);
 			break;
 		case 18:
-			if (rnd(2))
+			switch (rnd(3)) {
+			case 0:
 				op_ring_abandon(x);
-			else
+				break;
+			case 1:
 				op_dma(x);
+				break;
+			default:
+				op_peer(x);
+				break;
+			}
 			break;
 		default:
 			if (rnd(4) == 0) {
