@@ -14,11 +14,13 @@
  * - a submitted transfer that touches bytes such a transfer on another
  *   queue writes (or writes bytes it reads) is a hazard unless it is
  *   ordered after it: it waits on a semaphore that the other's queue
- *   signals, at or after the other.
+ *   signals, at or after the other, or on one whose signaller is ordered
+ *   after the other in the same way, through any chain of semaphores.
  * The checker cannot see mappings (their pages are entered at mmap()
  * time) nor the order a program keeps by other means (a pipe, a thread
  * join): those it reports, or misses, as the rules above say.
  */
+#include <linux/bitmap.h>
 #include <linux/printk.h>
 #include <linux/sysfs.h>
 
@@ -192,6 +194,10 @@ struct check_order {
 	s32 *bat;
 	u32 nq;
 	u32 sem;		/* what they hold, or XMEMSIM_SEM_NONE */
+	/* chains (chained_after()) */
+	u64 *pseq;		/* [batch index]: the seq it will have */
+	u64 *reach;		/* [queue]: the last seq a new transfer follows */
+	unsigned long *want;	/* semaphores whose signallers it follows */
 };
 
 static u32 q_index(const struct xmemsim_dma *dma, const struct xmemsim_dma_desc *d)
@@ -243,6 +249,84 @@ static bool ordered_after(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 	return o->bat[qi] >= (s32)j;
 }
 
+/*
+ * Chains. A new transfer x is also ordered after y when something x is
+ * ordered after is itself ordered after y: x waits on s; z, on queue Q,
+ * signals s; z, or a transfer before it on Q, waits on s2; y's queue
+ * signals s2 at or after y. Each queue runs its transfers one after the
+ * other, so whatever starts on Q after a wait is satisfied ends after
+ * that wait's signallers. chained_after() follows such chains backwards
+ * from x, one round at a time: the signallers of the semaphores wanted
+ * raise reach[] (per queue, the last seq x follows); the waiters within
+ * reach want their semaphores in turn; until nothing new is wanted. A
+ * round is one pass over the file's transfers and the batch; there are at
+ * most as many rounds as semaphores. Signallers count as ordered_after()
+ * counts them: any transfer of the file or the batch that signals.
+ */
+static void chain_one(struct check_order *o, u32 qi, u64 seq,
+		      const struct xmemsim_dma_desc *d, bool *raised)
+{
+	if (d->signal_sem != XMEMSIM_SEM_NONE && test_bit(d->signal_sem, o->want) &&
+	    seq > o->reach[qi]) {
+		o->reach[qi] = seq;
+		*raised = true;
+	}
+}
+
+static void chain_want(struct check_order *o, u32 qi, u64 seq,
+		       const struct xmemsim_dma_desc *d)
+{
+	if (d->wait_sem != XMEMSIM_SEM_NONE && seq <= o->reach[qi])
+		__set_bit(d->wait_sem, o->want);
+}
+
+/*
+ * One round: raise reach[] from the wanted semaphores' signallers, then
+ * want what the transfers within reach wait on. Was anything raised?
+ */
+static bool chain_round(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			struct check_order *o, struct xmemsim_xfer **batch,
+			u32 n)
+{
+	struct xmemsim_xfer *z;
+	bool raised = false;
+	unsigned long t;
+	u32 k;
+
+	xa_for_each(&df->xfers, t, z)
+		if (z->q)
+			chain_one(o, z->q->index, z->seq, &z->d, &raised);
+	for (k = 0; k < n; k++)
+		chain_one(o, q_index(dma, &batch[k]->d), o->pseq[k], &batch[k]->d,
+			  &raised);
+	if (!raised)
+		return false;
+	xa_for_each(&df->xfers, t, z)
+		if (z->q)
+			chain_want(o, z->q->index, z->seq, &z->d);
+	for (k = 0; k < n; k++)
+		chain_want(o, q_index(dma, &batch[k]->d), o->pseq[k], &batch[k]->d);
+	return true;
+}
+
+/* Is batch[i] ordered after the transfer at seq yseq of queue yq, by a chain? */
+static bool chained_after(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
+			  struct check_order *o, struct xmemsim_xfer **batch,
+			  u32 n, u32 i, u32 yq, u64 yseq)
+{
+	u32 s = batch[i]->d.wait_sem;
+
+	if (s == XMEMSIM_SEM_NONE)
+		return false;
+	memset(o->reach, 0, o->nq * sizeof(*o->reach));
+	bitmap_zero(o->want, dma->sems);
+	__set_bit(s, o->want);
+	while (chain_round(dma, df, o, batch, n))
+		if (o->reach[yq] >= yseq)
+			return true;
+	return o->reach[yq] >= yseq;
+}
+
 static void report_race(struct xmemsim_dma_file *df, u64 xt,
 			const struct xmemsim_xfer *x, u64 yt,
 			const struct xmemsim_xfer *y)
@@ -266,7 +350,8 @@ static struct xmemsim_xfer *first_race(struct xmemsim_dma *dma,
 
 	xa_for_each(&df->xfers, t, y) {
 		if (xfer_seen(y) || same_queue(&y->d, &x[i]->d) ||
-		    !xfers_meet(x[i], y) || ordered_after(dma, df, o, y, 0, x, n, i))
+		    !xfers_meet(x[i], y) || ordered_after(dma, df, o, y, 0, x, n, i) ||
+		    chained_after(dma, df, o, x, n, i, y->q->index, y->seq))
 			continue;
 		*yt = t;
 		return y;
@@ -274,7 +359,9 @@ static struct xmemsim_xfer *first_race(struct xmemsim_dma *dma,
 	for (j = 0; j < i; j++) {
 		y = x[j];
 		if (same_queue(&y->d, &x[i]->d) || !xfers_meet(x[i], y) ||
-		    ordered_after(dma, df, o, y, j, x, n, i))
+		    ordered_after(dma, df, o, y, j, x, n, i) ||
+		    chained_after(dma, df, o, x, n, i, q_index(dma, &y->d),
+				  o->pseq[j]))
 			continue;
 		*yt = df->next_ticket + j;	/* the tickets to be */
 		return y;
@@ -313,9 +400,19 @@ int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 	o.nq = dma->engines * xmemsim_dma_nq(dma);
 	o.sig = kvmalloc_array(o.nq, sizeof(*o.sig), GFP_KERNEL_ACCOUNT);
 	o.bat = kvmalloc_array(o.nq, sizeof(*o.bat), GFP_KERNEL_ACCOUNT);
-	if (!o.sig || !o.bat) {
+	o.reach = kvmalloc_array(o.nq, sizeof(*o.reach), GFP_KERNEL_ACCOUNT);
+	o.pseq = kvmalloc_array(n, sizeof(*o.pseq), GFP_KERNEL_ACCOUNT);
+	o.want = bitmap_alloc(dma->sems, GFP_KERNEL_ACCOUNT);
+	if (!o.sig || !o.bat || !o.reach || !o.pseq || !o.want) {
 		ret = -ENOMEM;
 		goto out;
+	}
+	/* the seqs the batch will take: after each queue's, in array order */
+	memset(o.reach, 0, o.nq * sizeof(*o.reach));
+	for (i = 0; i < n; i++) {
+		u32 qi = q_index(dma, &x[i]->d);
+
+		o.pseq[i] = df->q[qi].seq + ++o.reach[qi];
 	}
 	for (i = 0; i < n; i++) {
 		hit = first_race(dma, df, &o, x, n, i, &yt);
@@ -329,5 +426,8 @@ int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 out:
 	kvfree(o.sig);
 	kvfree(o.bat);
+	kvfree(o.reach);
+	kvfree(o.pseq);
+	bitmap_free(o.want);
 	return ret;
 }

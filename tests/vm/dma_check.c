@@ -128,6 +128,57 @@ TEST(refuse_mode_refuses_each_hazard)
 }
 
 /*
+ * Order through a chain of semaphores: A (queue 0/0) writes b1 and
+ * signals 1; B (1/0) waits on 1, moves other bytes and signals 2; C
+ * (0/1) waits on 2 and reads b1. C follows B, which follows A: no race,
+ * whether the three come in one submit or three. A reader that waits on
+ * a semaphore nobody signals after A is still refused.
+ */
+TEST(a_chain_of_semaphores_orders)
+{
+	struct xmemsim_dma_desc d[3];
+	long long r0[3], r1[3];
+	struct env *e = calloc(1, sizeof(*e));
+	struct xmemsim_dma_desc bad;
+	uint64_t t;
+	int round, k;
+
+	REQUIRE(e);
+	if (test_param("dma_check") != 2)
+		SKIP("dma_check is not 2");
+	REQUIRE(env_open(e) == 0);
+	for (round = 0; round < 2; round++) {
+		reports(r0);
+		d[0] = desc(e->b[0], e->b[1], 4096, 0, 0, 0);	/* held on 0 */
+		d[0].signal_sem = 1;
+		d[0].signal_inc = 1;
+		d[1] = desc(e->b[2], e->b[3], 4096, 1, 0, 1);
+		d[1].signal_sem = 2;
+		d[1].signal_inc = 1;
+		d[2] = desc(e->b[1], e->b[2] + 8192, 4096, 0, 1, 2);
+		for (k = 0; k < 3; k++)	/* each round's values */
+			d[k].wait_value = (uint64_t)round + 1;
+		if (round == 0) {
+			CHECK(xms_dma_submit(&e->xd, d, 3, &t) == 0);
+		} else {
+			for (k = 0; k < 3; k++)
+				CHECK(xms_dma_submit(&e->xd, &d[k], 1, k ? NULL : &t) == 0);
+		}
+		bad = desc(e->b[1], e->b[3] + 8192, 4096, 1, 1, 3);
+		CHECK(xms_dma_submit(&e->xd, &bad, 1, NULL) == -EBUSY);
+		reports(r1);
+		printf("# %s: races reported %lld (the bad reader's alone)\n",
+		       round ? "three submits" : "one submit", r1[2] - r0[2]);
+		CHECK_EQ_U64(r1[2] - r0[2], 1);
+		CHECK(xms_sem_set(&e->xd, 0, (uint64_t)round + 1) == 0);
+		for (k = 0; k < 3; k++)
+			CHECK(xms_dma_wait(&e->xd, t + k, -1, NULL) == 0);
+	}
+	xms_close(&e->xd);
+	free(e);
+}
+
+/*
  * A transfer the process has not observed is in flight for the checker,
  * however long ago it ended, on any clock: the commonest bug a runtime
  * makes is to read a destination right after submitting, which on the
