@@ -251,14 +251,15 @@ static bool ordered_after(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 
 /*
  * Chains. A new transfer x is also ordered after y when something x is
- * ordered after is itself ordered after y: x waits on s; z, on queue Q,
- * signals s; z, or a transfer before it on Q, waits on s2; y's queue
- * signals s2 at or after y. Each queue runs its transfers one after the
- * other, so whatever starts on Q after a wait is satisfied ends after
- * that wait's signallers. chained_after() follows such chains backwards
- * from x, one round at a time: the signallers of the semaphores wanted
- * raise reach[] (per queue, the last seq x follows); the waiters within
- * reach want their semaphores in turn; until nothing new is wanted. A
+ * ordered after is itself ordered after y: x waits on s (or an earlier
+ * transfer of x's queue does); z, on queue Q, signals s; z, or a transfer
+ * before it on Q, waits on s2; y's queue signals s2 at or after y. Each
+ * queue runs its transfers one after the other, so whatever starts on Q
+ * after a wait is satisfied ends after that wait's signallers.
+ * chained_after() follows such chains backwards from x, one round at a
+ * time: the waiters within reach[] (per queue, the last seq x follows;
+ * at first x's own queue up to x) want their semaphores; the signallers
+ * of the semaphores wanted raise reach[]; until nothing changes. A
  * round is one pass over the file's transfers and the batch; there are at
  * most as many rounds as semaphores. Signallers count as ordered_after()
  * counts them: any transfer of the file or the batch that signals.
@@ -274,39 +275,39 @@ static void chain_one(struct check_order *o, u32 qi, u64 seq,
 }
 
 static void chain_want(struct check_order *o, u32 qi, u64 seq,
-		       const struct xmemsim_dma_desc *d)
+		       const struct xmemsim_dma_desc *d, bool *wanted)
 {
-	if (d->wait_sem != XMEMSIM_SEM_NONE && seq <= o->reach[qi])
-		__set_bit(d->wait_sem, o->want);
+	if (d->wait_sem != XMEMSIM_SEM_NONE && seq <= o->reach[qi] &&
+	    !__test_and_set_bit(d->wait_sem, o->want))
+		*wanted = true;
 }
 
 /*
- * One round: raise reach[] from the wanted semaphores' signallers, then
- * want what the transfers within reach wait on. Was anything raised?
+ * One round: want what the transfers within reach wait on, then raise
+ * reach[] from the wanted semaphores' signallers. Anything new?
  */
 static bool chain_round(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 			struct check_order *o, struct xmemsim_xfer **batch,
 			u32 n)
 {
 	struct xmemsim_xfer *z;
-	bool raised = false;
+	bool changed = false;
 	unsigned long t;
 	u32 k;
 
 	xa_for_each(&df->xfers, t, z)
 		if (z->q)
-			chain_one(o, z->q->index, z->seq, &z->d, &raised);
+			chain_want(o, z->q->index, z->seq, &z->d, &changed);
 	for (k = 0; k < n; k++)
-		chain_one(o, q_index(dma, &batch[k]->d), o->pseq[k], &batch[k]->d,
-			  &raised);
-	if (!raised)
-		return false;
+		chain_want(o, q_index(dma, &batch[k]->d), o->pseq[k], &batch[k]->d,
+			   &changed);
 	xa_for_each(&df->xfers, t, z)
 		if (z->q)
-			chain_want(o, z->q->index, z->seq, &z->d);
+			chain_one(o, z->q->index, z->seq, &z->d, &changed);
 	for (k = 0; k < n; k++)
-		chain_want(o, q_index(dma, &batch[k]->d), o->pseq[k], &batch[k]->d);
-	return true;
+		chain_one(o, q_index(dma, &batch[k]->d), o->pseq[k], &batch[k]->d,
+			  &changed);
+	return changed;
 }
 
 /* Is batch[i] ordered after the transfer at seq yseq of queue yq, by a chain? */
@@ -316,11 +317,12 @@ static bool chained_after(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 {
 	u32 s = batch[i]->d.wait_sem;
 
-	if (s == XMEMSIM_SEM_NONE)
-		return false;
 	memset(o->reach, 0, o->nq * sizeof(*o->reach));
 	bitmap_zero(o->want, dma->sems);
-	__set_bit(s, o->want);
+	if (s != XMEMSIM_SEM_NONE)
+		__set_bit(s, o->want);
+	/* its queue's earlier transfers, and what they waited for */
+	o->reach[q_index(dma, &batch[i]->d)] = o->pseq[i] - 1;
 	while (chain_round(dma, df, o, batch, n))
 		if (o->reach[yq] >= yseq)
 			return true;

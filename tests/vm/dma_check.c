@@ -130,13 +130,14 @@ TEST(refuse_mode_refuses_each_hazard)
 /*
  * Order through a chain of semaphores: A (queue 0/0) writes b1 and
  * signals 1; B (1/0) waits on 1, moves other bytes and signals 2; C
- * (0/1) waits on 2 and reads b1. C follows B, which follows A: no race,
- * whether the three come in one submit or three. A reader that waits on
- * a semaphore nobody signals after A is still refused.
+ * (0/1) waits on 2 and reads b1; D, after C on C's queue, waits on
+ * nothing and reads b1 too. C follows B, which follows A, and D follows
+ * C: no race, whether the four come in one submit or four. A reader that
+ * waits on a semaphore nobody signals after A is still refused.
  */
 TEST(a_chain_of_semaphores_orders)
 {
-	struct xmemsim_dma_desc d[3];
+	struct xmemsim_dma_desc d[4];
 	long long r0[3], r1[3];
 	struct env *e = calloc(1, sizeof(*e));
 	struct xmemsim_dma_desc bad;
@@ -156,22 +157,23 @@ TEST(a_chain_of_semaphores_orders)
 		d[1].signal_sem = 2;
 		d[1].signal_inc = 1;
 		d[2] = desc(e->b[1], e->b[2] + 8192, 4096, 0, 1, 2);
+		d[3] = desc(e->b[1], e->b[2] + 12288, 4096, 0, 1, NONE);
 		for (k = 0; k < 3; k++)	/* each round's values */
 			d[k].wait_value = (uint64_t)round + 1;
 		if (round == 0) {
-			CHECK(xms_dma_submit(&e->xd, d, 3, &t) == 0);
+			CHECK(xms_dma_submit(&e->xd, d, 4, &t) == 0);
 		} else {
-			for (k = 0; k < 3; k++)
+			for (k = 0; k < 4; k++)
 				CHECK(xms_dma_submit(&e->xd, &d[k], 1, k ? NULL : &t) == 0);
 		}
 		bad = desc(e->b[1], e->b[3] + 8192, 4096, 1, 1, 3);
 		CHECK(xms_dma_submit(&e->xd, &bad, 1, NULL) == -EBUSY);
 		reports(r1);
 		printf("# %s: races reported %lld (the bad reader's alone)\n",
-		       round ? "three submits" : "one submit", r1[2] - r0[2]);
+		       round ? "four submits" : "one submit", r1[2] - r0[2]);
 		CHECK_EQ_U64(r1[2] - r0[2], 1);
 		CHECK(xms_sem_set(&e->xd, 0, (uint64_t)round + 1) == 0);
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 4; k++)
 			CHECK(xms_dma_wait(&e->xd, t + k, -1, NULL) == 0);
 	}
 	xms_close(&e->xd);
