@@ -12,7 +12,7 @@ for ex in allreduce_2core pipeline_4core; do
 	rc=$?
 	[ $rc = 0 ] && [ "$(wc -l < /tmp/$ex.run)" = 1 ] &&
 		grep -Eq '^plan run: [0-9]+ instructions on [0-9]+ cores, modeled span [1-9][0-9]* ns, critical-path bound [1-9][0-9]* ns, 0 hazards, 0 mismatches$' /tmp/$ex.run &&
-		grep -q '"cat":"ring receive"' /tmp/$ex.trace.json
+		grep -q '"cat":"ring reduce"' /tmp/$ex.trace.json
 	tap $? "xmemctl plan run $ex: 0 hazards, 0 mismatches, exit 0, a trace ($(cat /tmp/$ex.run))"
 done
 
