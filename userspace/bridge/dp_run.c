@@ -7,13 +7,14 @@
  * queue of their own (model core c: device core c % cores, its engine
  * (c / cores) % engines-per-core, queue c / (cores x engines-per-core);
  * docs/dramplan.md "The plan run"). An instruction is its waits (each a
- * marker: 8 bytes of the core's own scratch copied), its uses, then its
+ * marker: 8 bytes of the core's own scratch copied), its uses, its
+ * compute time (a copy in the core's own pad that lasts it), then its
  * defs, then its signals: a use copies the tensor's bytes to a sink of
  * its own, a def writes the tensor from the pattern pool. Event k is
  * semaphore k; each signaller adds 1 when its last transfer ends, and a
  * waiter waits for the count of its signallers. Each data transfer also
- * waits, for the checker, on an event already met (order_wait()). An
- * all_reduce is the ring (emit_ring()) on the members' queues.
+ * waits, for the checker, on an event already met (order_wait()). A
+ * collective is the ring (emit_ring()) on the members' queues.
  *
  * The check. Each def writes a pattern no other writes: the pool is one
  * non-repeating sequence of 64-bit words and each version (def, or the
@@ -21,7 +22,7 @@
  * in it. Each use's expected version is the last write to its tensor
  * (a linked one: its owner) that happens before it (dp_happens_before:
  * program order, events and collectives, the relation the static proof
- * uses); an all_reduce's result is the host's reduction (dp_reduce.c) in
+ * uses); a collective's result is the host's reduction (dp_reduce.c) in
  * the ring's order. After the run the sinks are read back and compared;
  * a word that does not match names, through the pool, its version.
  *
@@ -43,7 +44,7 @@
 #define RUN_SYSFS	"/sys/class/misc/xmemsim"
 #define RUN_CHECK_PARAM	"/sys/module/xmemsim/parameters/dma_check"
 
-enum xkind { X_USE, X_DEF, X_MARK, X_REDUCE, X_GATHER };
+enum xkind { X_USE, X_DEF, X_MARK, X_REDUCE, X_GATHER, X_COMPUTE };
 
 struct xfer {			/* one descriptor of the run */
 	struct xmemsim_dma_desc d;
@@ -91,9 +92,10 @@ struct run {
 	uint8_t *pool;		/* host copy */
 	uint64_t pool_bytes, pool_dev, sink_dev, sink_bytes, sink_used;
 	uint64_t scratch_dev;
+	uint64_t pad_dev, pad_bytes;	/* compute pads: 2 x pad_bytes a core */
 	uint32_t *nsig;		/* [event]: its signallers */
-	uint32_t *sent;		/* [core]: ring sends so far */
-	uint32_t coll_sem;	/* semaphore of core 0's ring sends */
+	uint32_t *sent;		/* [core]: its ring semaphore's signals so far */
+	uint32_t coll_sem;	/* core 0's ring semaphore; core c's + c */
 	uint64_t *fin;		/* [core]: critical path: its last finish */
 	uint64_t *evfin;	/* [event]: the latest of its signallers */
 	uint32_t *next;		/* [core]: next instruction to emit */
@@ -341,7 +343,7 @@ static int close_inst(struct run *r, uint32_t c, uint32_t i, size_t first,
 		x->d.signal_inc = 1;
 	}
 	for (k = first; k < r->nx; k++)
-		if (r->x[k].core == c && r->x[k].kind != X_REDUCE && r->x[k].kind != X_GATHER)
+		if (r->x[k].core == c && r->x[k].kind < X_REDUCE)
 			d += dur(r, r->x[k].d.len);
 	r->fin[c] = start + d;
 	for (s = 0; s < in->nsignal; s++) {
@@ -514,6 +516,33 @@ static uint64_t inst_compute(const struct run *r, uint32_t c, uint32_t i)
 	return r->m->c[c].in[i].compute_ns + r->o->compute_ns;
 }
 
+/*
+ * Its compute time on the device: a copy within the core's own pad that
+ * lasts as long (dma_latency_ns plus its bytes at the HBM-to-HBM rate),
+ * between the instruction's uses and its defs, so that the span holds
+ * it as the bound does. The critical path counts compute_ns itself.
+ */
+static int emit_compute(struct run *r, uint32_t c, uint32_t i)
+{
+	uint64_t ns = inst_compute(r, c, i), bw = r->di.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM];
+	uint64_t len = 8, pad = r->pad_dev + (uint64_t)c * 2 * r->pad_bytes;
+	struct xfer *x;
+
+	if (!ns)
+		return 0;
+	if (ns > r->di.latency_ns)
+		len = (uint64_t)(((unsigned __int128)(ns - r->di.latency_ns) * bw + 999999999) /
+				 1000000000ULL);
+	len = (len + 7) & ~7ULL;
+	if (r->counting) {
+		if (r->pad_bytes < len)
+			r->pad_bytes = len;
+		return 0;
+	}
+	x = add_x(r, c, i, NONE32, X_COMPUTE, pad, pad + r->pad_bytes, len);
+	return x ? 0 : -ENOMEM;
+}
+
 static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 {
 	uint64_t start = inst_start(r, c, i);
@@ -523,6 +552,8 @@ static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 	ret = open_inst(r, c, i, &first);
 	if (!ret)
 		ret = emit_uses(r, c, i, NONE32);
+	if (!ret)
+		ret = emit_compute(r, c, i);
 	if (!ret)
 		ret = emit_defs(r, c, i, NONE32);
 	if (!ret)
@@ -860,7 +891,9 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		int64_t v;
 
 		r->sent[c] += ring_signals(g);
-		ret = emit_defs(r, c, g->inst[p], t);
+		ret = emit_compute(r, c, g->inst[p]);
+		if (!ret)
+			ret = emit_defs(r, c, g->inst[p], t);
 		if (ret)
 			return ret;
 		v = add_ver(r, c, g->inst[p], t, r->addr[c][t], g->bytes,
@@ -1386,7 +1419,7 @@ out:
 
 static void write_trace(struct run *r, FILE *f)
 {
-	static const char *const kind[] = { "use", "def", "order", "ring reduce", "ring gather" };
+	static const char *const kind[] = { "use", "def", "order", "ring reduce", "ring gather", "compute" };
 	uint64_t t0 = UINT64_MAX;
 	size_t k;
 	uint32_t c;
@@ -1583,6 +1616,9 @@ int dp_plan_run(struct xms_dev *dev, const char *plan_path,
 		ret = dev_alloc(&r, r.sink_bytes, &r.sink_dev, "the uses' copies");
 	if (!ret)
 		ret = dev_alloc(&r, (uint64_t)m->nc * 64, &r.scratch_dev, "the cores' scratch");
+	if (!ret && r.pad_bytes)
+		ret = dev_alloc(&r, (uint64_t)m->nc * 2 * r.pad_bytes, &r.pad_dev,
+				"the cores' compute pads");
 	if (!ret)
 		ret = emit_all(&r);
 	if (ret)
