@@ -6,7 +6,7 @@
 
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko dma_check=1 cores=4 hbm_size=0x10000000
 tap $? "insmod with dma_check=1 cores=4 hbm_size=256 MiB (the plan run)"
-for ex in allreduce_2core pipeline_4core zero_4core; do
+for ex in allreduce_2core pipeline_4core zero_4core gpt2_decode_2core; do
 	dramplan -q --no-svg -o /tmp/$ex.plan.json /work/examples/$ex.json &&
 		xmemctl plan run /tmp/$ex.plan.json /work/examples/$ex.json /tmp/$ex.trace.json > /tmp/$ex.run
 	rc=$?
