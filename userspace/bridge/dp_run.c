@@ -563,16 +563,20 @@ static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 
 /* ---- the ring ------------------------------------------------------- */
 
+struct member {			/* a ring's member */
+	uint32_t core, inst, data;	/* its core, instruction and tensor */
+	uint64_t base;			/* its semaphore before the ring */
+	int64_t inv;			/* the version it reduces */
+	size_t first;			/* its instruction's first transfer */
+	uint8_t *res;			/* its result (one for all: AR, AG) */
+};
+
 struct ring {
-	uint32_t n, op, type, esz, kind;
+	uint32_t n, op, type, esz;
 	int rs, ag;			/* its reduce-scatter, its all-gather */
-	uint32_t *core, *inst, *data;	/* per member */
+	struct member *mb;		/* [n] */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a segment */
-	uint64_t *base;			/* per member: its semaphore before */
-	int64_t *inv;			/* per member: the version it reduces */
-	size_t *first;			/* per member: its instruction's first */
-	uint8_t **res;			/* per member: its result (shared: AR, AG) */
 };
 
 static void seg(const struct ring *g, uint32_t k, uint64_t *off, uint64_t *len)
@@ -595,12 +599,12 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
 	struct xfer *x;
 
 	if (!len) {
-		x = add_mark(r, g->core[p], g->inst[p]);
+		x = add_mark(r, g->mb[p].core, g->mb[p].inst);
 		if (x)
 			x->kind = (uint8_t)kind;
 		return x;
 	}
-	x = add_x(r, g->core[p], g->inst[p], g->data[p], kind, src, dst, len);
+	x = add_x(r, g->mb[p].core, g->mb[p].inst, g->mb[p].data, kind, src, dst, len);
 	if (x && reduce) {
 		x->d.op = g->op;
 		x->d.dtype = g->type;
@@ -611,7 +615,7 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
 /* the semaphore of member p's ring transfers */
 static uint32_t ring_sem(const struct run *r, const struct ring *g, uint32_t p)
 {
-	return r->coll_sem + g->core[p];
+	return r->coll_sem + g->mb[p].core;
 }
 
 /*
@@ -627,8 +631,8 @@ static int ring_pull(struct run *r, const struct ring *g, uint32_t p,
 
 	seg(g, k, &off, &len);
 	x = ring_x(r, g, p, reduce ? X_REDUCE : X_GATHER,
-		   r->addr[g->core[from]][g->data[from]] + off,
-		   r->addr[g->core[p]][g->data[p]] + off, len, reduce);
+		   r->addr[g->mb[from].core][g->mb[from].data] + off,
+		   r->addr[g->mb[p].core][g->mb[p].data] + off, len, reduce);
 	if (!x)
 		return -ENOMEM;
 	x->d.wait_sem = ring_sem(r, g, from);
@@ -690,14 +694,14 @@ static int emit_ring(struct run *r, struct ring *g)
 			uint32_t left = (p + n - 1) % n;
 
 			ret = ring_pull(r, g, p, left, (p + 2 * n - 2 - s) % n, 1,
-					g->base[left] + 1 + s);
+					g->mb[left].base + 1 + s);
 		}
 	for (s = 0; g->ag && s < n - 1 && !ret; s++)
 		for (p = 0; p < n && !ret; p++) {
 			uint32_t right = (p + 1) % n;
 
 			ret = ring_pull(r, g, p, right, (p + 1 + s) % n, 0,
-					g->base[right] + 1 + (uint64_t)g->rs * (n - 1) + s);
+					g->mb[right].base + 1 + (uint64_t)g->rs * (n - 1) + s);
 		}
 	for (p = 0; p < n && !ret; p++) {	/* its reader is done */
 		uint32_t rd = g->ag ? (p + n - 1) % n : (p + 1) % n;
@@ -706,7 +710,7 @@ static int emit_ring(struct run *r, struct ring *g)
 		if (!x)
 			return -ENOMEM;
 		x->d.wait_sem = ring_sem(r, g, rd);
-		x->d.wait_value = g->base[rd] + ring_signals(g);
+		x->d.wait_value = g->mb[rd].base + ring_signals(g);
 	}
 	return ret;
 }
@@ -720,22 +724,21 @@ static int emit_ring(struct run *r, struct ring *g)
 static int ring_seg_result(struct run *r, const struct ring *g, uint32_t k,
 			   uint32_t cnt, uint8_t *out)
 {
-	const int64_t *in = g->inv;
 	uint64_t off, len;
 	uint8_t *tmp;
 	uint32_t j;
 
 	seg(g, k, &off, &len);
 	if (!g->rs) {
-		memcpy(out + off, ver_bytes(r, in[k]) + off, len);
+		memcpy(out + off, ver_bytes(r, g->mb[k].inv) + off, len);
 		return 0;
 	}
 	tmp = malloc(len ? len : 1);
 	if (!tmp)
 		return -ENOMEM;
-	memcpy(out + off, ver_bytes(r, in[(k + 1) % g->n]) + off, len);
+	memcpy(out + off, ver_bytes(r, g->mb[(k + 1) % g->n].inv) + off, len);
 	for (j = 2; j <= cnt; j++) {
-		memcpy(tmp, ver_bytes(r, in[(k + j) % g->n]) + off, len);
+		memcpy(tmp, ver_bytes(r, g->mb[(k + j) % g->n].inv) + off, len);
 		dp_reduce_buf(tmp, out + off, len, g->op, g->type);
 		memcpy(out + off, tmp, len);
 	}
@@ -755,15 +758,15 @@ static int ring_results(struct run *r, struct ring *g)
 
 	for (p = 0; p < g->n; p++) {
 		if (p >= members) {
-			g->res[p] = g->res[0];
+			g->mb[p].res = g->mb[0].res;
 			continue;
 		}
-		g->res[p] = malloc(g->bytes ? g->bytes : 1);
-		if (!g->res[p])
+		g->mb[p].res = malloc(g->bytes ? g->bytes : 1);
+		if (!g->mb[p].res)
 			return -ENOMEM;
 		for (k = 0; k < g->n && !ret && !r->counting; k++)
 			ret = ring_seg_result(r, g, k, g->ag ? g->n :
-					      (p + 2 * g->n - 1 - k) % g->n + 1, g->res[p]);
+					      (p + 2 * g->n - 1 - k) % g->n + 1, g->mb[p].res);
 		if (ret)
 			return ret;
 	}
@@ -783,34 +786,15 @@ static uint32_t coll_data(const struct dp_core *core, const struct dp_inst *in)
 	return NONE32;
 }
 
-static int ring_alloc(struct ring *g)
-{
-	g->core = calloc(g->n, sizeof(*g->core));
-	g->inst = calloc(g->n, sizeof(*g->inst));
-	g->data = calloc(g->n, sizeof(*g->data));
-	g->base = calloc(g->n, sizeof(*g->base));
-	g->inv = calloc(g->n, sizeof(*g->inv));
-	g->first = calloc(g->n, sizeof(*g->first));
-	g->res = calloc(g->n, sizeof(*g->res));
-	return g->core && g->inst && g->data && g->base && g->inv &&
-	       g->first && g->res ? 0 : -ENOMEM;
-}
-
 /* frees the results not handed to a version (handed: members [0, h)) */
 static void ring_free(struct ring *g, uint32_t h)
 {
 	uint32_t p;
 
-	for (p = h; g->res && p < g->n; p++)
-		if (g->res[p] && (!p || g->res[p] != g->res[0]))
-			free(g->res[p]);
-	free(g->core);
-	free(g->inst);
-	free(g->data);
-	free(g->base);
-	free(g->inv);
-	free(g->first);
-	free(g->res);
+	for (p = h; g->mb && p < g->n; p++)
+		if (g->mb[p].res && (!p || g->mb[p].res != g->mb[0].res))
+			free(g->mb[p].res);
+	free(g->mb);
 }
 
 /*
@@ -827,17 +811,17 @@ static int ring_members(struct run *r, const struct dp_inst *in0,
 		const struct dp_core *c = &r->m->c[mem[p]];
 		uint32_t i = r->next[mem[p]], t;
 
-		g->core[p] = mem[p];
-		g->inst[p] = i;
+		g->mb[p].core = mem[p];
+		g->mb[p].inst = i;
 		t = coll_data(c, &c->in[i]);
-		g->data[p] = t;
+		g->mb[p].data = t;
 		if (t == NONE32 || !r->addr[mem[p]][t])
 			return dp_fail(r->e, "core %u '%s': no DRAM tensor that it both uses and defines to reduce",
 				       mem[p], c->in[i].name), -EINVAL;
 		if (p && c->t[t].bytes != g->bytes)
 			return dp_fail(r->e, "core %u '%s': '%s' is %" PRIu64 " bytes, core %u's '%s' %" PRIu64,
 				       mem[p], c->in[i].name, c->t[t].name, c->t[t].bytes,
-				       mem[0], tensor_name(r, mem[0], g->data[0]), g->bytes), -EINVAL;
+				       mem[0], tensor_name(r, mem[0], g->mb[0].data), g->bytes), -EINVAL;
 		g->bytes = c->t[t].bytes;
 		if (g->bytes % g->esz)
 			return dp_fail(r->e, "core %u '%s': '%s' is not whole %s elements",
@@ -862,12 +846,12 @@ static int ring_open(struct run *r, struct ring *g)
 	int ret;
 
 	for (p = 0; p < g->n; p++) {
-		g->base[p] = r->sent[g->core[p]];
-		g->inv[p] = want_ver(r, g->core[p], g->inst[p],
-				     obj_key(r, g->core[p], g->data[p]));
-		ret = open_inst(r, g->core[p], g->inst[p], &g->first[p]);
+		g->mb[p].base = r->sent[g->mb[p].core];
+		g->mb[p].inv = want_ver(r, g->mb[p].core, g->mb[p].inst,
+				     obj_key(r, g->mb[p].core, g->mb[p].data));
+		ret = open_inst(r, g->mb[p].core, g->mb[p].inst, &g->mb[p].first);
 		if (!ret)
-			ret = emit_uses(r, g->core[p], g->inst[p], g->data[p]);
+			ret = emit_uses(r, g->mb[p].core, g->mb[p].inst, g->mb[p].data);
 		if (ret)
 			return ret;
 	}
@@ -887,24 +871,24 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 	int ret;
 
 	for (p = 0; p < g->n; p++) {
-		uint32_t c = g->core[p], t = g->data[p];
+		uint32_t c = g->mb[p].core, t = g->mb[p].data;
 		int64_t v;
 
 		r->sent[c] += ring_signals(g);
-		ret = emit_compute(r, c, g->inst[p]);
+		ret = emit_compute(r, c, g->mb[p].inst);
 		if (!ret)
-			ret = emit_defs(r, c, g->inst[p], t);
+			ret = emit_defs(r, c, g->mb[p].inst, t);
 		if (ret)
 			return ret;
-		v = add_ver(r, c, g->inst[p], t, r->addr[c][t], g->bytes,
+		v = add_ver(r, c, g->mb[p].inst, t, r->addr[c][t], g->bytes,
 			    obj_key(r, c, t));
 		if (v < 0)
 			return -ENOMEM;
-		r->v[v].buf = g->res[p];
-		r->v[v].own = !p || g->res[p] != g->res[0];
+		r->v[v].buf = g->mb[p].res;
+		r->v[v].own = !p || g->mb[p].res != g->mb[0].res;
 		*handed = p + 1;
-		ret = close_inst(r, c, g->inst[p], g->first[p], start,
-				 d + inst_compute(r, c, g->inst[p]));
+		ret = close_inst(r, c, g->mb[p].inst, g->mb[p].first, start,
+				 d + inst_compute(r, c, g->mb[p].inst));
 		if (ret)
 			return ret;
 		r->next[c]++;
@@ -927,9 +911,8 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	g.op = in0->coll_op == DP_RED_MAX ? XMEMSIM_DMA_OP_MAX : XMEMSIM_DMA_OP_SUM;
 	g.type = (uint32_t)in0->coll_type + 1;	/* DP_ELEM_F32.. -> XMEMSIM_DMA_T_F32.. */
 	g.esz = dp_reduce_size(g.type);
-	ret = ring_alloc(&g);
-	if (!ret)
-		ret = ring_members(r, in0, &g, mem, &start);
+	g.mb = calloc(g.n, sizeof(*g.mb));
+	ret = g.mb ? ring_members(r, in0, &g, mem, &start) : -ENOMEM;
 	if (!ret)
 		ret = ring_open(r, &g);
 	if (!ret)
