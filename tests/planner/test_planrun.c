@@ -9,12 +9,14 @@
  * device's own rule: engines one transfer at a time, a transfer
  * dma_latency_ns plus its bytes at the HBM-to-HBM rate), or one drawn at
  * random, so that a program whose order rests on anything but its
- * semaphores shows it. The run's content check then holds every use,
+ * semaphores shows it; and it counts the races the device's checker
+ * would (kmod/dma_check.c's rule). The run's content check holds every use,
  * the collectives' results among them, against the host's reduction in
  * the ring's order, bit for bit. The real device is tests/vm/planrun.sh's.
  *
- *  - the examples run clean in any order: all_reduce, reduce_scatter and
- *    all_gather (bf16, f32), the imported GPT-2's tensor-parallel decode;
+ *  - the examples run clean in any order, no race for the checker:
+ *    all_reduce, reduce_scatter and all_gather (bf16, f32), the imported
+ *    GPT-2's tensor-parallel decode (collective tensors' bytes reused);
  *  - every type and reduction on 2, 3 and 4 cores, segments uneven;
  *  - an engine that ignores the semaphores gets mismatches (the check
  *    can fail);
@@ -55,6 +57,7 @@ static struct {
 	uint64_t efree[ENG], qend[ENG * QUEUES];
 	enum pick pick;
 	uint64_t rng;
+	uint64_t races;		/* the checker's count */
 } q;
 
 static void dma_reset(enum pick p, uint64_t seed)
@@ -105,14 +108,51 @@ int xms_alloc(struct xms_dev *xd, unsigned int heap, uint64_t size, uint64_t ali
 	return fake_dev_alloc(size, align, addr);
 }
 
+static int meet(uint64_t a, uint64_t al, uint64_t b, uint64_t bl)
+{
+	return a < b + bl && b < a + al;
+}
+
+/*
+ * The device's checker (kmod/dma_check.c) on transfer k: each earlier
+ * unreaped transfer of another queue that writes bytes k touches, or
+ * touches bytes k writes, must be ordered by k's wait semaphore, which
+ * that queue signals at or after it. 1: a race.
+ */
+static int races(uint64_t k)
+{
+	const struct xmemsim_dma_desc *x = &q.d[k];
+	uint64_t j, z;
+
+	for (j = 0; j < k; j++) {
+		const struct xmemsim_dma_desc *y = &q.d[j];
+		int ordered = 0;
+
+		if (q.reaped[j] || (y->engine == x->engine && y->queue == x->queue) ||
+		    !(meet(x->dst, x->len, y->dst, y->len) || meet(x->src, x->len, y->dst, y->len) ||
+		      meet(x->dst, x->len, y->src, y->len)))
+			continue;
+		for (z = j; z < k && x->wait_sem != XMEMSIM_SEM_NONE && !ordered; z++)
+			ordered = q.d[z].engine == y->engine && q.d[z].queue == y->queue &&
+				  q.d[z].signal_sem == x->wait_sem;
+		if (!ordered)
+			return 1;
+	}
+	return 0;
+}
+
 int xms_dma_submit(struct xms_dev *xd, const struct xmemsim_dma_desc *d,
 		   uint32_t count, uint64_t *ticket)
 {
+	uint32_t i;
+
 	(void)xd;
 	if (q.n + count > MAXX)
 		return -EAGAIN;
 	memcpy(&q.d[q.n], d, count * sizeof(*d));
 	*ticket = q.n;
+	for (i = 0; i < count; i++)
+		q.races += (uint64_t)races(q.n + i);
 	q.n += count;
 	return 0;
 }
@@ -290,6 +330,7 @@ static void runs_clean(const char *file, int seeds)
 		CHECK(ret == 0);
 		CHECK_EQ_U64(r.mismatches, 0);
 		CHECK_EQ_U64(r.errors, 0);
+		CHECK_EQ_U64(q.races, 0);
 		CHECK(r.transfers > 0 && r.span_ns > 0 && r.bound_ns > 0);
 		if (r.mismatches || ret)
 			printf("#   %s, seed %d:\n%s", file, s, log);
@@ -366,6 +407,7 @@ static void coll_clean(uint32_t n, uint64_t elems, const char *type,
 
 		CHECK(ret == 0);
 		CHECK_EQ_U64(r.mismatches, 0);
+		CHECK_EQ_U64(q.races, 0);
 		if (r.mismatches || ret)
 			printf("#   %s %s %s on %u cores, %llu elements, seed %d:\n%s", kind,
 			       red ? red : "", type, n, (unsigned long long)elems, s, log);

@@ -94,8 +94,10 @@ struct run {
 	uint64_t scratch_dev;
 	uint64_t pad_dev, pad_bytes;	/* compute pads: 2 x pad_bytes a core */
 	uint32_t *nsig;		/* [event]: its signallers */
-	uint32_t *sent;		/* [core]: its ring semaphore's signals so far */
-	uint32_t coll_sem;	/* core 0's ring semaphore; core c's + c */
+	uint32_t *sent;		/* [core]: its ring semaphore's signals so far;
+				 * [cores + core]: its done semaphore's */
+	uint32_t coll_sem;	/* core 0's ring semaphore; core c's + c, its
+				 * done semaphore + cores + c */
 	uint64_t *fin;		/* [core]: critical path: its last finish */
 	uint64_t *evfin;	/* [event]: the latest of its signallers */
 	uint32_t *next;		/* [core]: next instruction to emit */
@@ -371,6 +373,31 @@ static uint64_t inst_start(const struct run *r, uint32_t c, uint32_t i)
 	return t;
 }
 
+static uint32_t coll_data(const struct dp_core *core, const struct dp_inst *in);
+static uint32_t done_sem(const struct run *r, uint32_t c);
+
+/*
+ * Have other members read [a, a + b) of core c's bytes in a collective
+ * so far: does it meet the tensor of one of core c's collectives, and
+ * has one of them run?
+ */
+static int ring_read(const struct run *r, uint32_t c, uint64_t a, uint64_t b)
+{
+	const struct dp_core *core = &r->m->c[c];
+	uint32_t i, t;
+
+	if (!r->sent[r->m->nc + c])
+		return 0;
+	for (i = 0; i < core->ni; i++) {
+		if (core->in[i].coll_kind == DP_COLL_NONE)
+			continue;
+		t = coll_data(core, &core->in[i]);
+		if (t != NONE32 && r->addr[c][t] < a + b && a < r->addr[c][t] + core->t[t].bytes)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The wait a data transfer of core c's instruction i on [a, a + b) carries
  * for the hazard checker, which orders two transfers of different queues
@@ -381,7 +408,9 @@ static uint64_t inst_start(const struct run *r, uint32_t c, uint32_t i)
  * for by i and that each other core touching those bytes before i (a
  * write, or any access if this one writes) signals at or after its last
  * such access is already met, and says the order directly. None such:
- * the instruction's own first wait, or none.
+ * the instruction's own first wait, or none. A write of bytes that other
+ * members read in a collective of core c waits on core c's done
+ * semaphore instead (ring_read(); met since the collective's end).
  */
 static void order_wait(const struct run *r, uint32_t c, uint32_t i, uint32_t t,
 		       int writes, struct xfer *x)
@@ -391,6 +420,11 @@ static void order_wait(const struct run *r, uint32_t c, uint32_t i, uint32_t t,
 	uint32_t nev = r->m->nev, c2, k, w, conflicts = 0;
 	int64_t *last = NULL;
 
+	if (writes && ring_read(r, c, a, b)) {
+		x->d.wait_sem = done_sem(r, c);
+		x->d.wait_value = r->sent[r->m->nc + c];
+		return;
+	}
 	if (!nev || r->counting || !(core->t[t].shared || core->t[t].has_remote))
 		goto dflt;
 	last = calloc(r->m->nc, sizeof(*last));
@@ -642,6 +676,25 @@ static int ring_pull(struct run *r, const struct ring *g, uint32_t p,
 	return 0;
 }
 
+/* core c's done semaphore: the members that read its tensor are done */
+static uint32_t done_sem(const struct run *r, uint32_t c)
+{
+	return r->coll_sem + r->m->nc + c;
+}
+
+/* a marker on member p's queue: it has read member owner's tensor */
+static int ring_mark_done(struct run *r, const struct ring *g, uint32_t p,
+			  uint32_t owner)
+{
+	struct xfer *x = ring_x(r, g, p, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
+
+	if (!x)
+		return -ENOMEM;
+	x->d.signal_sem = done_sem(r, g->mb[owner].core);
+	x->d.signal_inc = 1;
+	return 0;
+}
+
 /* the signals member p's ring gives: its opening marker and its steps */
 static uint64_t ring_signals(const struct ring *g)
 {
@@ -661,10 +714,13 @@ static uint64_t ring_signals(const struct ring *g)
  * segment k is accumulated from member k + 1 on and ends, whole, at
  * member k. All-gather, n - 1 steps, the other way round: at step s
  * member p copies segment (p + 1 + s) mod n from its right neighbour,
- * once that one holds it final. Last, a marker on each queue waits for
- * the member that reads this one's tensor (the left one in the
- * all-gather, else the right one) to have read it all, so that what the
- * member does after the collective cannot touch bytes still read.
+ * once that one holds it final. Last, each member says on the done
+ * semaphore of each member whose tensor it read (the left one in the
+ * reduce-scatter, the right one in the all-gather) that it has read it
+ * all, and a marker on each queue waits for its readers' word: what the
+ * member does after the collective cannot touch bytes still read, and a
+ * later write of those bytes waits on that semaphore for the checker
+ * (order_wait()).
  *
  * Why the device's checker sees every pair ordered by one semaphore:
  * a member's tensor is written only on its own queue, and read by one
@@ -703,14 +759,20 @@ static int emit_ring(struct run *r, struct ring *g)
 			ret = ring_pull(r, g, p, right, (p + 1 + s) % n, 0,
 					g->mb[right].base + 1 + (uint64_t)g->rs * (n - 1) + s);
 		}
-	for (p = 0; p < n && !ret; p++) {	/* its reader is done */
-		uint32_t rd = g->ag ? (p + n - 1) % n : (p + 1) % n;
+	for (p = 0; p < n && !ret; p++) {	/* the tensors it read may change */
+		if (g->rs)
+			ret = ring_mark_done(r, g, p, (p + n - 1) % n);
+		if (g->ag && !ret)
+			ret = ring_mark_done(r, g, p, (p + 1) % n);
+	}
+	for (p = 0; p < n && !ret; p++) {	/* its readers are done */
+		uint32_t c = g->mb[p].core;
 		struct xfer *x = ring_x(r, g, p, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
 
 		if (!x)
 			return -ENOMEM;
-		x->d.wait_sem = ring_sem(r, g, rd);
-		x->d.wait_value = g->mb[rd].base + ring_signals(g);
+		x->d.wait_sem = done_sem(r, c);
+		x->d.wait_value = r->sent[r->m->nc + c] + (uint32_t)(g->rs + g->ag);
 	}
 	return ret;
 }
@@ -866,7 +928,8 @@ static int ring_open(struct run *r, struct ring *g)
 static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		      uint32_t *handed)
 {
-	uint64_t d = 2 * dur(r, 8) + (ring_signals(g) - 1) * dur(r, g->slot);
+	uint64_t d = (uint64_t)(2 + g->rs + g->ag) * dur(r, 8) +
+		     (ring_signals(g) - 1) * dur(r, g->slot);
 	uint32_t p;
 	int ret;
 
@@ -875,6 +938,7 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		int64_t v;
 
 		r->sent[c] += ring_signals(g);
+		r->sent[r->m->nc + c] += (uint32_t)(g->rs + g->ag);
 		ret = emit_compute(r, c, g->mb[p].inst);
 		if (!ret)
 			ret = emit_defs(r, c, g->mb[p].inst, t);
@@ -1187,7 +1251,7 @@ static void reset_emit(struct run *r, size_t nv0)
 	r->nu = 0;
 	r->sink_used = 0;
 	memset(r->next, 0, r->m->nc * sizeof(*r->next));
-	memset(r->sent, 0, r->m->nc * sizeof(*r->sent));
+	memset(r->sent, 0, 2 * r->m->nc * sizeof(*r->sent));
 	memset(r->fin, 0, r->m->nc * sizeof(*r->fin));
 	memset(r->evdone, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evdone));
 	memset(r->evfin, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evfin));
@@ -1523,7 +1587,7 @@ static int run_setup(struct run *r)
 	r->nsig = calloc(nev, sizeof(*r->nsig));
 	r->evdone = calloc(nev, sizeof(*r->evdone));
 	r->evfin = calloc(nev, sizeof(*r->evfin));
-	r->sent = calloc(r->m->nc, sizeof(*r->sent));
+	r->sent = calloc(2 * r->m->nc, sizeof(*r->sent));
 	r->fin = calloc(r->m->nc, sizeof(*r->fin));
 	r->next = calloc(r->m->nc, sizeof(*r->next));
 	if (!r->nsig || !r->evdone || !r->evfin || !r->sent || !r->fin || !r->next)
@@ -1549,10 +1613,10 @@ static int run_setup(struct run *r)
 		}
 	}
 	r->coll_sem = r->m->nev;
-	if (r->m->nev + r->m->nc > r->di.sems)
+	if (r->m->nev + 2 * r->m->nc > r->di.sems)
 		return dp_fail(r->e, "%u events and %u cores need %u semaphores, the device gives %u (dma_sems)",
-			       r->m->nev, r->m->nc, r->m->nev + r->m->nc, r->di.sems), -ENOSPC;
-	for (s = 0; s < r->m->nev + r->m->nc; s++) {
+			       r->m->nev, r->m->nc, r->m->nev + 2 * r->m->nc, r->di.sems), -ENOSPC;
+	for (s = 0; s < r->m->nev + 2 * r->m->nc; s++) {
 		ret = xms_sem_set(r->dev, s, 0);
 		if (ret)
 			return dp_fail(r->e, "SEM_SET %u: %s", s, strerror(-ret)), ret;
