@@ -723,14 +723,15 @@ static uint64_t ring_signals(const struct ring *g)
  * (order_wait()).
  *
  * Why the device's checker sees every pair ordered by one semaphore:
- * a member's tensor is written only on its own queue, and read by one
- * other queue, which waits on the member's semaphore. In the
+ * a member's tensor is written only on its own queue, and read by its
+ * neighbours' queues, each waiting on the member's semaphore. In the
  * reduce-scatter p reads its left one's segment only once that one
  * wrote it (and nobody writes it after), and in the all-gather p
  * overwrites a segment the right one read in its reduce-scatter only
  * after waiting on the right one's semaphore, which its later steps
- * signal. Every member signals its own semaphore only, on one queue, so
- * a wait value counts one queue's transfers exactly.
+ * signal; what p reads in the all-gather is final. Every member signals
+ * its own ring semaphore only, on one queue, so a wait value counts one
+ * queue's transfers exactly.
  */
 static int emit_ring(struct run *r, struct ring *g)
 {
