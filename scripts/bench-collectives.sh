@@ -2,8 +2,9 @@
 # The all-reduce of the plan run (userspace/bridge/dp_run.c's ring) on the
 # device, at MIB MiB of f32 per core on 2, 4 and 8 cores, against the bound
 # the engines' bandwidth sets: a ring moves 2(n - 1)/n of each core's bytes
-# out of that core, so it cannot end before those bytes at one engine's
-# HBM-to-HBM bandwidth. Each run is a model of one all-reduce between a def
+# into that core, on the core's own queue (one engine), so it cannot end
+# before those bytes at one engine's HBM-to-HBM bandwidth (docs/dramplan.md,
+# "Collectives", says why one engine and not both). Each run is a model of one all-reduce between a def
 # and a use of the tensor, planned on the host and run in the test VM by
 # xmemctl plan run (checker on, content checked against the host's
 # reduction in the ring's order); its modeled time is the ring's transfers,
@@ -43,8 +44,8 @@ for n in "${cores[@]}"; do
 	model "$n" > "$OUT/ar$n.json"
 	"$REPO/build/static/dramplan" -q --no-svg --allreduce-buffer-size $((mib + 1)) \
 		-o "$OUT/ar$n.plan.json" "$OUT/ar$n.json"
-	# the plan, the uses' copies, the inboxes, the pattern pool, and slack
-	need=$(( (n * mib * 2 + (n - 1) * mib + mib + 64) << 20 ))
+	# the plan, the uses' copies, the pattern pool, and slack
+	need=$(( (n * mib * 2 + mib + 64) << 20 ))
 	[ "$need" -gt "$hbm" ] && hbm=$need
 done
 max=${cores[-1]}

@@ -52,11 +52,14 @@ echo "== sysfs: /sys/class/misc/xmemsim/geometry"
 cat /sys/class/misc/xmemsim/geometry
 
 # The dynamic proof: each example's program run on the device with its
-# plan (DMA on every core's queue, events as semaphores, all-reduce as a
-# ring of reducing transfers), under the hazard checker, content checked.
+# plan (DMA on every core's queue, events as semaphores, collectives as a
+# ring of reducing and plain transfers), under the hazard checker, content
+# checked: a data-parallel step, a pipeline, a sharded step (reduce-scatter
+# and all-gather) and the imported tiny GPT-2's tensor-parallel decode
+# (two all-reduces a layer).
 rmmod xmemsim
 insmod /lib/modules/xmemsim.ko dma_check=1 cores=4 hbm_size=0x10000000
-for ex in allreduce_2core pipeline_4core; do
+for ex in allreduce_2core pipeline_4core zero_4core gpt2_decode_2core; do
 	echo
 	echo "== xmemctl plan run (dma_check=1): examples/$ex.json"
 	dramplan -q --no-svg -o /tmp/$ex.plan.json /work/examples/$ex.json

@@ -3,7 +3,7 @@
 # model on the host (report, plan JSON and SVG into build/demo/), then builds
 # (or reuses) the test-VM kernel, boots it with xmemsim loaded and runs
 # scripts/demo-guest.sh there: the same model submitted through the device,
-# by ioctl and by io_uring, with the cross-core read-back; then both
+# by ioctl and by io_uring, with the cross-core read-back; then four
 # examples run on the device (xmemctl plan run) under the hazard checker.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)

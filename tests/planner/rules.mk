@@ -9,11 +9,13 @@ $(O)/tests/planner/%.o: XCFLAGS += -DDP_SRCROOT=\"$(CURDIR)\"
 $(O)/tests/planner/%: $(O)/tests/planner/%.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
 
-# The bridge's tests (the device is test_agree's own xms_* functions):
-# libdramplan-device before libdramplan.
-PLANNER_BRIDGE_TESTS := $(O)/tests/planner/test_agree $(O)/tests/planner/test_triple
+# The bridge's tests (the device is fake_dev.c's xms_* functions, and
+# test_planrun's DMA): libdramplan-device before libdramplan.
+PLANNER_BRIDGE_TESTS := $(O)/tests/planner/test_agree $(O)/tests/planner/test_triple \
+	$(O)/tests/planner/test_planrun
 $(PLANNER_BRIDGE_TESTS): %: %.o $(PLANNER_TEST_HELPERS) $(O)/libdramplan-device.a $(O)/libdramplan.a
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) $(DRAMPLAN_LDLIBS)
+$(O)/tests/planner/test_agree $(O)/tests/planner/test_planrun: $(O)/tests/planner/fake_dev.o
 
 # these run the dramplan binary of the same build
 PLANNER_CLI_TESTS := $(addprefix $(O)/tests/planner/,test_cli test_outputs \

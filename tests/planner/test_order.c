@@ -196,7 +196,7 @@ TEST(malformed_events_are_one_line)
 {
 	static const struct planted bugs[] = {
 		{ SUM_LOSS_WAIT, "\"waits\": [\"loss_sent\"]", "insts[2]: unknown key \"waits\"",
-		  "(allowed: name, defs, uses, collective, wait, signal)" },
+		  "(allowed: name, defs, uses, collective, wait, signal, compute_ns)" },
 		{ SUM_LOSS_WAIT, "\"wait\": \"loss_sent\"", "'sum_loss'", "wait" },
 		{ SUM_LOSS_WAIT, "\"wait\": [7]", "'sum_loss'.wait[0]", "string" },
 		{ SUM_LOSS_WAIT, "\"wait\": [\"loss_snt\"]",
@@ -291,26 +291,56 @@ TEST(collectives_in_opposite_orders_deadlock)
 }
 
 /* The model writer gives the order back, and it reads in again the same */
-TEST(order_round_trips_through_the_model_writer)
+/*
+ * The model at path, written and read back, reads as the same text, which
+ * holds want and want2; core 0's third instruction (sum_loss) computes
+ * compute ns, before and after
+ */
+static void round_trips(const char *path, const char *want, const char *want2,
+			uint64_t compute)
 {
 	struct dp_err e;
-	struct dp_model *m = dp_model_load_json(DP_SRCROOT "/examples/allreduce_2core.json", &e);
-	struct dp_model *m2;
+	struct dp_model *m = dp_model_load_json(path, &e), *m2;
 	char *t1, *t2;
 
 	REQUIRE(m);
+	CHECK_EQ_U64(m->c[0].in[2].compute_ns, compute);
+	CHECK_EQ_U64(m->c[0].in[1].compute_ns, 0);
 	t1 = model_json_text(m);
 	REQUIRE(t1);
-	CHECK_HAS(t1, "\"wait\": [\"loss_sent\"], \"signal\": [\"loss_done\"]",
-		  "\"collective\": " AR_COLL);
+	CHECK_HAS(t1, want, want2);
 	m2 = dp_model_parse_json("again.json", t1, strlen(t1), &e);
 	REQUIRE(m2);
+	CHECK_EQ_U64(m2->c[0].in[2].compute_ns, compute);
 	t2 = model_json_text(m2);
 	CHECK_STR(t1, t2);
 	free(t1);
 	free(t2);
 	dp_model_free(m);
 	dp_model_free(m2);
+}
+
+TEST(order_round_trips_through_the_model_writer)
+{
+	round_trips(DP_SRCROOT "/examples/allreduce_2core.json",
+		    "\"wait\": [\"loss_sent\"], \"signal\": [\"loss_done\"]",
+		    "\"collective\": " AR_COLL, 0);
+}
+
+/* "compute_ns": read into the instruction, written back, refused when not
+ * an integer >= 0, one line */
+TEST(compute_ns_reads_writes_back_and_is_checked)
+{
+	static const struct planted bugs[] = {
+		{ SUM_LOSS_WAIT, SUM_LOSS_WAIT ", \"compute_ns\": -5", "insts[2]",
+		  "\"compute_ns\" must be an integer >= 0" },
+		{ SUM_LOSS_WAIT, SUM_LOSS_WAIT ", \"compute_ns\": \"fast\"", "insts[2]",
+		  "must be an integer" },
+	};
+
+	round_trips(plant(AR_EXAMPLE, SUM_LOSS_WAIT, SUM_LOSS_WAIT ", \"compute_ns\": 250000"),
+		    "\"compute_ns\": 250000", "\"wait\": [\"loss_sent\"]", 250000);
+	one_error_each(bugs, sizeof(bugs) / sizeof(bugs[0]));
 }
 
 /* A model without events: no "order:" line, no "events" in the plan */

@@ -6,15 +6,36 @@
 
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko dma_check=1 cores=4 hbm_size=0x10000000
 tap $? "insmod with dma_check=1 cores=4 hbm_size=256 MiB (the plan run)"
-for ex in allreduce_2core pipeline_4core; do
+for ex in allreduce_2core pipeline_4core zero_4core gpt2_decode_2core; do
 	dramplan -q --no-svg -o /tmp/$ex.plan.json /work/examples/$ex.json &&
 		xmemctl plan run /tmp/$ex.plan.json /work/examples/$ex.json /tmp/$ex.trace.json > /tmp/$ex.run
 	rc=$?
 	[ $rc = 0 ] && [ "$(wc -l < /tmp/$ex.run)" = 1 ] &&
 		grep -Eq '^plan run: [0-9]+ instructions on [0-9]+ cores, modeled span [1-9][0-9]* ns, critical-path bound [1-9][0-9]* ns, 0 hazards, 0 mismatches$' /tmp/$ex.run &&
-		grep -q '"cat":"ring receive"' /tmp/$ex.trace.json
+		grep -q '"cat":"ring reduce"' /tmp/$ex.trace.json
 	tap $? "xmemctl plan run $ex: 0 hazards, 0 mismatches, exit 0, a trace ($(cat /tmp/$ex.run))"
 done
+
+# reduce_scatter and all_gather: zero_4core's ran above, content checked
+# against the host's reduction in the ring's order; its trace has both
+grep -q '"cat":"ring gather"' /tmp/zero_4core.trace.json &&
+	grep -q '"name":"reduce_scatter grad","cat":"ring reduce"' /tmp/zero_4core.trace.json
+tap $? "xmemctl plan run zero_4core: its reduce_scatter and all_gather ran as the ring"
+
+# compute_ns: 500 us on each core's backward moves the bound by at least
+# that, and the run's span by about as much (a copy on the core's queue
+# that lasts it)
+sed 's/"name": "backward",/"name": "backward", "compute_ns": 500000,/' \
+	/work/examples/allreduce_2core.json > /tmp/cn.json
+dramplan -q --no-svg -o /tmp/cn.plan.json /tmp/cn.json &&
+	xmemctl plan run /tmp/cn.plan.json /tmp/cn.json /tmp/cn.trace.json > /tmp/cn.run
+rc=$?
+span() { sed -n "s/.*modeled span \([0-9]*\) ns.*/\1/p" "$1"; }
+bound() { sed -n "s/.*critical-path bound \([0-9]*\) ns.*/\1/p" "$1"; }
+[ $rc = 0 ] && grep -q '"name":"backward","cat":"compute"' /tmp/cn.trace.json &&
+	[ "$(bound /tmp/cn.run)" -ge $(($(bound /tmp/allreduce_2core.run) + 500000)) ] &&
+	[ "$(span /tmp/cn.run)" -ge $(($(span /tmp/allreduce_2core.run) + 490000)) ]
+tap $? "compute_ns 500000 on backward: bound and span grow by it ($(cat /tmp/allreduce_2core.run) -> $(cat /tmp/cn.run))"
 
 # a missing wait: core 0's sum_loss reads loss_in before core 1's send_loss
 # is known to have written it

@@ -269,8 +269,9 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  * (dp_plan_load_device) and runs m, the model it was made from, on the
  * device: every core's instructions in program order as DMA on a queue
  * of the core's own (each use copies its tensor out, each def writes a
- * pattern of its own into it), every event a semaphore, every all_reduce
- * a ring of copies and reducing copies through inboxes in HBM, with the
+ * pattern of its own into it), every event a semaphore, every collective
+ * (all_reduce, reduce_scatter, all_gather) a ring of reducing and plain
+ * copies that each member pulls from its neighbour's tensor, with the
  * hazard checker on (dma_check=1; dma_check=2 refuses the first race and
  * ends the run). Then each use's copy is compared with the version that
  * program order and events say it reads (docs/dramplan.md, "The plan
@@ -283,7 +284,7 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  * Returns 0 when the run ran to its end (res says how it went: hazards
  * and mismatches), or -errno with e's message: the plan, the device
  * (-EOPNOTSUPP: no checker or no reduce; -ENOSPC: too few semaphores;
- * -ENOMEM: HBM for the patterns, copies and inboxes), a program that
+ * -ENOMEM: HBM for the patterns, copies and compute pads), a program that
  * cannot go on (-EDEADLK, naming the instruction), a transfer that does
  * not finish within opts->timeout_ns (-ETIMEDOUT). The plan stays on dev
  * as with dp_plan_load_device; the run's own allocations are freed with
@@ -291,8 +292,10 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  *
  * The modeled times. A transfer takes dma_latency_ns + len / bandwidth
  * (the device's model, xmemsim(4)); an instruction the sum of its
- * transfers' times plus opts->compute_ns; a collective its ring's steps
- * on one member. span_ns is the device's: from the first transfer's
+ * transfers' times plus its compute time, the model's compute_ns plus
+ * opts->compute_ns (on the device a copy within the core's own pad that
+ * lasts as long); a collective its ring's steps on one member. span_ns
+ * is the device's: from the first transfer's
  * start to the last one's end. bound_ns is the critical path: the
  * longest chain through program order, events and collectives of those
  * durations, as if every core had its engine to itself.
@@ -300,7 +303,7 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
 struct dp_run_opts {
 	FILE *log;		/* mismatch and error lines, or NULL */
 	FILE *trace;		/* a Chrome/Perfetto JSON trace, or NULL */
-	uint64_t compute_ns;	/* added to each instruction's time */
+	uint64_t compute_ns;	/* added to each instruction's compute_ns */
 	int64_t timeout_ns;	/* a stalled run's limit; 0: 10 s */
 	int no_checker;		/* run with the checker off (hazards 0) */
 	/* test only, a fault site: "C:NAME=C2:NAME2" runs core C's tensor

@@ -7,13 +7,14 @@
  * queue of their own (model core c: device core c % cores, its engine
  * (c / cores) % engines-per-core, queue c / (cores x engines-per-core);
  * docs/dramplan.md "The plan run"). An instruction is its waits (each a
- * marker: 8 bytes of the core's own scratch copied), its uses, then its
+ * marker: 8 bytes of the core's own scratch copied), its uses, its
+ * compute time (a copy in the core's own pad that lasts it), then its
  * defs, then its signals: a use copies the tensor's bytes to a sink of
  * its own, a def writes the tensor from the pattern pool. Event k is
  * semaphore k; each signaller adds 1 when its last transfer ends, and a
  * waiter waits for the count of its signallers. Each data transfer also
- * waits, for the checker, on an event already met (order_wait()). An
- * all_reduce is the ring (emit_ring()) on the members' queues.
+ * waits, for the checker, on an event already met (order_wait()). A
+ * collective is the ring (emit_ring()) on the members' queues.
  *
  * The check. Each def writes a pattern no other writes: the pool is one
  * non-repeating sequence of 64-bit words and each version (def, or the
@@ -21,7 +22,7 @@
  * in it. Each use's expected version is the last write to its tensor
  * (a linked one: its owner) that happens before it (dp_happens_before:
  * program order, events and collectives, the relation the static proof
- * uses); an all_reduce's result is the host's reduction (dp_reduce.c) in
+ * uses); a collective's result is the host's reduction (dp_reduce.c) in
  * the ring's order. After the run the sinks are read back and compared;
  * a word that does not match names, through the pool, its version.
  *
@@ -43,7 +44,7 @@
 #define RUN_SYSFS	"/sys/class/misc/xmemsim"
 #define RUN_CHECK_PARAM	"/sys/module/xmemsim/parameters/dma_check"
 
-enum xkind { X_USE, X_DEF, X_MARK, X_SEND, X_RECV };
+enum xkind { X_USE, X_DEF, X_MARK, X_REDUCE, X_GATHER, X_COMPUTE };
 
 struct xfer {			/* one descriptor of the run */
 	struct xmemsim_dma_desc d;
@@ -90,10 +91,13 @@ struct run {
 	size_t nu, capu;
 	uint8_t *pool;		/* host copy */
 	uint64_t pool_bytes, pool_dev, sink_dev, sink_bytes, sink_used;
-	uint64_t stage_dev, stage_bytes, stage_used, scratch_dev;
+	uint64_t scratch_dev;
+	uint64_t pad_dev, pad_bytes;	/* compute pads: 2 x pad_bytes a core */
 	uint32_t *nsig;		/* [event]: its signallers */
-	uint32_t *sent;		/* [core]: ring sends so far */
-	uint32_t coll_sem;	/* semaphore of core 0's ring sends */
+	uint32_t *sent;		/* [core]: its ring semaphore's signals so far;
+				 * [cores + core]: its done semaphore's */
+	uint32_t coll_sem;	/* core 0's ring semaphore; core c's + c, its
+				 * done semaphore + cores + c */
 	uint64_t *fin;		/* [core]: critical path: its last finish */
 	uint64_t *evfin;	/* [event]: the latest of its signallers */
 	uint32_t *next;		/* [core]: next instruction to emit */
@@ -274,14 +278,6 @@ static uint64_t sink_take(struct run *r, uint64_t bytes)
 	return a;
 }
 
-static uint64_t stage_take(struct run *r, uint64_t bytes)
-{
-	uint64_t a = r->stage_dev + r->stage_used;
-
-	r->stage_used += (bytes + 63) & ~63ULL;
-	return a;
-}
-
 static const uint32_t *inst_ops(const struct dp_core *c, const struct dp_inst *in)
 {
 	return &c->ops[in->op_first];
@@ -349,7 +345,7 @@ static int close_inst(struct run *r, uint32_t c, uint32_t i, size_t first,
 		x->d.signal_inc = 1;
 	}
 	for (k = first; k < r->nx; k++)
-		if (r->x[k].core == c && r->x[k].kind != X_SEND && r->x[k].kind != X_RECV)
+		if (r->x[k].core == c && r->x[k].kind < X_REDUCE)
 			d += dur(r, r->x[k].d.len);
 	r->fin[c] = start + d;
 	for (s = 0; s < in->nsignal; s++) {
@@ -377,6 +373,31 @@ static uint64_t inst_start(const struct run *r, uint32_t c, uint32_t i)
 	return t;
 }
 
+static uint32_t coll_data(const struct dp_core *core, const struct dp_inst *in);
+static uint32_t done_sem(const struct run *r, uint32_t c);
+
+/*
+ * Have other members read [a, a + b) of core c's bytes in a collective
+ * so far: does it meet the tensor of one of core c's collectives, and
+ * has one of them run?
+ */
+static int ring_read(const struct run *r, uint32_t c, uint64_t a, uint64_t b)
+{
+	const struct dp_core *core = &r->m->c[c];
+	uint32_t i, t;
+
+	if (!r->sent[r->m->nc + c])
+		return 0;
+	for (i = 0; i < core->ni; i++) {
+		if (core->in[i].coll_kind == DP_COLL_NONE)
+			continue;
+		t = coll_data(core, &core->in[i]);
+		if (t != NONE32 && r->addr[c][t] < a + b && a < r->addr[c][t] + core->t[t].bytes)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The wait a data transfer of core c's instruction i on [a, a + b) carries
  * for the hazard checker, which orders two transfers of different queues
@@ -387,7 +408,9 @@ static uint64_t inst_start(const struct run *r, uint32_t c, uint32_t i)
  * for by i and that each other core touching those bytes before i (a
  * write, or any access if this one writes) signals at or after its last
  * such access is already met, and says the order directly. None such:
- * the instruction's own first wait, or none.
+ * the instruction's own first wait, or none. A write of bytes that other
+ * members read in a collective of core c waits on core c's done
+ * semaphore instead (ring_read(); met since the collective's end).
  */
 static void order_wait(const struct run *r, uint32_t c, uint32_t i, uint32_t t,
 		       int writes, struct xfer *x)
@@ -397,6 +420,11 @@ static void order_wait(const struct run *r, uint32_t c, uint32_t i, uint32_t t,
 	uint32_t nev = r->m->nev, c2, k, w, conflicts = 0;
 	int64_t *last = NULL;
 
+	if (writes && ring_read(r, c, a, b)) {
+		x->d.wait_sem = done_sem(r, c);
+		x->d.wait_value = r->sent[r->m->nc + c];
+		return;
+	}
 	if (!nev || r->counting || !(core->t[t].shared || core->t[t].has_remote))
 		goto dflt;
 	last = calloc(r->m->nc, sizeof(*last));
@@ -516,6 +544,39 @@ static int emit_defs(struct run *r, uint32_t c, uint32_t i, uint32_t skip)
 	return emit_ops(r, c, i, skip, 1);
 }
 
+/* an instruction's compute time: the model's, plus the run's for each */
+static uint64_t inst_compute(const struct run *r, uint32_t c, uint32_t i)
+{
+	return r->m->c[c].in[i].compute_ns + r->o->compute_ns;
+}
+
+/*
+ * Its compute time on the device: a copy within the core's own pad that
+ * lasts as long (dma_latency_ns plus its bytes at the HBM-to-HBM rate),
+ * between the instruction's uses and its defs, so that the span holds
+ * it as the bound does. The critical path counts compute_ns itself.
+ */
+static int emit_compute(struct run *r, uint32_t c, uint32_t i)
+{
+	uint64_t ns = inst_compute(r, c, i), bw = r->di.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM];
+	uint64_t len = 8, pad = r->pad_dev + (uint64_t)c * 2 * r->pad_bytes;
+	struct xfer *x;
+
+	if (!ns)
+		return 0;
+	if (ns > r->di.latency_ns)
+		len = (uint64_t)(((unsigned __int128)(ns - r->di.latency_ns) * bw + 999999999) /
+				 1000000000ULL);
+	len = (len + 7) & ~7ULL;
+	if (r->counting) {
+		if (r->pad_bytes < len)
+			r->pad_bytes = len;
+		return 0;
+	}
+	x = add_x(r, c, i, NONE32, X_COMPUTE, pad, pad + r->pad_bytes, len);
+	return x ? 0 : -ENOMEM;
+}
+
 static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 {
 	uint64_t start = inst_start(r, c, i);
@@ -526,23 +587,30 @@ static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 	if (!ret)
 		ret = emit_uses(r, c, i, NONE32);
 	if (!ret)
+		ret = emit_compute(r, c, i);
+	if (!ret)
 		ret = emit_defs(r, c, i, NONE32);
 	if (!ret)
-		ret = close_inst(r, c, i, first, start, r->o->compute_ns);
+		ret = close_inst(r, c, i, first, start, inst_compute(r, c, i));
 	return ret;
 }
 
 /* ---- the ring ------------------------------------------------------- */
 
+struct member {			/* a ring's member */
+	uint32_t core, inst, data;	/* its core, instruction and tensor */
+	uint64_t base;			/* its semaphore before the ring */
+	int64_t inv;			/* the version it reduces */
+	size_t first;			/* its instruction's first transfer */
+	uint8_t *res;			/* its result (one for all: AR, AG) */
+};
+
 struct ring {
 	uint32_t n, op, type, esz;
-	uint32_t *core, *inst, *data;	/* per member */
-	uint64_t *inbox;		/* per member: n - 1 slots */
+	int rs, ag;			/* its reduce-scatter, its all-gather */
+	struct member *mb;		/* [n] */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
-	uint64_t slot;			/* bytes a slot */
-	uint64_t *base;			/* per member: its semaphore before */
-	int64_t *inv;			/* per member: the version it reduces */
-	size_t *first;			/* per member: its instruction's first */
+	uint64_t slot;			/* bytes a segment */
 };
 
 static void seg(const struct ring *g, uint32_t k, uint64_t *off, uint64_t *len)
@@ -565,12 +633,12 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
 	struct xfer *x;
 
 	if (!len) {
-		x = add_mark(r, g->core[p], g->inst[p]);
+		x = add_mark(r, g->mb[p].core, g->mb[p].inst);
 		if (x)
 			x->kind = (uint8_t)kind;
 		return x;
 	}
-	x = add_x(r, g->core[p], g->inst[p], g->data[p], kind, src, dst, len);
+	x = add_x(r, g->mb[p].core, g->mb[p].inst, g->mb[p].data, kind, src, dst, len);
 	if (x && reduce) {
 		x->d.op = g->op;
 		x->d.dtype = g->type;
@@ -578,120 +646,193 @@ static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
 	return x;
 }
 
-/*
- * The ring over n members, all its transfers on the members' own queues.
- * Reduce-scatter, n - 1 steps: every member sends one segment (a copy into
- * the next member's inbox, a slot a step) and receives one (its inbox
- * slot reduced into its own segment, waiting for that send). Then a
- * marker on each queue says its reduce-scatter is done, and all-gather,
- * n - 1 steps: every member copies the previous member's finished
- * segment into its own, waiting for the marker or the copy that finished
- * it. Each member's sends, marker and copies signal its ring semaphore.
- * Last, a marker on each queue waits for the next member's last copy, so
- * that what the member does after the collective cannot touch bytes that
- * copy still reads.
- *
- * Why the inboxes: a member's partial sums are read by the next member
- * while, in all-gather, the member itself overwrites them with finished
- * ones; read straight from the tensor, that read and that write would be
- * ordered only through the whole ring, never by one semaphore, and the
- * device's checker (and a real engine's) wants one. Read from an inbox
- * slot written once, every two transfers of different queues that meet
- * are a write and a read that waits for it.
- */
-static int emit_ring(struct run *r, struct ring *g)
+/* the semaphore of member p's ring transfers */
+static uint32_t ring_sem(const struct run *r, const struct ring *g, uint32_t p)
 {
-	const uint64_t *base = g->base;
-	uint32_t n = g->n, s, p;
+	return r->coll_sem + g->mb[p].core;
+}
 
-	for (s = 0; s < n - 1; s++) {
-		for (p = 0; p < n; p++) {	/* sends */
-			uint32_t right = (p + 1) % n, k = (p + n - s) % n;
-			uint64_t off, len;
-			struct xfer *x;
+/*
+ * Member p pulls segment k from member `from`'s tensor into its own (a
+ * reduce, or a copy), once that member's semaphore reaches wv; it
+ * signals its own.
+ */
+static int ring_pull(struct run *r, const struct ring *g, uint32_t p,
+		     uint32_t from, uint32_t k, int reduce, uint64_t wv)
+{
+	uint64_t off, len;
+	struct xfer *x;
 
-			seg(g, k, &off, &len);
-			x = ring_x(r, g, p, X_SEND, r->addr[g->core[p]][g->data[p]] + off,
-				   g->inbox[right] + s * g->slot, len, 0);
-			if (!x)
-				return -ENOMEM;
-			x->d.signal_sem = r->coll_sem + g->core[p];
-			x->d.signal_inc = 1;
-		}
-		for (p = 0; p < n; p++) {	/* receives */
-			uint32_t left = (p + n - 1) % n, k = (left + n - s) % n;
-			uint64_t off, len;
-			struct xfer *x;
-
-			seg(g, k, &off, &len);
-			x = ring_x(r, g, p, X_RECV, g->inbox[p] + s * g->slot,
-				   r->addr[g->core[p]][g->data[p]] + off, len, 1);
-			if (!x)
-				return -ENOMEM;
-			x->d.wait_sem = r->coll_sem + g->core[left];
-			x->d.wait_value = base[left] + s + 1;
-		}
-	}
-	for (p = 0; p < n; p++) {	/* reduce-scatter done */
-		struct xfer *x = add_mark(r, g->core[p], g->inst[p]);
-
-		if (!x)
-			return -ENOMEM;
-		x->kind = X_RECV;
-		x->d.signal_sem = r->coll_sem + g->core[p];
-		x->d.signal_inc = 1;
-	}
-	for (s = 0; s < n - 1; s++) {
-		for (p = 0; p < n; p++) {	/* copies of finished segments */
-			uint32_t left = (p + n - 1) % n, k = (p + n - s) % n;
-			uint64_t off, len;
-			struct xfer *x;
-
-			seg(g, k, &off, &len);
-			x = ring_x(r, g, p, X_RECV, r->addr[g->core[left]][g->data[left]] + off,
-				   r->addr[g->core[p]][g->data[p]] + off, len, 0);
-			if (!x)
-				return -ENOMEM;
-			x->d.wait_sem = r->coll_sem + g->core[left];
-			x->d.wait_value = base[left] + n + s;
-			x->d.signal_sem = r->coll_sem + g->core[p];
-			x->d.signal_inc = 1;
-		}
-	}
-	for (p = 0; p < n; p++) {	/* the next member has read this one's bytes */
-		uint32_t right = (p + 1) % n;
-		struct xfer *x = add_mark(r, g->core[p], g->inst[p]);
-
-		if (!x)
-			return -ENOMEM;
-		x->kind = X_RECV;
-		x->d.wait_sem = r->coll_sem + g->core[right];
-		x->d.wait_value = base[right] + 2 * n - 1;
-	}
+	seg(g, k, &off, &len);
+	x = ring_x(r, g, p, reduce ? X_REDUCE : X_GATHER,
+		   r->addr[g->mb[from].core][g->mb[from].data] + off,
+		   r->addr[g->mb[p].core][g->mb[p].data] + off, len, reduce);
+	if (!x)
+		return -ENOMEM;
+	x->d.wait_sem = ring_sem(r, g, from);
+	x->d.wait_value = wv;
+	x->d.signal_sem = ring_sem(r, g, p);
+	x->d.signal_inc = 1;
 	return 0;
 }
 
-/* The host's reduction in the ring's order: segment k from member k on. */
-static int ring_result(struct run *r, const struct ring *g, const int64_t *in,
-		       uint8_t *out)
+/* core c's done semaphore: the members that read its tensor are done */
+static uint32_t done_sem(const struct run *r, uint32_t c)
 {
-	uint8_t *tmp = malloc(g->slot ? g->slot : 1);
-	uint32_t k, j;
+	return r->coll_sem + r->m->nc + c;
+}
 
+/* a marker on member p's queue: it has read member owner's tensor */
+static int ring_mark_done(struct run *r, const struct ring *g, uint32_t p,
+			  uint32_t owner)
+{
+	struct xfer *x = ring_x(r, g, p, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
+
+	if (!x)
+		return -ENOMEM;
+	x->d.signal_sem = done_sem(r, g->mb[owner].core);
+	x->d.signal_inc = 1;
+	return 0;
+}
+
+/* the signals member p's ring gives: its opening marker and its steps */
+static uint64_t ring_signals(const struct ring *g)
+{
+	return 1 + (uint64_t)(g->rs + g->ag) * (g->n - 1);
+}
+
+/*
+ * The ring over n members, every transfer a pull on the puller's own
+ * queue, straight from the other member's tensor: no inbox, no copy but
+ * the 2(n - 1) segments a member's engine must move.
+ *
+ * First a marker on each queue signals the member's ring semaphore: its
+ * program before the collective is done. Reduce-scatter, n - 1 steps:
+ * at step s member p reduces segment (p - 2 - s) mod n of its left
+ * neighbour's tensor into its own, once the left one's semaphore says
+ * it reduced that segment itself (its step s - 1, or its opening). So
+ * segment k is accumulated from member k + 1 on and ends, whole, at
+ * member k. All-gather, n - 1 steps, the other way round: at step s
+ * member p copies segment (p + 1 + s) mod n from its right neighbour,
+ * once that one holds it final. Last, each member says on the done
+ * semaphore of each member whose tensor it read (the left one in the
+ * reduce-scatter, the right one in the all-gather) that it has read it
+ * all, and a marker on each queue waits for its readers' word: what the
+ * member does after the collective cannot touch bytes still read, and a
+ * later write of those bytes waits on that semaphore for the checker
+ * (order_wait()).
+ *
+ * Why the device's checker sees every pair ordered by one semaphore:
+ * a member's tensor is written only on its own queue, and read by its
+ * neighbours' queues, each waiting on the member's semaphore. In the
+ * reduce-scatter p reads its left one's segment only once that one
+ * wrote it (and nobody writes it after), and in the all-gather p
+ * overwrites a segment the right one read in its reduce-scatter only
+ * after waiting on the right one's semaphore, which its later steps
+ * signal; what p reads in the all-gather is final. Every member signals
+ * its own ring semaphore only, on one queue, so a wait value counts one
+ * queue's transfers exactly.
+ */
+static int emit_ring(struct run *r, struct ring *g)
+{
+	uint32_t n = g->n, s, p;
+	int ret = 0;
+
+	for (p = 0; p < n; p++) {	/* opening */
+		struct xfer *x = ring_x(r, g, p, g->rs ? X_REDUCE : X_GATHER, 0, 0, 0, 0);
+
+		if (!x)
+			return -ENOMEM;
+		x->d.signal_sem = ring_sem(r, g, p);
+		x->d.signal_inc = 1;
+	}
+	for (s = 0; g->rs && s < n - 1 && !ret; s++)
+		for (p = 0; p < n && !ret; p++) {
+			uint32_t left = (p + n - 1) % n;
+
+			ret = ring_pull(r, g, p, left, (p + 2 * n - 2 - s) % n, 1,
+					g->mb[left].base + 1 + s);
+		}
+	for (s = 0; g->ag && s < n - 1 && !ret; s++)
+		for (p = 0; p < n && !ret; p++) {
+			uint32_t right = (p + 1) % n;
+
+			ret = ring_pull(r, g, p, right, (p + 1 + s) % n, 0,
+					g->mb[right].base + 1 + (uint64_t)g->rs * (n - 1) + s);
+		}
+	for (p = 0; p < n && !ret; p++) {	/* the tensors it read may change */
+		if (g->rs)
+			ret = ring_mark_done(r, g, p, (p + n - 1) % n);
+		if (g->ag && !ret)
+			ret = ring_mark_done(r, g, p, (p + 1) % n);
+	}
+	for (p = 0; p < n && !ret; p++) {	/* its readers are done */
+		uint32_t c = g->mb[p].core;
+		struct xfer *x = ring_x(r, g, p, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
+
+		if (!x)
+			return -ENOMEM;
+		x->d.wait_sem = done_sem(r, c);
+		x->d.wait_value = r->sent[r->m->nc + c] + (uint32_t)(g->rs + g->ag);
+	}
+	return ret;
+}
+
+/*
+ * The host's reduction in the ring's order, segment k of member p's
+ * result: the reduce-scatter's fold from member k + 1 on over cnt
+ * members (each dst = its own op the partial it pulls), or, after an
+ * all-gather alone, member k's own segment.
+ */
+static int ring_seg_result(struct run *r, const struct ring *g, uint32_t k,
+			   uint32_t cnt, uint8_t *out)
+{
+	uint64_t off, len;
+	uint8_t *tmp;
+	uint32_t j;
+
+	seg(g, k, &off, &len);
+	if (!g->rs) {
+		memcpy(out + off, ver_bytes(r, g->mb[k].inv) + off, len);
+		return 0;
+	}
+	tmp = malloc(len ? len : 1);
 	if (!tmp)
 		return -ENOMEM;
-	for (k = 0; k < g->n; k++) {
-		uint64_t off, len;
-
-		seg(g, k, &off, &len);
-		memcpy(out + off, ver_bytes(r, in[k]) + off, len);
-		for (j = 1; j < g->n; j++) {
-			memcpy(tmp, ver_bytes(r, in[(k + j) % g->n]) + off, len);
-			dp_reduce_buf(tmp, out + off, len, g->op, g->type);
-			memcpy(out + off, tmp, len);
-		}
+	memcpy(out + off, ver_bytes(r, g->mb[(k + 1) % g->n].inv) + off, len);
+	for (j = 2; j <= cnt; j++) {
+		memcpy(tmp, ver_bytes(r, g->mb[(k + j) % g->n].inv) + off, len);
+		dp_reduce_buf(tmp, out + off, len, g->op, g->type);
+		memcpy(out + off, tmp, len);
 	}
 	free(tmp);
+	return 0;
+}
+
+/*
+ * Every member's result: one for all after an all-reduce or all-gather;
+ * after a reduce-scatter alone each its own, segment p whole and
+ * segment k the fold of members k + 1 .. p, the partial the ring left.
+ */
+static int ring_results(struct run *r, struct ring *g)
+{
+	uint32_t p, k, members = g->rs && !g->ag ? g->n : 1;
+	int ret = 0;
+
+	for (p = 0; p < g->n; p++) {
+		if (p >= members) {
+			g->mb[p].res = g->mb[0].res;
+			continue;
+		}
+		g->mb[p].res = malloc(g->bytes ? g->bytes : 1);
+		if (!g->mb[p].res)
+			return -ENOMEM;
+		for (k = 0; k < g->n && !ret && !r->counting; k++)
+			ret = ring_seg_result(r, g, k, g->ag ? g->n :
+					      (p + 2 * g->n - 1 - k) % g->n + 1, g->mb[p].res);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -708,28 +849,15 @@ static uint32_t coll_data(const struct dp_core *core, const struct dp_inst *in)
 	return NONE32;
 }
 
-static int ring_alloc(struct ring *g)
+/* frees the results not handed to a version (handed: members [0, h)) */
+static void ring_free(struct ring *g, uint32_t h)
 {
-	g->core = calloc(g->n, sizeof(*g->core));
-	g->inst = calloc(g->n, sizeof(*g->inst));
-	g->data = calloc(g->n, sizeof(*g->data));
-	g->inbox = calloc(g->n, sizeof(*g->inbox));
-	g->base = calloc(g->n, sizeof(*g->base));
-	g->inv = calloc(g->n, sizeof(*g->inv));
-	g->first = calloc(g->n, sizeof(*g->first));
-	return g->core && g->inst && g->data && g->inbox && g->base && g->inv &&
-	       g->first ? 0 : -ENOMEM;
-}
+	uint32_t p;
 
-static void ring_free(struct ring *g)
-{
-	free(g->core);
-	free(g->inst);
-	free(g->data);
-	free(g->inbox);
-	free(g->base);
-	free(g->inv);
-	free(g->first);
+	for (p = h; g->mb && p < g->n; p++)
+		if (g->mb[p].res && (!p || g->mb[p].res != g->mb[0].res))
+			free(g->mb[p].res);
+	free(g->mb);
 }
 
 /*
@@ -746,17 +874,17 @@ static int ring_members(struct run *r, const struct dp_inst *in0,
 		const struct dp_core *c = &r->m->c[mem[p]];
 		uint32_t i = r->next[mem[p]], t;
 
-		g->core[p] = mem[p];
-		g->inst[p] = i;
+		g->mb[p].core = mem[p];
+		g->mb[p].inst = i;
 		t = coll_data(c, &c->in[i]);
-		g->data[p] = t;
+		g->mb[p].data = t;
 		if (t == NONE32 || !r->addr[mem[p]][t])
 			return dp_fail(r->e, "core %u '%s': no DRAM tensor that it both uses and defines to reduce",
 				       mem[p], c->in[i].name), -EINVAL;
 		if (p && c->t[t].bytes != g->bytes)
 			return dp_fail(r->e, "core %u '%s': '%s' is %" PRIu64 " bytes, core %u's '%s' %" PRIu64,
 				       mem[p], c->in[i].name, c->t[t].name, c->t[t].bytes,
-				       mem[0], tensor_name(r, mem[0], g->data[0]), g->bytes), -EINVAL;
+				       mem[0], tensor_name(r, mem[0], g->mb[0].data), g->bytes), -EINVAL;
 		g->bytes = c->t[t].bytes;
 		if (g->bytes % g->esz)
 			return dp_fail(r->e, "core %u '%s': '%s' is not whole %s elements",
@@ -772,9 +900,8 @@ static int ring_members(struct run *r, const struct dp_inst *in0,
 }
 
 /*
- * Before the ring: each member's inbox staged, its semaphore's count and
- * the version it reduces noted, its instruction opened and its other
- * uses sent.
+ * Before the ring: each member's semaphore's count and the version it
+ * reduces noted, its instruction opened and its other uses sent.
  */
 static int ring_open(struct run *r, struct ring *g)
 {
@@ -782,13 +909,12 @@ static int ring_open(struct run *r, struct ring *g)
 	int ret;
 
 	for (p = 0; p < g->n; p++) {
-		g->inbox[p] = stage_take(r, (uint64_t)(g->n - 1) * g->slot);
-		g->base[p] = r->sent[g->core[p]];
-		g->inv[p] = want_ver(r, g->core[p], g->inst[p],
-				     obj_key(r, g->core[p], g->data[p]));
-		ret = open_inst(r, g->core[p], g->inst[p], &g->first[p]);
+		g->mb[p].base = r->sent[g->mb[p].core];
+		g->mb[p].inv = want_ver(r, g->mb[p].core, g->mb[p].inst,
+				     obj_key(r, g->mb[p].core, g->mb[p].data));
+		ret = open_inst(r, g->mb[p].core, g->mb[p].inst, &g->mb[p].first);
 		if (!ret)
-			ret = emit_uses(r, g->core[p], g->inst[p], g->data[p]);
+			ret = emit_uses(r, g->mb[p].core, g->mb[p].inst, g->mb[p].data);
 		if (ret)
 			return ret;
 	}
@@ -797,35 +923,37 @@ static int ring_open(struct run *r, struct ring *g)
 
 /*
  * After the ring: each member's other defs sent, its tensor's version
- * the one result res (owned by member 0's: *handed once it is), and its
+ * its result (handed to the version: *handed members so far), and its
  * instruction closed, as long as one member's steps from start.
  */
-static int ring_close(struct run *r, struct ring *g, uint8_t *res,
-		      uint64_t start, int *handed)
+static int ring_close(struct run *r, struct ring *g, uint64_t start,
+		      uint32_t *handed)
 {
-	uint64_t d = 2 * dur(r, 8);
-	uint32_t p, k;
+	uint64_t d = (uint64_t)(2 + g->rs + g->ag) * dur(r, 8) +
+		     (ring_signals(g) - 1) * dur(r, g->slot);
+	uint32_t p;
 	int ret;
 
-	for (k = 0; k < g->n - 1; k++)	/* the critical path: one member's steps */
-		d += 3 * dur(r, g->slot);
 	for (p = 0; p < g->n; p++) {
-		uint32_t c = g->core[p], t = g->data[p];
+		uint32_t c = g->mb[p].core, t = g->mb[p].data;
 		int64_t v;
 
-		r->sent[c] += 2 * g->n - 1;
-		ret = emit_defs(r, c, g->inst[p], t);
+		r->sent[c] += ring_signals(g);
+		r->sent[r->m->nc + c] += (uint32_t)(g->rs + g->ag);
+		ret = emit_compute(r, c, g->mb[p].inst);
+		if (!ret)
+			ret = emit_defs(r, c, g->mb[p].inst, t);
 		if (ret)
 			return ret;
-		v = add_ver(r, c, g->inst[p], t, r->addr[c][t], g->bytes,
+		v = add_ver(r, c, g->mb[p].inst, t, r->addr[c][t], g->bytes,
 			    obj_key(r, c, t));
 		if (v < 0)
 			return -ENOMEM;
-		r->v[v].buf = res;	/* one result, every member's */
-		r->v[v].own = !p;
-		*handed = 1;
-		ret = close_inst(r, c, g->inst[p], g->first[p], start,
-				 d + r->o->compute_ns);
+		r->v[v].buf = g->mb[p].res;
+		r->v[v].own = !p || g->mb[p].res != g->mb[0].res;
+		*handed = p + 1;
+		ret = close_inst(r, c, g->mb[p].inst, g->mb[p].first, start,
+				 d + inst_compute(r, c, g->mb[p].inst));
 		if (ret)
 			return ret;
 		r->next[c]++;
@@ -840,33 +968,27 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	const uint32_t *mem = inst_sync(core0, in0) + in0->nwait + in0->nsignal;
 	struct ring g = { .n = in0->ncores };
 	uint64_t start = 0;
-	uint8_t *res = NULL;
-	int ret, handed = 0;
+	uint32_t handed = 0;
+	int ret;
 
-	if (in0->coll_kind != DP_COLL_ALL_REDUCE)
-		return dp_fail(r->e, "core %u '%s': a %s is not run yet (all_reduce is)",
-			       c0, in0->name, dp_coll_kind_name(in0->coll_kind)), -EOPNOTSUPP;
+	g.rs = in0->coll_kind != DP_COLL_ALL_GATHER;
+	g.ag = in0->coll_kind != DP_COLL_REDUCE_SCATTER;
 	g.op = in0->coll_op == DP_RED_MAX ? XMEMSIM_DMA_OP_MAX : XMEMSIM_DMA_OP_SUM;
 	g.type = (uint32_t)in0->coll_type + 1;	/* DP_ELEM_F32.. -> XMEMSIM_DMA_T_F32.. */
 	g.esz = dp_reduce_size(g.type);
-	ret = ring_alloc(&g);
+	g.mb = calloc(g.n, sizeof(*g.mb));
+	ret = g.mb ? ring_members(r, in0, &g, mem, &start) : -ENOMEM;
 	if (!ret)
-		ret = ring_members(r, in0, &g, mem, &start);
-	if (!ret) {
-		res = malloc(g.bytes ? g.bytes : 1);
-		ret = res ? ring_open(r, &g) : -ENOMEM;
-	}
+		ret = ring_open(r, &g);
 	if (!ret)
 		ret = emit_ring(r, &g);
-	if (!ret && !r->counting)
-		ret = ring_result(r, &g, g.inv, res);
 	if (!ret)
-		ret = ring_close(r, &g, res, start, &handed);
+		ret = ring_results(r, &g);
+	if (!ret)
+		ret = ring_close(r, &g, start, &handed);
 	if (ret == -ENOMEM && !r->e->msg[0])
 		dp_nomem(r->e);
-	ring_free(&g);
-	if (!handed)
-		free(res);
+	ring_free(&g, handed);
 	return ret;
 }
 
@@ -1103,7 +1225,7 @@ static int initial_versions(struct run *r)
 	return 0;
 }
 
-/* Sizes: count the sinks and stages by emitting once without a device. */
+/* Sizes: count the sinks by emitting once without a device. */
 static int count_pass(struct run *r)
 {
 	int ret;
@@ -1114,7 +1236,6 @@ static int count_pass(struct run *r)
 	if (ret)
 		return ret;
 	r->sink_bytes = r->sink_used;
-	r->stage_bytes = r->stage_used;
 	r->pool_bytes = ((r->pool_bytes + 7) & ~7ULL) + (uint64_t)r->nv * 64 + 64;
 	return 0;
 }
@@ -1130,9 +1251,8 @@ static void reset_emit(struct run *r, size_t nv0)
 	r->nx = 0;
 	r->nu = 0;
 	r->sink_used = 0;
-	r->stage_used = 0;
 	memset(r->next, 0, r->m->nc * sizeof(*r->next));
-	memset(r->sent, 0, r->m->nc * sizeof(*r->sent));
+	memset(r->sent, 0, 2 * r->m->nc * sizeof(*r->sent));
 	memset(r->fin, 0, r->m->nc * sizeof(*r->fin));
 	memset(r->evdone, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evdone));
 	memset(r->evfin, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evfin));
@@ -1347,7 +1467,7 @@ out:
 
 static void write_trace(struct run *r, FILE *f)
 {
-	static const char *const kind[] = { "use", "def", "order", "ring send", "ring receive" };
+	static const char *const kind[] = { "use", "def", "order", "ring reduce", "ring gather", "compute" };
 	uint64_t t0 = UINT64_MAX;
 	size_t k;
 	uint32_t c;
@@ -1468,7 +1588,7 @@ static int run_setup(struct run *r)
 	r->nsig = calloc(nev, sizeof(*r->nsig));
 	r->evdone = calloc(nev, sizeof(*r->evdone));
 	r->evfin = calloc(nev, sizeof(*r->evfin));
-	r->sent = calloc(r->m->nc, sizeof(*r->sent));
+	r->sent = calloc(2 * r->m->nc, sizeof(*r->sent));
 	r->fin = calloc(r->m->nc, sizeof(*r->fin));
 	r->next = calloc(r->m->nc, sizeof(*r->next));
 	if (!r->nsig || !r->evdone || !r->evfin || !r->sent || !r->fin || !r->next)
@@ -1494,10 +1614,10 @@ static int run_setup(struct run *r)
 		}
 	}
 	r->coll_sem = r->m->nev;
-	if (r->m->nev + r->m->nc > r->di.sems)
+	if (r->m->nev + 2 * r->m->nc > r->di.sems)
 		return dp_fail(r->e, "%u events and %u cores need %u semaphores, the device gives %u (dma_sems)",
-			       r->m->nev, r->m->nc, r->m->nev + r->m->nc, r->di.sems), -ENOSPC;
-	for (s = 0; s < r->m->nev + r->m->nc; s++) {
+			       r->m->nev, r->m->nc, r->m->nev + 2 * r->m->nc, r->di.sems), -ENOSPC;
+	for (s = 0; s < r->m->nev + 2 * r->m->nc; s++) {
 		ret = xms_sem_set(r->dev, s, 0);
 		if (ret)
 			return dp_fail(r->e, "SEM_SET %u: %s", s, strerror(-ret)), ret;
@@ -1543,9 +1663,10 @@ int dp_plan_run(struct xms_dev *dev, const char *plan_path,
 	if (!ret)
 		ret = dev_alloc(&r, r.sink_bytes, &r.sink_dev, "the uses' copies");
 	if (!ret)
-		ret = dev_alloc(&r, r.stage_bytes, &r.stage_dev, "the rings' inboxes");
-	if (!ret)
 		ret = dev_alloc(&r, (uint64_t)m->nc * 64, &r.scratch_dev, "the cores' scratch");
+	if (!ret && r.pad_bytes)
+		ret = dev_alloc(&r, (uint64_t)m->nc * 2 * r.pad_bytes, &r.pad_dev,
+				"the cores' compute pads");
 	if (!ret)
 		ret = emit_all(&r);
 	if (ret)

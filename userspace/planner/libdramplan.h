@@ -123,6 +123,7 @@ struct dp_inst {
 	 * nsignal, then ncores core indices (a collective's cores) */
 	uint32_t sync_first, nwait, nsignal, ncores;
 	uint8_t coll_kind, coll_op, coll_type;	/* DP_COLL_NONE: no kind */
+	uint64_t compute_ns;	/* "compute_ns": modeled compute time, 0 none */
 };
 
 struct dp_block {

@@ -29,6 +29,7 @@ class Program:
         self.torch = torch
         self.fsize = {"float32": 4, "float16": 2, "bfloat16": 2,
                       "float64": 8}[dtype]
+        self.dtype = dtype
         self.tensors = []	# dicts: name, elems, elem_size, usage
         self.names = set()
         self.insts = []		# dicts: name, defs, uses (tensor ids)

@@ -21,14 +21,18 @@ def emit(prog, name, cores, grads, sgd):
     addrs = preplace(prog)
     training = grads is not None
     grads = grads or []
-    # a tensor-parallel network's all-reduced tensors: one buffer shared
-    # by the cores, owned by core 0, linked on the others
+    # a tensor-parallel network's all-reduced tensors: each core's own
+    # (in its CC region), all-reduced by a collective that names the
+    # cores; in float64, which no engine reduces, one buffer shared by
+    # the cores (owned by core 0, linked on the others) as before
     coll = set(tid for tid, t in enumerate(prog.tensors)
                if t.get("collective")) if cores > 1 else set()
+    ctype = COLL_TYPES.get(prog.dtype)
     doc_cores = []
     for c in range(cores):
-        tensors = core_tensors(prog, c, cores, addrs, coll, grads)
-        insts = core_insts(prog, cores, coll)
+        tensors = core_tensors(prog, c, cores, addrs,
+                               set() if ctype else coll, grads)
+        insts = core_insts(prog, cores, coll, ctype)
         if cores > 1 and grads:
             src = all_reduce_grads(prog, c, grads, tensors, insts)
         else:
@@ -95,10 +99,16 @@ def core_tensors(prog, c, cores, addrs, coll, grads):
     return tensors
 
 
-def core_insts(prog, cores, coll):
+# the model's collective types, by the importer's --dtype
+COLL_TYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+
+
+def core_insts(prog, cores, coll, ctype):
     """The instructions; on several cores an instruction that defines an
     all-reduced tensor (tensor parallel) stages this core's partial sum
-    into the shared tensor, then sums it over the cores in place."""
+    into the all-reduced tensor, then sums it over the cores in place: an
+    all_reduce of type ctype over every core (None: the old form, a
+    collective flag on a shared tensor)."""
     insts = []
     taken = set(i["name"] for i in prog.insts)
     for i in prog.insts:
@@ -110,6 +120,10 @@ def core_insts(prog, cores, coll):
             insts.append(d)
             d = {"name": i["name"], "defs": d["defs"],
                  "uses": d["defs"], "collective": True}
+            if ctype:
+                d["collective"] = {"kind": "all_reduce", "reduction": "sum",
+                                   "type": ctype,
+                                   "cores": list(range(cores))}
         insts.append(d)
     return insts
 

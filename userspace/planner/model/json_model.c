@@ -397,8 +397,9 @@ static int parse_inst(struct jp *p, struct dp_core *c, uint32_t bi,
 {
 	static const char *const keys[] = { "name", "defs", "uses",
 					    "collective", "wait", "signal",
-					    NULL };
+					    "compute_ns", NULL };
 	uint32_t spec = JNONE;
+	uint64_t compute = 0;
 	char iw[600];
 	uint32_t v;
 	uint32_t *defs = NULL, *uses = NULL, nd = 0, nu = 0;
@@ -412,11 +413,16 @@ static int parse_inst(struct jp *p, struct dp_core *c, uint32_t bi,
 		return -1;
 	if (GET(o, "collective") && parse_coll_flag(p, v, where, &coll, &spec))
 		return -1;
+	if (GET(o, "compute_ns") && jrd_u64(&p->r, v, where, NULL,
+					      "\"compute_ns\" must be an integer >= 0", &compute))
+		return -1;
 	if (GET(o, "defs") && name_list(p, c, v, where, "defs", &defs, &nd))
 		goto out;
 	if (GET(o, "uses") && name_list(p, c, v, where, "uses", &uses, &nu))
 		goto out;
 	rc = dp_inst_add(p->m, c, bi, name, defs, nd, uses, nu, coll, where, p->r.e);
+	if (!rc)
+		c->in[c->ni - 1].compute_ns = compute;
 	pathf(iw, sizeof(iw), "%s '%s'", where, name);
 	if (!rc)
 		rc = parse_events(p, c, o, iw);

@@ -21,13 +21,16 @@ static void names(FILE *f, const struct dp_core *c, const uint32_t *ops,
 	fputc(']', f);
 }
 
-/* An instruction's "wait", "signal" and collective object, when given */
+/* An instruction's "compute_ns", "wait", "signal" and collective object,
+ * when given */
 static void write_order(FILE *f, const struct dp_model *m,
 			const struct dp_core *c, const struct dp_inst *in)
 {
 	const uint32_t *x = c->sync ? c->sync + in->sync_first : NULL;
 	uint32_t k;
 
+	if (in->compute_ns)
+		fprintf(f, ", \"compute_ns\": %llu", (unsigned long long)in->compute_ns);
 	if (in->nwait || in->nsignal) {
 		fputs(", \"wait\": [", f);
 		for (k = 0; k < in->nwait; k++) {
