@@ -131,6 +131,20 @@ static long long run_one(int coll, uint64_t count, uint32_t t, uint32_t op,
 	return ret ? ret : wrong;
 }
 
+/* The latest (last = 1) or earliest modeled now of the ranks' files. */
+static uint64_t ranks_now(int last)
+{
+	struct xmemsim_dma_info di;
+	uint64_t t = last ? 0 : UINT64_MAX;
+	int r;
+
+	for (r = 0; r < ndev; r++)
+		if (!xms_dma_info(xms_comm_dev(comm, r), &di))
+			t = last ? (di.now_ns > t ? di.now_ns : t) :
+				   (di.now_ns < t ? di.now_ns : t);
+	return t;
+}
+
 static const char *const coll_name[] = {
 	"all-reduce", "reduce-scatter", "all-gather", "broadcast",
 };
@@ -193,12 +207,15 @@ TEST(sliced_sizes_wrong_0)
 TEST(busbw_at_least_0_9_of_the_link)
 {
 	double link = (double)test_param("link_mbps") * 1e6, busbw;
-	uint64_t count = cap / 4, ns = 0;
+	uint64_t count = cap / 4, ns = 0, t0;
 
 	if (!have_dmabuf)
 		SKIP("no XMEMSIM_FEAT_DMABUF: the kernel has no dma-buf");
+	t0 = ranks_now(1);
 	REQUIRE(run_one(XMS_COLL_ALL_REDUCE, count, XMEMSIM_DMA_T_F32,
 			XMEMSIM_DMA_OP_SUM, 1, &ns) == 0 && ns);
+	/* every rank's last step is the ring's last: all end within a slice */
+	CHECK(ranks_now(0) - t0 >= ns - ns / 100);
 	busbw = (double)cap / (ns / 1e9) * xms_coll_busbw_factor(XMS_COLL_ALL_REDUCE, ndev);
 	printf("# all-reduce %llu B on %d devices: %llu ns, busbw %.2f GB/s, %.3f of the link\n",
 	       (unsigned long long)cap, ndev, (unsigned long long)ns, busbw / 1e9, busbw / link);
@@ -216,12 +233,19 @@ TEST(busbw_at_least_0_9_of_the_link)
 TEST(small_size_near_the_latency_bound)
 {
 	uint64_t link = test_param("link_latency_ns"), dma = test_param("dma_latency_ns");
-	uint64_t steps = 2 * (uint64_t)(ndev - 1), ns = 0;
+	uint64_t steps = 2 * (uint64_t)(ndev - 1), ns = 0, t0;
 
 	if (!have_dmabuf)
 		SKIP("no XMEMSIM_FEAT_DMABUF: the kernel has no dma-buf");
+	t0 = ranks_now(1);
 	REQUIRE(run_one(XMS_COLL_ALL_REDUCE, (uint64_t)ndev, XMEMSIM_DMA_T_F32,
 			XMEMSIM_DMA_OP_SUM, 1, &ns) == 0 && ns);
+	/*
+	 * Each rank's steps follow its neighbour's, so every rank ends with
+	 * the last: a step started before the one it needs ended (the order
+	 * across devices lost) leaves ranks ending early.
+	 */
+	CHECK(ranks_now(0) == t0 + ns && ranks_now(1) == t0 + ns);
 	printf("# all-reduce %d B on %d devices: %llu ns, %.2f x 2(n-1) link latencies, %.2f x 2(n-1) transfer latencies\n",
 	       4 * ndev, ndev, (unsigned long long)ns, (double)ns / (steps * link),
 	       (double)ns / (steps * (link + dma)));
