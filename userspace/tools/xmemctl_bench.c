@@ -283,7 +283,7 @@ static void header(const struct bench *b)
 /* Every size from min to max by factor: one line each, nccl-tests' footer. */
 static int sweep(struct bench *b)
 {
-	uint64_t es = types[b->type].size, size, step = es * (uint64_t)b->n;
+	uint64_t es = types[b->type].size, size, step = es * (uint64_t)b->n, prev = 0;
 	double bw = 0, sum = 0, last = 0;
 	int lines = 0, rc = 0, place;
 
@@ -291,6 +291,9 @@ static int sweep(struct bench *b)
 	for (size = b->min; size <= b->max; size *= b->factor) {
 		uint64_t sz = size < step ? step : size / step * step;
 
+		if (sz == prev)		/* sizes below a whole element a rank: one line */
+			goto next;
+		prev = sz;
 		printf(" %11llu %12llu %8s %6s %5d", (unsigned long long)sz,
 		       (unsigned long long)(sz / es), types[b->type].name,
 		       b->coll == XMS_COLL_ALL_GATHER || b->coll == XMS_COLL_BROADCAST ?
@@ -305,6 +308,7 @@ static int sweep(struct bench *b)
 		}
 		printf("\n");
 		lines++;
+next:
 		if (rc == 1 || size > b->max / b->factor)
 			break;
 	}
