@@ -243,7 +243,7 @@ for nd in 4 16; do
 	rmmod xmemsim && insmod /lib/modules/xmemsim.ko devices=$nd \
 		hbm_size=$([ $nd = 4 ] && echo 0x1800000 || echo 0xc00000)
 	tap $? "insmod devices=$nd for the collectives"
-	run_c collectives $(( (16 / nd) << 20 ))
+	run_c collectives $([ $nd = 4 ] && echo 4194304 || echo 2097152)
 done
 xmemctl topo > /tmp/topo.txt && [ "$(grep -c '^dev[0-9]' /tmp/topo.txt)" = 16 ] &&
 	grep -q '^topology ring devices 16 ' /tmp/topo.txt &&
