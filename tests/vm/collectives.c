@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,20 @@ static long long hbm_used(int i)
 	return test_read_ll(path);
 }
 
+/* Every device's HBM back to before[] within 5 s (files closed by exits). */
+static int hbm_back(const long long *before)
+{
+	int i, r, back = 0;
+
+	for (i = 0; i < 500 && !back; i++) {
+		for (r = 0, back = 1; r < ndev; r++)
+			back &= hbm_used(r) == before[r];
+		if (!back)
+			usleep(10000);
+	}
+	return back;
+}
+
 /* Each rank's send and receive buffers, cap bytes each. */
 static int setup(uint64_t bytes)
 {
@@ -83,19 +98,26 @@ static void sizes(int coll, uint64_t count, uint32_t es, uint64_t *s, uint64_t *
 	*r = coll == XMS_COLL_ALL_GATHER ? all : one;
 }
 
-static int call(int coll, const uint64_t *s, const uint64_t *r, uint64_t count,
-		uint32_t t, uint32_t op, uint64_t *ns)
+static int call_on(struct xms_comm *c, int coll, const uint64_t *s,
+		   const uint64_t *r, uint64_t count, uint32_t t, uint32_t op,
+		   uint64_t *ns)
 {
 	switch (coll) {
 	case XMS_COLL_ALL_REDUCE:
-		return xms_all_reduce(comm, s, r, count, t, op, ns);
+		return xms_all_reduce(c, s, r, count, t, op, ns);
 	case XMS_COLL_REDUCE_SCATTER:
-		return xms_reduce_scatter(comm, s, r, count, t, op, ns);
+		return xms_reduce_scatter(c, s, r, count, t, op, ns);
 	case XMS_COLL_ALL_GATHER:
-		return xms_all_gather(comm, s, r, count, t, ns);
+		return xms_all_gather(c, s, r, count, t, ns);
 	default:
-		return xms_broadcast(comm, s, r, count, t, ndev - 1, ns);
+		return xms_broadcast(c, s, r, count, t, ndev - 1, ns);
 	}
+}
+
+static int call(int coll, const uint64_t *s, const uint64_t *r, uint64_t count,
+		uint32_t t, uint32_t op, uint64_t *ns)
+{
+	return call_on(comm, coll, s, r, count, t, op, ns);
 }
 
 /*
@@ -281,7 +303,7 @@ static void spin_child(int ready)
 TEST(teardown_with_transfers_in_flight)
 {
 	long long before[MAXR];
-	int p[2], r, st, i, back;
+	int p[2], r, st, i;
 	pid_t pid;
 	char x;
 
@@ -304,16 +326,163 @@ TEST(teardown_with_transfers_in_flight)
 		kill(pid, SIGKILL);
 		CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
 	}
-	for (i = 0, back = 0; i < 500 && !back; i++) {
-		for (r = 0, back = 1; r < ndev; r++)
-			back &= hbm_used(r) == before[r];
-		if (!back)
-			usleep(10000);
-	}
-	CHECK(back);
+	CHECK(hbm_back(before));
 	/* and the devices still collect */
 	CHECK(run_one(XMS_COLL_ALL_REDUCE, 4096, XMEMSIM_DMA_T_F32,
 		      XMEMSIM_DMA_OP_SUM, 0, &(uint64_t){ 0 }) == 0);
+}
+
+/*
+ * Rank r in a process of its own (xms_comm_init_rank): its device, its
+ * buffers, the host's send data of every rank (made before the fork) and
+ * the expected result; 0 if its receive buffer matches it, bit for bit.
+ * With forever set it runs the collective until one fails: 7 if that is
+ * the ring breaking (a neighbour gone), anything else otherwise.
+ */
+static int rank_child(int r, int prev, int next, int coll, uint64_t count,
+		      uint32_t t, int forever)
+{
+	uint32_t es = t == XMEMSIM_DMA_T_F32 || t == XMEMSIM_DMA_T_I32 ? 4 : 2;
+	uint64_t s, d, sl, rl, ns = 0;
+	struct xms_comm *c;
+	struct xms_dev *dev;
+	int ret;
+
+	sizes(coll, count, es, &sl, &rl);
+	ret = xms_comm_init_rank(&c, ndev, r, r, prev, next);
+	if (ret)
+		return 2;
+	dev = xms_comm_dev(c, r);
+	if (xms_comm_user_rank(c) != r || xms_comm_dev(c, (r + 1) % ndev) ||
+	    xms_alloc(dev, HBM, cap, 4096, 0, &s, NULL) ||
+	    xms_alloc(dev, HBM, cap, 4096, 0, &d, NULL) ||
+	    xms_write(dev, s, hsend[r], sl))
+		return 3;
+	do
+		ret = call_on(c, coll, &s, &d, count, t, XMEMSIM_DMA_OP_SUM, &ns);
+	while (forever && !ret);
+	if (forever)
+		return ret == -ECONNRESET || ret == -EPIPE ? 7 : 8;
+	if (ret || !ns || xms_read(dev, d, hrecv[r], rl))
+		return 4;
+	return memcmp(hrecv[r], hwant[r], rl) ? 5 : 0;
+}
+
+/*
+ * Every rank a process: socketpairs between neighbours, rank r's
+ * children forked; each rank's exit status in st[]. kill_at >= 0: kill
+ * that rank after 50 ms of its collectives (the others then run forever
+ * until the ring breaks). 0, or -1 if one took over two minutes.
+ */
+static int ranks_forked(int coll, uint64_t count, uint32_t t, int kill_at, int *st)
+{
+	int sp[MAXR][2], r, left, i, w;
+	pid_t pid[MAXR];
+
+	for (r = 0; r < ndev; r++)
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp[r]))
+			return -1;
+	for (r = 0; r < ndev; r++) {
+		pid[r] = fork();
+		if (!pid[r]) {	/* its two ends alone: a neighbour's exit is EOF */
+			int prev = sp[(r + ndev - 1) % ndev][1], next = sp[r][0], q;
+
+			for (q = 0; q < ndev; q++) {
+				if (sp[q][0] != next)
+					close(sp[q][0]);
+				if (sp[q][1] != prev)
+					close(sp[q][1]);
+			}
+			_exit(rank_child(r, prev, next, coll, count, t, kill_at >= 0));
+		}
+	}
+	for (r = 0; r < ndev; r++) {
+		close(sp[r][0]);
+		close(sp[r][1]);
+	}
+	if (kill_at >= 0) {
+		usleep(50000);
+		kill(pid[kill_at], SIGKILL);
+	}
+	for (i = 0, left = ndev; left && i < 12000; i++) {
+		for (r = 0; r < ndev; r++)
+			if (pid[r] > 0 && waitpid(pid[r], &w, WNOHANG) == pid[r]) {
+				st[r] = WIFEXITED(w) ? WEXITSTATUS(w) : 128 + WTERMSIG(w);
+				pid[r] = 0;
+				left--;
+			}
+		if (left)
+			usleep(10000);
+	}
+	for (r = 0; r < ndev; r++)
+		if (pid[r] > 0) {
+			kill(pid[r], SIGKILL);
+			waitpid(pid[r], &w, 0);
+			st[r] = -1;
+		}
+	return left ? -1 : 0;
+}
+
+/* One collective, every rank a process: #wrong 0 on every rank. */
+static int forked_one(int coll, uint64_t count, uint32_t t)
+{
+	uint32_t es = t == XMEMSIM_DMA_T_F32 || t == XMEMSIM_DMA_T_I32 ? 4 : 2;
+	int st[MAXR], r, bad = 0;
+	uint64_t sl, rl;
+
+	sizes(coll, count, es, &sl, &rl);
+	for (r = 0; r < ndev; r++)
+		fill(hsend[r], sl);
+	if (xms_coll_expect(coll, ndev, (const void *const *)hsend,
+			    (void *const *)hwant, count, t, XMEMSIM_DMA_OP_SUM, ndev - 1))
+		return -1;
+	if (ranks_forked(coll, count, t, -1, st))
+		return -1;
+	for (r = 0; r < ndev; r++)
+		if (st[r]) {
+			printf("#   %s count %llu: rank %d exit %d\n", coll_name[coll],
+			       (unsigned long long)count, r, st[r]);
+			bad++;
+		}
+	return bad;
+}
+
+/*
+ * NCCL's ncclCommInitRank: each rank in its own process, the dma-buf fds
+ * of its buffers passed to its neighbour over a Unix socket, and the ends
+ * of the steps it waits for: every collective, #wrong 0 on every rank.
+ */
+TEST(rank_a_process_fds_over_sockets_wrong_0)
+{
+	int coll;
+
+	if (!have_dmabuf)
+		SKIP("no XMEMSIM_FEAT_DMABUF: the kernel has no dma-buf");
+	for (coll = 0; coll < 4; coll++)
+		CHECK(forked_one(coll, 1031, coll & 1 ? XMEMSIM_DMA_T_BF16 :
+				 XMEMSIM_DMA_T_F32) == 0);
+	CHECK(forked_one(XMS_COLL_ALL_REDUCE, cap / 4 - 5, XMEMSIM_DMA_T_F32) == 0);
+}
+
+/* A rank killed mid-collective: the others see the ring break, none hangs. */
+TEST(rank_process_killed_breaks_the_ring_without_a_hang)
+{
+	long long before[MAXR];
+	int st[MAXR], r;
+
+	if (!have_dmabuf)
+		SKIP("no XMEMSIM_FEAT_DMABUF: the kernel has no dma-buf");
+	for (r = 0; r < ndev; r++)
+		before[r] = hbm_used(r);
+	REQUIRE(ranks_forked(XMS_COLL_ALL_REDUCE, cap / 4, XMEMSIM_DMA_T_F32, 1, st) == 0);
+	for (r = 0; r < ndev; r++)
+		if (r != 1) {
+			if (st[r] != 7)
+				printf("#   rank %d exit %d\n", r, st[r]);
+			CHECK(st[r] == 7);
+		}
+	CHECK(st[1] == 128 + SIGKILL);
+	CHECK(hbm_back(before));
 }
 
 /* Bad arguments: -errno, nothing run. */
@@ -324,6 +493,8 @@ TEST(bad_arguments_are_refused)
 	CHECK(xms_comm_init_all(&c, 0, NULL) == -EINVAL);
 	CHECK(xms_comm_init_all(&c, 2, (const int[]){ 1, 1 }) == -EINVAL);
 	CHECK(xms_comm_init_all(&c, 1, (const int[]){ 40 }) == -ENOENT);
+	CHECK(xms_comm_init_rank(&c, 2, 2, 0, 3, 4) == -EINVAL);
+	CHECK(xms_comm_init_rank(&c, 2, 0, 0, -1, 4) == -EINVAL);
 	if (!have_dmabuf)
 		return;
 	CHECK(xms_all_reduce(comm, sendb, recvb, 4, 99, XMEMSIM_DMA_OP_SUM, NULL) == -EINVAL);

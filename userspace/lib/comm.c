@@ -18,26 +18,15 @@
 #include <unistd.h>
 
 #include "libxmemsim.h"
-#include "comm_sched.h"
+#include "comm_run.h"
 #include "ktypes.h"
 #include "../../kmod/reduce_elem.h"
 
-#define WAIT_NS		60000000000LL	/* a transfer that takes a minute of wall time hangs */
 #define COMM_FEATS	(XMEMSIM_FEAT_DMA_REDUCE | XMEMSIM_FEAT_PEER | \
 			 XMEMSIM_FEAT_DMABUF | XMEMSIM_FEAT_DMA_NOT_BEFORE)
 
-struct comm_rank {
-	struct xms_dev dev;
-	uint32_t engines, depth;
-	uint64_t scratch, scratch_len;	/* reduce-scatter's partial sums */
-};
 
-struct xms_comm {
-	int n;
-	struct comm_rank *r;
-};
-
-static int comm_open(struct comm_rank *cr, int dev)
+int comm_open(struct comm_rank *cr, int dev)
 {
 	struct xmemsim_dma_info di;
 	struct xmemsim_info in;
@@ -61,6 +50,25 @@ static int comm_open(struct comm_rank *cr, int dev)
 	return ret;
 }
 
+/* A communicator of n ranks, none open yet; me: its rank, -1 every one. */
+struct xms_comm *comm_alloc(int n, int me)
+{
+	struct xms_comm *c = calloc(1, sizeof(*c));
+	int i;
+
+	if (c)
+		c->r = calloc((unsigned int)n, sizeof(*c->r));
+	if (!c || !c->r) {
+		free(c);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		c->r[i].dev.fd = -1;
+	c->n = n;
+	c->me = me;
+	return c;
+}
+
 int xms_comm_init_all(struct xms_comm **comm, int ndev, const int *devlist)
 {
 	struct xms_comm *c;
@@ -72,16 +80,9 @@ int xms_comm_init_all(struct xms_comm **comm, int ndev, const int *devlist)
 		for (j = 0; j < i; j++)
 			if (devlist[i] < 0 || devlist[i] == devlist[j])
 				return -EINVAL;
-	c = calloc(1, sizeof(*c));
-	if (c)
-		c->r = calloc((unsigned int)ndev, sizeof(*c->r));
-	if (!c || !c->r) {
-		free(c);
+	c = comm_alloc(ndev, -1);
+	if (!c)
 		return -ENOMEM;
-	}
-	for (i = 0; i < ndev; i++)
-		c->r[i].dev.fd = -1;
-	c->n = ndev;
 	for (i = 0; i < ndev && !ret; i++)
 		ret = comm_open(&c->r[i], devlist ? devlist[i] : i);
 	if (ret) {
@@ -118,26 +119,12 @@ int xms_comm_count(const struct xms_comm *comm)
 
 struct xms_dev *xms_comm_dev(struct xms_comm *comm, int rank)
 {
-	return comm && rank >= 0 && rank < comm->n ? &comm->r[rank].dev : NULL;
+	return comm && rank >= 0 && rank < comm->n &&
+	       (comm->me < 0 || rank == comm->me) ? &comm->r[rank].dev : NULL;
 }
 
-/* One call's run of a schedule. */
-struct run {
-	struct xms_comm *c;
-	const struct xms_sched *s;
-	uint32_t op, dtype;
-	uint64_t (*base)[XMS_NUM_BUFS];	/* [rank]: its own buffers */
-	uint64_t (*imp)[XMS_NUM_BUFS];	/* [rank]: rank + 1's, in its aperture */
-	uint64_t *ticket, *end;		/* [op] */
-	uint8_t *state;			/* [op]: 0 not submitted, 1 in flight, 2 reaped */
-	uint32_t *inflight, *nlink, *nlocal;	/* [rank] */
-	size_t *oldest;			/* [rank]: no op of it before this is in flight */
-	uint64_t t0, tmax;
-	int err;
-};
-
 /* Reap op j: its end; the first failure is the run's. */
-static int reap(struct run *x, size_t j)
+int comm_reap(struct run *x, size_t j)
 {
 	struct xmemsim_dma_wait w;
 	uint32_t r = x->s->ops[j].rank;
@@ -169,7 +156,7 @@ static void reap_oldest(struct run *x, uint32_t r)
 		size_t j = x->oldest[r]++;
 
 		if (x->s->ops[j].rank == r)
-			reap(x, j);
+			comm_reap(x, j);
 	}
 }
 
@@ -202,7 +189,8 @@ static int submit(struct run *x, size_t j)
 	for (i = 0; i < 2; i++) {
 		if (o->dep[i] < 0)
 			continue;
-		ret = reap(x, o->dep[i]);
+		ret = x->c->me < 0 || x->s->ops[o->dep[i]].rank == (uint32_t)x->c->me ?
+		      comm_reap(x, o->dep[i]) : rank_dep(x, o->dep[i]);
 		if (ret)
 			return ret;
 		if (x->end[o->dep[i]] > d.not_before_ns)
@@ -229,6 +217,8 @@ static int start_time(struct run *x)
 
 	x->t0 = 0;
 	for (r = 0; r < x->c->n; r++) {
+		if (x->c->me >= 0 && r != x->c->me)
+			continue;
 		ret = xms_dma_info(&x->c->r[r].dev, &di);
 		if (ret)
 			return ret;
@@ -317,19 +307,24 @@ static void run_free(struct run *x)
 /* Run x's schedule: its modeled time in *time_ns. */
 static int run(struct run *x, uint64_t *time_ns)
 {
+	int ret = run_alloc(x), me = x->c->me;
 	size_t j;
-	int ret = run_alloc(x);
 
 	if (!ret)
 		ret = start_time(x);
 	if (!ret)
-		ret = link_all(x);
+		ret = me < 0 ? link_all(x) : rank_link_all(x);
 	for (j = 0; j < x->s->n && !ret; j++)
-		ret = submit(x, j);
+		ret = me < 0 || x->s->ops[j].rank == (uint32_t)me ? submit(x, j) :
+		      rank_serve(x, j);
 	for (j = 0; x->state && j < x->s->n; j++)	/* every one reaped, error or not */
-		reap(x, j);
+		comm_reap(x, j);
 	if (!ret)
 		ret = x->err;
+	if (!ret && me >= 0)	/* what the previous rank writes here has landed */
+		ret = rank_barrier(x);
+	if (ret && me >= 0)
+		rank_fail(x);
 	if (x->imp)
 		unlink_all(x);
 	if (!ret && time_ns)
@@ -346,7 +341,7 @@ static int scratch(struct xms_comm *c, uint64_t len)
 	for (r = 0; r < c->n; r++) {
 		struct comm_rank *cr = &c->r[r];
 
-		if (cr->scratch_len >= len)
+		if (cr->scratch_len >= len || cr->dev.fd < 0)
 			continue;
 		if (cr->scratch_len)
 			xms_free(&cr->dev, XMEMSIM_HEAP_HBM, cr->scratch, NULL);
@@ -381,9 +376,11 @@ static int collective(struct xms_comm *c, int coll, const uint64_t *send,
 	x.base = calloc((unsigned int)c->n, sizeof(*x.base));
 	if (!x.base)
 		ret = -ENOMEM;
-	for (r = 0; !ret && r < c->n; r++) {
-		x.base[r][XMS_BUF_SEND] = send[r];
-		x.base[r][XMS_BUF_RECV] = recv[r];
+	for (r = 0; !ret && r < c->n; r++) {	/* a rank of its own: its one address */
+		if (c->me >= 0 && r != c->me)
+			continue;
+		x.base[r][XMS_BUF_SEND] = send[c->me < 0 ? r : 0];
+		x.base[r][XMS_BUF_RECV] = recv[c->me < 0 ? r : 0];
 		x.base[r][XMS_BUF_SCRATCH] = c->r[r].scratch;
 	}
 	if (!ret)

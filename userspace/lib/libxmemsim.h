@@ -205,7 +205,8 @@ int xms_nomem_reason(struct xms_dev *dev, unsigned int heap, uint64_t size,
  * several devices of the module, one rank a device, as NCCL's
  * ncclCommInitAll() makes one in a single process. Buffers are device
  * addresses, one per rank, each an allocation the rank's device handle
- * (xms_comm_dev) made; count is in elements of dtype (XMEMSIM_DMA_T_*),
+ * (xms_comm_dev) made (a rank of its own process, xms_comm_init_rank: its
+ * one address); count is in elements of dtype (XMEMSIM_DMA_T_*),
  * op XMEMSIM_DMA_OP_SUM or _MAX. Each call returns 0 or -errno, and in
  * *time_ns (when not NULL) the collective's modeled time.
  */
@@ -219,6 +220,9 @@ enum {
 struct xms_comm;
 
 int xms_comm_init_all(struct xms_comm **comm, int ndev, const int *devlist);
+int xms_comm_init_rank(struct xms_comm **comm, int nranks, int rank, int dev,
+		       int sock_prev, int sock_next);
+int xms_comm_user_rank(const struct xms_comm *comm);
 int xms_comm_destroy(struct xms_comm *comm);
 int xms_comm_count(const struct xms_comm *comm);
 struct xms_dev *xms_comm_dev(struct xms_comm *comm, int rank);
