@@ -240,7 +240,7 @@ done
 # collective #wrong 0, busbw and the latency bound in modeled time, a
 # process killed mid-collective; 4 MiB a rank on 4 devices, 2 MiB on 16
 for nd in 4 16; do
-	rmmod xmemsim && insmod /lib/modules/xmemsim.ko devices=$nd \
+	settle_refs && rmmod xmemsim && insmod /lib/modules/xmemsim.ko devices=$nd \
 		hbm_size=$([ $nd = 4 ] && echo 0x1800000 || echo 0xc00000)
 	tap $? "insmod devices=$nd for the collectives"
 	run_c collectives $([ $nd = 4 ] && echo 4194304 || echo 2097152)
