@@ -76,3 +76,44 @@ for n in "${cores[@]}"; do
 	r=$(awk -v t="${t:-0}" -v b="$b" 'BEGIN { if (t > 0) printf "%.3f", b / t; else print "-" }')
 	printf '%-6s %-16s %-16s %-8s %s\n' "$n" "${t:--}" "$b" "$r" "$run"
 done
+
+# --- collectives across devices (libxmemsim's communicator) -------------------
+# xmemctl bench, as nccl-tests' all_reduce_perf -b 8 -e 32M -f 4 -c 0 runs,
+# on 2, 4, 8 and 16 devices of a ring (devices=N, default link and engine
+# models), then reduce-scatter, all-gather and broadcast on 16; and a
+# checked sweep (-c 1, #wrong 0) at smaller sizes. Times are modeled, so
+# the table is the same on any host. XMEMSIM_BENCH_DEVICES="2 4 8 16"
+# chooses the device counts. The figure in docs/device.md ("Collectives
+# across devices") is this block's output.
+read -r -a devs <<<"${XMEMSIM_BENCH_DEVICES:-2 4 8 16}"
+DOUT=$REPO/build/bench-collectives-devices
+mkdir -p "$DOUT"
+cat > "$DOUT/guest.sh" <<GUEST
+for n in ${devs[*]}; do
+	rmmod xmemsim 2>/dev/null
+	insmod /lib/modules/xmemsim.ko devices=\$n hbm_size=0x8000000 2>/dev/null ||
+		modprobe xmemsim devices=\$n hbm_size=0x8000000
+	xmemctl bench all-reduce -b 8 -e 32M -f 4 -c 0
+	[ \$n = ${devs[-1]} ] || continue
+	for c in reduce-scatter all-gather broadcast; do
+		xmemctl bench \$c -b 8 -e 32M -f 4 -c 0
+	done
+	for c in all-reduce reduce-scatter all-gather broadcast; do
+		xmemctl bench \$c -b 64 -e 256K -f 64 -c 1 -d bfloat16
+	done
+done
+GUEST
+"$REPO/scripts/vm.sh" "${kargs[@]}" --timeout 3000 --mem $((128 * ${devs[-1]} + 1536)) \
+	--no-insmod --include "$DOUT" -- sh /include/bench-collectives-devices/guest.sh |
+	tee "$DOUT/guest.log"
+echo
+echo "all-reduce, float sum, in place: busbw at the largest size against the link; the smallest size's time against 2(n-1) link latencies"
+printf '%-8s %-12s %-10s %-16s %-14s\n' devices "busbw GB/s" "of link" "smallest: B, us" "/ 2(n-1) lat"
+awk '/^# xmemctl bench / { ar = $4 == "all-reduce:"; n = $5
+		for (i = 1; i <= NF; i++) { if ($i == "link_mbps") bw = $(i + 1) / 1000
+			if ($i == "link_latency_ns") lat = $(i + 1) } }
+	ar && $3 == "float" && !(n in small) { small[n] = $10; sz[n] = $1 }
+	ar && $3 == "float" { last[n] = $12 }
+	END { for (n in last) printf "%-8s %-12s %-10.3f %-16s %-14.2f\n", n, last[n], last[n] / bw,
+		sz[n] ", " small[n], small[n] * 1000 / (2 * (n - 1) * lat) }' \
+	"$DOUT/guest.log" | sort -n

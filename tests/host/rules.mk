@@ -29,3 +29,10 @@ $(O)/tests/host/test_reduce_ref.o: XCFLAGS += \
 	-DREDUCE_TABLE=\"$(CURDIR)/kmod/tests/dma_reduce_table.h\"
 $(O)/tests/host/test_reduce_ref: $(O)/tests/host/test_reduce_ref.o $(O)/userspace/bridge/dp_reduce.o
 	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -lm
+
+# The collectives' schedules (libxmemsim's comm_sched.c) run on host
+# memory against the host reduction in the ring's order
+HOST_TESTS += $(O)/tests/host/test_comm_sched
+$(O)/tests/host/test_comm_sched: $(O)/tests/host/test_comm_sched.o \
+		$(O)/userspace/bridge/dp_reduce.o $(O)/libxmemsim.a
+	$(CC) $(XCFLAGS) -o $@ $^ $(XLDFLAGS) -luring

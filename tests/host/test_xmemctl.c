@@ -87,6 +87,26 @@ TEST(usage_errors_are_one_line)
 	CHECK(!strcmp(out, "xmemctl: --bogus: unknown option or missing argument (xmemctl --help lists them)\n"));
 }
 
+/*
+ * bench: nccl-tests' options follow the collective's name, and a bad one
+ * is a usage error (one line, exit 2) before any device or sysfs file.
+ */
+TEST(bench_usage_errors)
+{
+	static const char *const bad[] = {
+		"bench", "bench all-reduces", "bench all-reduce -b 0",
+		"bench all-reduce -b 64 -e 8", "bench all-reduce -f 1",
+		"bench all-reduce -x", "bench all-reduce -d double",
+		"bench all-reduce -o prod", "bench all-reduce extra",
+		"bench broadcast -b 1Q", "bench all-gather -n 0",
+	};
+
+	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
+	CHECK(run("$X bench reduce-scatter -c 1 -b 2 -e 1 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: bench: bad arguments (xmemctl --help gives them)\n"));
+	CHECK(run("$X --help") == 0 && strstr(out, "bench COLL [-b MIN] [-e MAX]"));
+}
+
 /* -d N and --device N name /dev/xmemsimN; -d PATH is still a node */
 TEST(device_numbers)
 {

@@ -36,6 +36,10 @@ VM_TESTS += $(O)/tests/vm/fair
 # links), run by tests/vm/run.sh with devices=4 and devices=16.
 VM_TESTS += $(O)/tests/vm/peers
 
+# Collectives across devices (libxmemsim's communicator), run by
+# tests/vm/run.sh with devices=4 and devices=16.
+VM_TESTS += $(O)/tests/vm/collectives
+
 # The DMA timing checker's tests, run by tests/vm/run.sh under dma_check=2
 # and under dma_check=1 with a slow clock.
 VM_TESTS += $(O)/tests/vm/dma_check

@@ -236,6 +236,15 @@ for nd in 4 16; do
 	tap $? "insmod devices=$nd dev_mode=0666 for the interconnect"
 	run_c peers
 done
+# collectives across devices (libxmemsim's communicator, the ring): every
+# collective #wrong 0, busbw and the latency bound in modeled time, a
+# process killed mid-collective; 4 MiB a rank on 4 devices, 2 MiB on 16
+for nd in 4 16; do
+	settle_refs && rmmod xmemsim && insmod /lib/modules/xmemsim.ko devices=$nd \
+		hbm_size=$([ $nd = 4 ] && echo 0x1800000 || echo 0xc00000)
+	tap $? "insmod devices=$nd for the collectives"
+	run_c collectives $([ $nd = 4 ] && echo 4194304 || echo 2097152)
+done
 xmemctl topo > /tmp/topo.txt && [ "$(grep -c '^dev[0-9]' /tmp/topo.txt)" = 16 ] &&
 	grep -q '^topology ring devices 16 ' /tmp/topo.txt &&
 	[ "$(grep '^dev0 ' /tmp/topo.txt | tr -s ' ' | cut -d' ' -f2-4,10)" = "X L1 L2 L8" ]

@@ -55,6 +55,12 @@ settle_refs && modprobe -r xmemsim &&
 	/bin/udevadm settle --timeout=10 && chmod 0666 /dev/xmemsim /dev/xmemsim[1-3]
 tap $? "modprobe devices=4 for the interconnect, nodes 0666"
 run_c peers
+# collectives across devices (tests/vm/run.sh runs them on 16 devices too)
+settle_refs && modprobe -r xmemsim &&
+	/usr/sbin/modprobe xmemsim devices=4 hbm_size=0x1800000 &&
+	/bin/udevadm settle --timeout=10
+tap $? "modprobe devices=4 for the collectives"
+run_c collectives
 settle_refs && modprobe -r xmemsim && /usr/sbin/modprobe xmemsim &&
 	/bin/udevadm settle --timeout=10
 tap $? "modprobe as booted"

@@ -200,4 +200,47 @@ const char *xms_heap_name(unsigned int heap);
 int xms_nomem_reason(struct xms_dev *dev, unsigned int heap, uint64_t size,
 		     char *buf, size_t len);
 
+/*
+ * Collectives across devices (xms_comm_init(3)): a communicator over
+ * several devices of the module, one rank a device, as NCCL's
+ * ncclCommInitAll() makes one in a single process. Buffers are device
+ * addresses, one per rank, each an allocation the rank's device handle
+ * (xms_comm_dev) made (a rank of its own process, xms_comm_init_rank: its
+ * one address); count is in elements of dtype (XMEMSIM_DMA_T_*),
+ * op XMEMSIM_DMA_OP_SUM or _MAX. Each call returns 0 or -errno, and in
+ * *time_ns (when not NULL) the collective's modeled time.
+ */
+enum {
+	XMS_COLL_ALL_REDUCE,
+	XMS_COLL_REDUCE_SCATTER,
+	XMS_COLL_ALL_GATHER,
+	XMS_COLL_BROADCAST,
+};
+
+struct xms_comm;
+
+int xms_comm_init_all(struct xms_comm **comm, int ndev, const int *devlist);
+int xms_comm_init_rank(struct xms_comm **comm, int nranks, int rank, int dev,
+		       int sock_prev, int sock_next);
+int xms_comm_user_rank(const struct xms_comm *comm);
+int xms_comm_destroy(struct xms_comm *comm);
+int xms_comm_count(const struct xms_comm *comm);
+struct xms_dev *xms_comm_dev(struct xms_comm *comm, int rank);
+int xms_all_reduce(struct xms_comm *comm, const uint64_t *sendbuf,
+		   const uint64_t *recvbuf, uint64_t count, uint32_t dtype,
+		   uint32_t op, uint64_t *time_ns);
+int xms_reduce_scatter(struct xms_comm *comm, const uint64_t *sendbuf,
+		       const uint64_t *recvbuf, uint64_t recvcount,
+		       uint32_t dtype, uint32_t op, uint64_t *time_ns);
+int xms_all_gather(struct xms_comm *comm, const uint64_t *sendbuf,
+		   const uint64_t *recvbuf, uint64_t sendcount, uint32_t dtype,
+		   uint64_t *time_ns);
+int xms_broadcast(struct xms_comm *comm, const uint64_t *sendbuf,
+		  const uint64_t *recvbuf, uint64_t count, uint32_t dtype,
+		  int root, uint64_t *time_ns);
+double xms_coll_busbw_factor(int coll, int nranks);
+int xms_coll_expect(int coll, int nranks, const void *const *send,
+		    void *const *recv, uint64_t count, uint32_t dtype,
+		    uint32_t op, int root);
+
 #endif /* LIBXMEMSIM_H */

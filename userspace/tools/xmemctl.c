@@ -26,6 +26,7 @@
 #include "dp_device.h"
 #include "libxmemsim.h"
 #include "xmstat.h"
+#include "xmemctl_bench.h"
 
 #define MAX_IO (64u << 20)
 #define MAX_ARGS 8
@@ -93,6 +94,12 @@ static void usage(FILE *f)
 		"                                exit 0 only with 0 hazards and mismatches\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
+		"  bench COLL [-b MIN] [-e MAX] [-f FACTOR] [-c 0|1] [-n N]\n"
+		"        [-d TYPE] [-o OP] [-r ROOT]\n"
+		"                                COLL (all-reduce, reduce-scatter, all-gather,\n"
+		"                                broadcast) over N devices (default all), as\n"
+		"                                nccl-tests: sizes MIN to MAX bytes by FACTOR,\n"
+		"                                -c checks against the host; modeled time\n"
 		"HEAP is hbm, dataram or libc (any case), or 0, 1 or 2; numbers are decimal or\n"
 		"0x-prefixed hex. Options go anywhere on the line. See xmemctl(1).\n");
 }
@@ -1321,16 +1328,35 @@ static int check_command(int argc, char **argv, int *is_replay)
 	return 2;
 }
 
+/* Where the word "bench" is on the line (its options follow it), or 0. */
+static int bench_at(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "bench") && strcmp(argv[i - 1], "--file") &&
+		    strcmp(argv[i - 1], "--dev") && strcmp(argv[i - 1], "-d"))
+			return i;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev_path = NULL;
 	struct xms_ring ring = { 0 };
 	struct xms_dev dev;
-	int rc, uring = 0, is_replay;
+	int rc, uring = 0, is_replay, bench;
 
-	rc = parse_options(argc, argv, &dev_path, &uring);
+	bench = bench_at(argc, argv);
+	rc = parse_options(bench ? bench : argc, argv, &dev_path, &uring);
 	if (rc >= 0)
 		return rc;
+	if (bench && optind == bench) {	/* its own options follow it */
+		rc = xmemctl_bench(argc - bench, argv + bench);
+		if (rc == 2)
+			fprintf(stderr, "xmemctl: bench: bad arguments (xmemctl --help gives them)\n");
+		return rc;
+	}
 	argc -= optind;
 	argv += optind;
 	/* a usage error never opens the device */
