@@ -65,3 +65,14 @@ for ex in allreduce_2core pipeline_4core zero_4core gpt2_decode_2core; do
 	dramplan -q --no-svg -o /tmp/$ex.plan.json /work/examples/$ex.json
 	xmemctl plan run /tmp/$ex.plan.json /work/examples/$ex.json /tmp/$ex.trace.json
 done
+
+# Many devices: four on a ring, their routes, and an all-reduce across
+# them measured as nccl-tests measures (modeled time, every byte checked).
+rmmod xmemsim
+insmod /lib/modules/xmemsim.ko devices=4 hbm_size=0x4000000
+echo
+echo "== xmemctl topo (devices=4)"
+xmemctl topo
+echo
+echo "== xmemctl bench all-reduce -b 1M -e 16M -f 4 -c 1"
+xmemctl bench all-reduce -b 1M -e 16M -f 4 -c 1
