@@ -53,8 +53,8 @@ xmemctl --json info | grep -q '"hbm_base":17179869184,"hbm_size":2097152,' &&
 	sed -n 3p /tmp/j.txt | grep -q '^{"heap":"hbm","count":2,"blocks":\[{"kind":' &&
 	sed -n 3p /tmp/j.txt | grep -q '"kind":"mine"' && sed -n 3p /tmp/j.txt | grep -q '"kind":"free"'
 tap $? "xmemctl --json info, stats and dump"
-xmemctl info | grep -q ' libc_pool=0x88000+0x4000 features=0x1fff$' &&
-	xmemctl --json info | grep -q '"libc_pool_base":557056,"libc_pool_size":16384,"features":8191'
+xmemctl info | grep -q ' libc_pool=0x88000+0x4000 features=0xffff$' &&
+	xmemctl --json info | grep -q '"libc_pool_base":557056,"libc_pool_size":16384,"features":65535'
 tap $? "xmemctl info: the libc pool and the feature bits"
 rmmod xmemsim && insmod /lib/modules/xmemsim.ko
 tap $? "reload with defaults"
