@@ -1639,9 +1639,21 @@ static void run_free(struct run *r)
 	dp_loaded_free(&r->l);
 }
 
+/* Has the model a collective? (its ring's engine 1 needs semaphores) */
+static uint32_t has_coll(const struct dp_model *m)
+{
+	uint32_t c, i;
+
+	for (c = 0; c < m->nc; c++)
+		for (i = 0; i < m->c[c].ni; i++)
+			if (m->c[c].in[i].coll_kind != DP_COLL_NONE)
+				return 1;
+	return 0;
+}
+
 static int run_setup(struct run *r)
 {
-	uint32_t nev = r->m->nev ? r->m->nev : 1, c, i, s;
+	uint32_t nev = r->m->nev ? r->m->nev : 1, c, i, s, need;
 	char on[8] = "";
 	FILE *f;
 	int ret;
@@ -1692,10 +1704,11 @@ static int run_setup(struct run *r)
 		}
 	}
 	r->coll_sem = r->m->nev;
-	if (r->m->nev + 3 * r->m->nc > r->di.sems)
+	need = r->m->nev + (2 + has_coll(r->m)) * r->m->nc;
+	if (need > r->di.sems)
 		return dp_fail(r->e, "%u events and %u cores need %u semaphores, the device gives %u (dma_sems)",
-			       r->m->nev, r->m->nc, r->m->nev + 3 * r->m->nc, r->di.sems), -ENOSPC;
-	for (s = 0; s < r->m->nev + 3 * r->m->nc; s++) {
+			       r->m->nev, r->m->nc, need, r->di.sems), -ENOSPC;
+	for (s = 0; s < need; s++) {
 		ret = xms_sem_set(r->dev, s, 0);
 		if (ret)
 			return dp_fail(r->e, "SEM_SET %u: %s", s, strerror(-ret)), ret;
