@@ -105,6 +105,7 @@ struct run {
 	uint32_t *next;		/* [core]: next instruction to emit */
 	uint32_t *evdone;	/* [event]: signallers emitted */
 	int counting;		/* the sizing pass: no pool, no results */
+	int two;		/* rings on both engines (semaphores enough) */
 	int64_t *lastsig;	/* [core * nev + event]: its last signaller there */
 	uint64_t hz_seen;	/* dma_check_reports' sum as last read */
 };
@@ -619,6 +620,8 @@ struct member {			/* a ring's member */
 struct ring {
 	uint32_t n, op, type, esz;
 	int rs, ag;			/* its reduce-scatter, its all-gather */
+	uint32_t eng;			/* engines a member: 2, or 1 if the
+					 * semaphores do not go round */
 	struct member *mb;		/* [n] */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a segment */
@@ -643,7 +646,7 @@ static void seg_half(const struct ring *g, uint32_t k, uint32_t h,
 	uint64_t e;
 
 	seg(g, k, off, len);
-	e = (*len / g->esz + 1) / 2 * g->esz;
+	e = g->eng < 2 ? *len : (*len / g->esz + 1) / 2 * g->esz;
 	if (h) {
 		*off += e;
 		*len -= e;
@@ -739,7 +742,7 @@ static int ring_mark_done(struct run *r, const struct ring *g, uint32_t p,
 
 	if (!x)
 		return -ENOMEM;
-	if (owner == (g->rs ? (p + g->n - 1) % g->n : (p + 1) % g->n)) {
+	if (g->eng > 1 && owner == (g->rs ? (p + g->n - 1) % g->n : (p + 1) % g->n)) {
 		x->d.wait_sem = ring_sem(r, g, p, 1);
 		x->d.wait_value = g->mb[p].base[1] + ring_signals(g);
 	}
@@ -763,7 +766,7 @@ static int ring_opening(struct run *r, struct ring *g)
 {
 	uint32_t p, h;
 
-	for (h = 0; h < 2; h++)
+	for (h = 0; h < g->eng; h++)
 		for (p = 0; p < g->n; p++) {
 			struct xfer *x = ring_x(r, g, p, h, g->rs ? X_REDUCE : X_GATHER,
 						0, 0, 0, 0);
@@ -828,12 +831,12 @@ static int emit_ring(struct run *r, struct ring *g)
 
 	for (s = 0; g->rs && s < n - 1 && !ret; s++)
 		for (p = 0; p < n && !ret; p++)
-			for (h = 0; h < 2 && !ret; h++)
+			for (h = 0; h < g->eng && !ret; h++)
 				ret = ring_pull(r, g, p, h, (p + n - 1) % n,
 						(p + 2 * n - 2 - s) % n, 1, s);
 	for (s = 0; g->ag && s < n - 1 && !ret; s++)
 		for (p = 0; p < n && !ret; p++)
-			for (h = 0; h < 2 && !ret; h++)
+			for (h = 0; h < g->eng && !ret; h++)
 				ret = ring_pull(r, g, p, h, (p + 1) % n, (p + 1 + s) % n, 0,
 						(uint64_t)g->rs * (n - 1) + s);
 	for (p = 0; p < n && !ret; p++) {	/* the tensors it read may change */
@@ -1006,8 +1009,8 @@ static int ring_open(struct run *r, struct ring *g)
 static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		      uint32_t *handed)
 {
-	uint64_t d = (uint64_t)(3 + g->rs + g->ag) * dur(r, 8) +
-		     (ring_signals(g) - 1) * dur(r, (g->per + 1) / 2 * g->esz);
+	uint64_t d = (uint64_t)(1 + g->eng + g->rs + g->ag) * dur(r, 8) +
+		     (ring_signals(g) - 1) * dur(r, (g->per + g->eng - 1) / g->eng * g->esz);
 	uint32_t p;
 	int ret;
 
@@ -1016,7 +1019,7 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		int64_t v;
 
 		r->sent[c] += ring_signals(g);
-		r->sent[2 * r->m->nc + c] += ring_signals(g);
+		r->sent[2 * r->m->nc + c] += g->eng > 1 ? ring_signals(g) : 0;
 		r->sent[r->m->nc + c] += ring_dones(g);
 		ret = emit_compute(r, c, g->mb[p].inst);
 		if (!ret)
@@ -1049,6 +1052,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	uint32_t handed = 0;
 	int ret;
 
+	g.eng = r->two ? 2 : 1;
 	g.rs = in0->coll_kind != DP_COLL_ALL_GATHER;
 	g.ag = in0->coll_kind != DP_COLL_REDUCE_SCATTER;
 	g.op = in0->coll_op == DP_RED_MAX ? XMEMSIM_DMA_OP_MAX : XMEMSIM_DMA_OP_SUM;
@@ -1427,14 +1431,56 @@ static int ranges_meet(uint64_t a, uint64_t al, uint64_t b, uint64_t bl)
 }
 
 /*
+ * The checker's chains (kmod/dma_check.c, "Chains") from r->x[k] back:
+ * reach[queue], the last transfer there that x is ordered after (-1
+ * none), at first x's own queue up to x; the waiters within reach want
+ * their semaphores, whose signallers raise reach, until nothing changes.
+ * NULL if out of memory.
+ */
+static int64_t *chain_reach(const struct run *r, size_t k)
+{
+	size_t nq = (size_t)r->di.engines * r->di.queues, z;
+	int64_t *reach = malloc((nq ? nq : 1) * sizeof(*reach));
+	uint8_t *want = calloc(r->di.sems ? r->di.sems : 1, 1);
+	int changed = 1;
+
+	if (!reach || !want)
+		return free(want), free(reach), NULL;
+	for (z = 0; z < nq; z++)
+		reach[z] = -1;
+	reach[(size_t)r->x[k].d.engine * r->di.queues + r->x[k].d.queue] = (int64_t)k;
+	while (changed) {
+		changed = 0;
+		for (z = 0; z <= k; z++) {
+			const struct xmemsim_dma_desc *d = &r->x[z].d;
+
+			if (d->wait_sem < r->di.sems && !want[d->wait_sem] &&
+			    (int64_t)z <= reach[(size_t)d->engine * r->di.queues + d->queue])
+				want[d->wait_sem] = 1, changed = 1;
+		}
+		for (z = 0; z < k; z++) {
+			const struct xmemsim_dma_desc *d = &r->x[z].d;
+			int64_t *q = &reach[(size_t)d->engine * r->di.queues + d->queue];
+
+			if (d->signal_sem < r->di.sems && want[d->signal_sem] && (int64_t)z > *q)
+				*q = (int64_t)z, changed = 1;
+		}
+	}
+	free(want);
+	return reach;
+}
+
+/*
  * The checker counted a race when r->x[k] was submitted: the earlier
  * transfer it races, found by the checker's rule (another queue, bytes
  * in common with a write, and no semaphore that x waits on signalled by
- * that queue at or after it), as one line naming both instructions.
+ * that queue at or after it, nor a chain of them: chain_reach()), as one
+ * line naming both instructions.
  */
 static void say_race(struct run *r, size_t k)
 {
 	const struct xfer *x = &r->x[k];
+	int64_t *reach = chain_reach(r, k);
 	size_t j, z;
 
 	for (j = k; j-- > 0;) {
@@ -1452,7 +1498,8 @@ static void say_race(struct run *r, size_t k)
 			ordered = r->x[z].d.engine == y->d.engine &&
 				  r->x[z].d.queue == y->d.queue &&
 				  r->x[z].d.signal_sem == x->d.wait_sem;
-		if (ordered)
+		if (ordered || (reach &&
+		    reach[(size_t)y->d.engine * r->di.queues + y->d.queue] >= (int64_t)j))
 			continue;
 		r->r->races++;
 		if (r->o->log)
@@ -1463,8 +1510,9 @@ static void say_race(struct run *r, size_t k)
 				y->core, inst_name(r, y->core, y->inst),
 				y->kind == X_USE ? "reads" : "writes",
 				y->t != NONE32 ? tensor_name(r, y->core, y->t) : "scratch");
-		return;
+		break;
 	}
+	free(reach);
 }
 
 static int submit_all(struct run *r)
@@ -1639,7 +1687,10 @@ static void run_free(struct run *r)
 	dp_loaded_free(&r->l);
 }
 
-/* Has the model a collective? (its ring's engine 1 needs semaphores) */
+/*
+ * Has the model a collective? Its ring's engine 1 needs a semaphore a
+ * core more; without them (dma_sems) the ring runs on engine 0 alone.
+ */
 static uint32_t has_coll(const struct dp_model *m)
 {
 	uint32_t c, i;
@@ -1704,7 +1755,10 @@ static int run_setup(struct run *r)
 		}
 	}
 	r->coll_sem = r->m->nev;
-	need = r->m->nev + (2 + has_coll(r->m)) * r->m->nc;
+	need = r->m->nev + 3 * r->m->nc;
+	r->two = has_coll(r->m) && need <= r->di.sems;
+	if (!r->two)
+		need = r->m->nev + 2 * r->m->nc;
 	if (need > r->di.sems)
 		return dp_fail(r->e, "%u events and %u cores need %u semaphores, the device gives %u (dma_sems)",
 			       r->m->nev, r->m->nc, need, r->di.sems), -ENOSPC;
