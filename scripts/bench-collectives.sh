@@ -2,9 +2,9 @@
 # The all-reduce of the plan run (userspace/bridge/dp_run.c's ring) on the
 # device, at MIB MiB of f32 per core on 2, 4 and 8 cores, against the bound
 # the engines' bandwidth sets: a ring moves 2(n - 1)/n of each core's bytes
-# into that core, on the core's own queue (one engine), so it cannot end
-# before those bytes at one engine's HBM-to-HBM bandwidth (docs/dramplan.md,
-# "Collectives", says why one engine and not both). Each run is a model of one all-reduce between a def
+# into that core, half on each of the core's two engines, so it cannot end
+# before those bytes at both engines' HBM-to-HBM bandwidth (docs/dramplan.md,
+# "Collectives"). Each run is a model of one all-reduce between a def
 # and a use of the tensor, planned on the host and run in the test VM by
 # xmemctl plan run (checker on, content checked against the host's
 # reduction in the ring's order); its modeled time is the ring's transfers,
@@ -67,12 +67,12 @@ GUEST
 	-- sh /include/bench-collectives/guest.sh | tee "$OUT/guest.log"
 bw=$(sed -n 's/.*dma_mbps_hbm_hbm.*default \([0-9]*\).*/\1/p' "$REPO/kmod/main.c" | head -1)
 echo
-echo "all-reduce, f32 sum, $mib MiB per core; bound: 2(n-1)/n x $mib MiB at one engine's HBM->HBM ${bw} MB/s"
+echo "all-reduce, f32 sum, $mib MiB per core; bound: 2(n-1)/n x $mib MiB at two engines' HBM->HBM 2 x ${bw} MB/s"
 printf '%-6s %-16s %-16s %-8s %s\n' cores "modeled (ns)" "bound (ns)" ratio "run (exit, summary)"
 for n in "${cores[@]}"; do
 	t=$(awk -v n="$n" '$1 == "ring" && $2 == n { print $3 }' "$OUT/guest.log")
 	run=$(awk -v n="$n" '$1 == "run" && $2 == n { $1 = ""; $2 = ""; print }' "$OUT/guest.log")
-	b=$(awk -v n="$n" -v m="$mib" -v bw="$bw" 'BEGIN { printf "%.0f", 2 * (n - 1) / n * m * 1048576 * 1000 / bw }')
+	b=$(awk -v n="$n" -v m="$mib" -v bw="$bw" 'BEGIN { printf "%.0f", (n - 1) / n * m * 1048576 * 1000 / bw }')
 	r=$(awk -v t="${t:-0}" -v b="$b" 'BEGIN { if (t > 0) printf "%.3f", b / t; else print "-" }')
 	printf '%-6s %-16s %-16s %-8s %s\n' "$n" "${t:--}" "$b" "$r" "$run"
 done

@@ -14,7 +14,7 @@
  * semaphore k; each signaller adds 1 when its last transfer ends, and a
  * waiter waits for the count of its signallers. Each data transfer also
  * waits, for the checker, on an event already met (order_wait()). A
- * collective is the ring (emit_ring()) on the members' queues.
+ * collective is the ring (emit_ring()) on the members' two engines.
  *
  * The check. Each def writes a pattern no other writes: the pool is one
  * non-repeating sequence of 64-bit words and each version (def, or the
@@ -95,14 +95,17 @@ struct run {
 	uint64_t pad_dev, pad_bytes;	/* compute pads: 2 x pad_bytes a core */
 	uint32_t *nsig;		/* [event]: its signallers */
 	uint32_t *sent;		/* [core]: its ring semaphore's signals so far;
-				 * [cores + core]: its done semaphore's */
+				 * [cores + core]: its done semaphore's;
+				 * [2 cores + core]: its second ring one's */
 	uint32_t coll_sem;	/* core 0's ring semaphore; core c's + c, its
-				 * done semaphore + cores + c */
+				 * done semaphore + cores + c, its second
+				 * engine's ring semaphore + 2 cores + c */
 	uint64_t *fin;		/* [core]: critical path: its last finish */
 	uint64_t *evfin;	/* [event]: the latest of its signallers */
 	uint32_t *next;		/* [core]: next instruction to emit */
 	uint32_t *evdone;	/* [event]: signallers emitted */
 	int counting;		/* the sizing pass: no pool, no results */
+	int two;		/* rings on both engines (semaphores enough) */
 	int64_t *lastsig;	/* [core * nev + event]: its last signaller there */
 	uint64_t hz_seen;	/* dma_check_reports' sum as last read */
 };
@@ -171,6 +174,15 @@ static void core_queue(const struct run *r, uint32_t c, uint32_t *eng,
 
 	*eng = (c % dc) * epc + (c / dc) % epc;
 	*q = (c / (dc * epc)) % (r->di.queues ? r->di.queues : 1);
+}
+
+/* the engine of the same device core after eng (eng itself if only one) */
+static uint32_t other_engine(const struct run *r, uint32_t eng)
+{
+	uint32_t dc = r->info.cores ? r->info.cores : 1;
+	uint32_t epc = r->di.engines / dc ? r->di.engines / dc : 1;
+
+	return eng - eng % epc + (eng % epc + 1) % epc;
 }
 
 static uint64_t dur(const struct run *r, uint64_t len)
@@ -599,7 +611,7 @@ static int emit_plain(struct run *r, uint32_t c, uint32_t i)
 
 struct member {			/* a ring's member */
 	uint32_t core, inst, data;	/* its core, instruction and tensor */
-	uint64_t base;			/* its semaphore before the ring */
+	uint64_t base[2];		/* its semaphores before the ring */
 	int64_t inv;			/* the version it reduces */
 	size_t first;			/* its instruction's first transfer */
 	uint8_t *res;			/* its result (one for all: AR, AG) */
@@ -608,6 +620,8 @@ struct member {			/* a ring's member */
 struct ring {
 	uint32_t n, op, type, esz;
 	int rs, ag;			/* its reduce-scatter, its all-gather */
+	uint32_t eng;			/* engines a member: 2, or 1 if the
+					 * semaphores do not go round */
 	struct member *mb;		/* [n] */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a segment */
@@ -625,53 +639,80 @@ static void seg(const struct ring *g, uint32_t k, uint64_t *off, uint64_t *len)
 	*len = (hi - lo) * g->esz;
 }
 
-/* one ring transfer: a copy or reduce of len bytes, or a marker if none */
+/* half h of segment k: its first half (elements) on engine 0, the rest 1 */
+static void seg_half(const struct ring *g, uint32_t k, uint32_t h,
+		     uint64_t *off, uint64_t *len)
+{
+	uint64_t e;
+
+	seg(g, k, off, len);
+	e = g->eng < 2 ? *len : (*len / g->esz + 1) / 2 * g->esz;
+	if (h) {
+		*off += e;
+		*len -= e;
+	} else {
+		*len = e;
+	}
+}
+
+/*
+ * One ring transfer of member p on its engine h (0: its program's queue,
+ * 1: the same queue of its core's other engine): a copy or reduce of len
+ * bytes, or a marker if none (engine 1's on its own scratch bytes).
+ */
 static struct xfer *ring_x(struct run *r, const struct ring *g, uint32_t p,
-			   int kind, uint64_t src, uint64_t dst, uint64_t len,
-			   int reduce)
+			   uint32_t h, int kind, uint64_t src, uint64_t dst,
+			   uint64_t len, int reduce)
 {
 	struct xfer *x;
 
 	if (!len) {
 		x = add_mark(r, g->mb[p].core, g->mb[p].inst);
-		if (x)
+		if (x) {
 			x->kind = (uint8_t)kind;
-		return x;
+			x->d.src += 16 * h;
+			x->d.dst += 16 * h;
+		}
+	} else {
+		x = add_x(r, g->mb[p].core, g->mb[p].inst, g->mb[p].data, kind, src, dst, len);
+		if (x && reduce) {
+			x->d.op = g->op;
+			x->d.dtype = g->type;
+		}
 	}
-	x = add_x(r, g->mb[p].core, g->mb[p].inst, g->mb[p].data, kind, src, dst, len);
-	if (x && reduce) {
-		x->d.op = g->op;
-		x->d.dtype = g->type;
-	}
+	if (x && h)
+		x->d.engine = other_engine(r, x->d.engine);
 	return x;
 }
 
-/* the semaphore of member p's ring transfers */
-static uint32_t ring_sem(const struct run *r, const struct ring *g, uint32_t p)
+/* the semaphore of member p's ring transfers on its engine h */
+static uint32_t ring_sem(const struct run *r, const struct ring *g, uint32_t p,
+			 uint32_t h)
 {
-	return r->coll_sem + g->mb[p].core;
+	return r->coll_sem + 2 * h * r->m->nc + g->mb[p].core;
 }
 
 /*
- * Member p pulls segment k from member `from`'s tensor into its own (a
- * reduce, or a copy), once that member's semaphore reaches wv; it
- * signals its own.
+ * Member p pulls half h of segment k from member `from`'s tensor into its
+ * own (a reduce, or a copy) on its engine h, once that member's engine h
+ * semaphore reaches step + 1 over its base; it signals its own.
  */
 static int ring_pull(struct run *r, const struct ring *g, uint32_t p,
-		     uint32_t from, uint32_t k, int reduce, uint64_t wv)
+		     uint32_t h, uint32_t from, uint32_t k, int reduce,
+		     uint64_t step)
 {
 	uint64_t off, len;
 	struct xfer *x;
 
-	seg(g, k, &off, &len);
-	x = ring_x(r, g, p, reduce ? X_REDUCE : X_GATHER,
+	seg_half(g, k, h, &off, &len);
+	x = ring_x(r, g, p, h, reduce ? X_REDUCE : X_GATHER,
 		   r->addr[g->mb[from].core][g->mb[from].data] + off,
 		   r->addr[g->mb[p].core][g->mb[p].data] + off, len, reduce);
 	if (!x)
 		return -ENOMEM;
-	x->d.wait_sem = ring_sem(r, g, from);
-	x->d.wait_value = wv;
-	x->d.signal_sem = ring_sem(r, g, p);
+	x->d.wait_sem = ring_sem(r, g, from, h);
+	x->d.wait_value = g->mb[from].base[h] + 1 + step;
+	x->d.signal_sem = ring_sem(r, g, p, h);
 	x->d.signal_inc = 1;
 	return 0;
 }
@@ -682,84 +723,122 @@ static uint32_t done_sem(const struct run *r, uint32_t c)
 	return r->coll_sem + r->m->nc + c;
 }
 
-/* a marker on member p's queue: it has read member owner's tensor */
-static int ring_mark_done(struct run *r, const struct ring *g, uint32_t p,
-			  uint32_t owner)
-{
-	struct xfer *x = ring_x(r, g, p, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
-
-	if (!x)
-		return -ENOMEM;
-	x->d.signal_sem = done_sem(r, g->mb[owner].core);
-	x->d.signal_inc = 1;
-	return 0;
-}
-
-/* the signals member p's ring gives: its opening marker and its steps */
+/* the signals member p's ring gives an engine: its opening and its steps */
 static uint64_t ring_signals(const struct ring *g)
 {
 	return 1 + (uint64_t)(g->rs + g->ag) * (g->n - 1);
 }
 
 /*
- * The ring over n members, every transfer a pull on the puller's own
- * queue, straight from the other member's tensor: no inbox, no copy but
- * the 2(n - 1) segments a member's engine must move.
+ * A marker on member p's engine 0: it has read member owner's tensor.
+ * The first waits for its engine 1's last step, so that it and what
+ * follows it on engine 0 are ordered after that engine's transfers
+ * (the checker follows that chain).
+ */
+static int ring_mark_done(struct run *r, const struct ring *g, uint32_t p,
+			  uint32_t owner)
+{
+	struct xfer *x = ring_x(r, g, p, 0, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
+
+	if (!x)
+		return -ENOMEM;
+	if (g->eng > 1 && owner == (g->rs ? (p + g->n - 1) % g->n : (p + 1) % g->n)) {
+		x->d.wait_sem = ring_sem(r, g, p, 1);
+		x->d.wait_value = g->mb[p].base[1] + ring_signals(g);
+	}
+	x->d.signal_sem = done_sem(r, g->mb[owner].core);
+	x->d.signal_inc = 1;
+	return 0;
+}
+
+/* the signals of a member's done semaphore in a ring: its readers' */
+static uint32_t ring_dones(const struct ring *g)
+{
+	return (uint32_t)(g->rs + g->ag);
+}
+
+/*
+ * The openings: on each member's engine 0 a marker signals its engine 0
+ * ring semaphore (the program before the collective is done), and on
+ * its engine 1 a marker waits on that and signals its engine 1 one.
+ */
+static int ring_opening(struct run *r, struct ring *g)
+{
+	uint32_t p, h;
+
+	for (h = 0; h < g->eng; h++)
+		for (p = 0; p < g->n; p++) {
+			struct xfer *x = ring_x(r, g, p, h, g->rs ? X_REDUCE : X_GATHER,
+						0, 0, 0, 0);
+
+			if (!x)
+				return -ENOMEM;
+			if (h) {
+				x->d.wait_sem = ring_sem(r, g, p, 0);
+				x->d.wait_value = g->mb[p].base[0] + 1;
+			}
+			x->d.signal_sem = ring_sem(r, g, p, h);
+			x->d.signal_inc = 1;
+		}
+	return 0;
+}
+
+/*
+ * The ring over n members, every transfer a pull on the puller's core,
+ * straight from the other member's tensor: no inbox, no copy but the
+ * 2(n - 1) segments a member must move, each split in two halves of
+ * whole elements, the first on the member's own queue (engine 0), the
+ * second on the same queue of its core's other engine (engine 1): two
+ * rings over disjoint bytes, each with its own semaphore a member, at
+ * both engines' bandwidth. The order of the reduction per element is
+ * the one-engine ring's.
  *
- * First a marker on each queue signals the member's ring semaphore: its
- * program before the collective is done. Reduce-scatter, n - 1 steps:
- * at step s member p reduces segment (p - 2 - s) mod n of its left
- * neighbour's tensor into its own, once the left one's semaphore says
- * it reduced that segment itself (its step s - 1, or its opening). So
- * segment k is accumulated from member k + 1 on and ends, whole, at
- * member k. All-gather, n - 1 steps, the other way round: at step s
- * member p copies segment (p + 1 + s) mod n from its right neighbour,
- * once that one holds it final. Last, each member says on the done
- * semaphore of each member whose tensor it read (the left one in the
- * reduce-scatter, the right one in the all-gather) that it has read it
- * all, and a marker on each queue waits for its readers' word: what the
- * member does after the collective cannot touch bytes still read, and a
- * later write of those bytes waits on that semaphore for the checker
- * (order_wait()).
+ * First (ring_opening()) a marker on engine 0 signals the member's
+ * engine 0 semaphore: its program before the collective is done; one on
+ * engine 1 waits on that and signals the engine 1 semaphore, so that
+ * engine 1's steps after it are ordered after the program (the checker
+ * follows the chain). Reduce-scatter, n - 1 steps: at step s member p
+ * reduces half h of segment (p - 2 - s) mod n of its left neighbour's
+ * tensor into its own on its engine h, once the left one's engine h
+ * semaphore says it reduced that half itself (its step s - 1, or its
+ * opening). So segment k is accumulated from member k + 1 on and ends,
+ * whole, at member k. All-gather, n - 1 steps, the other way round: at
+ * step s member p copies segment (p + 1 + s) mod n from its right
+ * neighbour, once that one holds it final. Last, on engine 0, each
+ * member says on the done semaphore of each member whose tensor it read
+ * (the left one in the reduce-scatter, the right one in the all-gather)
+ * that it has read it all, the first such marker waiting for its
+ * engine 1's last step; and a marker on engine 0 waits for its readers'
+ * word: what the member does after the collective cannot touch bytes
+ * still read or written by either engine, and a later write of those
+ * bytes waits on that semaphore for the checker (order_wait()).
  *
- * Why the device's checker sees every pair ordered by one semaphore:
- * a member's tensor is written only on its own queue, and read by its
- * neighbours' queues, each waiting on the member's semaphore. In the
- * reduce-scatter p reads its left one's segment only once that one
- * wrote it (and nobody writes it after), and in the all-gather p
- * overwrites a segment the right one read in its reduce-scatter only
- * after waiting on the right one's semaphore, which its later steps
- * signal; what p reads in the all-gather is final. Every member signals
- * its own ring semaphore only, on one queue, so a wait value counts one
- * queue's transfers exactly.
+ * Why the device's checker sees every pair ordered: a member's half h
+ * bytes are written only on its engine h, and read by its neighbours'
+ * engine h, each waiting on the member's engine h semaphore. In the
+ * reduce-scatter p reads its left one's half only once that one wrote
+ * it (and nobody writes it after), and in the all-gather p overwrites a
+ * half the right one read in its reduce-scatter only after waiting on
+ * the right one's semaphore, which its later steps signal; what p reads
+ * in the all-gather is final. Every member signals each of its ring
+ * semaphores from one queue only, so a wait value counts one queue's
+ * transfers exactly.
  */
 static int emit_ring(struct run *r, struct ring *g)
 {
-	uint32_t n = g->n, s, p;
-	int ret = 0;
+	uint32_t n = g->n, s, p, h;
+	int ret = ring_opening(r, g);
 
-	for (p = 0; p < n; p++) {	/* opening */
-		struct xfer *x = ring_x(r, g, p, g->rs ? X_REDUCE : X_GATHER, 0, 0, 0, 0);
-
-		if (!x)
-			return -ENOMEM;
-		x->d.signal_sem = ring_sem(r, g, p);
-		x->d.signal_inc = 1;
-	}
 	for (s = 0; g->rs && s < n - 1 && !ret; s++)
-		for (p = 0; p < n && !ret; p++) {
-			uint32_t left = (p + n - 1) % n;
-
-			ret = ring_pull(r, g, p, left, (p + 2 * n - 2 - s) % n, 1,
-					g->mb[left].base + 1 + s);
-		}
+		for (p = 0; p < n && !ret; p++)
+			for (h = 0; h < g->eng && !ret; h++)
+				ret = ring_pull(r, g, p, h, (p + n - 1) % n,
+						(p + 2 * n - 2 - s) % n, 1, s);
 	for (s = 0; g->ag && s < n - 1 && !ret; s++)
-		for (p = 0; p < n && !ret; p++) {
-			uint32_t right = (p + 1) % n;
-
-			ret = ring_pull(r, g, p, right, (p + 1 + s) % n, 0,
-					g->mb[right].base + 1 + (uint64_t)g->rs * (n - 1) + s);
-		}
+		for (p = 0; p < n && !ret; p++)
+			for (h = 0; h < g->eng && !ret; h++)
+				ret = ring_pull(r, g, p, h, (p + 1) % n, (p + 1 + s) % n, 0,
+						(uint64_t)g->rs * (n - 1) + s);
 	for (p = 0; p < n && !ret; p++) {	/* the tensors it read may change */
 		if (g->rs)
 			ret = ring_mark_done(r, g, p, (p + n - 1) % n);
@@ -768,12 +847,12 @@ static int emit_ring(struct run *r, struct ring *g)
 	}
 	for (p = 0; p < n && !ret; p++) {	/* its readers are done */
 		uint32_t c = g->mb[p].core;
-		struct xfer *x = ring_x(r, g, p, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
+		struct xfer *x = ring_x(r, g, p, 0, g->ag ? X_GATHER : X_REDUCE, 0, 0, 0, 0);
 
 		if (!x)
 			return -ENOMEM;
 		x->d.wait_sem = done_sem(r, c);
-		x->d.wait_value = r->sent[r->m->nc + c] + (uint32_t)(g->rs + g->ag);
+		x->d.wait_value = r->sent[r->m->nc + c] + ring_dones(g);
 	}
 	return ret;
 }
@@ -909,7 +988,8 @@ static int ring_open(struct run *r, struct ring *g)
 	int ret;
 
 	for (p = 0; p < g->n; p++) {
-		g->mb[p].base = r->sent[g->mb[p].core];
+		g->mb[p].base[0] = r->sent[g->mb[p].core];
+		g->mb[p].base[1] = r->sent[2 * r->m->nc + g->mb[p].core];
 		g->mb[p].inv = want_ver(r, g->mb[p].core, g->mb[p].inst,
 				     obj_key(r, g->mb[p].core, g->mb[p].data));
 		ret = open_inst(r, g->mb[p].core, g->mb[p].inst, &g->mb[p].first);
@@ -929,8 +1009,8 @@ static int ring_open(struct run *r, struct ring *g)
 static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		      uint32_t *handed)
 {
-	uint64_t d = (uint64_t)(2 + g->rs + g->ag) * dur(r, 8) +
-		     (ring_signals(g) - 1) * dur(r, g->slot);
+	uint64_t d = (uint64_t)(1 + g->eng + g->rs + g->ag) * dur(r, 8) +
+		     (ring_signals(g) - 1) * dur(r, (g->per + g->eng - 1) / g->eng * g->esz);
 	uint32_t p;
 	int ret;
 
@@ -939,7 +1019,8 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 		int64_t v;
 
 		r->sent[c] += ring_signals(g);
-		r->sent[r->m->nc + c] += (uint32_t)(g->rs + g->ag);
+		r->sent[2 * r->m->nc + c] += g->eng > 1 ? ring_signals(g) : 0;
+		r->sent[r->m->nc + c] += ring_dones(g);
 		ret = emit_compute(r, c, g->mb[p].inst);
 		if (!ret)
 			ret = emit_defs(r, c, g->mb[p].inst, t);
@@ -971,6 +1052,7 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	uint32_t handed = 0;
 	int ret;
 
+	g.eng = r->two ? 2 : 1;
 	g.rs = in0->coll_kind != DP_COLL_ALL_GATHER;
 	g.ag = in0->coll_kind != DP_COLL_REDUCE_SCATTER;
 	g.op = in0->coll_op == DP_RED_MAX ? XMEMSIM_DMA_OP_MAX : XMEMSIM_DMA_OP_SUM;
@@ -1252,7 +1334,7 @@ static void reset_emit(struct run *r, size_t nv0)
 	r->nu = 0;
 	r->sink_used = 0;
 	memset(r->next, 0, r->m->nc * sizeof(*r->next));
-	memset(r->sent, 0, 2 * r->m->nc * sizeof(*r->sent));
+	memset(r->sent, 0, 3 * r->m->nc * sizeof(*r->sent));
 	memset(r->fin, 0, r->m->nc * sizeof(*r->fin));
 	memset(r->evdone, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evdone));
 	memset(r->evfin, 0, (r->m->nev ? r->m->nev : 1) * sizeof(*r->evfin));
@@ -1349,14 +1431,56 @@ static int ranges_meet(uint64_t a, uint64_t al, uint64_t b, uint64_t bl)
 }
 
 /*
+ * The checker's chains (kmod/dma_check.c, "Chains") from r->x[k] back:
+ * reach[queue], the last transfer there that x is ordered after (-1
+ * none), at first x's own queue up to x; the waiters within reach want
+ * their semaphores, whose signallers raise reach, until nothing changes.
+ * NULL if out of memory.
+ */
+static int64_t *chain_reach(const struct run *r, size_t k)
+{
+	size_t nq = (size_t)r->di.engines * r->di.queues, z;
+	int64_t *reach = malloc((nq ? nq : 1) * sizeof(*reach));
+	uint8_t *want = calloc(r->di.sems ? r->di.sems : 1, 1);
+	int changed = 1;
+
+	if (!reach || !want)
+		return free(want), free(reach), NULL;
+	for (z = 0; z < nq; z++)
+		reach[z] = -1;
+	reach[(size_t)r->x[k].d.engine * r->di.queues + r->x[k].d.queue] = (int64_t)k;
+	while (changed) {
+		changed = 0;
+		for (z = 0; z <= k; z++) {
+			const struct xmemsim_dma_desc *d = &r->x[z].d;
+
+			if (d->wait_sem < r->di.sems && !want[d->wait_sem] &&
+			    (int64_t)z <= reach[(size_t)d->engine * r->di.queues + d->queue])
+				want[d->wait_sem] = 1, changed = 1;
+		}
+		for (z = 0; z < k; z++) {
+			const struct xmemsim_dma_desc *d = &r->x[z].d;
+			int64_t *q = &reach[(size_t)d->engine * r->di.queues + d->queue];
+
+			if (d->signal_sem < r->di.sems && want[d->signal_sem] && (int64_t)z > *q)
+				*q = (int64_t)z, changed = 1;
+		}
+	}
+	free(want);
+	return reach;
+}
+
+/*
  * The checker counted a race when r->x[k] was submitted: the earlier
  * transfer it races, found by the checker's rule (another queue, bytes
  * in common with a write, and no semaphore that x waits on signalled by
- * that queue at or after it), as one line naming both instructions.
+ * that queue at or after it, nor a chain of them: chain_reach()), as one
+ * line naming both instructions.
  */
 static void say_race(struct run *r, size_t k)
 {
 	const struct xfer *x = &r->x[k];
+	int64_t *reach = chain_reach(r, k);
 	size_t j, z;
 
 	for (j = k; j-- > 0;) {
@@ -1374,7 +1498,8 @@ static void say_race(struct run *r, size_t k)
 			ordered = r->x[z].d.engine == y->d.engine &&
 				  r->x[z].d.queue == y->d.queue &&
 				  r->x[z].d.signal_sem == x->d.wait_sem;
-		if (ordered)
+		if (ordered || (reach &&
+		    reach[(size_t)y->d.engine * r->di.queues + y->d.queue] >= (int64_t)j))
 			continue;
 		r->r->races++;
 		if (r->o->log)
@@ -1385,8 +1510,9 @@ static void say_race(struct run *r, size_t k)
 				y->core, inst_name(r, y->core, y->inst),
 				y->kind == X_USE ? "reads" : "writes",
 				y->t != NONE32 ? tensor_name(r, y->core, y->t) : "scratch");
-		return;
+		break;
 	}
+	free(reach);
 }
 
 static int submit_all(struct run *r)
@@ -1561,9 +1687,24 @@ static void run_free(struct run *r)
 	dp_loaded_free(&r->l);
 }
 
+/*
+ * Has the model a collective? Its ring's engine 1 needs a semaphore a
+ * core more; without them (dma_sems) the ring runs on engine 0 alone.
+ */
+static uint32_t has_coll(const struct dp_model *m)
+{
+	uint32_t c, i;
+
+	for (c = 0; c < m->nc; c++)
+		for (i = 0; i < m->c[c].ni; i++)
+			if (m->c[c].in[i].coll_kind != DP_COLL_NONE)
+				return 1;
+	return 0;
+}
+
 static int run_setup(struct run *r)
 {
-	uint32_t nev = r->m->nev ? r->m->nev : 1, c, i, s;
+	uint32_t nev = r->m->nev ? r->m->nev : 1, c, i, s, need;
 	char on[8] = "";
 	FILE *f;
 	int ret;
@@ -1588,7 +1729,7 @@ static int run_setup(struct run *r)
 	r->nsig = calloc(nev, sizeof(*r->nsig));
 	r->evdone = calloc(nev, sizeof(*r->evdone));
 	r->evfin = calloc(nev, sizeof(*r->evfin));
-	r->sent = calloc(2 * r->m->nc, sizeof(*r->sent));
+	r->sent = calloc(3 * r->m->nc, sizeof(*r->sent));
 	r->fin = calloc(r->m->nc, sizeof(*r->fin));
 	r->next = calloc(r->m->nc, sizeof(*r->next));
 	if (!r->nsig || !r->evdone || !r->evfin || !r->sent || !r->fin || !r->next)
@@ -1614,10 +1755,14 @@ static int run_setup(struct run *r)
 		}
 	}
 	r->coll_sem = r->m->nev;
-	if (r->m->nev + 2 * r->m->nc > r->di.sems)
+	need = r->m->nev + 3 * r->m->nc;
+	r->two = has_coll(r->m) && need <= r->di.sems;
+	if (!r->two)
+		need = r->m->nev + 2 * r->m->nc;
+	if (need > r->di.sems)
 		return dp_fail(r->e, "%u events and %u cores need %u semaphores, the device gives %u (dma_sems)",
-			       r->m->nev, r->m->nc, r->m->nev + 2 * r->m->nc, r->di.sems), -ENOSPC;
-	for (s = 0; s < r->m->nev + 2 * r->m->nc; s++) {
+			       r->m->nev, r->m->nc, need, r->di.sems), -ENOSPC;
+	for (s = 0; s < need; s++) {
 		ret = xms_sem_set(r->dev, s, 0);
 		if (ret)
 			return dp_fail(r->e, "SEM_SET %u: %s", s, strerror(-ret)), ret;
