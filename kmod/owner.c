@@ -469,6 +469,27 @@ void xmemsim_file_release_allocs(struct xmemsim_file *xf)
 		rec_finish(d, rec);
 }
 
+/* The heap of [addr, addr + len), its end in *end: -EINVAL, -EACCES. */
+static int range_heap(struct xmemsim_dev *d, u64 addr, u64 len, u64 *end)
+{
+	int heap;
+
+	if (check_add_overflow(addr, len, end))
+		return -EINVAL;
+	heap = xmemsim_heap_of(d, addr);
+	return heap < 0 ? -EACCES : heap;
+}
+
+/* xf's allocation holding all of [addr, end), or NULL. dev->lock held. */
+static struct xmemsim_alloc_rec *range_rec_locked(struct xmemsim_file *xf,
+						  u32 heap, u64 addr, u64 end)
+{
+	struct xmemsim_alloc_rec *rec = xmemsim_rec_find(xf->dev, heap, addr);
+
+	lockdep_assert_held(&xf->dev->lock);
+	return rec && rec->owner == xf && end <= rec->addr + rec->size ? rec : NULL;
+}
+
 /**
  * xmemsim_pin_range() - check that xf owns [addr, addr + len) and pin it
  * @xf: the caller
@@ -485,26 +506,23 @@ int xmemsim_pin_range(struct xmemsim_file *xf, u64 addr, u64 len,
 {
 	struct xmemsim_dev *d = xf->dev;
 	struct xmemsim_alloc_rec *rec;
-	int heap, ret = -EACCES;
+	int heap;
 	u64 end;
 
-	if (check_add_overflow(addr, len, &end))
-		return -EINVAL;
-	heap = xmemsim_heap_of(d, addr);
+	heap = range_heap(d, addr, len, &end);
 	if (heap < 0)
-		return -EACCES;
+		return heap;
 	if (!nowait)
 		mutex_lock(&d->lock);
 	else if (!mutex_trylock(&d->lock))
 		return -EAGAIN;
-	rec = xmemsim_rec_find(d, heap, addr);
-	if (rec && rec->owner == xf && end <= rec->addr + rec->size) {
+	rec = range_rec_locked(xf, heap, addr, end);
+	if (rec) {
 		atomic_inc(&rec->pins);
 		*recp = rec;
-		ret = 0;
 	}
 	mutex_unlock(&d->lock);
-	return ret;
+	return rec ? 0 : -EACCES;
 }
 
 /**
@@ -528,14 +546,12 @@ int xmemsim_rec_export(struct xmemsim_file *xf, u64 addr, u64 len,
 	int heap, ret = -EACCES;
 	u64 end;
 
-	if (check_add_overflow(addr, len, &end))
-		return -EINVAL;
-	heap = xmemsim_heap_of(d, addr);
+	heap = range_heap(d, addr, len, &end);
 	if (heap < 0)
-		return -EACCES;
+		return heap;
 	mutex_lock(&d->lock);
-	rec = xmemsim_rec_find(d, heap, addr);
-	if (rec && rec->owner == xf && end <= rec->addr + rec->size) {
+	rec = range_rec_locked(xf, heap, addr, end);
+	if (rec) {
 		ret = rec->plan || heap == XMEMSIM_HEAP_LIBC ? -EBUSY : 0;
 		if (!ret) {
 			rec->exports++;
