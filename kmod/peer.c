@@ -23,6 +23,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/kref.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
@@ -59,6 +60,18 @@ bool xmemsim_in_aperture(u64 addr)
 static u64 slot_base(u32 slot)
 {
 	return XMEMSIM_APERTURE_BASE + (u64)slot * XMEMSIM_APERTURE_SLOT_SIZE;
+}
+
+/* The slot an aperture address lies in, and its offset there; or -1. */
+static int slot_of(u64 addr, u64 *off)
+{
+	u64 slot;
+
+	if (!xmemsim_in_aperture(addr))
+		return -1;
+	slot = div64_u64_rem(addr - XMEMSIM_APERTURE_BASE,
+			     XMEMSIM_APERTURE_SLOT_SIZE, off);
+	return slot < XMEMSIM_APERTURE_SLOTS ? (int)slot : -1;
 }
 
 static void host_release(struct xmemsim_map *m)
@@ -138,13 +151,13 @@ static int slot_take(struct xmemsim_file *xf, struct xmemsim_map *m, u64 *addr)
 int xmemsim_map_get(struct xmemsim_file *xf, u64 addr, u64 len,
 		    struct xmemsim_map **mp, void **kaddr)
 {
-	u64 off = addr - XMEMSIM_APERTURE_BASE, end;
-	u32 slot = div64_u64(off, XMEMSIM_APERTURE_SLOT_SIZE);
 	struct xmemsim_map *m = NULL;
+	int slot;
+	u64 off, end;
 
-	if (slot >= XMEMSIM_APERTURE_SLOTS)
+	slot = slot_of(addr, &off);
+	if (slot < 0)
 		return -EACCES;
-	off -= (u64)slot * XMEMSIM_APERTURE_SLOT_SIZE;
 	mutex_lock(&xf->ap_lock);
 	if (xf->ap[slot] && !check_add_overflow(off, len, &end) &&
 	    end <= xf->ap[slot]->len) {
@@ -249,14 +262,11 @@ int xmemsim_host_map(struct xmemsim_file *xf, struct xmemsim_host_map *hm)
 int xmemsim_unmap(struct xmemsim_file *xf, u64 addr)
 {
 	struct xmemsim_map *m = NULL;
-	u64 off = addr - XMEMSIM_APERTURE_BASE;
-	u32 slot;
+	int slot;
+	u64 off;
 
-	if (!xmemsim_in_aperture(addr) ||
-	    off % XMEMSIM_APERTURE_SLOT_SIZE)
-		return -ENOENT;
-	slot = div64_u64(off, XMEMSIM_APERTURE_SLOT_SIZE);
-	if (slot >= XMEMSIM_APERTURE_SLOTS)
+	slot = slot_of(addr, &off);
+	if (slot < 0 || off)	/* a slot's base alone */
 		return -ENOENT;
 	mutex_lock(&xf->ap_lock);
 	swap(m, xf->ap[slot]);
