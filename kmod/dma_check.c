@@ -198,6 +198,7 @@ struct check_order {
 	u64 *pseq;		/* [batch index]: the seq it will have */
 	u64 *reach;		/* [queue]: the last seq a new transfer follows */
 	unsigned long *want;	/* semaphores whose signallers it follows */
+	s64 chain_for;		/* the batch index reach[] is for, or -1 */
 };
 
 static u32 q_index(const struct xmemsim_dma *dma, const struct xmemsim_dma_desc *d)
@@ -310,22 +311,27 @@ static bool chain_round(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 	return changed;
 }
 
-/* Is batch[i] ordered after the transfer at seq yseq of queue yq, by a chain? */
+/*
+ * Is batch[i] ordered after the transfer at seq yseq of queue yq, by a
+ * chain? reach[] is built once for batch[i], whatever the y asked of it.
+ */
 static bool chained_after(struct xmemsim_dma *dma, struct xmemsim_dma_file *df,
 			  struct check_order *o, struct xmemsim_xfer **batch,
 			  u32 n, u32 i, u32 yq, u64 yseq)
 {
 	u32 s = batch[i]->d.wait_sem;
 
-	memset(o->reach, 0, o->nq * sizeof(*o->reach));
-	bitmap_zero(o->want, dma->sems);
-	if (s != XMEMSIM_SEM_NONE)
-		__set_bit(s, o->want);
-	/* its queue's earlier transfers, and what they waited for */
-	o->reach[q_index(dma, &batch[i]->d)] = o->pseq[i] - 1;
-	while (chain_round(dma, df, o, batch, n))
-		if (o->reach[yq] >= yseq)
-			return true;
+	if (o->chain_for != i) {
+		memset(o->reach, 0, o->nq * sizeof(*o->reach));
+		bitmap_zero(o->want, dma->sems);
+		if (s != XMEMSIM_SEM_NONE)
+			__set_bit(s, o->want);
+		/* its queue's earlier transfers, and what they waited for */
+		o->reach[q_index(dma, &batch[i]->d)] = o->pseq[i] - 1;
+		while (chain_round(dma, df, o, batch, n))
+			;
+		o->chain_for = i;
+	}
 	return o->reach[yq] >= yseq;
 }
 
@@ -411,6 +417,7 @@ int xmemsim_dma_check_batch(struct xmemsim_dma *dma,
 	}
 	/* the seqs the batch will take: after each queue's, in array order */
 	memset(o.reach, 0, o.nq * sizeof(*o.reach));
+	o.chain_for = -1;
 	for (i = 0; i < n; i++) {
 		u32 qi = q_index(dma, &x[i]->d);
 
