@@ -868,29 +868,48 @@ TEST(a_fresh_file_learns_nothing)
 	finish(pid);
 }
 
-/* --- an idle-priority submitter holds nobody -------------------------------- */
+/* --- a stalled submitter holds nobody -------------------------------------- */
 
-enum { HOGS = 3, INLINE = 65536 };
+enum { INLINE = 65536 };
 
-/* In a new process group: HOGS spinners at nice 0, forked. 0 or -1. */
-static int spawn_hogs(void)
+#define STALL_MS 20.0		/* XMEMSIM_DMA_STALL_US: one stalled transfer */
+#define STALL "/sys/kernel/debug/xmemsim/fail_dma_stall/"
+
+/*
+ * The DMA_STALL site armed for every transfer of a make-it-fail task, or
+ * disarmed: 0, or -1 where the kernel has no fault injection.
+ */
+static int arm_stall(int on)
 {
-	int i;
+	if (!on)
+		return test_write_str(STALL "probability", "0");
+	return test_write_str(STALL "verbose", "0") ||
+	       test_write_str(STALL "times", "-1") ||
+	       test_write_str(STALL "interval", "1") ||
+	       test_write_str(STALL "probability", "100") ? -1 : 0;
+}
 
-	if (setpgid(0, 0))
-		return -1;
-	for (i = 0; i < HOGS; i++)
-		if (!fork())
-			for (;;)
-				;
-	return 0;
+/* debugfs faults: how often the DMA_STALL site fired, or -1 */
+static long long stalls(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/xmemsim/faults", "r");
+	long long n = -1;
+	char line[64];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "dma_stall %lld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
 }
 
 /*
- * The attacker: the hogs, and a SCHED_IDLE task submitting transfers of
- * the size a submitting task completes itself.
+ * The attacker: at SCHED_IDLE, submitting transfers of the size a
+ * submitting task completes itself, each of which stalls its engine
+ * once done (its make-it-fail came from root, across the fork).
  */
-static int idle_submitter(void *arg)
+static int stalled_submitter(void *arg)
 {
 	struct sched_param sp = { 0 };
 	struct xmemsim_dma_desc d[64];
@@ -898,59 +917,60 @@ static int idle_submitter(void *arg)
 	uint64_t s, x, t;
 
 	(void)arg;
-	if (spawn_hogs() || xms_open(&xd, NULL) ||
+	if (xms_open(&xd, NULL) ||
 	    xms_alloc(&xd, HBM, INLINE, 4096, 0, &s, NULL) ||
 	    xms_alloc(&xd, HBM, INLINE, 4096, 0, &x, NULL) ||
 	    sched_setscheduler(0, SCHED_IDLE, &sp))
 		return 2;
 	shuttle(d, 64, s, x, INLINE, 0);	/* the most a submit moves itself */
+	if (xms_dma_submit(&xd, d, 64, &t))
+		return 3;
 	say_ready();
 	for (;;)
-		if (xms_dma_submit(&xd, d, 64, &t) || reap_all(&xd, 64))
+		if (reap_all(&xd, 64) || xms_dma_submit(&xd, d, 64, &t))
 			return 4;
 }
 
-/* The attacker's hogs alone. */
-static int hogs_alone(void *arg)
-{
-	(void)arg;
-	if (spawn_hogs())
-		return 2;
-	hold();
-	return 0;
-}
-
 /*
- * A SCHED_IDLE submitter of uid 65534 beside three CPU hogs of its own:
- * root's 200 64-byte DMAs take, all told, what they take beside the hogs
- * alone. Only a
- * user's own tasks take its steps, so an idle-priority task holds up only
- * its own user. Before, it held the one scheduler: root's median went
- * from 1.71 to 20.62 ms (the audit).
+ * Progress never rests on one submitter running. uid 65534's SCHED_IDLE
+ * task submits small transfers, and each one it completes stalls there
+ * for 20 ms (the DMA_STALL site, armed for it alone): that is a holder
+ * that does not run, as a preempted idle-priority task or a stopped one
+ * is, but at every step rather than when the host's scheduler says so.
+ * Root's 64-byte DMAs, on the same engine, each wait under a quarter of
+ * one attacker transfer (its stall) at the median: only a user's own
+ * tasks and work item take its steps, and a stall holds its own user
+ * alone. The module before ran every user's steps in one loop that a
+ * single runner held, and root's transfers waited for the attacker's.
  */
-TEST(an_idle_priority_submitter_holds_nobody)
+TEST(a_stalled_submitter_holds_nobody)
 {
-	double hogs, idle, med_hogs, med_idle;
+	double alone, beside, total;
+	long long fired = stalls();
 	struct xms_dev xd;
 	uint64_t s, x;
 	pid_t pid;
 
+	if (fired < 0 || arm_stall(1)) {
+		arm_stall(0);
+		SKIP("no fail_dma_stall to arm (fault injection, debugfs, root)");
+	}
 	REQUIRE(xms_open(&xd, NULL) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &x, NULL) == 0);
-	pid = attacker(hogs_alone, NULL);
+	alone = dma_round_ms(&xd, s, x, 0, 50, 0, &total);
+	REQUIRE(test_write_str("/proc/self/make-it-fail", "1") == 0);
+	pid = attacker(stalled_submitter, NULL);
+	CHECK(test_write_str("/proc/self/make-it-fail", "0") == 0);
 	REQUIRE(pid > 0);
-	med_hogs = dma_round_ms(&xd, s, x, 1, 200, 0, &hogs);
-	kill(-pid, SIGKILL);
+	beside = dma_round_ms(&xd, s, x, 0, 50, 0, &total);
 	finish(pid);
-	pid = attacker(idle_submitter, NULL);
-	REQUIRE(pid > 0);
-	med_idle = dma_round_ms(&xd, s, x, 1, 200, 0, &idle);
-	kill(-pid, SIGKILL);
-	finish(pid);
-	printf("# root's 200 64-byte DMAs beside uid 65534's three hogs: %.1f ms (median %.3f); with its SCHED_IDLE submitter too: %.1f ms (median %.3f, %.2fx)\n",
-	       hogs, med_hogs, idle, med_idle, idle / hogs);
-	CHECK(med_hogs > 0 && med_idle > 0 && idle < 3 * hogs);
+	CHECK(arm_stall(0) == 0);
+	fired = stalls() - fired;
+	printf("# root's 64-byte DMA on engine 0: median %.3f ms alone; %.3f ms (%.2f attacker transfers of %.0f ms) beside uid 65534's SCHED_IDLE submitter, whose transfers stalled %lld times\n",
+	       alone, beside, beside / STALL_MS, STALL_MS, fired);
+	CHECK(fired > 0);
+	CHECK(alone > 0 && beside > 0 && beside < STALL_MS / 4);
 	xms_close(&xd);
 }
 
