@@ -29,6 +29,26 @@ static inline long long test_read_ll(const char *path)
 	return v;
 }
 
+/*
+ * How often fault site name (kmod/fault.c) has failed a call on purpose,
+ * from debugfs "faults"; -1 without debugfs (a stock kernel, not root).
+ */
+static inline long long test_fault_count(const char *site)
+{
+	FILE *f = fopen("/sys/kernel/debug/xmemsim/faults", "r");
+	char line[64], name[32];
+	long long n, found = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %lld", name, &n) == 2 && !strcmp(name, site)) {
+			found = n;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* Write s to a file (a knob) in one write(2): 0, or -1. */
 static inline int test_write_str(const char *path, const char *s)
 {

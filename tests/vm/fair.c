@@ -335,12 +335,11 @@ out:
  */
 TEST(now_ns_shows_nothing_of_others)
 {
-	struct watch *wt = shared(sizeof(*wt));
+	struct watch *wt;
 	pid_t pid;
 
-	REQUIRE(wt);
-	pid = attacker(watch_clock, wt);
-	REQUIRE(pid > 0);
+	wt = attacker_reporting(watch_clock, sizeof(*wt), &pid);
+	REQUIRE(wt && pid > 0);
 	CHECK(root_moves_five(NULL, NULL) == 0);
 	wt->stop = 1;
 	usleep(20000);
@@ -511,7 +510,7 @@ static int push_clock(void *arg)
  */
 TEST(a_pushed_clock_delays_nobody)
 {
-	struct push *p = shared(sizeof(*p));
+	struct push *p;
 	struct xmemsim_dma_info in;
 	struct xmemsim_dma_desc d;
 	struct xmemsim_dma_wait w;
@@ -521,9 +520,8 @@ TEST(a_pushed_clock_delays_nobody)
 	int i, n = 0;
 	pid_t pid;
 
-	REQUIRE(p);
-	pid = attacker(push_clock, p);
-	REQUIRE(pid > 0);
+	p = attacker_reporting(push_clock, sizeof(*p), &pid);
+	REQUIRE(p && pid > 0);
 	REQUIRE(xms_open(&xd, NULL) == 0);
 	REQUIRE(xms_dma_info(&xd, &in) == 0);
 	REQUIRE(xms_alloc(&xd, HBM, 4096, 4096, 0, &s, NULL) == 0);
@@ -850,13 +848,12 @@ static void ask_fresh(int i, void *arg)
  */
 TEST(a_fresh_file_learns_nothing)
 {
-	struct fresh *f = shared(sizeof(*f));
+	struct fresh *f;
 	int i, same = 0;
 	pid_t pid;
 
-	REQUIRE(f);
-	pid = attacker(read_fresh_clocks, f);
-	REQUIRE(pid > 0);
+	f = attacker_reporting(read_fresh_clocks, sizeof(*f), &pid);
+	REQUIRE(f && pid > 0);
 	CHECK(root_moves_five(ask_fresh, f) == 0);
 	for (i = 1; i < 5; i++)
 		same += f->now[i] == f->now[i - 1];
@@ -887,21 +884,6 @@ static int arm_stall(int on)
 	       test_write_str(STALL "times", "-1") ||
 	       test_write_str(STALL "interval", "1") ||
 	       test_write_str(STALL "probability", "100") ? -1 : 0;
-}
-
-/* debugfs faults: how often the DMA_STALL site fired, or -1 */
-static long long stalls(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/xmemsim/faults", "r");
-	long long n = -1;
-	char line[64];
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "dma_stall %lld", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
 }
 
 /*
@@ -946,7 +928,7 @@ static int stalled_submitter(void *arg)
 TEST(a_stalled_submitter_holds_nobody)
 {
 	double alone, beside, total;
-	long long fired = stalls();
+	long long fired = test_fault_count("dma_stall");
 	struct xms_dev xd;
 	uint64_t s, x;
 	pid_t pid;
@@ -966,7 +948,7 @@ TEST(a_stalled_submitter_holds_nobody)
 	beside = dma_round_ms(&xd, s, x, 0, 50, 0, &total);
 	finish(pid);
 	CHECK(arm_stall(0) == 0);
-	fired = stalls() - fired;
+	fired = test_fault_count("dma_stall") - fired;
 	printf("# root's 64-byte DMA on engine 0: median %.3f ms alone; %.3f ms (%.2f attacker transfers of %.0f ms) beside uid 65534's SCHED_IDLE submitter, whose transfers stalled %lld times\n",
 	       alone, beside, beside / STALL_MS, STALL_MS, fired);
 	CHECK(fired > 0);

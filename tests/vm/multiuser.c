@@ -435,12 +435,11 @@ static int nobody_aligns(void *arg)
 
 TEST(alignment_slack_counts_against_the_limit)
 {
-	struct slack_res *r = shared(sizeof(*r));
+	struct slack_res *r;
 	pid_t pid;
 
-	REQUIRE(r);
-	pid = attacker(nobody_aligns, r);
-	REQUIRE(pid > 0);
+	r = attacker_reporting(nobody_aligns, sizeof(*r), &pid);
+	REQUIRE(r && pid > 0);
 	printf("# attacker: %d 64-byte blocks at 4 KiB alignment (%s), charged %llu\n",
 	       r->n, strerror(r->err), (unsigned long long)r->us.owned_bytes[DRAM]);
 	CHECK_EQ_U64(r->err, EDQUOT);

@@ -709,6 +709,23 @@ static int ring_wait_wrote(void *arg)
 }
 
 /*
+ * Transfer d, held on semaphore 7 (until it reaches 1), and through r a
+ * DMA_WAIT on it (*w, tagged tag, in flight): 0, or -1. *t: its ticket.
+ */
+static int held_wait_in_ring(struct env *e, struct xms_ring *r,
+			     struct xmemsim_dma_desc d, struct xmemsim_dma_wait *w,
+			     uint64_t tag, uint64_t *t)
+{
+	d.wait_sem = 7;
+	d.wait_value = 1;
+	if (submit(e->fd, &d, 1, t))
+		return -1;
+	*w = (struct xmemsim_dma_wait){ .ticket = *t, .timeout_ns = -1 };
+	return xms_ring_queue(r, XMEMSIM_IOC_DMA_WAIT, w, tag) ||
+	       xms_ring_submit(r) != 1 ? -1 : 0;
+}
+
+/*
  * Closing a ring ends its wait in flight, and loses no record. io_uring
  * tears a ring down after close() returns, so the wait may still see the
  * transfer end first and reap it, into its own argument (as a read in
@@ -717,7 +734,6 @@ static int ring_wait_wrote(void *arg)
  */
 TEST(closing_the_ring_ends_a_wait_in_flight)
 {
-	static struct xmemsim_dma_desc d;
 	static struct xmemsim_dma_wait wr;	/* the ring's wait */
 	struct xmemsim_dma_wait w;
 	struct xms_ring r;
@@ -726,13 +742,8 @@ TEST(closing_the_ring_ends_a_wait_in_flight)
 	int ret, by_ring;
 
 	REQUIRE(env_open(&e) == 0 && xms_ring_init(&r, &e.xd, 8) == 0);
-	d = desc(e.buf[4], e.buf[5], 65536, 2, 1);
-	d.wait_sem = 7;
-	d.wait_value = 1;
-	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
-	wr = (struct xmemsim_dma_wait){ .ticket = t, .timeout_ns = -1 };
-	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_WAIT, &wr, 1) == 0);
-	REQUIRE(xms_ring_submit(&r) == 1);
+	REQUIRE(held_wait_in_ring(&e, &r, desc(e.buf[4], e.buf[5], 65536, 2, 1),
+				  &wr, 1, &t) == 0);
 	usleep(20000);
 	alarm(60);
 	xms_ring_exit(&r);
@@ -1019,7 +1030,6 @@ TEST(reap_into_a_bad_buffer_loses_nothing)
 TEST(ring_reap_times_out_on_a_held_wait)
 {
 	static struct xmemsim_dma_wait w;
-	struct xmemsim_dma_desc d;
 	struct xms_result res[2];
 	struct xms_ring r;
 	struct env e;
@@ -1027,13 +1037,8 @@ TEST(ring_reap_times_out_on_a_held_wait)
 
 	REQUIRE(env_open(&e) == 0);
 	REQUIRE(xms_ring_init(&r, &e.xd, 4) == 0);
-	d = desc(e.buf[2], e.buf[3], 4096, 1, 0);
-	d.wait_sem = 7;
-	d.wait_value = 1;
-	REQUIRE(submit(e.fd, &d, 1, &t) == 0);
-	w = (struct xmemsim_dma_wait){ .ticket = t, .timeout_ns = -1 };
-	REQUIRE(xms_ring_queue(&r, XMEMSIM_IOC_DMA_WAIT, &w, 9) == 0);
-	REQUIRE(xms_ring_submit(&r) == 1);
+	REQUIRE(held_wait_in_ring(&e, &r, desc(e.buf[2], e.buf[3], 4096, 1, 0),
+				  &w, 9, &t) == 0);
 	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 20000000) == -ETIMEDOUT);
 	CHECK(xms_ring_reap_timeout(&r, res, 2, 1, 0) == -ETIMEDOUT);
 	CHECK(r.inflight == 1);
@@ -1161,21 +1166,6 @@ static int stall(int on)
 	       -1 : 0;
 }
 
-/* debugfs faults: how often the DMA_STALL site fired */
-static long long stalls(void)
-{
-	char line[64];
-	long long n = -1;
-	FILE *f = fopen("/sys/kernel/debug/xmemsim/faults", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "dma_stall %lld", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 struct copier {
 	struct env *e;
 	int k, bad;
@@ -1211,7 +1201,7 @@ static void *copy_loop(void *arg)
  */
 TEST(nothing_reads_a_copys_transfer_after_it_is_done)
 {
-	long long before = stalls();
+	long long before = test_fault_count("dma_stall");
 	struct copier c[2];
 	pthread_t th[2];
 	struct env e;
@@ -1230,8 +1220,8 @@ TEST(nothing_reads_a_copys_transfer_after_it_is_done)
 		pthread_join(th[i], NULL);
 	CHECK(stall(0) == 0);
 	printf("# 80 COPYs by DMA with the engine stalled after each (%lld stalls): %d bad\n",
-	       stalls() - before, c[0].bad + c[1].bad);
-	CHECK(stalls() - before >= 80);
+	       test_fault_count("dma_stall") - before, c[0].bad + c[1].bad);
+	CHECK(test_fault_count("dma_stall") - before >= 80);
 	CHECK_EQ_U64(c[0].bad + c[1].bad, 0);
 	xms_close(&e.xd);
 }

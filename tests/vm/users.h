@@ -79,6 +79,18 @@ static inline pid_t attacker(int (*fn)(void *), void *arg)
 	return start_as(NOBODY, fn, arg);
 }
 
+/*
+ * The attacker, given a zeroed shared page of len bytes to report in:
+ * the page (NULL if none), *pid the attacker or -1.
+ */
+static inline void *attacker_reporting(int (*fn)(void *), size_t len, pid_t *pid)
+{
+	void *res = shared(len);
+
+	*pid = res ? attacker(fn, res) : -1;
+	return res;
+}
+
 /* In the child: its set-up is done, the parent may go on. */
 static inline void say_ready(void)
 {
