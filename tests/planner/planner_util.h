@@ -25,6 +25,15 @@ struct run {
 /* Parse JSON text (as file "t.json") and plan it; r->ok says how it went. */
 void run_json(struct run *r, const char *json, const struct dp_opts *o);
 void run_free(struct run *r);
+/* run_json with the default options (dp_opts_default) but for one field:
+ *	RUN_JSON_WITH(&r, hazard_pairs, 1, json); */
+#define RUN_JSON_WITH(r, field, value, json) do {			\
+	struct dp_opts opts_;						\
+									\
+	dp_opts_default(&opts_);					\
+	opts_.field = (value);						\
+	run_json((r), (json), &opts_);					\
+} while (0)
 /* The plan entry of tensor `name` on `core`, or NULL. */
 const struct dp_plan_tensor *pt(const struct dp_plan *p, uint32_t core,
 				const char *name);
