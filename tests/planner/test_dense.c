@@ -574,23 +574,12 @@ TEST(engines_agree_on_all_live_models)
 
 /* ---- verify's sweep: the previous version, to compare messages ---------- */
 
-struct ovi {
-	uint64_t lo, hi;
-	uint32_t t;
-};
-
-static int cmp_ovi(const void *a, const void *b)
-{
-	const struct ovi *x = a, *y = b;
-
-	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
-}
-
+/* Over the same intervals in the same order as dp_sweep_disjoint's */
 static int old_sweep(const struct dp_core_plan *c, const char *file,
 		     struct dp_err *e)
 {
-	struct ovi *v = malloc((c->niv ? c->niv : 1) * sizeof(*v));
-	struct ovi **act = malloc((c->niv ? c->niv : 1) * sizeof(*act));
+	struct dp_sweep_iv *v = malloc((c->niv ? c->niv : 1) * sizeof(*v));
+	struct dp_sweep_iv **act = malloc((c->niv ? c->niv : 1) * sizeof(*act));
 	size_t n = 0, i, j, nact = 0;
 	uint32_t k, q;
 	int rc = 0;
@@ -604,7 +593,7 @@ static int old_sweep(const struct dp_core_plan *c, const char *file,
 			v[n].t = k;
 			n++;
 		}
-	qsort(v, n, sizeof(*v), cmp_ovi);
+	qsort(v, n, sizeof(*v), dp_sweep_iv_cmp);
 	for (i = 0; i < n && !rc; i++) {
 		const struct dp_plan_tensor *a = &c->t[v[i].t];
 		size_t w = 0;
