@@ -38,6 +38,27 @@ static int starts(const char *prefix)
 	return !strncmp(out, prefix, strlen(prefix));
 }
 
+/* sh -c "$X ARGS 2>&1 >/dev/null": is its exit status status and what it
+ * writes on stderr exactly err?  What it did goes with a failure. */
+static int says(const char *args, int status, const char *err)
+{
+	char cmd[256];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "$X %s 2>&1 >/dev/null", args);
+	st = run(cmd);
+	if (st == status && !strcmp(out, err))
+		return 1;
+	printf("#   %s: exit %d, stderr \"%s\"\n", cmd, st, out);
+	return 0;
+}
+
+/* A usage error: exit 2 and the one line err on stderr */
+static int usage_error(const char *args, const char *err)
+{
+	return says(args, 2, err);
+}
+
 TEST(version_and_help)
 {
 	CHECK(run("$X --version") == 0 && !strncmp(out, "xmemctl ", 8));
@@ -69,22 +90,17 @@ TEST(usage_errors_do_not_open_the_device)
 
 TEST(errors_go_to_stderr_outside_replay)
 {
-	CHECK(run("$X --dev=/dev/null alloc HBM 64 2>&1 >/dev/null") == 1);
-	CHECK(!strcmp(out, "xmemctl: alloc: ENOTTY -\n"));
+	CHECK(says("--dev=/dev/null alloc HBM 64", 1, "xmemctl: alloc: ENOTTY -\n"));
 	CHECK(run("$X --dev /dev/null alloc hbm 64 2>/dev/null") == 1 && !out[0]);
 }
 
 /* A usage error is one line on stderr that says which and where to look. */
 TEST(usage_errors_are_one_line)
 {
-	CHECK(run("$X --dev=/nonexistent watch 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: watch: unknown command (xmemctl --help lists them)\n"));
-	CHECK(run("$X --dev=/nonexistent alloc hbm 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: alloc: bad arguments or options (xmemctl --help gives them)\n"));
-	CHECK(run("$X 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: no command (xmemctl --help lists them)\n"));
-	CHECK(run("$X --bogus info 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: --bogus: unknown option or missing argument (xmemctl --help lists them)\n"));
+	CHECK(usage_error("--dev=/nonexistent watch", "xmemctl: watch: unknown command (xmemctl --help lists them)\n"));
+	CHECK(usage_error("--dev=/nonexistent alloc hbm", "xmemctl: alloc: bad arguments or options (xmemctl --help gives them)\n"));
+	CHECK(usage_error("", "xmemctl: no command (xmemctl --help lists them)\n"));
+	CHECK(usage_error("--bogus info", "xmemctl: --bogus: unknown option or missing argument (xmemctl --help lists them)\n"));
 }
 
 /*
@@ -102,22 +118,17 @@ TEST(bench_usage_errors)
 	};
 
 	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
-	CHECK(run("$X bench reduce-scatter -c 1 -b 2 -e 1 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: bench: bad arguments (xmemctl --help gives them)\n"));
+	CHECK(usage_error("bench reduce-scatter -c 1 -b 2 -e 1", "xmemctl: bench: bad arguments (xmemctl --help gives them)\n"));
 	CHECK(run("$X --help") == 0 && strstr(out, "bench COLL [-b MIN] [-e MAX]"));
 }
 
 /* -d N and --device N name /dev/xmemsimN; -d PATH is still a node */
 TEST(device_numbers)
 {
-	CHECK(run("$X -d 99 info 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: --device: '99': a device number from 0 to 31\n"));
-	CHECK(run("$X --device=1x info 2>&1 >/dev/null") == 2);
-	CHECK(!strcmp(out, "xmemctl: --device: '1x': a device number from 0 to 31\n"));
-	CHECK(run("$X --device=31 info 2>&1 >/dev/null") == 1);
-	CHECK(!strcmp(out, "xmemctl: /dev/xmemsim31: No such file or directory\n"));
-	CHECK(run("$X -d /dev/null info 2>&1 >/dev/null") == 1);
-	CHECK(!strcmp(out, "xmemctl: info: ENOTTY -\n"));
+	CHECK(usage_error("-d 99 info", "xmemctl: --device: '99': a device number from 0 to 31\n"));
+	CHECK(usage_error("--device=1x info", "xmemctl: --device: '1x': a device number from 0 to 31\n"));
+	CHECK(says("--device=31 info", 1, "xmemctl: /dev/xmemsim31: No such file or directory\n"));
+	CHECK(says("-d /dev/null info", 1, "xmemctl: info: ENOTTY -\n"));
 }
 
 /* top and stats --prometheus: their options go with them alone */
@@ -129,10 +140,8 @@ TEST(top_and_prometheus_options)
 	};
 
 	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
-	CHECK(run("$X --dev=/dev/null stats --prometheus 2>&1 >/dev/null") == 1);
-	CHECK(!strcmp(out, "xmemctl: stats: ENOTTY -\n"));
-	CHECK(run("$X --dev=/dev/null top --once --interval 0 2>&1 >/dev/null") == 1);
-	CHECK(!strcmp(out, "xmemctl: top: ENOTTY -\n"));
+	CHECK(says("--dev=/dev/null stats --prometheus", 1, "xmemctl: stats: ENOTTY -\n"));
+	CHECK(says("--dev=/dev/null top --once --interval 0", 1, "xmemctl: top: ENOTTY -\n"));
 	/* top never runs inside a replay */
 	CHECK(run("echo top | $X --dev=/dev/null replay") == 2 && !strcmp(out, "err usage\n"));
 }

@@ -367,6 +367,40 @@ void agree_count(struct agree *a, uint64_t seed, int round,
 		       (unsigned long long)seed, round, e1->msg, e2->msg);
 }
 
+int agree_on_mutations(struct agree *a, uint64_t seeds, int rounds,
+		       uint64_t *rs,
+		       struct dp_model *(*model)(uint64_t seed, struct dp_err *e),
+		       mutate_round_fn *round)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= seeds; seed++) {
+		struct dp_err e;
+		struct dp_model *m = model(seed, &e);
+		struct dp_plan *p = m ? plan_default(m, &e) : NULL;
+		int k;
+
+		if (!p) {
+			printf("#   seed %llu: %s\n", (unsigned long long)seed,
+			       e.msg);
+			dp_model_free(m);
+			return -1;
+		}
+		for (k = 0; k < rounds; k++) {
+			struct dp_core_plan *c =
+				&p->core[xorshift64_below(rs, p->ncores)];
+			struct dp_err ek[2] = { { "" }, { "" } };
+			int r[2];
+
+			if (!round(p, c, k, rs, r, ek))
+				agree_count(a, seed, k, r[0], &ek[0], r[1], &ek[1]);
+		}
+		dp_plan_free(p);
+		dp_model_free(m);
+	}
+	return 0;
+}
+
 struct dp_model *link_or_free(struct dp_model *m, struct dp_err *e)
 {
 	if (dp_model_link(m, e)) {

@@ -25,6 +25,15 @@ struct run {
 /* Parse JSON text (as file "t.json") and plan it; r->ok says how it went. */
 void run_json(struct run *r, const char *json, const struct dp_opts *o);
 void run_free(struct run *r);
+/* run_json with the default options (dp_opts_default) but for one field:
+ *	RUN_JSON_WITH(&r, hazard_pairs, 1, json); */
+#define RUN_JSON_WITH(r, field, value, json) do {			\
+	struct dp_opts opts_;						\
+									\
+	dp_opts_default(&opts_);					\
+	opts_.field = (value);						\
+	run_json((r), (json), &opts_);					\
+} while (0)
 /* The plan entry of tensor `name` on `core`, or NULL. */
 const struct dp_plan_tensor *pt(const struct dp_plan *p, uint32_t core,
 				const char *name);
@@ -89,6 +98,23 @@ struct agree {
 
 void agree_count(struct agree *a, uint64_t seed, int round,
 		 int r1, const struct dp_err *e1, int r2, const struct dp_err *e2);
+
+/*
+ * A check against its previous version on mutated plans.  For seeds 1 to
+ * seeds, model(seed) planned with the default options, then rounds rounds
+ * on that plan, each on a core drawn from *rs: round() changes the plan
+ * and runs both checks (r[0], e[0] the new one's verdict, r[1], e[1] the
+ * old one's), or returns nonzero to leave the round out; each verdict
+ * pair is counted in a.  0, or -1 (with a message printed) when a model
+ * or its plan fails.
+ */
+typedef int mutate_round_fn(struct dp_plan *p, struct dp_core_plan *c,
+			    int round, uint64_t *rs, int r[2],
+			    struct dp_err e[2]);
+int agree_on_mutations(struct agree *a, uint64_t seeds, int rounds,
+		       uint64_t *rs,
+		       struct dp_model *(*model)(uint64_t seed, struct dp_err *e),
+		       mutate_round_fn *round);
 
 /* m planned with the default options, no log; NULL with e on failure. */
 struct dp_plan *plan_default(struct dp_model *m, struct dp_err *e);

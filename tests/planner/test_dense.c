@@ -574,23 +574,12 @@ TEST(engines_agree_on_all_live_models)
 
 /* ---- verify's sweep: the previous version, to compare messages ---------- */
 
-struct ovi {
-	uint64_t lo, hi;
-	uint32_t t;
-};
-
-static int cmp_ovi(const void *a, const void *b)
-{
-	const struct ovi *x = a, *y = b;
-
-	return dp_cmp(x->lo, y->lo) ?: dp_cmp(x->t, y->t);
-}
-
+/* Over the same intervals in the same order as dp_sweep_disjoint's */
 static int old_sweep(const struct dp_core_plan *c, const char *file,
 		     struct dp_err *e)
 {
-	struct ovi *v = malloc((c->niv ? c->niv : 1) * sizeof(*v));
-	struct ovi **act = malloc((c->niv ? c->niv : 1) * sizeof(*act));
+	struct dp_sweep_iv *v = malloc((c->niv ? c->niv : 1) * sizeof(*v));
+	struct dp_sweep_iv **act = malloc((c->niv ? c->niv : 1) * sizeof(*act));
 	size_t n = 0, i, j, nact = 0;
 	uint32_t k, q;
 	int rc = 0;
@@ -604,7 +593,7 @@ static int old_sweep(const struct dp_core_plan *c, const char *file,
 			v[n].t = k;
 			n++;
 		}
-	qsort(v, n, sizeof(*v), cmp_ovi);
+	qsort(v, n, sizeof(*v), dp_sweep_iv_cmp);
 	for (i = 0; i < n && !rc; i++) {
 		const struct dp_plan_tensor *a = &c->t[v[i].t];
 		size_t w = 0;
@@ -636,60 +625,59 @@ static int old_sweep(const struct dp_core_plan *c, const char *file,
 	return rc;
 }
 
-/* Good plans, then tensors moved onto others: both sweeps say the same. */
-TEST(verify_sweep_same_messages_as_before)
+/* Two in three seeds a random model, the others all live */
+static struct dp_model *sweep_model(uint64_t seed, struct dp_err *e)
 {
 	/* cores, owners, spills, blocks, input/owner/spill elements, sizes */
 	static const struct model_shape shape = { 1, 3, 0, 6, 4, 120, 6, 20000, 30000, 50000, 3, 0 };
-	uint64_t seed, rs = 4242;
+
+	return seed % 3 ? random_model(&shape, seed, e) :
+	       all_live_model(seed, 30 + seed % 200, e);
+}
+
+/* Up to 2 tensors of c moved onto others (none in round 0), then both
+ * sweeps */
+static int sweep_round(struct dp_plan *p, struct dp_core_plan *c, int round,
+		       uint64_t *rs, int r[2], struct dp_err e[2])
+{
+	int moves = R(rs, 3), mv;
+
+	(void)p;
+	for (mv = 0; round && c->n && mv < moves; mv++) {
+		struct dp_plan_tensor *t = &c->t[R(rs, c->n)];
+		const struct dp_plan_tensor *u = &c->t[R(rs, c->n)];
+
+		switch (R(rs, 4)) {
+		case 0:
+			t->addr = u->addr;
+			break;
+		case 3:		/* a tensor's own intervals overlap */
+			if (t->iv_count >= 2)
+				c->iv[t->iv_first].hi = c->iv[t->iv_first + 1].hi;
+			else
+				t->addr = u->addr;
+			break;
+		case 1:
+			t->addr = u->addr + u->size - PG * (1 + R(rs, 2));
+			break;
+		default:
+			t->addr = t->addr >= PG ? t->addr - PG : t->addr + PG;
+			break;
+		}
+	}
+	r[0] = dp_verify_sweep(c, "plan", &e[0]);
+	r[1] = old_sweep(c, "plan", &e[1]);
+	return 0;
+}
+
+/* Good plans, then tensors moved onto others: both sweeps say the same. */
+TEST(verify_sweep_same_messages_as_before)
+{
+	uint64_t rs = 4242;
 	struct agree ag = { 0 };
 
-	for (seed = 1; seed <= 300; seed++) {
-		struct dp_err e;
-		uint32_t n = 30 + seed % 200;
-		struct dp_model *m = seed % 3 ? random_model(&shape, seed, &e) :
-				     all_live_model(seed, n, &e);
-		struct dp_plan *p;
-		int round;
-
-		REQUIRE(m);
-		p = plan_default(m, &e);
-		REQUIRE(p);
-		for (round = 0; round < 12; round++) {
-			uint32_t ci = R(&rs, p->ncores);
-			struct dp_core_plan *c = &p->core[ci];
-			struct dp_err e1 = { "" }, e2 = { "" };
-			int r1, r2, moves = R(&rs, 3), mv;
-
-			for (mv = 0; round && c->n && mv < moves; mv++) {
-				struct dp_plan_tensor *t = &c->t[R(&rs, c->n)];
-				const struct dp_plan_tensor *u = &c->t[R(&rs, c->n)];
-
-				switch (R(&rs, 4)) {
-				case 0:
-					t->addr = u->addr;
-					break;
-				case 3:		/* a tensor's own intervals overlap */
-					if (t->iv_count >= 2)
-						c->iv[t->iv_first].hi = c->iv[t->iv_first + 1].hi;
-					else
-						t->addr = u->addr;
-					break;
-				case 1:
-					t->addr = u->addr + u->size - PG * (1 + R(&rs, 2));
-					break;
-				default:
-					t->addr = t->addr >= PG ? t->addr - PG : t->addr + PG;
-					break;
-				}
-			}
-			r1 = dp_verify_sweep(c, "plan", &e1);
-			r2 = old_sweep(c, "plan", &e2);
-			agree_count(&ag, seed, round, r1, &e1, r2, &e2);
-		}
-		dp_plan_free(p);
-		dp_model_free(m);
-	}
+	REQUIRE(!agree_on_mutations(&ag, 300, 12, &rs, sweep_model,
+				    sweep_round));
 	printf("# %d plans (random and all-live models, tensors moved), %d rejected by the sweep\n",
 	       ag.total, ag.rejected);
 	CHECK_EQ_U64(ag.same, ag.total);

@@ -75,15 +75,12 @@ TEST(coalesced_shared_grouped_linearly)
 TEST(pairs_behind_the_option)
 {
 	char *m = coalesced(300), *text;
-	struct dp_opts o;
 	struct dp_plan *q;
 	struct dp_err e;
 	struct run r;
 	size_t n;
 
-	dp_opts_default(&o);
-	o.hazard_pairs = 1;
-	run_json(&r, m, &o);
+	RUN_JSON_WITH(&r, hazard_pairs, 1, m);
 	REQUIRE(r.ok);
 	CHECK_EQ_U64(r.p->nhz, 300 * 300);
 	CHECK_EQ_U64(r.p->nhg, 1);

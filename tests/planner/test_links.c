@@ -196,71 +196,69 @@ TEST(model_link_same_messages_as_before)
 	CHECK(dups > 100 && errors < 1500);
 }
 
-/* Mutations of good plans: wrong names, duplicate names, flags, addresses. */
-TEST(verify_links_same_messages_as_before)
+/* One tensor of c changed (none when c has none), then both link checks */
+static int links_round(struct dp_plan *p, struct dp_core_plan *c, int round,
+		       uint64_t *rs, int r[2], struct dp_err e[2])
+{
+	struct dp_plan_tensor *t;
+
+	(void)round;
+	if (!c->n)
+		return -1;
+	t = &c->t[xorshift64_below(rs, c->n)];
+	switch (xorshift64_below(rs, 7)) {
+	case 0:		/* a name that exists, maybe twice */
+		if (t->name != c->t[0].name) {
+			free(t->name);
+			t->name = dp_strdup(c->t[0].name);
+		}
+		break;
+	case 1:
+		if (t->has_remote) {
+			free(t->remote_name);
+			t->remote_name = dp_strdup(xorshift64_below(rs, 2) ?
+						   "nowhere" : "t0");
+		}
+		break;
+	case 2:
+		t->shared = !t->shared;
+		break;
+	case 3:
+		t->addr += 4096;
+		break;
+	case 4:
+		if (t->has_remote)
+			t->remote_core = xorshift64_below(rs, p->ncores + 1);
+		break;
+	case 5:
+		t->has_remote = !t->has_remote && t->remote_name;
+		break;
+	default:
+		break;
+	}
+	r[0] = dp_verify_links(p, "plan", &e[0]);
+	r[1] = old_verify_links(p, "plan", &e[1]);
+	return 0;
+}
+
+/* The models of the mutated plans */
+static struct dp_model *links_model(uint64_t seed, struct dp_err *e)
 {
 	static const struct model_shape shape = {	/* see struct model_shape */
 		2, 4, 2, 12, 2, 20, 3, 2000, 3000, 5000, 3, 0
 	};
-	uint64_t seed, rs = 42;
+
+	return random_model(&shape, seed, e);
+}
+
+/* Mutations of good plans: wrong names, duplicate names, flags, addresses. */
+TEST(verify_links_same_messages_as_before)
+{
+	uint64_t rs = 42;
 	struct agree ag = { 0 };
 
-	for (seed = 1; seed <= 200; seed++) {
-		struct dp_err e;
-		struct dp_model *m = random_model(&shape, seed, &e);
-		struct dp_plan *p;
-		int round;
-
-		REQUIRE(m);
-		p = plan_default(m, &e);
-		REQUIRE(p);
-		for (round = 0; round < 10; round++) {
-			uint32_t ci = xorshift64_below(&rs, p->ncores);
-			struct dp_core_plan *c = &p->core[ci];
-			struct dp_plan_tensor *t;
-			struct dp_err e1 = { "" }, e2 = { "" };
-			int r1, r2;
-
-			if (!c->n)
-				continue;
-			t = &c->t[xorshift64_below(&rs, c->n)];
-			switch (xorshift64_below(&rs, 7)) {
-			case 0:		/* a name that exists, maybe twice */
-				if (t->name != c->t[0].name) {
-					free(t->name);
-					t->name = dp_strdup(c->t[0].name);
-				}
-				break;
-			case 1:
-				if (t->has_remote) {
-					free(t->remote_name);
-					t->remote_name = dp_strdup(xorshift64_below(&rs, 2) ?
-								   "nowhere" : "t0");
-				}
-				break;
-			case 2:
-				t->shared = !t->shared;
-				break;
-			case 3:
-				t->addr += 4096;
-				break;
-			case 4:
-				if (t->has_remote)
-					t->remote_core = xorshift64_below(&rs, p->ncores + 1);
-				break;
-			case 5:
-				t->has_remote = !t->has_remote && t->remote_name;
-				break;
-			default:
-				break;
-			}
-			r1 = dp_verify_links(p, "plan", &e1);
-			r2 = old_verify_links(p, "plan", &e2);
-			agree_count(&ag, seed, round, r1, &e1, r2, &e2);
-		}
-		dp_plan_free(p);
-		dp_model_free(m);
-	}
+	REQUIRE(!agree_on_mutations(&ag, 200, 10, &rs, links_model,
+				    links_round));
 	printf("# %d mutated plans, %d rejected by the link check\n", ag.total, ag.rejected);
 	CHECK_EQ_U64(ag.same, ag.total);
 	CHECK(ag.rejected > 100);

@@ -182,15 +182,12 @@ TEST(disable_gate_not_inside_allocator)
 TEST(disable_names_unplaced)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.disable_dram = 1;
-	run_json(&r, core1("{'name': 'x', 'elems': 1, 'elem_size': 4, 'usage': 'input', 'address': 0},"
-			   "{'name': 'spill_a', 'elems': 1, 'elem_size': 4},"
-			   "{'name': 'spill_b', 'elems': 1, 'elem_size': 4}",
-			   "{'name': 'e', 'insts': [{'defs': ['spill_a', 'spill_b'], 'uses': ['x']}]}"),
-		 &o);
+	RUN_JSON_WITH(&r, disable_dram, 1,
+		      core1("{'name': 'x', 'elems': 1, 'elem_size': 4, 'usage': 'input', 'address': 0},"
+			    "{'name': 'spill_a', 'elems': 1, 'elem_size': 4},"
+			    "{'name': 'spill_b', 'elems': 1, 'elem_size': 4}",
+			    "{'name': 'e', 'insts': [{'defs': ['spill_a', 'spill_b'], 'uses': ['x']}]}"));
 	CHECK(!r.ok);
 	CHECK_HAS(r.e.msg, "t.json", "2 DRAM tensors left without an address",
 		  "'spill_a'", "'spill_b'", "--disable-dram-allocation");
@@ -201,13 +198,9 @@ TEST(disable_names_unplaced)
 TEST(disable_ok_when_all_preplaced)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.disable_dram = 1;
-	run_json(&r, core1(all_preplaced,
-		"{'name': 'e', 'insts': [{'defs': ['s'], 'uses': ['x']}, {'defs': ['y'], 'uses': ['s']}]}"),
-		&o);
+	RUN_JSON_WITH(&r, disable_dram, 1, core1(all_preplaced,
+		"{'name': 'e', 'insts': [{'defs': ['s'], 'uses': ['x']}, {'defs': ['y'], 'uses': ['s']}]}"));
 	REQUIRE(r.ok);
 	CHECK(!contains(r.log, "coloring_allocator_dram"));
 	CHECK(!contains(r.log, "No candidate"));
@@ -276,11 +269,8 @@ TEST(cc_region_holds_collective_operands)
 TEST(cc_auto_size)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.cc_mib = -1;
-	run_json(&r, J(cc_model), &o);
+	RUN_JSON_WITH(&r, cc_mib, -1, J(cc_model));
 	REQUIRE(r.ok);
 	/* one collective instruction, distinct operands T (8192) + U (4096) */
 	CHECK_EQ_U64(r.p->cc_limit, 12288);
@@ -292,19 +282,16 @@ TEST(cc_auto_size)
 TEST(cc_auto_size_sums_instructions)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.cc_mib = -1;
 	/* two collectives: {T, U} and {T} -> 8192 + 4096 + 8192 = 20480 */
-	run_json(&r, J(
+	RUN_JSON_WITH(&r, cc_mib, -1, J(
 		"{'cores': [{'tensors': ["
 		"  {'name': 'T', 'elems': 5000, 'elem_size': 1},"
 		"  {'name': 'U', 'elems': 1024, 'elem_size': 4}],"
 		" 'blocks': [{'name': 'e', 'insts': ["
 		"  {'defs': ['T', 'U']},"
 		"  {'defs': ['T'], 'uses': ['T', 'U'], 'collective': true},"
-		"  {'defs': ['T'], 'uses': ['T'], 'collective': true}]}]}]}"), &o);
+		"  {'defs': ['T'], 'uses': ['T'], 'collective': true}]}]}]}"));
 	REQUIRE(r.ok);
 	CHECK_EQ_U64(r.p->cc_limit, 20480);
 	CHECK(r.p->cc_size <= r.p->cc_limit);
@@ -314,11 +301,8 @@ TEST(cc_auto_size_sums_instructions)
 TEST(cc_limit_too_small_names_tensor)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.cc_mib = 0;
-	run_json(&r, J(cc_model), &o);
+	RUN_JSON_WITH(&r, cc_mib, 0, J(cc_model));
 	CHECK(!r.ok);
 	CHECK_HAS(r.e.msg, "t.json",
 		  "collective operand does not fit in the CC buffer");
@@ -352,12 +336,10 @@ TEST(cc_region_above_floor)
 TEST(dram_ceiling_names_tensor)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.dram_mib = 1;
-	run_json(&r, core1("{'name': 'big', 'elems': 2097152, 'elem_size': 1}",
-			   "{'name': 'e', 'insts': [{'defs': ['big']}]}"), &o);
+	RUN_JSON_WITH(&r, dram_mib, 1,
+		      core1("{'name': 'big', 'elems': 2097152, 'elem_size': 1}",
+			    "{'name': 'e', 'insts': [{'defs': ['big']}]}"));
 	CHECK(!r.ok);
 	CHECK_HAS(r.e.msg, "'big'", "ceiling", "--dram-size");
 	run_free(&r);
@@ -366,12 +348,10 @@ TEST(dram_ceiling_names_tensor)
 TEST(dram_page_size_does_not_change_alignment)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.dram_page_size = 512;
-	run_json(&r, core1("{'name': 'a', 'elems': 100, 'elem_size': 1}",
-			   "{'name': 'e', 'insts': [{'defs': ['a']}]}"), &o);
+	RUN_JSON_WITH(&r, dram_page_size, 512,
+		      core1("{'name': 'a', 'elems': 100, 'elem_size': 1}",
+			    "{'name': 'e', 'insts': [{'defs': ['a']}]}"));
 	REQUIRE(r.ok);
 	CHECK_EQ_U64(pt(r.p, 0, "a")->size, 4096);
 	run_free(&r);

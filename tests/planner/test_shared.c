@@ -91,11 +91,8 @@ static const char *pairstr(const struct dp_plan *p, size_t k)
 TEST(hazard_write_read_across_cores)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.hazard_pairs = 1;
-	run_json(&r, J(two_core), &o);
+	RUN_JSON_WITH(&r, hazard_pairs, 1, J(two_core));
 	REQUIRE(r.ok);
 	/* core 0 writes S, core 1 reads L: one pair on [0, 8192) */
 	REQUIRE(r.p->nhz == 1);
@@ -169,18 +166,15 @@ TEST(shared_interference_is_union_over_cores)
 TEST(shared_coalesced_reports_hazard)
 {
 	struct run r;
-	struct dp_opts o;
 
-	dp_opts_default(&o);
-	o.hazard_pairs = 1;
 	/* core 1 links only S2, so S1 and S2 never meet on one core: they
 	 * share bytes, and core 0 writing S1 vs core 1 reading L2 on the same
 	 * bytes is a cross-core pair that needs ordering */
-	run_json(&r, J("{'cores': ["
+	RUN_JSON_WITH(&r, hazard_pairs, 1, J("{'cores': ["
 		OWNER_S1_S2
 		" {'tensors': ["
 		"   {'name': 'L2', 'elems': 1024, 'elem_size': 4, 'shared': true, 'remote': {'core': 0, 'name': 'S2'}}],"
-		"  'blocks': [{'name': 'e', 'insts': [{}, {}, {}, {'uses': ['L2']}]}]}]}"), &o);
+		"  'blocks': [{'name': 'e', 'insts': [{}, {}, {}, {'uses': ['L2']}]}]}]}"));
 	REQUIRE(r.ok);
 	/* core 0: S1 [0,1], S2 [2,3]; core 1 (times shifted): L2 [0,3].
 	 * S1 and S2 (with L2) never live together on one core: same bytes */

@@ -110,6 +110,8 @@ struct dp_sweep_iv {
 	uint64_t lo, hi;
 	uint32_t t;
 };
+/* the sweep's order of v: by start, then item (a qsort comparator) */
+int dp_sweep_iv_cmp(const void *a, const void *b);
 /* -ENOMEM when out of memory */
 int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 		      const uint64_t *size, uint32_t nt, uint32_t blame[2],

@@ -36,7 +36,7 @@
 #include "internal.h"
 #include "plan/plan.h"
 
-static int cmp_vi(const void *a, const void *b)
+int dp_sweep_iv_cmp(const void *a, const void *b)
 {
 	const struct dp_sweep_iv *x = a, *y = b;
 
@@ -177,7 +177,7 @@ int dp_sweep_disjoint(struct dp_sweep_iv *v, size_t n, const uint64_t *addr,
 	qsort(byaddr, nt, sizeof(*byaddr), cmp_rank);
 	for (k = 0; k < nt; k++)
 		rank[byaddr[k].t] = k;
-	qsort(v, n, sizeof(*v), cmp_vi);
+	qsort(v, n, sizeof(*v), dp_sweep_iv_cmp);
 	memcpy(byhi, v, n * sizeof(*v));
 	qsort(byhi, n, sizeof(*byhi), cmp_vi_hi);
 	for (i = 0; i < n && !rc; i++) {
