@@ -220,11 +220,13 @@ static long long wrong(struct bench *b, const uint64_t *r, uint64_t count,
 {
 	uint64_t es = types[b->type].size, i;
 	long long bad = 0;
-	int k, ret;
+	int k, ret = xms_comm_algo(b->comm, b->coll, count, types[b->type].t);
 
-	ret = xms_coll_expect(b->coll, b->n, (const void *const *)b->hsend,
-			      (void *const *)b->hwant, count, types[b->type].t,
-			      b->op, b->root);
+	if (ret >= 0)
+		ret = xms_coll_expect_algo(ret, b->coll, b->n,
+					   (const void *const *)b->hsend,
+					   (void *const *)b->hwant, count,
+					   types[b->type].t, b->op, b->root);
 	for (k = 0; !ret && k < b->n; k++) {
 		ret = xms_read(xms_comm_dev(b->comm, k), r[k], b->hgot[k], rl);
 		for (i = 0; !ret && i < rl; i += es)
