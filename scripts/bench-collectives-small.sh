@@ -13,15 +13,18 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/scripts/bench-args.sh"
-topo=${1:-ring}
-read -r -a devs <<<"${XMEMSIM_BENCH_DEVICES:-2 4 8 16}"
 OUT=$REPO/build/bench-collectives-small
+topo=${1:-ring}
 mkdir -p "$OUT"
+read -r -a devs <<<"${XMEMSIM_BENCH_DEVICES:-2 4 8 16}"
+# the guest: the module loaded afresh for each device count, then the bench
 cat > "$OUT/guest.sh" <<GUEST
-for n in ${devs[*]}; do
+load() {
 	rmmod xmemsim 2>/dev/null
-	insmod /lib/modules/xmemsim.ko devices=\$n topology=$topo hbm_size=0x400000 2>/dev/null ||
-		modprobe xmemsim devices=\$n topology=$topo hbm_size=0x400000
+	insmod /lib/modules/xmemsim.ko "\$@" 2>/dev/null || modprobe xmemsim "\$@"
+}
+for n in ${devs[*]}; do
+	load devices=\$n topology=$topo hbm_size=0x400000
 	for a in ring tree auto; do
 		xmemctl bench all-reduce -b 8 -e 64K -f 2 -c 1 -A \$a
 	done
