@@ -80,7 +80,9 @@ done
 # --- collectives across devices (libxmemsim's communicator) -------------------
 # xmemctl bench, as nccl-tests' all_reduce_perf -b 8 -e 32M -f 4 -c 0 runs,
 # on 2, 4, 8 and 16 devices of a ring (devices=N, default link and engine
-# models), then reduce-scatter, all-gather and broadcast on 16; and a
+# models), the ring algorithm at every size (-A ring: the default takes
+# the tree at small sizes, which scripts/bench-collectives-small.sh
+# times beside the ring), then reduce-scatter, all-gather and broadcast on 16; and a
 # checked sweep (-c 1, #wrong 0) at smaller sizes. Times are modeled, so
 # the table is the same on any host. XMEMSIM_BENCH_DEVICES="2 4 8 16"
 # chooses the device counts. The figure in docs/device.md ("Collectives
@@ -93,7 +95,7 @@ for n in ${devs[*]}; do
 	rmmod xmemsim 2>/dev/null
 	insmod /lib/modules/xmemsim.ko devices=\$n hbm_size=0x8000000 2>/dev/null ||
 		modprobe xmemsim devices=\$n hbm_size=0x8000000
-	xmemctl bench all-reduce -b 8 -e 32M -f 4 -c 0
+	xmemctl bench all-reduce -b 8 -e 32M -f 4 -c 0 -A ring
 	[ \$n = ${devs[-1]} ] || continue
 	for c in reduce-scatter all-gather broadcast; do
 		xmemctl bench \$c -b 8 -e 32M -f 4 -c 0

@@ -4,8 +4,10 @@
  * without a device. Each schedule runs on host memory in the latest order
  * its dependencies allow (the highest-numbered transfer whose waits are
  * done goes first), so a wait the schedule forgot shows as wrong bytes;
- * the result must equal xms_coll_expect's, the host reduction in the
- * ring's order, bit for bit. And nccl-tests' busbw factors.
+ * the result must equal xms_coll_expect_algo's, the host reduction in the
+ * schedule's order (the ring's, or the tree's at small sizes), bit for
+ * bit, on every rank. The model's estimate of a schedule's time and the
+ * pick between the two; and nccl-tests' busbw factors.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -31,16 +33,17 @@ struct host {
 	uint8_t *buf[64][XMS_NUM_BUFS];
 };
 
-/* Transfer j of s on host memory: dst (of its rank, or the next) op= src. */
+/* Transfer j of s on host memory: dst (of its rank, or its peer) op= src. */
 static int apply(struct host *h, const struct xms_sched *s, size_t j,
 		 uint32_t op, uint32_t dtype)
 {
 	const struct xms_cop *o = &s->ops[j];
-	uint32_t q = o->link ? (o->rank + 1) % h->n : o->rank;
+	uint32_t q = o->link ? o->peer : o->rank;
 	uint8_t *src = h->buf[o->rank][o->sbuf], *dst = h->buf[q][o->dbuf];
 
 	if (o->soff + o->len > s->buf_len[o->sbuf] ||
-	    o->doff + o->len > s->buf_len[o->dbuf] || o->rank >= h->n)
+	    o->doff + o->len > s->buf_len[o->dbuf] || o->rank >= h->n || q >= h->n ||
+	    (o->link && q == o->rank))
 		return -1;
 	if (o->reduce)
 		dp_reduce_buf(dst + o->doff, src + o->soff, o->len, op, dtype);
@@ -76,16 +79,17 @@ static int run_late(struct host *h, const struct xms_sched *s, uint32_t op,
 	return ret;
 }
 
-/* One collective on n host ranks against xms_coll_expect; 0 if equal. */
-static int one(int coll, uint32_t n, uint64_t count, uint32_t dtype,
-	       uint32_t op, uint32_t slices, uint32_t root, int in_place)
+/* One collective on n host ranks against xms_coll_expect_algo; 0 if equal. */
+static int one_algo(int algo, int coll, uint32_t n, uint64_t count,
+		    uint32_t dtype, uint32_t op, uint32_t slices, uint32_t root,
+		    int in_place)
 {
 	uint32_t es = dp_reduce_size(dtype), r, b;
 	struct host h = { .n = n };
 	const void *send[64];
 	void *want[64];
 	struct xms_sched s;
-	int ret = xms_sched_build(&s, coll, n, count, es, slices, root);
+	int ret = xms_sched_build_algo(&s, coll, algo, n, count, es, slices, root);
 
 	for (r = 0; !ret && r < n; r++) {
 		for (b = 0; b < XMS_NUM_BUFS; b++) {
@@ -108,11 +112,16 @@ static int one(int coll, uint32_t n, uint64_t count, uint32_t dtype,
 		send[r] = c;
 	}
 	if (!ret)
-		ret = xms_coll_expect(coll, (int)n, send, want, count, dtype, op, (int)root);
+		ret = xms_coll_expect_algo(algo, coll, (int)n, send, want, count, dtype,
+					   op, (int)root);
 	if (!ret)
 		ret = run_late(&h, &s, op, dtype);
 	for (r = 0; r < n && !ret; r++)
 		ret = memcmp(want[r], h.buf[r][XMS_BUF_RECV], s.buf_len[XMS_BUF_RECV]) ? 1 : 0;
+	/* an all-reduce leaves the same bits on every rank */
+	for (r = 1; r < n && !ret && coll == XMS_COLL_ALL_REDUCE; r++)
+		ret = memcmp(h.buf[0][XMS_BUF_RECV], h.buf[r][XMS_BUF_RECV],
+			     s.buf_len[XMS_BUF_RECV]) ? 2 : 0;
 	for (r = 0; r < n && s.n; r++) {
 		if (h.buf[r][XMS_BUF_RECV] != h.buf[r][XMS_BUF_SEND])
 			free(h.buf[r][XMS_BUF_RECV]);
@@ -124,6 +133,13 @@ static int one(int coll, uint32_t n, uint64_t count, uint32_t dtype,
 	}
 	xms_sched_free(&s);
 	return ret;
+}
+
+static int one(int coll, uint32_t n, uint64_t count, uint32_t dtype,
+	       uint32_t op, uint32_t slices, uint32_t root, int in_place)
+{
+	return one_algo(XMS_ALGO_RING, coll, n, count, dtype, op, slices, root,
+			in_place);
 }
 
 static const uint32_t types[] = {
@@ -160,6 +176,164 @@ TEST(reduce_scatter) { sweep(XMS_COLL_REDUCE_SCATTER, 0); }
 TEST(all_gather) { sweep(XMS_COLL_ALL_GATHER, 0); }
 TEST(broadcast) { sweep(XMS_COLL_BROADCAST, 0); }
 TEST(broadcast_in_place) { sweep(XMS_COLL_BROADCAST, 1); }
+
+/*
+ * The tree's all-reduce on 2 to 17 ranks (powers of two and not), every
+ * type and op, counts that are one element and many, in and out of place.
+ */
+static void sweep_tree(int in_place)
+{
+	static const uint64_t counts[] = { 1, 3, 64, 1000, 4099 };
+	uint32_t n, op;
+	size_t b, t;
+
+	for (n = 2; n <= 17; n++)
+		for (b = 0; b < sizeof(counts) / sizeof(counts[0]); b++)
+			for (t = 0; t < 4; t++)
+				for (op = XMEMSIM_DMA_OP_SUM; op <= XMEMSIM_DMA_OP_MAX; op++) {
+					int bad = one_algo(XMS_ALGO_TREE, XMS_COLL_ALL_REDUCE, n,
+							   counts[b], types[t], op, 0, 0,
+							   in_place);
+
+					if (bad)
+						printf("#   tree n %u count %llu type %u op %u: %d\n",
+						       n, (unsigned long long)counts[b], types[t],
+						       op, bad);
+					CHECK(!bad);
+				}
+}
+
+TEST(tree_all_reduce_out_of_place) { sweep_tree(0); }
+TEST(tree_all_reduce_in_place) { sweep_tree(1); }
+
+/*
+ * The tree's order is not the ring's: sums of floats differ in their last
+ * bits, which is why the expectation takes the algorithm.
+ */
+TEST(tree_order_is_its_own)
+{
+	static const uint32_t v[4] = { 0x3f800000, 0x33800000, 0x33800000, 0xbf800000 };
+	const void *send[4] = { &v[0], &v[1], &v[2], &v[3] };
+	uint32_t ring[4], tree[4];
+	void *rr[4] = { &ring[0], &ring[1], &ring[2], &ring[3] };
+	void *tt[4] = { &tree[0], &tree[1], &tree[2], &tree[3] };
+
+	REQUIRE(!xms_coll_expect_algo(XMS_ALGO_RING, XMS_COLL_ALL_REDUCE, 4, send,
+				      rr, 1, XMEMSIM_DMA_T_F32, XMEMSIM_DMA_OP_SUM, 0));
+	REQUIRE(!xms_coll_expect_algo(XMS_ALGO_TREE, XMS_COLL_ALL_REDUCE, 4, send,
+				      tt, 1, XMEMSIM_DMA_T_F32, XMEMSIM_DMA_OP_SUM, 0));
+	/* ((1 + e) + e) - 1 rounds e away twice; (1 + e) + (e - 1) keeps one */
+	CHECK_EQ_U64(tree[0], 0x33800000);
+	CHECK(ring[0] != tree[0]);
+	CHECK(tree[3] == tree[0] && ring[3] == ring[0]);
+	CHECK(xms_coll_expect_algo(XMS_ALGO_TREE, XMS_COLL_REDUCE_SCATTER, 4, send,
+				   tt, 1, XMEMSIM_DMA_T_F32, XMEMSIM_DMA_OP_SUM, 0) < 0);
+	CHECK(xms_coll_expect_algo(XMS_ALGO_AUTO, XMS_COLL_ALL_REDUCE, 4, send,
+				   tt, 1, XMEMSIM_DMA_T_F32, XMEMSIM_DMA_OP_SUM, 0) < 0);
+}
+
+/* 2 ceil(log2 n) link transfers in a row, one a rank each way */
+TEST(tree_shape)
+{
+	struct xms_sched s;
+	size_t j, links, locals;
+	uint32_t n;
+
+	for (n = 2; n <= 17; n++) {
+		REQUIRE(!xms_sched_build_algo(&s, XMS_COLL_ALL_REDUCE, XMS_ALGO_TREE, n,
+					      16, 4, 0, 0));
+		for (j = links = locals = 0; j < s.n; j++) {
+			links += s.ops[j].link;
+			locals += !s.ops[j].link;
+			CHECK(!s.ops[j].link || s.ops[j].len == 64);
+		}
+		CHECK_EQ_U64(links, 2 * (n - 1));
+		CHECK_EQ_U64(locals, n / 2);	/* the ranks others add into */
+		CHECK_EQ_U64(s.buf_len[XMS_BUF_SCRATCH], 0);
+		xms_sched_free(&s);
+	}
+	CHECK(xms_sched_build_algo(&s, XMS_COLL_ALL_GATHER, XMS_ALGO_TREE, 4, 1, 4,
+				   0, 0) < 0);
+	CHECK(xms_sched_build_algo(&s, XMS_COLL_ALL_REDUCE, XMS_ALGO_AUTO, 4, 1, 4,
+				   0, 0) < 0);
+}
+
+/* The default models: engines 2 us, 16 GB/s; links 1 us a hop, 12 GB/s. */
+static uint64_t routes[32 * 32];
+
+static struct xms_cost model(uint32_t n, int ring_topology)
+{
+	struct xms_cost m = { 2000, 16000000000ull, 12000000000ull, routes };
+	uint32_t a, b;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			uint32_t d = a > b ? a - b : b - a;
+
+			d = ring_topology && n - d < d ? n - d : d;
+			routes[a * n + b] = (ring_topology ? d : a != b) * 1000ull;
+		}
+	return m;
+}
+
+static uint64_t estimate(int algo, uint32_t n, uint64_t bytes, int ring_topology)
+{
+	struct xms_cost m = model(n, ring_topology);
+	struct xms_sched s;
+	uint64_t t;
+
+	if (xms_sched_build_algo(&s, XMS_COLL_ALL_REDUCE, algo, n, bytes / 4, 4, 0, 0))
+		return 0;
+	t = xms_sched_time(&s, &m);
+	xms_sched_free(&s);
+	return t;
+}
+
+/*
+ * One element a rank: the ring's 2 (n - 1) steps of 3 us (after the 2 us
+ * of an out-of-place copy), the tree's 2 ceil(log2 n) levels of 2 us and
+ * their routes' latency.
+ */
+TEST(model_estimates)
+{
+	uint32_t n;
+
+	for (n = 2; n <= 16; n *= 2) {
+		uint32_t m = n == 2 ? 1 : n == 4 ? 2 : n == 8 ? 3 : 4;
+
+		CHECK_EQ_U64(estimate(XMS_ALGO_RING, n, 4 * n, 0) / 1000, 2 + 6 * (n - 1));
+		CHECK_EQ_U64(estimate(XMS_ALGO_TREE, n, 4 * n, 0) / 1000, 2 + 6 * m);
+		/* on a ring topology the tree's peers are 1, 2, 4 .. hops apart */
+		CHECK_EQ_U64(estimate(XMS_ALGO_TREE, n, 4 * n, 1) / 1000,
+			     2 + 4 * m + 2 * (n - 1));
+	}
+}
+
+/* The pick: the tree while latency outweighs bytes, the ring beyond */
+TEST(model_pick)
+{
+	uint64_t bytes, last_tree[17] = { 0 };
+	uint32_t n;
+
+	for (n = 2; n <= 16; n++) {
+		struct xms_cost m = model(n, 1);
+
+		for (bytes = 4 * n; bytes <= (64u << 20); bytes *= 2) {
+			int a = xms_sched_pick(n, bytes / 4, 4, &m);
+
+			CHECK(a == XMS_ALGO_RING || a == XMS_ALGO_TREE);
+			if (a == XMS_ALGO_TREE)
+				last_tree[n] = bytes;
+		}
+		/* 2 ranks: a tie, the ring; from 5 the tree at one element */
+		CHECK(n != 2 || !last_tree[n]);
+		CHECK(n < 5 || last_tree[n] >= 4 * n);
+		/* big sizes keep the ring */
+		CHECK(xms_sched_pick(n, (32u << 20) / 4, 4, &m) == XMS_ALGO_RING);
+		printf("#   n %u: the tree up to %llu B\n", n,
+		       (unsigned long long)last_tree[n]);
+	}
+}
 
 /* a ring step per slice and hop: 2 (n - 1) n slices, each after its predecessor */
 TEST(ring_shape)

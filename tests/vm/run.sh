@@ -236,9 +236,10 @@ for nd in 4 16; do
 	tap $? "insmod devices=$nd dev_mode=0666 for the interconnect"
 	run_c peers
 done
-# collectives across devices (libxmemsim's communicator, the ring): every
-# collective #wrong 0, busbw and the latency bound in modeled time, a
-# process killed mid-collective; 4 MiB a rank on 4 devices, 2 MiB on 16
+# collectives across devices (libxmemsim's communicator: the ring, and the
+# all-reduce's tree at small sizes): every collective #wrong 0, busbw and
+# the latency bound in modeled time, the tree against the ring, a process
+# killed mid-collective; 4 MiB a rank on 4 devices, 2 MiB on 16
 for nd in 4 16; do
 	settle_refs && rmmod xmemsim && insmod /lib/modules/xmemsim.ko devices=$nd \
 		hbm_size=$([ $nd = 4 ] && echo 0x1800000 || echo 0xc00000)

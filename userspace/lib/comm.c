@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * comm.c - collectives across devices (xms_comm_init(3)): a communicator
- * of one process over several devices, and the ring's schedule
- * (comm_sched.c) run on them from peer DMA and the engines' reduce.
+ * of one process over several devices, and a schedule (comm_sched.c: the
+ * ring, or the all-reduce's tree at small sizes) run on them from peer DMA
+ * and the engines' reduce.
  *
- * Each rank's file imports the next rank's destination buffers (dma-buf
- * export there, import here) for the length of a call. A transfer that
- * needs another's end is submitted with not_before_ns at that end, which
- * the host reaps first: the order in modeled time is the order in which
- * the bytes moved. Every transfer is reaped before a call returns, on
- * error too, so nothing of a call outlives it.
+ * Each rank's file imports the destination buffers its link transfers
+ * write (the next rank's for the ring, its parent's and children's for
+ * the tree: dma-buf export there, import here) for the length of a call.
+ * A transfer that needs another's end is submitted with not_before_ns at
+ * that end, which the host reaps first: the order in modeled time is the
+ * order in which the bytes moved. Every transfer is reaped before a call
+ * returns, on error too, so nothing of a call outlives it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,8 +47,11 @@ int comm_open(struct comm_rank *cr, int dev)
 		ret = xms_dma_info(&cr->dev, &di);
 	if (!ret && (in.features & COMM_FEATS) != COMM_FEATS)
 		ret = -EOPNOTSUPP;
+	cr->index = dev;
 	cr->engines = ret ? 0 : di.engines;
 	cr->depth = ret ? 0 : di.depth;
+	cr->dma_ns = ret ? 0 : di.latency_ns;
+	cr->local_bps = ret ? 0 : di.bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM];
 	return ret;
 }
 
@@ -69,6 +74,76 @@ struct xms_comm *comm_alloc(int n, int me)
 	return c;
 }
 
+/*
+ * Device dev's routes from its sysfs peers (a header naming the link's
+ * bandwidth, then "B hops H via V latency_ns L" a device B): lat[B], and
+ * the link's bytes/s in *bps. 0 or -errno.
+ */
+static int read_peers(int dev, uint64_t *lat, int ndev, uint64_t *bps)
+{
+	char path[64], line[256], *p;
+	unsigned long long v = 0;
+	unsigned int b;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/misc/xmemsim%.0u/peers",
+		 (unsigned int)dev);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f) || !(p = strstr(line, "link_mbps ")) ||
+	    sscanf(p, "link_mbps %llu", &v) != 1)
+		ret = -EPROTO;
+	*bps = v * 1000000ull;
+	while (!ret && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u hops %*u via %*u latency_ns %llu", &b, &v) == 2 &&
+		    (int)b < ndev)
+			lat[b] = v;
+	fclose(f);
+	return ret;
+}
+
+#define ROUTES_MAX	64	/* ranks whose routes a communicator keeps */
+
+/*
+ * The model the all-reduce's algorithm is picked by: the engines' latency
+ * and bandwidth (the slowest rank's), the link's bandwidth and each
+ * route's latency. Left unknown (the ring every time) where sysfs does
+ * not say, or beyond ROUTES_MAX ranks.
+ */
+static void comm_model(struct xms_comm *c)
+{
+	int ndev = 0, r, q, ret = 0;
+	uint64_t *lat, *route;
+
+	for (r = 0; r < c->n; r++)
+		ndev = c->r[r].index >= ndev ? c->r[r].index + 1 : ndev;
+	if (c->n > ROUTES_MAX || ndev > 4096)
+		return;
+	lat = calloc((size_t)ndev, sizeof(*lat));
+	route = calloc((size_t)c->n * c->n, sizeof(*route));
+	if (!lat || !route)
+		ret = -ENOMEM;
+	c->cost.local_bps = UINT64_MAX;
+	for (r = 0; r < c->n && !ret; r++) {
+		struct comm_rank *cr = &c->r[r];
+
+		if (cr->dma_ns > c->cost.dma_ns)
+			c->cost.dma_ns = cr->dma_ns;
+		if (cr->local_bps < c->cost.local_bps)
+			c->cost.local_bps = cr->local_bps;
+		memset(lat, 0, (size_t)ndev * sizeof(*lat));
+		ret = read_peers(cr->index, lat, ndev, &c->cost.link_bps);
+		for (q = 0; q < c->n && !ret; q++)
+			route[(size_t)r * c->n + q] = lat[c->r[q].index];
+	}
+	free(lat);
+	if (ret)
+		free(route);
+	c->cost.route_ns = ret ? NULL : route;
+}
+
 int xms_comm_init_all(struct xms_comm **comm, int ndev, const int *devlist)
 {
 	struct xms_comm *c;
@@ -89,6 +164,7 @@ int xms_comm_init_all(struct xms_comm **comm, int ndev, const int *devlist)
 		xms_comm_destroy(c);
 		return ret;
 	}
+	comm_model(c);
 	*comm = c;
 	return 0;
 }
@@ -107,6 +183,7 @@ int xms_comm_destroy(struct xms_comm *comm)
 		if (cr->dev.fd >= 0 && (r = xms_close(&cr->dev)) && !ret)
 			ret = r;
 	}
+	free((void *)comm->cost.route_ns);
 	free(comm->r);
 	free(comm);
 	return ret;
@@ -121,6 +198,19 @@ struct xms_dev *xms_comm_dev(struct xms_comm *comm, int rank)
 {
 	return comm && rank >= 0 && rank < comm->n &&
 	       (comm->me < 0 || rank == comm->me) ? &comm->r[rank].dev : NULL;
+}
+
+uint64_t *comm_imp(struct run *x, uint32_t r, uint32_t q)
+{
+	struct imp *m = x->imp[r];
+	int i;
+
+	for (i = 0; i < IMP_PEERS && m[i].peer1 && m[i].peer1 != q + 1; i++)
+		;
+	if (i == IMP_PEERS)
+		return NULL;
+	m[i].peer1 = q + 1;
+	return m[i].addr;
 }
 
 /* Reap op j: its end; the first failure is the run's. */
@@ -179,7 +269,8 @@ static int submit(struct run *x, size_t j)
 	int i, ret;
 
 	d.src = x->base[o->rank][o->sbuf] + o->soff;
-	d.dst = (o->link ? x->imp[o->rank] : x->base[o->rank])[o->dbuf] + o->doff;
+	d.dst = (o->link ? comm_imp(x, o->rank, o->peer) : x->base[o->rank])[o->dbuf] +
+		o->doff;
 	if (!o->link && d.src == d.dst) {	/* in place: nothing to copy */
 		x->state[j] = 2;
 		x->end[j] = x->t0;
@@ -229,51 +320,57 @@ static int start_time(struct run *x)
 	return 0;
 }
 
-/* Rank r maps rank r + 1's buffer b (len bytes) into its aperture. */
-static int link_buf(struct run *x, int r, int b, uint64_t len)
+/* Rank r maps rank q's buffer b (len bytes) into its aperture, once. */
+static int link_buf(struct run *x, uint32_t r, uint32_t q, int b, uint64_t len)
 {
-	int q = (r + 1) % x->c->n;
 	struct xmemsim_dmabuf_export ex = { .addr = x->base[q][b], .len = len };
 	struct xmemsim_dmabuf_import im = { 0 };
-	int ret = xms_cmd(&x->c->r[q].dev, XMEMSIM_IOC_DMABUF_EXPORT, &ex);
+	uint64_t *imp = comm_imp(x, r, q);
+	int ret;
 
+	if (!imp)
+		return -ENOSPC;
+	if (imp[b])
+		return 0;
+	ret = xms_cmd(&x->c->r[q].dev, XMEMSIM_IOC_DMABUF_EXPORT, &ex);
 	if (ret)
 		return ret;
 	im.fd = ex.fd;
 	ret = xms_cmd(&x->c->r[r].dev, XMEMSIM_IOC_DMABUF_IMPORT, &im);
 	close(ex.fd);	/* the import holds the dma-buf */
 	if (!ret)
-		x->imp[r][b] = im.addr;
+		imp[b] = im.addr;
 	return ret;
 }
 
-/* Import every buffer a link transfer writes; *ret the first error. */
+/* Import every buffer a link transfer writes; the first error. */
 static int link_all(struct run *x)
 {
-	int used[XMS_NUM_BUFS] = { 0 }, r, b, ret = 0;
+	int ret = 0;
 	size_t j;
 
-	for (j = 0; j < x->s->n; j++)
-		if (x->s->ops[j].link)
-			used[x->s->ops[j].dbuf] = 1;
-	for (r = 0; r < x->c->n && !ret; r++)
-		for (b = 0; b < XMS_NUM_BUFS && !ret; b++)
-			if (used[b])
-				ret = link_buf(x, r, b, x->s->buf_len[b]);
+	for (j = 0; j < x->s->n && !ret; j++) {
+		const struct xms_cop *o = &x->s->ops[j];
+
+		if (o->link)
+			ret = link_buf(x, o->rank, o->peer, o->dbuf,
+				       x->s->buf_len[o->dbuf]);
+	}
 	return ret;
 }
 
 static void unlink_all(struct run *x)
 {
-	int r, b;
+	int r, i, b;
 
 	for (r = 0; r < x->c->n; r++)
-		for (b = 0; b < XMS_NUM_BUFS; b++) {
-			struct xmemsim_unmap u = { .addr = x->imp[r][b] };
+		for (i = 0; i < IMP_PEERS; i++)
+			for (b = 0; b < XMS_NUM_BUFS; b++) {
+				struct xmemsim_unmap u = { .addr = x->imp[r][i].addr[b] };
 
-			if (u.addr)
-				xms_cmd(&x->c->r[r].dev, XMEMSIM_IOC_UNMAP, &u);
-		}
+				if (u.addr)
+					xms_cmd(&x->c->r[r].dev, XMEMSIM_IOC_UNMAP, &u);
+			}
 }
 
 static int run_alloc(struct run *x)
@@ -363,12 +460,15 @@ static int collective(struct xms_comm *c, int coll, const uint64_t *send,
 	uint32_t esize = xmemsim_reduce_size(dtype);
 	struct xms_sched s;
 	struct run x = { .c = c, .s = &s, .op = op, .dtype = dtype };
-	int r, ret;
+	int r, ret, algo;
 
 	if (!c || !send || !recv || !esize || root < 0 || root >= c->n ||
 	    (op != XMEMSIM_DMA_OP_SUM && op != XMEMSIM_DMA_OP_MAX))
 		return -EINVAL;
-	ret = xms_sched_build(&s, coll, c->n, count, esize, 0, root);
+	algo = xms_comm_algo(c, coll, count, dtype);
+	if (algo < 0)
+		return algo;
+	ret = xms_sched_build_algo(&s, coll, algo, c->n, count, esize, 0, root);
 	if (ret)
 		return ret;
 	if (s.buf_len[XMS_BUF_SCRATCH])
@@ -388,6 +488,32 @@ static int collective(struct xms_comm *c, int coll, const uint64_t *send,
 	free(x.base);
 	xms_sched_free(&s);
 	return ret;
+}
+
+int xms_comm_set_algo(struct xms_comm *comm, int algo)
+{
+	if (!comm || algo < XMS_ALGO_AUTO || algo > XMS_ALGO_TREE)
+		return -EINVAL;
+	if (algo == XMS_ALGO_TREE && comm->me >= 0)
+		return -EOPNOTSUPP;	/* its sockets reach its two neighbours */
+	comm->algo = algo;
+	return 0;
+}
+
+int xms_comm_algo(const struct xms_comm *comm, int coll, uint64_t count,
+		  uint32_t dtype)
+{
+	uint32_t esize = xmemsim_reduce_size(dtype);
+
+	if (!comm || !esize || coll < XMS_COLL_ALL_REDUCE || coll > XMS_COLL_BROADCAST)
+		return -EINVAL;
+	if (coll != XMS_COLL_ALL_REDUCE || comm->n < 2 || comm->algo == XMS_ALGO_RING)
+		return XMS_ALGO_RING;
+	if (comm->algo == XMS_ALGO_TREE)
+		return XMS_ALGO_TREE;
+	if (comm->me >= 0 || !comm->cost.route_ns)
+		return XMS_ALGO_RING;
+	return xms_sched_pick((uint32_t)comm->n, count, esize, &comm->cost);
 }
 
 int xms_all_reduce(struct xms_comm *comm, const uint64_t *sendbuf,
@@ -463,15 +589,56 @@ static int ring_sum(int n, const void *const *send, uint64_t off, uint64_t len,
 	return 0;
 }
 
+/*
+ * The tree's all-reduce (comm_sched.c): rank r's partial, from its own
+ * send buffer, adds rank r + 2^k's at level k (dst = its partial op what
+ * arrived); rank 0's at the end is every rank's.
+ */
+static int tree_sum(int n, const void *const *send, void *const *recv,
+		    uint64_t len, uint32_t dtype, uint32_t op)
+{
+	uint8_t **part = calloc((size_t)n, sizeof(*part));
+	int k, r, ret = part ? 0 : -ENOMEM;
+
+	for (r = 0; !ret && r < n; r++) {
+		part[r] = malloc(len ? len : 1);
+		if (!part[r])
+			ret = -ENOMEM;
+		else
+			memcpy(part[r], send[r], len);
+	}
+	for (k = 1; !ret && k < n; k *= 2)
+		for (r = 0; r + k < n; r += 2 * k)
+			xmemsim_reduce_buf(part[r], part[r + k], len, op, dtype);
+	for (r = 0; !ret && r < n; r++)
+		memcpy(recv[r], part[0], len);
+	for (r = 0; part && r < n; r++)
+		free(part[r]);
+	free(part);
+	return ret;
+}
+
 int xms_coll_expect(int coll, int nranks, const void *const *send,
 		    void *const *recv, uint64_t count, uint32_t dtype,
 		    uint32_t op, int root)
 {
+	return xms_coll_expect_algo(XMS_ALGO_RING, coll, nranks, send, recv,
+				    count, dtype, op, root);
+}
+
+int xms_coll_expect_algo(int algo, int coll, int nranks,
+			 const void *const *send, void *const *recv,
+			 uint64_t count, uint32_t dtype, uint32_t op, int root)
+{
 	uint64_t es = xmemsim_reduce_size(dtype), off, len;
 	int c, r, ret = 0;
 
-	if (nranks < 1 || !send || !recv || !es || root < 0 || root >= nranks)
+	if (nranks < 1 || !send || !recv || !es || root < 0 || root >= nranks ||
+	    (algo != XMS_ALGO_RING && algo != XMS_ALGO_TREE) ||
+	    (algo == XMS_ALGO_TREE && coll != XMS_COLL_ALL_REDUCE))
 		return -EINVAL;
+	if (algo == XMS_ALGO_TREE)
+		return tree_sum(nranks, send, recv, count * es, dtype, op);
 	for (c = 0; c < nranks && !ret; c++) {
 		int ar = coll == XMS_COLL_ALL_REDUCE;
 

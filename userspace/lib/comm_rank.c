@@ -128,7 +128,8 @@ int rank_link_all(struct run *x)
 		im.fd = fd;
 		ret = xms_cmd(dev, XMEMSIM_IOC_DMABUF_IMPORT, &im);
 		close(fd);
-		x->imp[me][b] = ret ? 0 : im.addr;
+		comm_imp(x, (uint32_t)me, (uint32_t)(me + 1) % (uint32_t)x->c->n)[b] =
+			ret ? 0 : im.addr;
 	}
 	return ret;
 }

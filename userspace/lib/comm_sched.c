@@ -154,8 +154,9 @@ static int emit_init(struct xms_sched *s, struct ring *g, uint32_t q, uint32_t i
 	if (i >= steps * g->k)
 		return 0;
 	ring_step(g, mod((int64_t)q - 1, g->n), i / g->k, i % g->k, &t);
-	c = (struct xms_cop){ .rank = q, .sbuf = XMS_BUF_SEND, .dbuf = t.dbuf,
-			      .doff = t.doff, .len = t.len, .dep = { -1, -1 } };
+	c = (struct xms_cop){ .rank = q, .peer = q, .sbuf = XMS_BUF_SEND,
+			      .dbuf = t.dbuf, .doff = t.doff, .len = t.len,
+			      .dep = { -1, -1 } };
 	c.soff = g->coll == XMS_COLL_ALL_REDUCE ? t.doff :
 		 t.dbuf == XMS_BUF_RECV ? t.doff + q * g->count * g->esize : t.doff;
 	j = emit(s, &c);
@@ -179,6 +180,7 @@ static int ring_round(struct xms_sched *s, struct ring *g, uint32_t i)
 		int32_t j;
 
 		ring_step(g, r, i / g->k, i % g->k, &c);
+		c.peer = q;
 		c.dep[0] = i >= g->k ? g->idx[p * w + i - g->k] : -1;
 		if (g->coll != XMS_COLL_ALL_GATHER && i / g->k < g->n - 1)
 			c.dep[1] = g->init[q * w + i];
@@ -193,9 +195,9 @@ static int ring_round(struct xms_sched *s, struct ring *g, uint32_t i)
 static int emit_local(struct xms_sched *s, uint32_t r, uint64_t soff,
 		      uint64_t doff, uint64_t len)
 {
-	struct xms_cop c = { .rank = r, .sbuf = XMS_BUF_SEND, .soff = soff,
-			     .dbuf = XMS_BUF_RECV, .doff = doff, .len = len,
-			     .dep = { -1, -1 } };
+	struct xms_cop c = { .rank = r, .peer = r, .sbuf = XMS_BUF_SEND,
+			     .soff = soff, .dbuf = XMS_BUF_RECV, .doff = doff,
+			     .len = len, .dep = { -1, -1 } };
 
 	return emit(s, &c) < -1 ? -ENOMEM : 0;
 }
@@ -250,6 +252,7 @@ static int build_chain(struct xms_sched *s, uint64_t bytes, uint32_t root)
 			lo = bytes * (g - j) / k;
 			hi = bytes * (g - j + 1) / k;
 			c = (struct xms_cop){ .rank = (root + j) % n, .link = 1,
+				.peer = (root + j + 1) % n,
 				.sbuf = j ? XMS_BUF_RECV : XMS_BUF_SEND, .soff = lo,
 				.dbuf = XMS_BUF_RECV, .doff = lo, .len = hi - lo,
 				.dep = { j ? last[2 * (j - 1) + (g - j) % 2] : -1, -1 } };
@@ -262,8 +265,99 @@ static int build_chain(struct xms_sched *s, uint64_t bytes, uint32_t root)
 	return ret;
 }
 
+/*
+ * All-reduce at small sizes: a binomial tree rooted at rank 0. Reduce
+ * phase, level k = 0, 1, ..: rank r = 2^k (mod 2^(k+1)) adds its whole
+ * buffer into rank r - 2^k's receive buffer over the link (its send
+ * buffer if nothing was added into it yet), after the previous addition
+ * into that buffer; the buffer first holds its own rank's send buffer (a
+ * local copy, skipped in place). Broadcast phase, level k from the top
+ * down: rank r = 0 (mod 2^(k+1)) copies the result to rank r + 2^k, after
+ * its copy of the level above (the farthest subtree first, and a rank's
+ * routes one at a time: on a ring topology they overlap).
+ * ceil(log2 n) levels each way, a transfer's latency a level, where the
+ * ring takes 2 (n - 1).
+ *
+ * Why a tree and not recursive doubling (log2 n exchanges, each rank
+ * reducing what its partner sent). An exchange here is a copy over the
+ * link and then a local reduce, since the engines reduce into their own
+ * destination (two transfers a step where the tree has one a level), and
+ * both partners must add in the same order, which needs buffers that
+ * alternate, a scratch buffer and extra ranks folded in and out: a
+ * little ahead of the tree in modeled time where routes are long, for a
+ * schedule unlike the ring's. Every step here is one transfer into the
+ * peer's buffer, a reduce or a copy, as a ring step is, for any n. And
+ * the sum is made
+ * once, on the root, in one order, (v0 op v1) op (v2 op v3) ..., each
+ * addition dst = dst op src with the lower rank's partial as dst; every
+ * other rank receives a copy of those bytes, so every rank holds the
+ * same bits whatever the arithmetic. xms_coll_expect_algo() is that order.
+ */
+static int build_tree(struct xms_sched *s, uint64_t bytes)
+{
+	uint32_t n = s->nranks, k, r, m;
+	int32_t *last = malloc(2 * n * sizeof(*last));	/* [r]: last write of r's recv */
+	int32_t *sent = last ? last + n : NULL;		/* [r]: its reduce phase send */
+	int ret = 0;
+
+	if (!last)
+		return -ENOMEM;
+	for (m = 0; (1ull << m) < n; m++)
+		;
+	for (r = 0; r < n; r++) {
+		sent[r] = -1;
+		last[r] = -1;
+		if (r % 2 == 0 && r + 1 < n) {	/* a rank that others add into */
+			struct xms_cop c = { .rank = r, .peer = r, .sbuf = XMS_BUF_SEND,
+					     .dbuf = XMS_BUF_RECV, .len = bytes,
+					     .dep = { -1, -1 } };
+
+			last[r] = emit(s, &c);
+			if (last[r] < -1)
+				ret = -ENOMEM;
+		}
+	}
+	for (k = 0; !ret && k < m; k++)
+		for (r = 1u << k; !ret && r < n; r += 2u << k) {
+			uint32_t p = r - (1u << k);
+			struct xms_cop c = { .rank = r, .peer = p, .link = 1, .reduce = 1,
+					     .dbuf = XMS_BUF_RECV, .len = bytes,
+					     .dep = { last[r], last[p] } };
+
+			/* a rank with no child in the tree sends its own buffer */
+			c.sbuf = k && r + 1 < n ? XMS_BUF_RECV : XMS_BUF_SEND;
+			if (c.sbuf == XMS_BUF_SEND)
+				c.dep[0] = -1;
+			sent[r] = last[p] = emit(s, &c);
+			if (last[p] < -1)
+				ret = -ENOMEM;
+		}
+	for (k = m; !ret && k-- > 0;)
+		for (r = 0; !ret && r + (1u << k) < n; r += 2u << k) {
+			uint32_t q = r + (1u << k);
+			struct xms_cop c = { .rank = r, .peer = q, .link = 1,
+					     .sbuf = XMS_BUF_RECV, .dbuf = XMS_BUF_RECV,
+					     .len = bytes, .dep = { last[r], sent[q] } };
+
+			/* last[r]: what r received, then its own latest copy out */
+			last[q] = last[r] = emit(s, &c);
+			if (last[q] < -1)
+				ret = -ENOMEM;
+		}
+	free(last);
+	return ret;
+}
+
 int xms_sched_build(struct xms_sched *s, int coll, uint32_t nranks,
 		    uint64_t count, uint32_t esize, uint32_t slices, uint32_t root)
+{
+	return xms_sched_build_algo(s, coll, XMS_ALGO_RING, nranks, count, esize,
+				    slices, root);
+}
+
+int xms_sched_build_algo(struct xms_sched *s, int coll, int algo,
+			 uint32_t nranks, uint64_t count, uint32_t esize,
+			 uint32_t slices, uint32_t root)
 {
 	uint64_t whole = count * esize * (coll == XMS_COLL_ALL_REDUCE ||
 					  coll == XMS_COLL_BROADCAST ? 1 : nranks);
@@ -273,9 +367,12 @@ int xms_sched_build(struct xms_sched *s, int coll, uint32_t nranks,
 
 	memset(s, 0, sizeof(*s));
 	if (!nranks || !esize || coll < 0 || coll > XMS_COLL_BROADCAST ||
-	    root >= nranks || count > UINT64_MAX / 2 / esize / nranks)
+	    root >= nranks || count > UINT64_MAX / 2 / esize / nranks ||
+	    (algo != XMS_ALGO_RING && algo != XMS_ALGO_TREE) ||
+	    (algo == XMS_ALGO_TREE && coll != XMS_COLL_ALL_REDUCE))
 		return -EINVAL;
 	s->nranks = nranks;
+	s->algo = algo;
 	s->slices = slices ? slices : xms_sched_slices(coll, nranks,
 			coll == XMS_COLL_BROADCAST ? whole : whole / nranks);
 	s->buf_len[XMS_BUF_SEND] = coll == XMS_COLL_ALL_GATHER ? mine : whole;
@@ -286,6 +383,8 @@ int xms_sched_build(struct xms_sched *s, int coll, uint32_t nranks,
 		ret = emit_local(s, 0, 0, 0, mine);
 	else if (coll == XMS_COLL_BROADCAST)
 		ret = build_chain(s, whole, root);
+	else if (algo == XMS_ALGO_TREE)
+		ret = build_tree(s, whole);
 	else
 		ret = build_ring(s, coll, count, esize);
 	if (ret)
@@ -297,4 +396,65 @@ void xms_sched_free(struct xms_sched *s)
 {
 	free(s->ops);
 	memset(s, 0, sizeof(*s));
+}
+
+uint64_t xms_sched_time(const struct xms_sched *s, const struct xms_cost *m)
+{
+	uint64_t *end = malloc((s->n ? s->n : 1) * sizeof(*end)), t = 0;
+	double link = m->link_bps < m->local_bps ? m->link_bps : m->local_bps;
+	size_t j;
+	int i;
+
+	if (!end)
+		return UINT64_MAX;
+	for (j = 0; j < s->n; j++) {
+		const struct xms_cop *o = &s->ops[j];
+		double bps = o->link ? link : m->local_bps;
+		uint64_t start = 0;
+
+		for (i = 0; i < 2; i++)
+			if (o->dep[i] >= 0 && end[o->dep[i]] > start)
+				start = end[o->dep[i]];
+		end[j] = start + m->dma_ns + (bps > 0 ? (uint64_t)(o->len * 1e9 / bps) : 0);
+		if (o->link)
+			end[j] += m->route_ns[(size_t)o->rank * s->nranks + o->peer];
+		if (end[j] > t)
+			t = end[j];
+	}
+	free(end);
+	return t;
+}
+
+/*
+ * The tree moves the whole buffer 2 ceil(log2 n) times one after another,
+ * the ring 2 (n - 1) / n of it, so the tree is ahead only while latency
+ * outweighs bytes: with each step's latency L (engine and route) and the
+ * bandwidth B, about while bytes / B < ((n - 1) - ceil(log2 n)) L /
+ * (ceil(log2 n) - (n - 1) / n). Rather than that formula, the two
+ * schedules themselves are timed under the model (xms_sched_time), which
+ * takes each route's own latency: on a ring topology the tree's peers
+ * are 2^k hops apart.
+ */
+int xms_sched_pick(uint32_t nranks, uint64_t count, uint32_t esize,
+		   const struct xms_cost *m)
+{
+	struct xms_sched ring, tree;
+	uint64_t tr, tt;
+	int ret;
+
+	ret = xms_sched_build_algo(&tree, XMS_COLL_ALL_REDUCE, XMS_ALGO_TREE,
+				   nranks, count, esize, 0, 0);
+	if (ret)
+		return ret;
+	ret = xms_sched_build_algo(&ring, XMS_COLL_ALL_REDUCE, XMS_ALGO_RING,
+				   nranks, count, esize, 0, 0);
+	if (ret) {
+		xms_sched_free(&tree);
+		return ret;
+	}
+	tt = xms_sched_time(&tree, m);
+	tr = xms_sched_time(&ring, m);
+	xms_sched_free(&tree);
+	xms_sched_free(&ring);
+	return tt < tr ? XMS_ALGO_TREE : XMS_ALGO_RING;
 }

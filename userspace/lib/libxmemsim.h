@@ -243,4 +243,24 @@ int xms_coll_expect(int coll, int nranks, const void *const *send,
 		    void *const *recv, uint64_t count, uint32_t dtype,
 		    uint32_t op, int root);
 
+/*
+ * The all-reduce's algorithm: the ring, or at small sizes a tree (the
+ * model's choice by size, XMS_ALGO_AUTO, the default); one process's
+ * communicator (xms_comm_init_all) only, a rank of its own process keeps
+ * the ring. xms_comm_algo() says which a call would take;
+ * xms_coll_expect_algo() is xms_coll_expect() in that algorithm's order.
+ */
+enum {
+	XMS_ALGO_AUTO,
+	XMS_ALGO_RING,
+	XMS_ALGO_TREE,
+};
+
+int xms_comm_set_algo(struct xms_comm *comm, int algo);
+int xms_comm_algo(const struct xms_comm *comm, int coll, uint64_t count,
+		  uint32_t dtype);
+int xms_coll_expect_algo(int algo, int coll, int nranks,
+			 const void *const *send, void *const *recv,
+			 uint64_t count, uint32_t dtype, uint32_t op, int root);
+
 #endif /* LIBXMEMSIM_H */

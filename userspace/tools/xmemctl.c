@@ -95,11 +95,12 @@ static void usage(FILE *f)
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"  bench COLL [-b MIN] [-e MAX] [-f FACTOR] [-c 0|1] [-n N]\n"
-		"        [-d TYPE] [-o OP] [-r ROOT]\n"
+		"        [-d TYPE] [-o OP] [-r ROOT] [-A ALGO]\n"
 		"                                COLL (all-reduce, reduce-scatter, all-gather,\n"
 		"                                broadcast) over N devices (default all), as\n"
 		"                                nccl-tests: sizes MIN to MAX bytes by FACTOR,\n"
-		"                                -c checks against the host; modeled time\n"
+		"                                -c checks against the host; modeled time;\n"
+		"                                ALGO: all-reduce's auto, ring or tree\n"
 		"HEAP is hbm, dataram or libc (any case), or 0, 1 or 2; numbers are decimal or\n"
 		"0x-prefixed hex. Options go anywhere on the line. See xmemctl(1).\n");
 }

@@ -20,6 +20,8 @@ static const char *const coll_names[] = {
 	"all-reduce", "reduce-scatter", "all-gather", "broadcast",
 };
 
+static const char *const algo_names[] = { "auto", "ring", "tree" };
+
 static const struct {
 	const char *name;
 	uint32_t t, size;
@@ -29,7 +31,7 @@ static const struct {
 };
 
 struct bench {
-	int coll, n, check, root;
+	int coll, n, check, root, algo;
 	uint64_t min, max, factor;
 	unsigned int type;	/* index in types[] */
 	uint32_t op;
@@ -85,7 +87,7 @@ static int parse_args(struct bench *b, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt(argc, argv, "b:e:f:c:n:g:d:o:r:")) != -1) {
+	while ((c = getopt(argc, argv, "b:e:f:c:n:g:d:o:r:A:")) != -1) {
 		switch (c) {
 		case 'b': if (parse_size(optarg, &b->min)) return -EINVAL; break;
 		case 'e': if (parse_size(optarg, &b->max)) return -EINVAL; break;
@@ -93,6 +95,13 @@ static int parse_args(struct bench *b, int argc, char **argv)
 		case 'c': b->check = atoi(optarg); break;
 		case 'n': case 'g': b->n = atoi(optarg); if (b->n < 1) return -EINVAL; break;
 		case 'r': b->root = atoi(optarg); break;
+		case 'A':	/* nccl-tests' NCCL_ALGO */
+			for (i = 0; i < 3 && strcasecmp(optarg, algo_names[i]); i++)
+				;
+			if (i == 3)
+				return -EINVAL;
+			b->algo = (int)i;
+			break;
 		case 'd':
 			for (i = 0; i < 4 && strcasecmp(optarg, types[i].name); i++)
 				;
@@ -116,6 +125,9 @@ static int parse_args(struct bench *b, int argc, char **argv)
 static int setup(struct bench *b)
 {
 	int r, ret = xms_comm_init_all(&b->comm, b->n, NULL);
+
+	if (!ret)
+		ret = xms_comm_set_algo(b->comm, b->algo);
 
 	for (r = 0; !ret && r < b->n; r++) {
 		struct xms_dev *d = xms_comm_dev(b->comm, r);
@@ -220,11 +232,13 @@ static long long wrong(struct bench *b, const uint64_t *r, uint64_t count,
 {
 	uint64_t es = types[b->type].size, i;
 	long long bad = 0;
-	int k, ret;
+	int k, ret = xms_comm_algo(b->comm, b->coll, count, types[b->type].t);
 
-	ret = xms_coll_expect(b->coll, b->n, (const void *const *)b->hsend,
-			      (void *const *)b->hwant, count, types[b->type].t,
-			      b->op, b->root);
+	if (ret >= 0)
+		ret = xms_coll_expect_algo(ret, b->coll, b->n,
+					   (const void *const *)b->hsend,
+					   (void *const *)b->hwant, count,
+					   types[b->type].t, b->op, b->root);
 	for (k = 0; !ret && k < b->n; k++) {
 		ret = xms_read(xms_comm_dev(b->comm, k), r[k], b->hgot[k], rl);
 		for (i = 0; !ret && i < rl; i += es)
@@ -271,6 +285,8 @@ static void header(const struct bench *b)
 	printf("# xmemctl bench %s: %d devices, %s\n", coll_names[b->coll], b->n, b->topo);
 	printf("# modeled time (the devices' clocks, not wall time); link %.2f GB/s\n",
 	       b->link_bps / 1e9);
+	if (b->coll == XMS_COLL_ALL_REDUCE)
+		printf("# algorithm %s\n", algo_names[b->algo]);
 	printf("#\n#%64s%34s\n", "out-of-place", "in-place");
 	printf("#%11s %12s %8s %6s %5s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size",
 	       "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
