@@ -171,6 +171,21 @@ static u64 du_horizon(struct xmemsim_dma_user *du)
 	return t;
 }
 
+/*
+ * Among several devices, the user's link book, which its DMA on every
+ * device shares: 0, or -ENOMEM.
+ */
+static int dma_user_links(struct xmemsim_dma_user *du, struct xmemsim_file *xf)
+{
+	const struct xmemsim_topo *t = xmemsim_topology();
+
+	du->dev = xf->dev->index;
+	if (!t || t->n < 2)
+		return 0;
+	du->links = xmemsim_link_book_get(xf->user->uid);
+	return du->links ? 0 : -ENOMEM;
+}
+
 /* The file's DMA state, made at its first DMA or semaphore command. */
 static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 {
@@ -186,7 +201,8 @@ static struct xmemsim_dma_file *dma_file(struct xmemsim_file *xf)
 	if (!df || !du)
 		goto nomem;
 	if (xmemsim_dma_user_init(dma, du, GFP_KERNEL_ACCOUNT) ||
-	    xmemsim_dma_file_init(dma, df, GFP_KERNEL_ACCOUNT))
+	    xmemsim_dma_file_init(dma, df, GFP_KERNEL_ACCOUNT) ||
+	    dma_user_links(du, xf))
 		goto nomem;
 	df->xf = xf;
 	df->pid = xf->pid;

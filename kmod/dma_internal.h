@@ -33,8 +33,10 @@
  * the last link_ns of its time (its latency before them holds no link): a
  * transfer whose bytes would meet a held link starts later, so that they
  * move once the link is free. Link clocks are per user and per device, like
- * engines: the transfers one device runs share their links; two devices
- * keep their own clocks, so their transfers never meet on a link.
+ * engines. Across devices, whose clocks differ, a user's transfers book
+ * the intervals their bytes hold each link in the user's book
+ * (kmod/link_book.h), and a transfer's bytes go into the first gap that
+ * no other device's booking covers.
  *
  * Users. Modeled time is per user: each user (the real uid that opened
  * a file) has engines of its own in modeled time, so its transfers start
@@ -56,7 +58,9 @@
  * and their active lists, its files' queues, semaphores (dma_sem.c asserts
  * it through sems->lock), ticket indexes and now, its inflight count and
  * its driver state. dma->lock protects the lists of users and files
- * alone; it is taken before a du->lock, never after. A driver takes
+ * alone; it is taken before a du->lock, never after. The user's link
+ * book's lock (du->links->lock) is taken under du->lock, for a step's
+ * pick and its links' booking, and nothing is taken under it. A driver takes
  * du->lock for one step (one pick and start, or one completion) and drops
  * it between steps; a transfer's bytes move with the lock dropped, while
  * the transfer is "moving": its access (kmod/access.h) keeps both ranges
@@ -83,6 +87,7 @@
 #include <linux/xarray.h>
 
 #include "access.h"
+#include "link_book.h"
 #include "topo.h"
 #include "xmemsim.h"
 
@@ -134,6 +139,8 @@ struct xmemsim_dma_user {
 	struct mutex lock;		/* see "Locking" */
 	struct xmemsim_dma_engine *eng;	/* [engine] */
 	u64 *link_free;			/* [link]: free from here, modeled */
+	struct xmemsim_link_book *links;	/* other devices' holds, or NULL */
+	u32 dev;			/* the device's index, in the book */
 	wait_queue_head_t wq;		/* its files' waiters and pollers */
 	u32 files;			/* its files with DMA state */
 	u32 inflight;			/* over those files */

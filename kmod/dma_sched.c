@@ -96,6 +96,9 @@ static u64 xfer_earliest(const struct xmemsim_dma_user *du,
 		u64 lead = x->dur - x->link_ns;	/* its latency: no link held */
 		u64 bytes = xmemsim_link_start(du->link_free, &x->route, t + lead);
 
+		if (du->links)
+			bytes = xmemsim_link_book_fit(du->links, du->dev, &x->route,
+						      bytes, x->link_ns);
 		t = bytes - lead;
 	}
 	return x->d.wait_sem == XMEMSIM_SEM_NONE ? t : max(t, x->ready_ns);
@@ -359,6 +362,37 @@ static void xfer_work_end(struct xmemsim_dma_user *du, struct xmemsim_xfer *x)
 	wake_up_all(&du->wq);
 }
 
+/*
+ * The links x's bytes hold if it starts at t, for the last link_ns of its
+ * time: the user's on this device, and in its book for other devices.
+ * du->lock held, and the book's lock with it.
+ */
+static void dma_book_links(struct xmemsim_dma_user *du,
+			   const struct xmemsim_xfer *x, u64 t)
+{
+	u64 end = t + min(x->dur, U64_MAX - t);
+
+	lockdep_assert_held(&du->lock);
+	xmemsim_link_take(du->link_free, &x->route, end);
+	if (du->links) {
+		lockdep_assert_held(&du->links->lock);
+		xmemsim_link_book_add(du->links, du->dev, &x->route,
+				      end - min(x->link_ns, end), end);
+	}
+}
+
+static void links_lock(struct xmemsim_dma_user *du)
+{
+	if (du->links)
+		mutex_lock(&du->links->lock);
+}
+
+static void links_unlock(struct xmemsim_dma_user *du)
+{
+	if (du->links)
+		mutex_unlock(&du->links->lock);
+}
+
 /* Start queue q's head on engine e at modeled time t. du->lock held. */
 static void dma_start(struct xmemsim_dma_user *du, u32 e,
 		      struct xmemsim_dma_queue *q, u64 t)
@@ -375,7 +409,6 @@ static void dma_start(struct xmemsim_dma_user *du, u32 e,
 	x->end_ns = t + min(x->dur, U64_MAX - t);
 	q->end_ns = x->end_ns;
 	eng->free_ns = x->end_ns;
-	xmemsim_link_take(du->link_free, &x->route, x->end_ns);
 	eng->cur = x;
 	trace_xmemsim_dma_start(x->df->pid, x->ticket, x->d.engine, x->d.queue,
 				x->d.len, x->start_ns, x->end_ns);
@@ -475,9 +508,12 @@ static enum dma_step dma_step(struct xmemsim_dma_user *du,
 	struct xmemsim_dma_queue *q, *start_q = NULL;
 	u64 start_t = U64_MAX, end_t, t;
 	u32 e, start_e = 0, end_e = 0;
+	struct xmemsim_xfer *x;
+	bool ours;
 
 	lockdep_assert_held(&du->lock);
 	end_t = next_end(du, &end_e);
+	links_lock(du);		/* what is picked is what is booked */
 	for (e = 0; e < dma->engines; e++) {
 		if (du->eng[e].cur)
 			continue;
@@ -489,13 +525,17 @@ static enum dma_step dma_step(struct xmemsim_dma_user *du,
 		}
 	}
 	if (start_q && start_t < end_t) {
-		if (!step_is_mine(dma, mine, list_first_entry(&start_q->xfers,
-							      struct xmemsim_xfer,
-							      node), false))
+		x = list_first_entry(&start_q->xfers, struct xmemsim_xfer, node);
+		ours = step_is_mine(dma, mine, x, false);
+		if (ours)
+			dma_book_links(du, x, start_t);
+		links_unlock(du);
+		if (!ours)
 			return STEP_NOT_MINE;
 		dma_start(du, start_e, start_q, start_t);
 		return STEP_DONE;
 	}
+	links_unlock(du);
 	if (end_t == U64_MAX)
 		return STEP_IDLE;
 	if (dma->time_scale && ktime_before(ktime_get(), dma_wall(dma, end_t))) {
@@ -736,6 +776,7 @@ void xmemsim_dma_user_fini(struct xmemsim_dma_user *du)
 	cancel_work_sync(&du->work);
 	kfree(du->eng);
 	kfree(du->link_free);
+	xmemsim_link_book_put(du->links);
 	mutex_destroy(&du->lock);
 }
 

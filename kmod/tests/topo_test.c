@@ -4,12 +4,15 @@
  * against what each topology is on paper: a route only crosses links that
  * exist, its length is the graph distance (checked against a distance
  * computed here another way: Floyd-Warshall over the link table), ties go
- * to the lower next device, and the link model shares a link's time.
+ * to the lower next device, and the link model shares a link's time,
+ * on one device by its clock and across devices by the user's book.
  */
+#include <linux/prandom.h>
 #include <kunit/test.h>
 #include <linux/slab.h>
 
 #include "suite.h"
+#include "../link_book.h"
 #include "../topo.h"
 
 static struct xmemsim_topo *topo_new(struct kunit *test, u32 n, u32 kind)
@@ -173,9 +176,101 @@ static void link_share_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xmemsim_link_start(free_ns, &r12, 0), 1100ULL);
 }
 
+/*
+ * The book across devices: another device's booking moves a transfer's
+ * bytes past it on a shared link, its own device's does not (its clock
+ * does that), a gap that fits is taken, and a full book makes room.
+ */
+static void link_book_test(struct kunit *test)
+{
+	struct xmemsim_topo *t = topo_new(test, 4, XMEMSIM_TOPO_RING);
+	struct xmemsim_link_book *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct xmemsim_route r02, r12, r30;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	xmemsim_topo_route(t, 0, 2, &r02);	/* 0 -> 1 -> 2 */
+	xmemsim_topo_route(t, 1, 2, &r12);	/* shares 1 -> 2 */
+	xmemsim_topo_route(t, 3, 0, &r30);	/* shares nothing */
+	xmemsim_link_book_add(b, 0, &r02, 1000, 2000);
+	KUNIT_EXPECT_EQ(test, b->n, 2U);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 100), 2000ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 900, 100), 900ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 950, 100), 2000ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 0, &r12, 1500, 100), 1500ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 3, &r30, 1500, 100), 1500ULL);
+	/* a gap of 100 between two bookings fits a transfer of 100, not 101 */
+	xmemsim_link_book_add(b, 2, &r12, 2100, 3000);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 100), 2000ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 101), 3000ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 0), 1500ULL);
+	/* full: the bookings that end first go, device 0's two */
+	for (i = b->n; i < XMEMSIM_LINK_BOOK_MAX; i++)
+		xmemsim_link_book_add(b, 3, &r30, 10000 + i, 20000);
+	KUNIT_EXPECT_EQ(test, b->n, (u32)XMEMSIM_LINK_BOOK_MAX);
+	xmemsim_link_book_add(b, 3, &r30, 30000, 40000);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 100), 2000ULL);
+	xmemsim_link_book_add(b, 3, &r30, 30000, 40000);
+	KUNIT_EXPECT_EQ(test, b->n, (u32)XMEMSIM_LINK_BOOK_MAX);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 600), 1500ULL);
+	KUNIT_EXPECT_EQ(test, xmemsim_link_book_fit(b, 1, &r12, 1500, 601), 3000ULL);
+}
+
+/* Is [s, s + len) clear of every other device's booking on route r? */
+static bool book_clear(const struct xmemsim_link_book *b, u32 dev,
+		       const struct xmemsim_route *r, u64 s, u64 len)
+{
+	u32 i, k;
+
+	for (i = 0; i < b->n; i++)
+		for (k = 0; k < r->n; k++)
+			if (b->iv[i].dev != dev && b->iv[i].link == r->link[k] &&
+			    b->iv[i].start < s + len && s < b->iv[i].end)
+				return false;
+	return true;
+}
+
+/*
+ * Random books on a torus of 8, against the definition: the fit is clear,
+ * at or after the asked time, and no earlier candidate (the asked time,
+ * or a booking's end) is clear.
+ */
+static void link_book_random_test(struct kunit *test)
+{
+	struct xmemsim_topo *t = topo_new(test, 8, XMEMSIM_TOPO_TORUS2D);
+	struct xmemsim_link_book *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct rnd_state rnd;
+	struct xmemsim_route r;
+	u64 at, len, fit, s;
+	u32 round, i, dev;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	prandom_seed_state(&rnd, 48);
+	for (round = 0; round < 400; round++) {
+		dev = prandom_u32_state(&rnd) % 8;
+		xmemsim_topo_route(t, dev, (dev + 1 + prandom_u32_state(&rnd) % 7) % 8, &r);
+		at = prandom_u32_state(&rnd) % 100000;
+		len = 1 + prandom_u32_state(&rnd) % 3000;
+		fit = xmemsim_link_book_fit(b, dev, &r, at, len);
+		KUNIT_EXPECT_GE(test, fit, at);
+		KUNIT_EXPECT_TRUE(test, book_clear(b, dev, &r, fit, len));
+		if (book_clear(b, dev, &r, at, len))
+			KUNIT_EXPECT_EQ(test, fit, at);
+		for (i = 0; i < b->n; i++) {
+			s = b->iv[i].end;
+			if (s > at && s < fit)
+				KUNIT_EXPECT_FALSE(test, book_clear(b, dev, &r, s, len));
+		}
+		xmemsim_link_book_add(b, dev, &r, fit, fit + len);
+	}
+	KUNIT_EXPECT_EQ(test, b->n, (u32)XMEMSIM_LINK_BOOK_MAX);
+}
+
 XMEMSIM_SUITE(topo_test, "xmemsim_topo", NULL, NULL,
 	      KUNIT_CASE(ring_test),
 	      KUNIT_CASE(torus_test),
 	      KUNIT_CASE(full_test),
 	      KUNIT_CASE(determinism_test),
-	      KUNIT_CASE(link_share_test));
+	      KUNIT_CASE(link_share_test),
+	      KUNIT_CASE(link_book_test),
+	      KUNIT_CASE(link_book_random_test));

@@ -605,6 +605,67 @@ TEST(a_shared_link_is_shared)
 }
 
 /*
+ * Two devices' transfers that cross one link take turns on it. On the
+ * ring, device 0 -> 2 goes by 1, so it shares link 1 -> 2 with device
+ * 1 -> 2. Both are asked to start at the same modeled time T (each
+ * device keeps its own clock; not_before_ns aligns them): one's bytes
+ * hold the link from its own time, the other's follow them, and no
+ * nanosecond of the two overlaps. Which device goes first is whichever
+ * starts first.
+ */
+TEST(two_devices_take_turns_on_a_shared_link)
+{
+	struct xmemsim_dmabuf_import i0, i1;
+	struct xmemsim_dma_desc d = {
+		.len = LEN / 2, .wait_sem = NONE, .signal_sem = NONE,
+	};
+	struct xmemsim_dma_info n0, n1;
+	struct xmemsim_dma_wait w0, w1;
+	struct xms_dev x0, x1, y2;
+	uint64_t a0, a1, b2, t0, t1, at, bytes, first, second;
+	int f2;
+
+	if (!have_dmabuf || ndev < 4)
+		SKIP(have_dmabuf ? "needs 4 devices" : "no XMEMSIM_FEAT_DMABUF");
+	REQUIRE(open_dev(0, &x0) == 0 && open_dev(1, &x1) == 0 &&
+		open_dev(2, &y2) == 0);
+	REQUIRE(xms_alloc(&y2, HBM, LEN, 4096, 0, &b2, NULL) == 0);
+	REQUIRE(export(&y2, b2, LEN, &f2) == 0);
+	REQUIRE(import(&x0, f2, &i0) == 0 && import(&x1, f2, &i1) == 0);
+	REQUIRE(xms_alloc(&x0, HBM, LEN, 4096, 0, &a0, NULL) == 0);
+	REQUIRE(xms_alloc(&x1, HBM, LEN, 4096, 0, &a1, NULL) == 0);
+	REQUIRE(xms_dma_info(&x0, &n0) == 0 && xms_dma_info(&x1, &n1) == 0);
+	at = (n0.now_ns > n1.now_ns ? n0.now_ns : n1.now_ns) + 1000000;
+	d.not_before_ns = at;
+	d.src = a0;
+	d.dst = i0.addr;
+	REQUIRE(xms_dma_submit(&x0, &d, 1, &t0) == 0);
+	d.src = a1;
+	d.dst = i1.addr + LEN / 2;
+	REQUIRE(xms_dma_submit(&x1, &d, 1, &t1) == 0);
+	CHECK(xms_dma_wait(&x0, t0, -1, &w0) == 0 && !w0.status);
+	CHECK(xms_dma_wait(&x1, t1, -1, &w1) == 0 && !w1.status);
+	/* the bytes' time on the links: all but the latencies */
+	bytes = expect_ns(LEN / 2, 1, 0) - test_param("dma_latency_ns") -
+		test_param("link_latency_ns");
+	first = w0.end_ns < w1.end_ns ? w0.end_ns : w1.end_ns;
+	second = w0.end_ns < w1.end_ns ? w1.end_ns : w0.end_ns;
+	printf("# T %llu: 0 -> 2 by 1 ran %llu..%llu, 1 -> 2 ran %llu..%llu; each holds link 1 -> 2 for its last %llu ns\n",
+	       (unsigned long long)at, (unsigned long long)w0.start_ns,
+	       (unsigned long long)w0.end_ns, (unsigned long long)w1.start_ns,
+	       (unsigned long long)w1.end_ns, (unsigned long long)bytes);
+	CHECK(w0.start_ns >= at && w1.start_ns >= at);
+	CHECK(w0.start_ns == at || w1.start_ns == at);
+	CHECK(second - bytes == first);		/* one after the other */
+	CHECK_EQ_U64(w0.end_ns - w0.start_ns, expect_ns(LEN / 2, 2, 0));
+	CHECK_EQ_U64(w1.end_ns - w1.start_ns, expect_ns(LEN / 2, 1, 0));
+	close(f2);
+	xms_close(&x0);
+	xms_close(&x1);
+	xms_close(&y2);
+}
+
+/*
  * Host memory as the kernel shares it: a memfd made a dma-buf by udmabuf,
  * imported as host memory, read and written by DMA over the host link.
  */
