@@ -659,7 +659,9 @@ static int keep_checking(void *arg)
 /*
  * Under dma_check=2, uid 65534 submits batches that the checker works
  * through whole and refuses, as fast as it can: root's 200 rounds of
- * SEM_GET and a small DMA take, all told, about what they take alone. The check runs in the
+ * SEM_GET and a small DMA take about what they take alone (the median
+ * round: a host that stalls the guest lengthens a few rounds, and the
+ * total shows them, not the checker). The check runs in the
  * submitter's task under its user's lock alone, in a pass over the file's
  * transfers per new one; before, it walked them again for each pair under
  * the device-wide lock: root's rounds did not finish in 300 s (the
@@ -688,12 +690,14 @@ TEST(checking_is_charged_to_the_checker)
 	       alone, med_alone, beside, beside / alone, med_beside, c->refused,
 	       c->one_ms);
 	CHECK(c->refused > 0);
-	CHECK(med_alone > 0 && med_beside > 0 && beside < 3 * alone);
+	CHECK(med_alone > 0 && med_beside > 0 && med_beside < 3 * med_alone);
 	finish(pid);
 	xms_close(&xd);
 }
 
 /* --- copying on its user's time ---------------------------------------------- */
+
+enum { TURNS = 5 };
 
 struct burn {
 	volatile int stop;
@@ -774,30 +778,36 @@ static int dma_at_19(void *arg)
  * Root's CPU-bound job beside uid 65534's DMA backlog at nice 19 keeps
  * what it keeps beside the same user spinning at nice 19: the bytes move
  * in the attacker's own task, at its priority. Before, a nice -20 kworker
- * copied them: 62 % (the audit).
+ * copied them: 62 % (the audit). The bound is on the median of five
+ * turns, each the two side by side: the host's load in one turn moves
+ * one ratio, a kworker's copying moves all five.
  */
 TEST(copying_is_charged_to_its_user)
 {
 	struct burn *b = shared(sizeof(*b));
-	double spin = 0, dma = 0;
+	double spin = 0, dma = 0, one, ratio[TURNS];
 	pid_t pid;
 	int i;
 
 	REQUIRE(b);
-	for (i = 0; i < 3; i++) {	/* side by side: the host's load on both */
+	for (i = 0; i < TURNS; i++) {	/* side by side: the host's load on both */
 		pid = attacker(spin_at_19, NULL);
 		REQUIRE(pid > 0);
-		spin += root_throughput(b, 1000);
+		one = root_throughput(b, 1000);
+		spin += one;
 		kill(-pid, SIGKILL);
 		finish(pid);
 		pid = attacker(dma_at_19, NULL);
 		REQUIRE(pid > 0);
-		dma += root_throughput(b, 1000);
+		ratio[i] = root_throughput(b, 1000);
+		dma += ratio[i];
+		ratio[i] = one > 0 ? ratio[i] / one : 0;
 		finish(pid);
 	}
-	printf("# root's CPU-bound job: %.0f spins/ms beside uid 65534 spinning at nice 19, %.0f beside its DMA backlog at nice 19 (%.0f %%; 3 windows of 1 s each, taken in turn)\n",
-	       spin / 3, dma / 3, 100.0 * dma / spin);
-	CHECK(spin > 0 && dma >= 0.85 * spin);
+	printf("# root's CPU-bound job: %.0f spins/ms beside uid 65534 spinning at nice 19, %.0f beside its DMA backlog at nice 19 (%.0f %%; %d turns of 1 s each way)\n",
+	       spin / TURNS, dma / TURNS, 100.0 * dma / spin, TURNS);
+	CHECK(median(ratio, TURNS) >= 0.85);
+	printf("# the turns' median: %.0f %%\n", 100.0 * median(ratio, TURNS));
 }
 
 /* --- a fresh file's clock --------------------------------------------------- */
