@@ -11,7 +11,7 @@
 settle_refs && rmmod xmemsim &&
 	insmod /lib/modules/xmemsim.ko devices=4 dma_check=1 cores=4 hbm_size=0x4000000
 tap $? "insmod devices=4 dma_check=1 cores=4 hbm_size=64 MiB (the data-parallel plan run)"
-for ex in allreduce_2core zero_4core; do
+for ex in allreduce_2core zero_4core gpt2_decode_2core; do
 	dramplan -q --no-svg -o /tmp/dp_$ex.plan.json /work/examples/$ex.json &&
 		xmemctl plan run /tmp/dp_$ex.plan.json /work/examples/$ex.json > /tmp/dp1_$ex.run &&
 		xmemctl plan run --devices 4 /tmp/dp_$ex.plan.json /work/examples/$ex.json \
@@ -24,17 +24,18 @@ for ex in allreduce_2core zero_4core; do
 done
 
 # one device's gradient altered before it goes across the devices (the
-# test-only fault site: device 2's core 0's grad_buf, after the device's
-# ring): core 0's read_grad reads a reduction other than the host's on
-# every device, core 1's (another member's tensor) reads the right one
+# test-only fault site: device 2's core 0's segment of grad_buf, after
+# the device's reduce-scatter): the fold across devices carries it to
+# every device and the all-gather to both cores, so every read_grad
+# reads a reduction other than the host's
 XMEMCTL_FAULT_ALTER=2:0:grad_buf xmemctl plan run --devices 4 /tmp/dp_allreduce_2core.plan.json \
 	/work/examples/allreduce_2core.json > /tmp/dpa.run
 rc=$?
 [ $rc = 1 ] &&
-	[ "$(grep "^mismatch: device [0-3] core 0 'read_grad' reads 'grad_buf' at +0x[0-9a-f]*: wants core 0 'all_reduce' reduces 'grad_buf', has other bytes$" /tmp/dpa.run |
-		cut -d' ' -f3 | sort -u | tr -d '\n')" = 0123 ] &&
-	grep -Eq '^plan run: .* 4 devices, .*, 0 hazards, 4 mismatches$' /tmp/dpa.run
-tap $? "planted wrong gradient on device 2: the content check names core 0's read_grad on every device, exit 1 ($(grep -c '^mismatch' /tmp/dpa.run) mismatches; $(tail -1 /tmp/dpa.run))"
+	[ "$(grep "^mismatch: device [0-3] core [01] 'read_grad' reads 'grad_buf' at +0x[0-9a-f]*: wants core [01] 'all_reduce' reduces 'grad_buf', has other bytes$" /tmp/dpa.run |
+		cut -d' ' -f3,5 | sort -u | wc -l)" = 8 ] &&
+	grep -Eq '^plan run: .* 4 devices, .*, 0 hazards, 8 mismatches$' /tmp/dpa.run
+tap $? "planted wrong gradient on device 2: the content check names read_grad on every core of every device, exit 1 ($(grep -c '^mismatch' /tmp/dpa.run) mismatches; $(tail -1 /tmp/dpa.run))"
 
 # a missing wait, planned anyway: the checker names the pair on every device
 sed 's/"wait": \["loss_sent"\], //' /work/examples/allreduce_2core.json > /tmp/dpw.json

@@ -308,31 +308,33 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  * plans go with the communicator's files at the end of the run. Each
  * device writes patterns of its own (its data), so every device's
  * gradients differ. A collective that reduces (all_reduce,
- * reduce_scatter) is hierarchical: first the device's ring over its cores
- * as on one device, then each member's tensor all-reduced across the
- * devices, the same core of every device, by xms_all_reduce() (peer DMA
- * over the links through dma-buf, the engines' reduce). An all_gather
- * alone reduces nothing and stays within its device. The cross-device
- * step is a barrier: each device's program is cut at the reducing
- * collectives, after their rings; segment k runs on every device and
- * every transfer of it is reaped, then collective k's cross-device
- * all-reduces run (one a member, one after another), then segment k + 1,
- * each of its transfers submitted with not_before_ns at the latest
- * device's end of the step, so that modeled time stays causal: no device
- * reads the reduction before the last device has written it. The check is
- * the single device's on every device (hazards and content): the
- * expected result of a reducing collective is the device's ring's
- * reduction (as on one device) of every device, folded across the devices
- * in the communicator's ring order (chunk c of the elements from device c
- * on, each next device adding its own: xms_coll_expect()'s order), bit
- * for bit. Log lines name the device ("mismatch: device 2 core 0 ...").
- * The simpler hierarchy was chosen over reduce-scatter within the device,
- * all-reduce of each core's segment across devices and all-gather within
- * the device: it leaves the device's ring as it is and every member
- * holds the whole result before the next segment, at the price of each
- * member all-reducing the whole tensor across devices (n times the
- * bytes of the segmented form) and of no overlap between the step and
- * the device's other work.
+ * reduce_scatter) is hierarchical, as NCCL's is over nodes: the device's
+ * reduce-scatter over its cores (the ring's first half, as on one
+ * device), which leaves segment p whole at member p; then segment p of
+ * member p all-reduced across the devices, the same core of every device,
+ * by xms_all_reduce() (peer DMA over the links through dma-buf, the
+ * engines' reduce; out of place into a buffer of the run's, since a
+ * plan's bytes cannot be exported, and copied back on the member's
+ * queue); then, for an all_reduce, the device's all-gather (the ring's
+ * second half) hands every member every segment. A reduce_scatter alone
+ * ends with member p's segment p reduced over all devices and the other
+ * segments the device's partials. An all_gather alone reduces nothing
+ * and stays within its device. The cross-device step is a barrier: each
+ * device's program is cut after the reduce-scatter steps of each
+ * reducing collective; segment k runs on every device and every transfer
+ * of it is reaped, then collective k's cross-device all-reduces run (one
+ * a member, one after another, each of one segment's bytes), then segment
+ * k + 1, each of its transfers submitted with not_before_ns at the
+ * latest device's end of the step, so that modeled time stays causal: no
+ * device reads the reduction before the last device has written it. The
+ * check is the single device's on every device (hazards and content):
+ * the expected segment k is the device's ring fold of it (as on one
+ * device) on every device, folded across the devices in the
+ * communicator's ring order (chunk c of the segment's elements from
+ * device c on, each next device adding its own: xms_coll_expect()'s
+ * order), bit for bit. Log lines name the device ("mismatch: device 2
+ * core 0 ..."). What it does not do: overlap the step with the devices'
+ * other work (the barrier holds every device's next segment).
  */
 #define DP_RUN_MAX_DEVICES	32	/* the module's devices= at most */
 

@@ -638,16 +638,17 @@ struct ring {
 	struct member *mb;		/* [n] */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a segment */
+	size_t split;			/* transfers emitted by its reduce-scatter's end */
 };
 
 /*
  * With many devices, a collective: its ring, whose result is computed
  * once every device's ring is known (cross_results()), and, if it
- * reduces (all_reduce, reduce_scatter), where its device's transfers
- * stop for the cross-device step (the transfers [0, split) end first).
+ * reduces (all_reduce, reduce_scatter), goes across devices: its
+ * device's transfers stop for that step after the reduce-scatter's
+ * steps (the transfers [0, g.split) end first), before the all-gather's.
  */
 struct crec {
-	size_t split;
 	int cross;
 	struct ring g;
 };
@@ -859,6 +860,7 @@ static int emit_ring(struct run *r, struct ring *g)
 			for (h = 0; h < g->eng && !ret; h++)
 				ret = ring_pull(r, g, p, h, (p + n - 1) % n,
 						(p + 2 * n - 2 - s) % n, 1, s);
+	g->split = r->nx;	/* many devices: the cross-device step goes here */
 	for (s = 0; g->ag && s < n - 1 && !ret; s++)
 		for (p = 0; p < n && !ret; p++)
 			for (h = 0; h < g->eng && !ret; h++)
@@ -1083,15 +1085,14 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 }
 
 /*
- * Many devices: the ring g, whose transfers end at split, and goes
- * across devices there if it reduces; the record keeps g's members.
+ * Many devices: the ring g, which goes across devices if it reduces; the
+ * record keeps g's members.
  */
-static int crec_add(struct run *r, struct ring *g, size_t split)
+static int crec_add(struct run *r, struct ring *g)
 {
 	r->crec = grow(r->crec, &r->capcrec, r->ncrec + 1, sizeof(*r->crec));
 	if (!r->crec)
 		return -ENOMEM;
-	r->crec[r->ncrec].split = split;
 	r->crec[r->ncrec].cross = g->rs;
 	r->crec[r->ncrec++].g = *g;
 	g->mb = NULL;
@@ -1106,7 +1107,6 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 	struct ring g = { .n = in0->ncores };
 	uint64_t start = 0;
 	uint32_t handed = 0;
-	size_t split = 0;
 	int ret;
 
 	g.eng = r->two ? 2 : 1;
@@ -1121,13 +1121,12 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 		ret = ring_open(r, &g);
 	if (!ret)
 		ret = emit_ring(r, &g);
-	split = r->nx;
 	if (!ret)
 		ret = ring_results(r, &g);
 	if (!ret)
 		ret = ring_close(r, &g, start, &handed);
 	if (!ret && r->defer && !r->counting)
-		ret = crec_add(r, &g, split);
+		ret = crec_add(r, &g);
 	if (ret == -ENOMEM && !r->e->msg[0])
 		dp_nomem(r->e);
 	ring_free(&g, handed);
@@ -2005,28 +2004,48 @@ static int reduce_devices(uint8_t *const *buf, uint32_t nd, uint64_t bytes,
 }
 
 /*
+ * Collective j's results folded across the devices: segment k, which
+ * the reduce-scatter left whole at member k and the cross-device step
+ * all-reduces there, in every result that holds it whole (after an
+ * all-gather, the one result of all members, every segment; after a
+ * reduce-scatter alone, member k's).
+ */
+static int cross_fold(struct run *rs, uint32_t nd, size_t j, uint8_t **buf)
+{
+	const struct ring *g = &rs[0].crec[j].g;
+	uint64_t off, len;
+	uint32_t d, p, k;
+	int ret = 0;
+
+	for (p = 0; p < ring_owners(g) && !ret; p++)
+		for (k = 0; k < g->n && !ret; k++) {
+			if (!g->ag && k != p)
+				continue;
+			seg(g, k, &off, &len);
+			for (d = 0; d < nd; d++)
+				buf[d] = rs[d].crec[j].g.mb[p].res + off;
+			ret = reduce_devices(buf, nd, len, g->esz, g->op, g->type);
+		}
+	return ret;
+}
+
+/*
  * The collectives' results, in the order they ran: each device's ring's
  * (ring_compute(), from versions earlier collectives' results may
- * already be), then, for a reducing one, each owner's folded across the
- * devices (reduce_devices()).
+ * already be), then, for a reducing one, folded across the devices.
  */
 static int cross_results(struct run *rs, uint32_t nd)
 {
 	uint8_t **buf = calloc(nd, sizeof(*buf));
 	size_t j;
-	uint32_t d, p;
+	uint32_t d;
 	int ret = buf ? 0 : -ENOMEM;
 
 	for (j = 0; !ret && j < rs[0].ncrec; j++) {
-		const struct ring *g = &rs[0].crec[j].g;
-
 		for (d = 0; d < nd && !ret; d++)
 			ret = ring_compute(&rs[d], &rs[d].crec[j].g);
-		for (p = 0; p < ring_owners(g) && !ret && rs[0].crec[j].cross; p++) {
-			for (d = 0; d < nd; d++)
-				buf[d] = rs[d].crec[j].g.mb[p].res;
-			ret = reduce_devices(buf, nd, g->bytes, g->esz, g->op, g->type);
-		}
+		if (!ret && rs[0].crec[j].cross)
+			ret = cross_fold(rs, nd, j, buf);
 	}
 	free(buf);
 	return ret == -ENOMEM ? dp_nomem(rs[0].e) : ret;
@@ -2052,36 +2071,39 @@ static int devices_now(struct run *rs, uint32_t nd, uint64_t *now)
 
 /*
  * The test-only fault site "D:C:NAME": device D's core C's tensor NAME,
- * a collective's, has 64 bytes altered before it goes across devices
- * (a device that contributes a wrong gradient), for the content check
- * to catch on every device.
+ * a collective's, has the first 64 bytes (at most) of the segment it
+ * takes across devices, [off, off + len), altered before it goes (a
+ * device that contributes a wrong gradient), for the content check to
+ * catch on every device.
  */
-static int alter(struct run *rs, uint32_t nd, const struct member *mb)
+static int alter(struct run *rs, uint32_t nd, const struct member *mb,
+		 uint64_t off, uint64_t len)
 {
 	const char *f = rs[0].o->fault_alter;
 	unsigned int d, c;
 	uint8_t b[64];
 	char name[128];
-	uint64_t a;
-	int k, ret;
+	uint64_t a, n = len < sizeof(b) ? len : sizeof(b), k;
+	int ret;
 
 	if (!f || sscanf(f, "%u:%u:%127s", &d, &c, name) != 3 || d >= nd || c != mb->core ||
-	    strcmp(name, tensor_name(&rs[0], c, mb->data)))
+	    strcmp(name, tensor_name(&rs[0], c, mb->data)) || !n)
 		return 0;
-	a = rs[d].addr[c][mb->data];
-	ret = xms_read(rs[d].dev, a, b, sizeof(b));
-	for (k = 0; k < (int)sizeof(b); k++)
+	a = rs[d].addr[c][mb->data] + off;
+	ret = xms_read(rs[d].dev, a, b, n);
+	for (k = 0; k < n; k++)
 		b[k] ^= 0xa5;
 	if (!ret)
-		ret = xms_write(rs[d].dev, a, b, sizeof(b));
+		ret = xms_write(rs[d].dev, a, b, n);
 	return ret ? dp_fail(rs[0].e, "fault_alter: %s", strerror(-ret)), ret : 0;
 }
 
 /*
- * Each device's receive buffers of the cross-device steps: a plan's bytes
+ * Each device's receive buffer of the cross-device steps: a plan's bytes
  * cannot be exported as a dma-buf (the plan's, not the file's to give),
  * so the communicator reduces out of place, into a buffer of the run's
- * a member, and each member copies its result back (copy_back()).
+ * as large as the tensor (each member's segment at its offset), and
+ * each member copies its segment back (copy_back()).
  */
 static int bounce_alloc(struct run *rs, uint32_t nd)
 {
@@ -2091,20 +2113,21 @@ static int bounce_alloc(struct run *rs, uint32_t nd)
 	int ret = 0;
 
 	for (j = 0; j < rs[0].ncrec; j++)
-		if (rs[0].crec[j].cross && need < rs[0].crec[j].g.n * rs[0].crec[j].g.bytes)
-			need = rs[0].crec[j].g.n * rs[0].crec[j].g.bytes;
+		if (rs[0].crec[j].cross && need < rs[0].crec[j].g.bytes)
+			need = rs[0].crec[j].g.bytes;
 	for (d = 0; d < nd && need && !ret; d++)
 		ret = dev_alloc(&rs[d], need, &rs[d].bounce, "the cross-device buffers");
 	return ret;
 }
 
 /*
- * The members' results back into their tensors on device r, each a DMA on
- * the member's queue that starts no earlier than not_before, waited for.
+ * The members' segments back into their tensors on device r, each a DMA
+ * on the member's queue that starts no earlier than not_before, waited
+ * for (a segment of no elements: a marker on the core's scratch).
  */
 static int copy_back(struct run *r, const struct ring *g, uint64_t not_before)
 {
-	uint64_t tk[64];
+	uint64_t tk[64], off, len;
 	struct xmemsim_dma_wait w;
 	uint32_t p, k, eng, q;
 	int ret = 0;
@@ -2112,13 +2135,19 @@ static int copy_back(struct run *r, const struct ring *g, uint64_t not_before)
 	for (p = 0; p < g->n && !ret; p += k) {
 		for (k = 0; p + k < g->n && k < 64; k++) {
 			const struct member *mb = &g->mb[p + k];
+			uint64_t s = r->scratch_dev + (uint64_t)mb->core * 64 + 32;
 			struct xmemsim_dma_desc d = {
-				.src = r->bounce + (uint64_t)(p + k) * g->bytes,
-				.dst = r->addr[mb->core][mb->data], .len = g->bytes,
+				.src = s, .dst = s + 8, .len = 8,
 				.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
 				.not_before_ns = not_before,
 			};
 
+			seg(g, p + k, &off, &len);
+			if (len) {
+				d.src = r->bounce + off;
+				d.dst = r->addr[mb->core][mb->data] + off;
+				d.len = len;
+			}
 			core_queue(r, mb->core, &eng, &q);
 			d.engine = eng;
 			d.queue = q;
@@ -2140,28 +2169,30 @@ static int copy_back(struct run *r, const struct ring *g, uint64_t not_before)
 }
 
 /*
- * The cross-device step of collective j: each member's tensor, on every
- * device, all-reduced across the devices by the communicator (the ring
- * over links; one call a member, one after another) into the member's
- * receive buffer, then copied back on every device.
+ * The cross-device step of collective j: member p's segment p, which the
+ * device's reduce-scatter left whole there, all-reduced across the
+ * devices, the same core of every device, by the communicator (the ring
+ * over links; one call a member, one after another) into the receive
+ * buffer, then copied back on every device.
  */
 static int cross_step(struct run *rs, uint32_t nd, struct xms_comm *comm, size_t j)
 {
 	const struct ring *g = &rs[0].crec[j].g;
-	uint64_t *addr = calloc(2 * (size_t)nd, sizeof(*addr)), now = 0;
+	uint64_t *addr = calloc(2 * (size_t)nd, sizeof(*addr)), now = 0, off, len;
 	uint32_t p, d;
 	int ret = addr ? 0 : dp_nomem(rs[0].e);
 
 	for (p = 0; p < g->n && !ret; p++) {
 		const struct member *mb = &g->mb[p];
 
+		seg(g, p, &off, &len);
 		for (d = 0; d < nd; d++) {
-			addr[d] = rs[d].addr[mb->core][mb->data];
-			addr[nd + d] = rs[d].bounce + (uint64_t)p * g->bytes;
+			addr[d] = rs[d].addr[mb->core][mb->data] + off;
+			addr[nd + d] = rs[d].bounce + off;
 		}
-		ret = alter(rs, nd, mb);
-		if (!ret)
-			ret = xms_all_reduce(comm, addr, addr + nd, g->bytes / g->esz, g->type,
+		ret = alter(rs, nd, mb, off, len);
+		if (!ret && len)
+			ret = xms_all_reduce(comm, addr, addr + nd, len / g->esz, g->type,
 					     g->op, NULL);
 		if (ret && !rs[0].e->msg[0])
 			dp_fail(rs[0].e, "core %u '%s': '%s' across %u devices (xms_all_reduce): %s",
@@ -2196,7 +2227,7 @@ static int run_segments(struct run *rs, uint32_t nd, struct xms_comm *comm,
 		while (j < n && !rs[0].crec[j].cross)
 			j++;
 		for (d = 0; d < nd && !ret; d++)
-			ret = submit_to(&rs[d], j < n ? rs[d].crec[j].split : rs[d].nx);
+			ret = submit_to(&rs[d], j < n ? rs[d].crec[j].g.split : rs[d].nx);
 		if (ret || j == n)
 			break;
 		ret = devices_now(rs, nd, &before);
