@@ -21,7 +21,11 @@
  *  - an engine that ignores the semaphores gets mismatches (the check
  *    can fail);
  *  - the all-reduce ring at 0.9 or more of both engines' bandwidth bound;
- *  - compute_ns adds to the bound and to the span.
+ *  - compute_ns adds to the bound and to the span;
+ *  - on 2 to 4 devices (the fake device's state a device, a communicator
+ *    that reduces element by element in the ring's order) the examples
+ *    run clean in any order, and a device with a wrong gradient is
+ *    caught on every core of every device.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -331,39 +335,48 @@ static int comm_move(const uint64_t *addr, uint8_t **buf, uint64_t len, int to)
 	return 0;
 }
 
+/* element i of a rank's bytes (little-endian, es bytes) */
+static uint32_t elem_at(const uint8_t *b, uint64_t i, uint32_t es)
+{
+	uint32_t v = 0;
+
+	memcpy(&v, b + i * es, es);
+	return v;
+}
+
+/*
+ * The ring's order element by element (an oracle apart from the run's,
+ * which folds whole chunks): element i of chunk c is rank c's, then each
+ * next rank's own op what arrived.
+ */
 int xms_all_reduce(struct xms_comm *comm, const uint64_t *sendbuf,
 		   const uint64_t *recvbuf, uint64_t count, uint32_t dtype,
 		   uint32_t op, uint64_t *time_ns)
 {
-	uint32_t es = dp_reduce_size(dtype), c, k;
-	uint64_t len = count * es, off, n;
-	uint8_t *buf[NDEV], *out = malloc(len), *mine = malloc(len);
-	int ret = comm && es && out && mine ? 0 : -EINVAL;
+	uint32_t es = dp_reduce_size(dtype), r, k, acc;
+	uint64_t i;
+	uint8_t *buf[NDEV];
+	int ret = comm && es ? 0 : -EINVAL;
 
-	for (c = 0; c < ndev; c++)
-		buf[c] = malloc(len);
-	for (c = 0; c < ndev && !ret; c++)
-		ret = buf[c] ? 0 : -ENOMEM;
+	for (r = 0; r < ndev; r++)
+		buf[r] = malloc(count * es + 1);
+	for (r = 0; r < ndev && !ret; r++)
+		ret = buf[r] ? 0 : -ENOMEM;
 	if (!ret)
-		ret = comm_move(sendbuf, buf, len, 0);
-	for (c = 0; c < ndev && !ret; c++) {
-		off = count * c / ndev * es;
-		n = count * (c + 1) / ndev * es - off;
-		memcpy(out + off, buf[c] + off, n);
-		for (k = 1; k < ndev; k++) {
-			memcpy(mine, buf[(c + k) % ndev] + off, n);
-			dp_reduce_buf(mine, out + off, n, op, dtype);
-			memcpy(out + off, mine, n);
-		}
+		ret = comm_move(sendbuf, buf, count * es, 0);
+	for (i = 0; i < count && !ret; i++) {
+		for (r = 0; r < ndev && i >= count * (r + 1) / ndev; r++)
+			;	/* i's chunk, the rank it starts from */
+		acc = elem_at(buf[r], i, es);
+		for (k = 1; k < ndev; k++)
+			acc = dp_reduce_elem(op, dtype, elem_at(buf[(r + k) % ndev], i, es), acc);
+		for (k = 0; k < ndev; k++)	/* element i is done with */
+			memcpy(buf[k] + i * es, &acc, es);
 	}
-	for (c = 0; c < ndev && !ret; c++)
-		memcpy(buf[c], out, len);
 	if (!ret)
-		ret = comm_move(recvbuf, buf, len, 1);
-	for (c = 0; c < ndev; c++)
-		free(buf[c]);
-	free(out);
-	free(mine);
+		ret = comm_move(recvbuf, buf, count * es, 1);
+	for (r = 0; r < ndev; r++)
+		free(buf[r]);
 	if (time_ns)
 		*time_ns = 0;
 	return ret;
@@ -797,6 +810,7 @@ static struct dp_run_result run_many(const char *file, uint32_t n, enum pick pic
 		return res;
 	}
 	o.log = fmemopen(log, loglen, "w");
+	o.trace = trace ? fmemopen(trace, TRACE_LEN, "w") : NULL;
 	dev_reset(F_NONE);
 	dma_reset(pick, seed);
 	many_start(n);
@@ -806,6 +820,8 @@ static struct dp_run_result run_many(const char *file, uint32_t n, enum pick pic
 	many_end(races);
 	if (o.log)
 		fclose(o.log);
+	if (o.trace)
+		fclose(o.trace);
 	unlink(plan);
 	dp_model_free(m);
 	return res;
@@ -857,8 +873,15 @@ TEST(a_wrong_gradient_on_one_device_is_caught_on_every_device)
 	uint32_t d;
 	int ret;
 
+	trace = calloc(1, TRACE_LEN);
+	REQUIRE(trace);
 	r = run_many(DP_SRCROOT "/examples/allreduce_2core.json", 4, PICK_EARLIEST, 0,
 		     "2:0:grad_buf", &ret, &races, log, sizeof(log));
+	/* the trace: a process a device, and the cross-device step */
+	CHECK(strstr(trace, "\"pid\":4,") && strstr(trace, "\"cat\":\"cross-device\""));
+	CHECK(strlen(trace) > 3 && !strcmp(trace + strlen(trace) - 3, "]}\n"));
+	free(trace);
+	trace = NULL;
 	CHECK(ret == 0);
 	CHECK_EQ_U64(r.mismatches, 8);
 	for (d = 0; d < 8; d++) {

@@ -19,8 +19,9 @@ for ex in allreduce_2core zero_4core gpt2_decode_2core; do
 	rc=$?
 	[ $rc = 0 ] && [ "$(wc -l < /tmp/dp4_$ex.run)" = 1 ] &&
 		grep -Eq '^plan run: [0-9]+ instructions on [0-9]+ cores x 4 devices, modeled span [1-9][0-9]* ns \(cross-device [1-9][0-9]* ns, [0-9.]+%\), critical-path bound [1-9][0-9]* ns, 0 hazards, 0 mismatches$' /tmp/dp4_$ex.run &&
-		grep -q '"pid":4,' /tmp/dp_$ex.trace.json
-	tap $? "xmemctl plan run --devices 4 $ex: 0 hazards, 0 mismatches, a trace a device ($(cat /tmp/dp1_$ex.run) -> $(cat /tmp/dp4_$ex.run))"
+		grep -q '"pid":4,' /tmp/dp_$ex.trace.json &&
+		grep -q '"cat":"cross-device"' /tmp/dp_$ex.trace.json
+	tap $? "xmemctl plan run --devices 4 $ex: 0 hazards, 0 mismatches, a trace a device and the cross-device steps ($(cat /tmp/dp1_$ex.run) -> $(cat /tmp/dp4_$ex.run))"
 done
 
 # one device's gradient altered before it goes across the devices (the

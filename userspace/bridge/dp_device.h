@@ -333,7 +333,8 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  * communicator's ring order (chunk c of the segment's elements from
  * device c on, each next device adding its own: xms_coll_expect()'s
  * order), bit for bit. Log lines name the device ("mismatch: device 2
- * core 0 ..."). What it does not do: overlap the step with the devices'
+ * core 0 ..."); the trace has a process a device (pid d + 1) and the
+ * cross-device steps' (pid 0). What it does not do: overlap the step with the devices'
  * other work (the barrier holds every device's next segment).
  */
 #define DP_RUN_MAX_DEVICES	32	/* the module's devices= at most */

@@ -121,6 +121,7 @@ struct run {
 	int defer;
 	struct crec *crec;	/* the collectives that reduce across devices */
 	size_t ncrec, capcrec;
+	uint64_t (*step)[2];	/* [crec]: its cross-device step's start, end */
 };
 
 /* splitmix64's finalizer: a bijection, so a word names its place */
@@ -1715,7 +1716,27 @@ static void trace_device(const struct run *r, uint32_t d, uint64_t t0, int more,
 	}
 }
 
-/* The devices' transfers as a Chrome/Perfetto trace: a process each. */
+/* the cross-device steps (rs[0].step) in the trace: process 0 */
+static void trace_steps(const struct run *r, uint64_t t0, FILE *f)
+{
+	size_t j;
+
+	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"cross-device\"}}");
+	for (j = 0; j < r->ncrec; j++) {
+		const struct member *mb = &r->crec[j].g.mb[0];
+
+		if (!r->crec[j].cross || !r->step[j][1])
+			continue;
+		fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"cross-device\",\"ph\":\"X\",\"pid\":0,\"tid\":0,"
+			"\"ts\":%.3f,\"dur\":%.3f}", inst_name(r, mb->core, mb->inst),
+			(double)(r->step[j][0] - t0) / 1000.0,
+			(double)(r->step[j][1] - r->step[j][0]) / 1000.0);
+	}
+	fprintf(f, "\n");
+}
+
+/* The devices' transfers as a Chrome/Perfetto trace: a process each (and
+ * with many devices, the cross-device steps). */
 static void write_trace(const struct run *rs, uint32_t nd, FILE *f)
 {
 	uint64_t t0 = first_start(rs, nd);
@@ -1723,7 +1744,9 @@ static void write_trace(const struct run *rs, uint32_t nd, FILE *f)
 
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	for (d = 0; d < nd; d++)
-		trace_device(&rs[d], d, t0, d + 1 < nd, f);
+		trace_device(&rs[d], d, t0, d + 1 < nd || rs[0].step, f);
+	if (rs[0].step)
+		trace_steps(&rs[0], t0, f);
 	fprintf(f, "]}\n");
 }
 
@@ -1794,6 +1817,7 @@ static void run_free(struct run *r)
 	for (k = 0; k < r->ncrec; k++)
 		free(r->crec[k].g.mb);
 	free(r->crec);
+	free(r->step);
 	dp_happens_free(r->hb);
 	dp_loaded_free(&r->l);
 }
@@ -2223,6 +2247,9 @@ static int run_segments(struct run *rs, uint32_t nd, struct xms_comm *comm,
 	uint32_t d;
 	int ret = 0;
 
+	rs[0].step = calloc(n ? n : 1, sizeof(*rs[0].step));
+	if (!rs[0].step)
+		return dp_nomem(rs[0].e);
 	for (;;) {
 		while (j < n && !rs[0].crec[j].cross)
 			j++;
@@ -2238,6 +2265,8 @@ static int run_segments(struct run *rs, uint32_t nd, struct xms_comm *comm,
 		if (ret)
 			break;
 		rs[0].r->cross_ns += after - before;
+		rs[0].step[j][0] = before;
+		rs[0].step[j][1] = after;
 		for (d = 0; d < nd; d++)
 			rs[d].not_before = after;
 		j++;
