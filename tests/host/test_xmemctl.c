@@ -131,12 +131,15 @@ TEST(device_numbers)
 	CHECK(says("-d /dev/null info", 1, "xmemctl: info: ENOTTY -\n"));
 }
 
-/* top and stats --prometheus: their options go with them alone */
-TEST(top_and_prometheus_options)
+/* top, stats --prometheus and plan run --devices (a count from 1 to
+ * 32): their options go with them alone */
+TEST(top_prometheus_and_devices_options)
 {
 	static const char *const bad[] = {
 		"--prometheus info", "--prometheus stats hbm", "--once info",
 		"--interval -1 top", "--interval x top", "top extra",
+		"--devices 4 info", "--devices 2 plan load f", "--devices 0 plan run p m",
+		"--devices x plan run p m", "--devices 2 replay", "plan run p --devices",
 	};
 
 	usage_errors(bad, sizeof(bad) / sizeof(bad[0]));
@@ -144,6 +147,11 @@ TEST(top_and_prometheus_options)
 	CHECK(says("--dev=/dev/null top --once --interval 0", 1, "xmemctl: top: ENOTTY -\n"));
 	/* top never runs inside a replay */
 	CHECK(run("echo top | $X --dev=/dev/null replay") == 2 && !strcmp(out, "err usage\n"));
+	CHECK(run("$X --devices 33 plan run p m 2>&1 >/dev/null") == 2);
+	CHECK(!strcmp(out, "xmemctl: --devices: '33': a number of devices from 1 to 32\n"));
+	/* --devices anywhere on the line; then the model is read (none: 1) */
+	CHECK(run("$X --dev=/dev/null plan run --devices 4 p /nonexistent.json 2>&1 >/dev/null") == 1);
+	CHECK(!strncmp(out, "xmemctl: plan run: ", 19));
 }
 
 TEST(options_after_the_command)

@@ -48,6 +48,15 @@ int fake_dev_alloc(uint64_t size, uint64_t align, uint64_t *addr)
 /* The handle dp_agree passes back to the fakes below. */
 struct xms_dev fake_dev = { .fd = -1 };
 
+void (*fake_dev_hook)(struct xms_dev *xd);
+
+/* the calls below are for xd's device: a test of many swaps its state in */
+static void pick_dev(struct xms_dev *xd)
+{
+	if (fake_dev_hook)
+		fake_dev_hook(xd);
+}
+
 /* F_ALIAS: every core's window at the same device bytes. */
 uint64_t window(uint32_t c)
 {
@@ -58,7 +67,7 @@ int xms_plan_submit(struct xms_dev *xd, uint32_t core,
 		    const struct xmemsim_plan_tensor *t,
 		    uint32_t count, uint32_t bad[2], char *err, size_t errlen)
 {
-	(void)xd;
+	pick_dev(xd);
 	bad[0] = bad[1] = UINT32_MAX;
 	err[0] = 0;
 	if (dev.fault == F_SUBMIT && core == 1) {
@@ -78,7 +87,7 @@ int xms_plan_sync(struct xms_dev *xd, uint32_t *linked, char *err, size_t errlen
 {
 	uint32_t c, i, k;
 
-	(void)xd;
+	pick_dev(xd);
 	*linked = 0;
 	err[0] = 0;
 	if (dev.fault == F_SYNC) {
@@ -118,7 +127,7 @@ int xms_plan_sync(struct xms_dev *xd, uint32_t *linked, char *err, size_t errlen
 int xms_plan_get(struct xms_dev *xd, uint32_t core, struct xmemsim_plan_tensor *out,
 		 uint32_t cap, uint32_t *count, uint32_t *synced)
 {
-	(void)xd;
+	pick_dev(xd);
 	*count = dev.n[core];
 	*synced = dev.synced;
 	if (dev.fault == F_SHORT_GET && core == 0)
@@ -133,7 +142,7 @@ int xms_plan_stats(struct xms_dev *xd, uint32_t core, struct xmemsim_plan_stats 
 {
 	uint32_t c, i;
 
-	(void)xd;
+	pick_dev(xd);
 	memset(st, 0, sizeof(*st));
 	for (c = 0; c < NC; c++) {
 		if (core != XMEMSIM_PLAN_ALL_CORES && c != core)
@@ -163,7 +172,7 @@ int released;
 
 int xms_plan_release(struct xms_dev *xd)
 {
-	(void)xd;
+	pick_dev(xd);
 	released++;
 	dev_reset(dev.fault);
 	return 0;
@@ -172,7 +181,7 @@ int xms_plan_release(struct xms_dev *xd)
 int xms_nomem_reason(struct xms_dev *xd, unsigned int heap, uint64_t size,
 		     char *buf, size_t len)
 {
-	(void)xd;
+	pick_dev(xd);
 	(void)heap;
 	(void)size;
 	snprintf(buf, len, "no figures here");
@@ -197,9 +206,10 @@ unsigned char *at(uint64_t a, size_t len)
 
 int xms_write(struct xms_dev *xd, uint64_t a, const void *buf, size_t len)
 {
-	unsigned char *p = at(a, len);
+	unsigned char *p;
 
-	(void)xd;
+	pick_dev(xd);
+	p = at(a, len);
 	if (!p)
 		return -EFAULT;
 	memcpy(p, buf, len);
@@ -210,9 +220,10 @@ int xms_write(struct xms_dev *xd, uint64_t a, const void *buf, size_t len)
 
 int xms_read(struct xms_dev *xd, uint64_t a, void *buf, size_t len)
 {
-	unsigned char *p = at(a, len);
+	unsigned char *p;
 
-	(void)xd;
+	pick_dev(xd);
+	p = at(a, len);
 	if (!p)
 		return -EFAULT;
 	memcpy(buf, p, len);

@@ -36,6 +36,9 @@ struct fake_dev {
 extern struct fake_dev dev;
 extern struct xms_dev fake_dev;	/* the handle the fakes are passed */
 extern int released;		/* xms_plan_release calls */
+/* called with each fake call's handle first, if set: a test of many
+ * devices puts that device's state in dev */
+extern void (*fake_dev_hook)(struct xms_dev *xd);
 
 void dev_reset(enum fault f);
 uint64_t window(uint32_t c);	/* core c's window (F_ALIAS: all at one) */

@@ -21,7 +21,11 @@
  *  - an engine that ignores the semaphores gets mismatches (the check
  *    can fail);
  *  - the all-reduce ring at 0.9 or more of both engines' bandwidth bound;
- *  - compute_ns adds to the bound and to the span.
+ *  - compute_ns adds to the bound and to the span;
+ *  - on 2 to 4 devices (the fake device's state a device, a communicator
+ *    that reduces element by element in the ring's order) the examples
+ *    run clean in any order, and a device with a wrong gradient is
+ *    caught on every core of every device.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -67,9 +71,84 @@ static void dma_reset(enum pick p, uint64_t seed)
 	q.rng = seed | 1;
 }
 
+/*
+ * Many devices: the communicator's NDEV handles, each device's fake_dev
+ * and engine kept aside while another's are in dev and q (swapped in by
+ * the handle each fake call is given: fake_dev_hook).
+ */
+#define NDEV	4
+static struct xms_dev fdev[NDEV];
+static struct fake_dev *dsave[NDEV];
+static __typeof__(q) *qsave[NDEV];
+static uint32_t ndev;		/* devices of the run; 0: fake_dev alone */
+static uint32_t active;		/* whose state dev and q hold */
+
+static void many_pick(struct xms_dev *xd)
+{
+	uint32_t i = xd >= fdev && xd < fdev + NDEV ? (uint32_t)(xd - fdev) : 0;
+
+	if (!ndev || i == active)
+		return;
+	memcpy(dsave[active], &dev, sizeof(dev));
+	memcpy(qsave[active], &q, sizeof(q));
+	memcpy(&dev, dsave[i], sizeof(dev));
+	memcpy(&q, qsave[i], sizeof(q));
+	active = i;
+}
+
+static void pick(struct xms_dev *xd)
+{
+	if (fake_dev_hook)
+		fake_dev_hook(xd);
+}
+
+/* n devices, each the fake device as reset now, with a heap of its own */
+static void many_start(uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		dsave[i] = malloc(sizeof(dev));
+		qsave[i] = malloc(sizeof(q));
+		if (!dsave[i] || !qsave[i])
+			abort();
+		memcpy(dsave[i], &dev, sizeof(dev));
+		memcpy(qsave[i], &q, sizeof(q));
+		if (i)
+			dsave[i]->heap = NULL;	/* fake_dev_alloc makes one */
+	}
+	ndev = n;
+	active = 0;
+	fake_dev_hook = many_pick;
+}
+
+/* back to device 0 alone: the others' plans and heaps freed; the
+ * checker's races of every device in *races */
+static void many_end(uint64_t *races)
+{
+	uint32_t i;
+
+	*races = 0;
+	for (i = ndev; i-- > 0;) {
+		many_pick(&fdev[i]);
+		*races += q.races;
+		dev_reset(F_NONE);
+		if (i)
+			free(dev.heap);
+	}
+	ndev = 0;
+	fake_dev_hook = NULL;
+	for (i = 0; i < NDEV; i++) {
+		free(dsave[i]);
+		free(qsave[i]);
+		dsave[i] = NULL;
+		qsave[i] = NULL;
+	}
+}
+
 int xms_get_info(struct xms_dev *xd, struct xmemsim_info *info)
 {
-	(void)xd;
+	pick(xd);
 	memset(info, 0, sizeof(*info));
 	info->cores = NC;
 	info->features = XMEMSIM_FEAT_DMA_REDUCE;
@@ -78,7 +157,9 @@ int xms_get_info(struct xms_dev *xd, struct xmemsim_info *info)
 
 int xms_dma_info(struct xms_dev *xd, struct xmemsim_dma_info *di)
 {
-	(void)xd;
+	uint64_t k;
+
+	pick(xd);
 	memset(di, 0, sizeof(*di));
 	di->engines = ENG;
 	di->queues = QUEUES;
@@ -86,12 +167,15 @@ int xms_dma_info(struct xms_dev *xd, struct xmemsim_dma_info *di)
 	di->depth = MAXX;
 	di->latency_ns = LAT;
 	di->bw[XMEMSIM_HEAP_HBM][XMEMSIM_HEAP_HBM] = BW;
+	for (k = 0; k < q.n; k++)	/* what the reaps observed */
+		if (q.reaped[k] && di->now_ns < q.end[k])
+			di->now_ns = q.end[k];
 	return 0;
 }
 
 int xms_sem_set(struct xms_dev *xd, uint32_t sem, uint64_t value)
 {
-	(void)xd;
+	pick(xd);
 	if (sem >= SEMS)
 		return -EINVAL;
 	q.sem[sem] = value;
@@ -101,7 +185,7 @@ int xms_sem_set(struct xms_dev *xd, uint32_t sem, uint64_t value)
 int xms_alloc(struct xms_dev *xd, unsigned int heap, uint64_t size, uint64_t align,
 	      uint32_t flags, uint64_t *addr, int *status)
 {
-	(void)xd;
+	pick(xd);
 	(void)heap;
 	(void)flags;
 	(void)status;
@@ -194,7 +278,7 @@ int xms_dma_submit(struct xms_dev *xd, const struct xmemsim_dma_desc *d,
 {
 	uint32_t i;
 
-	(void)xd;
+	pick(xd);
 	if (q.n + count > MAXX)
 		return -EAGAIN;
 	memcpy(&q.d[q.n], d, count * sizeof(*d));
@@ -202,6 +286,117 @@ int xms_dma_submit(struct xms_dev *xd, const struct xmemsim_dma_desc *d,
 	for (i = 0; i < count; i++)
 		q.races += (uint64_t)races(q.n + i);
 	q.n += count;
+	return 0;
+}
+
+/*
+ * The communicator over the NDEV fake devices (many_start()): all-reduce
+ * is the host's, in the ring's order of libxmemsim's (chunk c of the
+ * elements from rank c on, each next rank adding its own to what
+ * arrived, as xms_coll_expect() says), read from each rank's send
+ * buffer and written to its receive buffer. Without many_start(), there
+ * are no devices: -EOPNOTSUPP.
+ */
+static int comm_inits;
+
+int xms_comm_init_all(struct xms_comm **comm, int n, const int *devlist)
+{
+	comm_inits++;
+	if (!ndev || n != (int)ndev || devlist)
+		return -EOPNOTSUPP;
+	*comm = (struct xms_comm *)fdev;
+	return 0;
+}
+
+struct xms_dev *xms_comm_dev(struct xms_comm *comm, int rank)
+{
+	return comm && rank >= 0 && rank < (int)ndev ? &fdev[rank] : NULL;
+}
+
+int xms_comm_destroy(struct xms_comm *comm)
+{
+	return comm ? 0 : -EINVAL;
+}
+
+/* ranks' bytes [off, off + len) from each one's device, or to it */
+static int comm_move(const uint64_t *addr, uint8_t **buf, uint64_t len, int to)
+{
+	uint32_t r;
+
+	for (r = 0; r < ndev; r++) {
+		unsigned char *p;
+
+		many_pick(&fdev[r]);
+		p = at(addr[r], len);
+		if (!p)
+			return -EFAULT;
+		memcpy(to ? p : buf[r], to ? buf[r] : p, len);
+	}
+	return 0;
+}
+
+/* element i of a rank's bytes (little-endian, es bytes) */
+static uint32_t elem_at(const uint8_t *b, uint64_t i, uint32_t es)
+{
+	uint32_t v = 0;
+
+	memcpy(&v, b + i * es, es);
+	return v;
+}
+
+/*
+ * The ring's order element by element (an oracle apart from the run's,
+ * which folds whole chunks): element i of chunk c is rank c's, then each
+ * next rank's own op what arrived.
+ */
+int xms_all_reduce(struct xms_comm *comm, const uint64_t *sendbuf,
+		   const uint64_t *recvbuf, uint64_t count, uint32_t dtype,
+		   uint32_t op, uint64_t *time_ns)
+{
+	uint32_t es = dp_reduce_size(dtype), r, k, acc;
+	uint64_t i;
+	uint8_t *buf[NDEV];
+	int ret = comm && es ? 0 : -EINVAL;
+
+	for (r = 0; r < ndev; r++)
+		buf[r] = malloc(count * es + 1);
+	for (r = 0; r < ndev && !ret; r++)
+		ret = buf[r] ? 0 : -ENOMEM;
+	if (!ret)
+		ret = comm_move(sendbuf, buf, count * es, 0);
+	for (i = 0; i < count && !ret; i++) {
+		for (r = 0; r < ndev && i >= count * (r + 1) / ndev; r++)
+			;	/* i's chunk, the rank it starts from */
+		acc = elem_at(buf[r], i, es);
+		for (k = 1; k < ndev; k++)
+			acc = dp_reduce_elem(op, dtype, elem_at(buf[(r + k) % ndev], i, es), acc);
+		for (k = 0; k < ndev; k++)	/* element i is done with */
+			memcpy(buf[k] + i * es, &acc, es);
+	}
+	if (!ret)
+		ret = comm_move(recvbuf, buf, count * es, 1);
+	for (r = 0; r < ndev; r++)
+		free(buf[r]);
+	if (time_ns)
+		*time_ns = 0;
+	return ret;
+}
+
+static int step(void);
+
+int xms_dma_wait(struct xms_dev *xd, uint64_t ticket, int64_t timeout_ns,
+		 struct xmemsim_dma_wait *done)
+{
+	pick(xd);
+	(void)timeout_ns;
+	while (step())
+		;
+	if (ticket >= q.n || !q.done[ticket] || q.reaped[ticket])
+		return -ETIMEDOUT;
+	q.reaped[ticket] = 1;
+	done->start_ns = q.start[ticket];
+	done->end_ns = q.end[ticket];
+	done->status = 0;
 	return 0;
 }
 
@@ -287,7 +482,7 @@ int xms_dma_reap(struct xms_dev *xd, struct xmemsim_dma_completion *recs,
 {
 	uint64_t k;
 
-	(void)xd;
+	pick(xd);
 	(void)timeout_ns;
 	while (step())
 		;
@@ -591,6 +786,136 @@ TEST(compute_ns_adds_to_the_bound_and_the_span)
 	unlink(plan0);
 	dp_model_free(m0);
 	dp_model_free(m1);
+}
+
+/*
+ * The model in file on n fake devices (opts devices n), the pick's way:
+ * its result, its return value in *ret, the races every device's
+ * checker counted in *races, its log in log; alter: fault_alter.
+ */
+static struct dp_run_result run_many(const char *file, uint32_t n, enum pick pick,
+				     uint64_t seed, const char *alter, int *ret,
+				     uint64_t *races, char *log, size_t loglen)
+{
+	struct dp_err e = { "" };
+	struct dp_model *m = dp_model_load_json(file, &e);
+	const char *plan = m ? plan_of(m) : NULL;
+	struct dp_run_opts o = { .no_checker = 1, .devices = n, .fault_alter = alter };
+	struct dp_run_result res = { 0 };
+
+	*ret = -EINVAL;
+	*races = 0;
+	if (!m || !plan) {
+		dp_model_free(m);
+		return res;
+	}
+	o.log = fmemopen(log, loglen, "w");
+	o.trace = trace ? fmemopen(trace, TRACE_LEN, "w") : NULL;
+	dev_reset(F_NONE);
+	dma_reset(pick, seed);
+	many_start(n);
+	*ret = dp_plan_run(NULL, plan, m, &o, &res, &e);
+	if (*ret)
+		printf("#   run: %s\n", e.msg);
+	many_end(races);
+	if (o.log)
+		fclose(o.log);
+	if (o.trace)
+		fclose(o.trace);
+	unlink(plan);
+	dp_model_free(m);
+	return res;
+}
+
+/*
+ * Data-parallel on 2 to 4 devices: every device's data its own, each
+ * reducing collective's result folded across the devices in the
+ * communicator's order, checked on every device bit for bit, in the
+ * device's order and in random ones; no race on any device.
+ */
+TEST(examples_run_clean_on_many_devices)
+{
+	static const char *const ex[] = { "allreduce_2core", "zero_4core", "gpt2_decode_2core" };
+	char file[256], log[4096];
+	uint64_t races;
+	uint32_t k, n, s;
+	int ret;
+
+	for (k = 0; k < 3; k++)
+		for (n = 2; n <= NDEV; n++)
+			for (s = 0; s < 3; s++) {
+				struct dp_run_result r;
+
+				snprintf(file, sizeof(file), DP_SRCROOT "/examples/%s.json", ex[k]);
+				r = run_many(file, n, s ? PICK_RANDOM : PICK_EARLIEST, s, NULL, &ret,
+					     &races, log, sizeof(log));
+				CHECK(ret == 0);
+				CHECK_EQ_U64(r.mismatches, 0);
+				CHECK_EQ_U64(r.errors, 0);
+				CHECK_EQ_U64(races, 0);
+				CHECK(r.devices == n && r.span_ns > 0 && r.transfers > 0);
+				if (ret || r.mismatches)
+					printf("#   %s on %u devices, seed %u:\n%s", ex[k], n, s, log);
+			}
+}
+
+/*
+ * One device's gradient altered before it goes across the devices (core
+ * 0's segment of the all-reduce on device 2): the fold across devices
+ * carries it to every device and the all-gather to every core, whose
+ * reads all mismatch, each line naming its device.
+ */
+TEST(a_wrong_gradient_on_one_device_is_caught_on_every_device)
+{
+	char log[8192], want[128];
+	struct dp_run_result r;
+	uint64_t races;
+	uint32_t d;
+	int ret;
+
+	trace = calloc(1, TRACE_LEN);
+	REQUIRE(trace);
+	r = run_many(DP_SRCROOT "/examples/allreduce_2core.json", 4, PICK_EARLIEST, 0,
+		     "2:0:grad_buf", &ret, &races, log, sizeof(log));
+	/* the trace: a process a device, and the cross-device step */
+	CHECK(strstr(trace, "\"pid\":4,") && strstr(trace, "\"cat\":\"cross-device\""));
+	CHECK(strlen(trace) > 3 && !strcmp(trace + strlen(trace) - 3, "]}\n"));
+	free(trace);
+	trace = NULL;
+	CHECK(ret == 0);
+	CHECK_EQ_U64(r.mismatches, 8);
+	for (d = 0; d < 8; d++) {
+		snprintf(want, sizeof(want), "mismatch: device %u core %u 'read_grad' reads 'grad_buf'",
+			 d / 2, d % 2);
+		CHECK(strstr(log, want) != NULL);
+	}
+	printf("%s", log);
+}
+
+/* devices 1 is the one-device run; without the devices, one message */
+TEST(one_device_is_the_plain_run_and_missing_devices_say_so)
+{
+	struct dp_err e = { "" };
+	struct dp_model *m = dp_model_load_json(DP_SRCROOT "/examples/allreduce_2core.json", &e);
+	const char *plan = m ? plan_of(m) : NULL;
+	struct dp_run_opts o = { .no_checker = 1, .devices = 1 };
+	struct dp_run_result r0, r1;
+	int ret;
+
+	REQUIRE(m && plan);
+	r0 = run_model(m, plan, PICK_EARLIEST, 0, &ret, NULL, 0);
+	CHECK(ret == 0);
+	dev_reset(F_NONE);
+	dma_reset(PICK_EARLIEST, 0);
+	CHECK(dp_plan_run(&fake_dev, plan, m, &o, &r1, &e) == 0);
+	xms_plan_release(&fake_dev);
+	CHECK(!memcmp(&r0, &r1, sizeof(r0)));
+	o.devices = 3;
+	CHECK(dp_plan_run(&fake_dev, plan, m, &o, &r1, &e) == -EOPNOTSUPP);
+	CHECK(strstr(e.msg, "devices 0 to 2 as a communicator") != NULL);
+	printf("# %s\n", e.msg);
+	unlink(plan);
+	dp_model_free(m);
 }
 
 int main(void)

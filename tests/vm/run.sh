@@ -250,6 +250,8 @@ xmemctl topo > /tmp/topo.txt && [ "$(grep -c '^dev[0-9]' /tmp/topo.txt)" = 16 ] 
 	grep -q '^topology ring devices 16 ' /tmp/topo.txt &&
 	[ "$(grep '^dev0 ' /tmp/topo.txt | tr -s ' ' | cut -d' ' -f2-4,10)" = "X L1 L2 L8" ]
 tap $? "xmemctl topo: a 16-device ring as a matrix ($(grep '^dev0 ' /tmp/topo.txt | tr -s ' '))"
+# the plan run on four devices, data-parallel
+. /work/tests/vm/planrun_dp.sh
 rmmod xmemsim && ! insmod /lib/modules/xmemsim.ko devices=0 2>/dev/null &&
 	dmesg | grep -q 'bad devices 0: must be 1..32' && [ ! -e /dev/xmemsim ]
 tap $? "insmod rejects devices=0"

@@ -299,7 +299,46 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  * start to the last one's end. bound_ns is the critical path: the
  * longest chain through program order, events and collectives of those
  * durations, as if every core had its engine to itself.
+ *
+ * Many devices (opts->devices D > 1): a data-parallel step. The run opens
+ * devices 0 to D - 1 as a communicator (xms_comm_init_all(), so the module
+ * must be loaded with devices=D or more, and the devices need peer DMA,
+ * dma-buf and not_before_ns) and runs the same plan on each, with the
+ * same per-core programs at the same addresses; dev is not used, and the
+ * plans go with the communicator's files at the end of the run. Each
+ * device writes patterns of its own (its data), so every device's
+ * gradients differ. A collective that reduces (all_reduce,
+ * reduce_scatter) is hierarchical, as NCCL's is over nodes: the device's
+ * reduce-scatter over its cores (the ring's first half, as on one
+ * device), which leaves segment p whole at member p; then segment p of
+ * member p all-reduced across the devices, the same core of every device,
+ * by xms_all_reduce() (peer DMA over the links through dma-buf, the
+ * engines' reduce; out of place into a buffer of the run's, since a
+ * plan's bytes cannot be exported, and copied back on the member's
+ * queue); then, for an all_reduce, the device's all-gather (the ring's
+ * second half) hands every member every segment. A reduce_scatter alone
+ * ends with member p's segment p reduced over all devices and the other
+ * segments the device's partials. An all_gather alone reduces nothing
+ * and stays within its device. The cross-device step is a barrier: each
+ * device's program is cut after the reduce-scatter steps of each
+ * reducing collective; segment k runs on every device and every transfer
+ * of it is reaped, then collective k's cross-device all-reduces run (one
+ * a member, one after another, each of one segment's bytes), then segment
+ * k + 1, each of its transfers submitted with not_before_ns at the
+ * latest device's end of the step, so that modeled time stays causal: no
+ * device reads the reduction before the last device has written it. The
+ * check is the single device's on every device (hazards and content):
+ * the expected segment k is the device's ring fold of it (as on one
+ * device) on every device, folded across the devices in the
+ * communicator's ring order (chunk c of the segment's elements from
+ * device c on, each next device adding its own: xms_coll_expect()'s
+ * order), bit for bit. Log lines name the device ("mismatch: device 2
+ * core 0 ..."); the trace has a process a device (pid d + 1) and the
+ * cross-device steps' (pid 0). What it does not do: overlap the step with the devices'
+ * other work (the barrier holds every device's next segment).
  */
+#define DP_RUN_MAX_DEVICES	32	/* the module's devices= at most */
+
 struct dp_run_opts {
 	FILE *log;		/* mismatch and error lines, or NULL */
 	FILE *trace;		/* a Chrome/Perfetto JSON trace, or NULL */
@@ -310,6 +349,11 @@ struct dp_run_opts {
 	 * NAME on core C2's NAME2's bytes (a misplaced tensor, which verify
 	 * and the device refuse), for the content check to catch */
 	const char *fault_misplace;
+	uint32_t devices;	/* devices 0 .. devices - 1; 0 or 1: dev alone */
+	/* test only, a fault site: "D:C:NAME" alters 64 bytes of device D's
+	 * core C's collective tensor NAME before it goes across devices
+	 * (a device with a wrong gradient), for the content check to catch */
+	const char *fault_alter;
 };
 
 struct dp_run_result {
@@ -321,13 +365,19 @@ struct dp_run_result {
 	uint64_t races;		/* of them, races named in opts->log */
 	uint64_t mismatches;	/* uses that read other bytes than wanted */
 	uint64_t errors;	/* transfers that ended with an error */
+	uint32_t devices;	/* devices the plan ran on (1: dev) */
+	uint64_t cross_ns;	/* of span_ns, the cross-device steps' */
 };
 
 int dp_plan_run(struct xms_dev *dev, const char *plan_path,
 		const struct dp_model *m, const struct dp_run_opts *opts,
 		struct dp_run_result *res, struct dp_err *e);
 /* "plan run: N instructions on C cores, modeled span S ns, critical-path
- * bound B ns, H hazards, M mismatches" and a newline */
+ * bound B ns, H hazards, M mismatches" and a newline; on D devices "on C
+ * cores x D devices, modeled span S ns (cross-device X ns, P%), ...":
+ * N and the bound one device's (the bound without the cross-device
+ * steps), the span from the first device's first transfer to the last
+ * end on any device, hazards and mismatches summed over the devices */
 void dp_run_summary(const struct dp_run_result *res, FILE *f);
 
 /* ---- the host's reduction (dp_reduce.c) ----------------------------------- */

@@ -108,6 +108,20 @@ struct run {
 	int two;		/* rings on both engines (semaphores enough) */
 	int64_t *lastsig;	/* [core * nev + event]: its last signaller there */
 	uint64_t hz_seen;	/* dma_check_reports' sum as last read */
+	uint64_t seed;		/* the pool's first index: each device its own */
+	const char *sysfs;	/* the device's sysfs folder */
+	const char *who;	/* "" or "device D ": the log lines' prefix */
+	/* submission (submit_to()): how far it went */
+	uint64_t *tk;		/* [transfer]: its ticket */
+	size_t sub_next, sub_done;
+	uint32_t inflight;
+	uint64_t not_before;	/* every transfer starts no earlier */
+	uint64_t bounce;	/* the cross-device step's receive buffers */
+	/* many devices: the results come after every device's emission */
+	int defer;
+	struct crec *crec;	/* the collectives that reduce across devices */
+	size_t ncrec, capcrec;
+	uint64_t (*step)[2];	/* [crec]: its cross-device step's start, end */
 };
 
 /* splitmix64's finalizer: a bijection, so a word names its place */
@@ -128,7 +142,7 @@ static uint64_t unmix(uint64_t z)
 	return z;
 }
 
-#define POOL_SEED	0x786d656d73696dULL	/* the pool's first index */
+#define POOL_SEED	0x786d656d73696dULL	/* device 0's pool's first index */
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
@@ -625,6 +639,19 @@ struct ring {
 	struct member *mb;		/* [n] */
 	uint64_t bytes, elems, per;	/* per: elements a segment */
 	uint64_t slot;			/* bytes a segment */
+	size_t split;			/* transfers emitted by its reduce-scatter's end */
+};
+
+/*
+ * With many devices, a collective: its ring, whose result is computed
+ * once every device's ring is known (cross_results()), and, if it
+ * reduces (all_reduce, reduce_scatter), goes across devices: its
+ * device's transfers stop for that step after the reduce-scatter's
+ * steps (the transfers [0, g.split) end first), before the all-gather's.
+ */
+struct crec {
+	int cross;
+	struct ring g;
 };
 
 static void seg(const struct ring *g, uint32_t k, uint64_t *off, uint64_t *len)
@@ -834,6 +861,7 @@ static int emit_ring(struct run *r, struct ring *g)
 			for (h = 0; h < g->eng && !ret; h++)
 				ret = ring_pull(r, g, p, h, (p + n - 1) % n,
 						(p + 2 * n - 2 - s) % n, 1, s);
+	g->split = r->nx;	/* many devices: the cross-device step goes here */
 	for (s = 0; g->ag && s < n - 1 && !ret; s++)
 		for (p = 0; p < n && !ret; p++)
 			for (h = 0; h < g->eng && !ret; h++)
@@ -888,31 +916,46 @@ static int ring_seg_result(struct run *r, const struct ring *g, uint32_t k,
 	return 0;
 }
 
+/* the members with a result of their own: all after a reduce-scatter
+ * alone, else member 0 (the others share its) */
+static uint32_t ring_owners(const struct ring *g)
+{
+	return g->rs && !g->ag ? g->n : 1;
+}
+
 /*
  * Every member's result: one for all after an all-reduce or all-gather;
  * after a reduce-scatter alone each its own, segment p whole and
  * segment k the fold of members k + 1 .. p, the partial the ring left.
  */
-static int ring_results(struct run *r, struct ring *g)
+static int ring_compute(struct run *r, struct ring *g)
 {
-	uint32_t p, k, members = g->rs && !g->ag ? g->n : 1;
+	uint32_t p, k;
 	int ret = 0;
 
+	for (p = 0; p < ring_owners(g) && !ret; p++)
+		for (k = 0; k < g->n && !ret; k++)
+			ret = ring_seg_result(r, g, k, g->ag ? g->n :
+					      (p + 2 * g->n - 1 - k) % g->n + 1, g->mb[p].res);
+	return ret;
+}
+
+/* The results' buffers, computed (ring_compute()) unless counting, or
+ * deferred to the cross-device step's (cross_results()). */
+static int ring_results(struct run *r, struct ring *g)
+{
+	uint32_t p;
+
 	for (p = 0; p < g->n; p++) {
-		if (p >= members) {
+		if (p >= ring_owners(g)) {
 			g->mb[p].res = g->mb[0].res;
 			continue;
 		}
 		g->mb[p].res = malloc(g->bytes ? g->bytes : 1);
 		if (!g->mb[p].res)
 			return -ENOMEM;
-		for (k = 0; k < g->n && !ret && !r->counting; k++)
-			ret = ring_seg_result(r, g, k, g->ag ? g->n :
-					      (p + 2 * g->n - 1 - k) % g->n + 1, g->mb[p].res);
-		if (ret)
-			return ret;
 	}
-	return 0;
+	return r->counting || r->defer ? 0 : ring_compute(r, g);
 }
 
 /* the tensor a collective reduces: its first use that it also defines */
@@ -1042,6 +1085,21 @@ static int ring_close(struct run *r, struct ring *g, uint64_t start,
 	return 0;
 }
 
+/*
+ * Many devices: the ring g, which goes across devices if it reduces; the
+ * record keeps g's members.
+ */
+static int crec_add(struct run *r, struct ring *g)
+{
+	r->crec = grow(r->crec, &r->capcrec, r->ncrec + 1, sizeof(*r->crec));
+	if (!r->crec)
+		return -ENOMEM;
+	r->crec[r->ncrec].cross = g->rs;
+	r->crec[r->ncrec++].g = *g;
+	g->mb = NULL;
+	return 0;
+}
+
 static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 {
 	const struct dp_core *core0 = &r->m->c[c0];
@@ -1068,6 +1126,8 @@ static int emit_coll(struct run *r, uint32_t c0, uint32_t i0)
 		ret = ring_results(r, &g);
 	if (!ret)
 		ret = ring_close(r, &g, start, &handed);
+	if (!ret && r->defer && !r->counting)
+		ret = crec_add(r, &g);
 	if (ret == -ENOMEM && !r->e->msg[0])
 		dp_nomem(r->e);
 	ring_free(&g, handed);
@@ -1201,10 +1261,14 @@ static int read_u64s(const char *path, uint64_t *v, int n)
 	return k == n ? 0 : -EPROTO;
 }
 
-static int hazards_now(uint64_t *h)
+static int hazards_now(const struct run *r, uint64_t *h)
 {
+	char path[96];
 	uint64_t v[3];
-	int ret = read_u64s(RUN_SYSFS "/dma_check_reports", v, 3);
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/dma_check_reports", r->sysfs);
+	ret = read_u64s(path, v, 3);
 
 	if (!ret)
 		*h = v[0] + v[1] + v[2];
@@ -1348,7 +1412,7 @@ static int fill_pool(struct run *r)
 	if (!r->pool)
 		return dp_nomem(r->e);
 	for (k = 0; k < n; k++) {
-		uint64_t w = mix(POOL_SEED + k);
+		uint64_t w = mix(r->seed + k);
 
 		memcpy(r->pool + k * 8, &w, 8);
 	}
@@ -1358,7 +1422,7 @@ static int fill_pool(struct run *r)
 /* the version whose pattern holds word w at tensor offset off, or -1 */
 static int64_t ver_of_word(const struct run *r, uint64_t w, uint64_t off)
 {
-	uint64_t idx = unmix(w) - POOL_SEED, at;
+	uint64_t idx = unmix(w) - r->seed, at;
 	size_t k;
 
 	if (idx >= r->pool_bytes / 8 || idx * 8 < off)
@@ -1403,7 +1467,7 @@ static int check_use(struct run *r, const struct use *u, uint8_t *buf)
 		;
 	if (!f)
 		return 1;
-	fprintf(f, "mismatch: core %u '%s' reads '%s' at +0x%" PRIx64 ": wants ", u->core,
+	fprintf(f, "mismatch: %score %u '%s' reads '%s' at +0x%" PRIx64 ": wants ", r->who, u->core,
 		inst_name(r, u->core, u->inst), tensor_name(r, u->core, u->t), off);
 	say_ver(r, f, u->want);
 	off &= ~7ULL;
@@ -1503,8 +1567,8 @@ static void say_race(struct run *r, size_t k)
 			continue;
 		r->r->races++;
 		if (r->o->log)
-			fprintf(r->o->log, "hazard: core %u '%s' %s '%s' / core %u '%s' %s '%s': no event orders them\n",
-				x->core, inst_name(r, x->core, x->inst),
+			fprintf(r->o->log, "hazard: %score %u '%s' %s '%s' / core %u '%s' %s '%s': no event orders them\n",
+				r->who, x->core, inst_name(r, x->core, x->inst),
 				x->kind == X_USE ? "reads" : "writes",
 				x->t != NONE32 ? tensor_name(r, x->core, x->t) : "scratch",
 				y->core, inst_name(r, y->core, y->inst),
@@ -1515,108 +1579,174 @@ static void say_race(struct run *r, size_t k)
 	free(reach);
 }
 
-static int submit_all(struct run *r)
+/* Reaps what ended: at most 64 records, each of this run's noted. */
+static int reap_some(struct run *r)
 {
 	struct xmemsim_dma_completion rec[64];
+	uint32_t n, i;
+	size_t k;
+	int ret = xms_dma_reap(r->dev, rec, 64, r->o->timeout_ns ? r->o->timeout_ns :
+			       10000000000LL, &n);
+
+	if (ret) {
+		for (k = 0; k < r->sub_next && r->x[k].done; k++)
+			;
+		if (ret == -ETIMEDOUT && k < r->sub_next)
+			dp_fail(r->e, "the run stopped: %score %u '%s' did not finish (%zu of %zu transfers done)",
+				r->who, r->x[k].core, inst_name(r, r->x[k].core, r->x[k].inst),
+				r->sub_done, r->nx);
+		else
+			dp_fail(r->e, "DMA_REAP: %s", strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		struct xfer *x;
+
+		if (rec[i].tag >= r->nx || r->tk[rec[i].tag] != rec[i].ticket)
+			continue;
+		x = &r->x[rec[i].tag];
+		x->done = 1;
+		x->start = rec[i].start_ns;
+		x->end = rec[i].end_ns;
+		x->status = rec[i].status;
+		r->sub_done++;
+		r->inflight--;
+	}
+	return 0;
+}
+
+/*
+ * Submits the transfers up to end (from where the last call stopped)
+ * and reaps every one of them: with the checker, one a submit, so that
+ * a race it counts is named; else as many as the depth takes. Reaps
+ * only to make room until the last is submitted.
+ */
+static int submit_to(struct run *r, size_t end)
+{
 	struct xmemsim_dma_desc *d = NULL;
-	uint64_t *tk = NULL, ticket, h;
-	uint32_t inflight = 0, depth = r->di.depth ? r->di.depth : 1, n, i;
-	size_t next = 0, done = 0, k;
+	uint32_t depth = r->di.depth ? r->di.depth : 1, i;
+	uint64_t ticket, h;
 	int ret = 0;
 
 	d = malloc(depth * sizeof(*d));
-	tk = malloc((r->nx ? r->nx : 1) * sizeof(*tk));
-	if (!d || !tk) {
-		ret = dp_nomem(r->e);
-		goto out;
+	if (!r->tk)
+		r->tk = malloc((r->nx ? r->nx : 1) * sizeof(*r->tk));
+	if (!d || !r->tk) {
+		free(d);
+		return dp_nomem(r->e);
 	}
-	while (done < r->nx) {
-		uint32_t room = depth - inflight, cnt = 0;
+	while (r->sub_done < end) {
+		uint32_t room = depth - r->inflight, cnt = 0;
 
-		/* with the checker, one at a time: a race is then named */
-		while (next < r->nx && cnt < room && (r->o->no_checker || !cnt))
-			d[cnt++] = r->x[next++].d;
+		while (r->sub_next < end && cnt < room && (r->o->no_checker || !cnt)) {
+			d[cnt] = r->x[r->sub_next++].d;
+			d[cnt++].not_before_ns = r->not_before;
+		}
 		if (cnt) {
+			size_t first = r->sub_next - cnt;
+
 			ret = xms_dma_submit(r->dev, d, cnt, &ticket);
 			if (ret) {
-				dp_fail(r->e, "DMA_SUBMIT of core %u '%s': %s%s", r->x[next - cnt].core,
-					inst_name(r, r->x[next - cnt].core, r->x[next - cnt].inst),
+				dp_fail(r->e, "DMA_SUBMIT of %score %u '%s': %s%s", r->who, r->x[first].core,
+					inst_name(r, r->x[first].core, r->x[first].inst),
 					strerror(-ret), ret == -EBUSY ?
 					" (the hazard checker refused a race: dma_check=2)" : "");
-				goto out;
+				break;
 			}
 			for (i = 0; i < cnt; i++) {
-				r->x[next - cnt + i].ticket = ticket + i;
-				tk[next - cnt + i] = ticket + i;
+				r->x[first + i].ticket = ticket + i;
+				r->tk[first + i] = ticket + i;
 			}
-			inflight += cnt;
-			if (!r->o->no_checker && !hazards_now(&h) && h > r->hz_seen) {
+			r->inflight += cnt;
+			if (!r->o->no_checker && !hazards_now(r, &h) && h > r->hz_seen) {
 				r->hz_seen = h;
-				say_race(r, next - 1);
+				say_race(r, r->sub_next - 1);
 			}
-			if (next < r->nx)	/* reap only to make room */
-				if (inflight < depth)
-					continue;
-		}
-		ret = xms_dma_reap(r->dev, rec, 64, r->o->timeout_ns ? r->o->timeout_ns :
-				   10000000000LL, &n);
-		if (ret) {
-			for (k = 0; k < next && r->x[k].done; k++)
-				;
-			if (ret == -ETIMEDOUT && k < next)
-				dp_fail(r->e, "the run stopped: core %u '%s' did not finish (%zu of %zu transfers done)",
-					r->x[k].core, inst_name(r, r->x[k].core, r->x[k].inst),
-					done, r->nx);
-			else
-				dp_fail(r->e, "DMA_REAP: %s", strerror(-ret));
-			goto out;
-		}
-		for (i = 0; i < n; i++) {
-			struct xfer *x;
-
-			if (rec[i].tag >= r->nx || tk[rec[i].tag] != rec[i].ticket)
+			if (r->sub_next < end && r->inflight < depth)
 				continue;
-			x = &r->x[rec[i].tag];
-			x->done = 1;
-			x->start = rec[i].start_ns;
-			x->end = rec[i].end_ns;
-			x->status = rec[i].status;
-			done++;
-			inflight--;
 		}
+		ret = reap_some(r);
+		if (ret)
+			break;
 	}
-out:
 	free(d);
-	free(tk);
 	return ret;
 }
 
-static void write_trace(struct run *r, FILE *f)
+static int submit_all(struct run *r)
+{
+	return submit_to(r, r->nx);
+}
+
+/* the earliest start of the devices' transfers */
+static uint64_t first_start(const struct run *rs, uint32_t nd)
+{
+	uint64_t t0 = UINT64_MAX;
+	uint32_t d;
+	size_t k;
+
+	for (d = 0; d < nd; d++)
+		for (k = 0; k < rs[d].nx; k++)
+			if (rs[d].x[k].start < t0)
+				t0 = rs[d].x[k].start;
+	return t0;
+}
+
+/* device d's transfers in the trace: process d + 1, a thread a core */
+static void trace_device(const struct run *r, uint32_t d, uint64_t t0, int more, FILE *f)
 {
 	static const char *const kind[] = { "use", "def", "order", "ring reduce", "ring gather", "compute" };
-	uint64_t t0 = UINT64_MAX;
 	size_t k;
 	uint32_t c;
 
-	for (k = 0; k < r->nx; k++)
-		if (r->x[k].start < t0)
-			t0 = r->x[k].start;
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	for (c = 0; c < r->m->nc; c++)
-		fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"args\":{\"name\":\"core %u\"}},\n",
-			c, c);
+		fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"core %u\"}},\n",
+			d + 1, c, c);
 	for (k = 0; k < r->nx; k++) {
 		const struct xfer *x = &r->x[k];
 
-		fprintf(f, "{\"name\":\"%s%s%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%u,"
+		fprintf(f, "{\"name\":\"%s%s%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
 			"\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"bytes\":%" PRIu64 ",\"ticket\":%" PRIu64
 			",\"status\":%d}}%s\n",
 			inst_name(r, x->core, x->inst), x->t != NONE32 ? " " : "",
 			x->t != NONE32 ? tensor_name(r, x->core, x->t) : "", kind[x->kind],
-			x->core, (double)(x->start - t0) / 1000.0,
+			d + 1, x->core, (double)(x->start - t0) / 1000.0,
 			(double)(x->end - x->start) / 1000.0, (uint64_t)x->d.len, x->ticket,
-			x->status, k + 1 < r->nx ? "," : "");
+			x->status, k + 1 < r->nx || more ? "," : "");
 	}
+}
+
+/* the cross-device steps (rs[0].step) in the trace: process 0 */
+static void trace_steps(const struct run *r, uint64_t t0, FILE *f)
+{
+	size_t j;
+
+	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"cross-device\"}}");
+	for (j = 0; j < r->ncrec; j++) {
+		const struct member *mb = &r->crec[j].g.mb[0];
+
+		if (!r->crec[j].cross || !r->step[j][1])
+			continue;
+		fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"cross-device\",\"ph\":\"X\",\"pid\":0,\"tid\":0,"
+			"\"ts\":%.3f,\"dur\":%.3f}", inst_name(r, mb->core, mb->inst),
+			(double)(r->step[j][0] - t0) / 1000.0,
+			(double)(r->step[j][1] - r->step[j][0]) / 1000.0);
+	}
+	fprintf(f, "\n");
+}
+
+/* The devices' transfers as a Chrome/Perfetto trace: a process each (and
+ * with many devices, the cross-device steps). */
+static void write_trace(const struct run *rs, uint32_t nd, FILE *f)
+{
+	uint64_t t0 = first_start(rs, nd);
+	uint32_t d;
+
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	for (d = 0; d < nd; d++)
+		trace_device(&rs[d], d, t0, d + 1 < nd || rs[0].step, f);
+	if (rs[0].step)
+		trace_steps(&rs[0], t0, f);
 	fprintf(f, "]}\n");
 }
 
@@ -1632,8 +1762,8 @@ static int run_check(struct run *r)
 		if (x->status) {
 			r->r->errors++;
 			if (r->o->log)
-				fprintf(r->o->log, "error: core %u '%s': a transfer ended with %s\n",
-					x->core, inst_name(r, x->core, x->inst), strerror(-x->status));
+				fprintf(r->o->log, "error: %score %u '%s': a transfer ended with %s\n",
+					r->who, x->core, inst_name(r, x->core, x->inst), strerror(-x->status));
 		}
 		if (x->start < t0)
 			t0 = x->start;
@@ -1683,6 +1813,11 @@ static void run_free(struct run *r)
 	free(r->next);
 	free(r->evdone);
 	free(r->lastsig);
+	free(r->tk);
+	for (k = 0; k < r->ncrec; k++)
+		free(r->crec[k].g.mb);
+	free(r->crec);
+	free(r->step);
 	dp_happens_free(r->hb);
 	dp_loaded_free(&r->l);
 }
@@ -1770,87 +1905,495 @@ static int run_setup(struct run *r)
 	return 0;
 }
 
+/*
+ * Everything before the submission: the plan loaded (r->l), the program
+ * emitted (r->x), the device's buffers allocated and the patterns
+ * written; the bound in r->r. 0 or -errno (r->e says why).
+ */
+static int run_prepare(struct run *r, const char *plan_path)
+{
+	size_t nv0, k;
+	uint32_t c;
+	int ret = run_setup(r);
+
+	if (!ret)
+		ret = dp_plan_load_device(r->dev, plan_path, &r->l, r->e);
+	if (!ret)
+		ret = map_tensors(r);
+	if (!ret)
+		ret = initial_versions(r);
+	if (ret)
+		return ret;
+	nv0 = r->nv;
+	ret = count_pass(r);
+	if (ret)
+		return ret;
+	reset_emit(r, nv0);
+	ret = fill_pool(r);
+	if (!ret)
+		ret = dev_alloc(r, r->pool_bytes, &r->pool_dev, "the pattern pool");
+	if (!ret)
+		ret = dev_alloc(r, r->sink_bytes, &r->sink_dev, "the uses' copies");
+	if (!ret)
+		ret = dev_alloc(r, (uint64_t)r->m->nc * 64, &r->scratch_dev, "the cores' scratch");
+	if (!ret && r->pad_bytes)
+		ret = dev_alloc(r, (uint64_t)r->m->nc * 2 * r->pad_bytes, &r->pad_dev,
+				"the cores' compute pads");
+	if (!ret)
+		ret = emit_all(r);
+	if (ret)
+		return ret;
+	for (c = 0; c < r->m->nc; c++)
+		if (r->r->bound_ns < r->fin[c])
+			r->r->bound_ns = r->fin[c];
+	ret = xms_write(r->dev, r->pool_dev, r->pool, r->pool_bytes);
+	for (k = 0; !ret && k < nv0; k++)	/* the bytes before the run, if read */
+		if (r->v[k].wanted)
+			ret = xms_write(r->dev, r->v[k].addr, r->pool + r->v[k].pool, r->v[k].bytes);
+	if (ret)
+		return dp_fail(r->e, "writing the patterns: %s", strerror(-ret)), ret;
+	if (hazards_now(r, &r->hz_seen) && !r->o->no_checker)
+		return dp_fail(r->e, "cannot read %s/dma_check_reports", r->sysfs), -ENOENT;
+	return 0;
+}
+
+/* the hazards the checker counted since run_prepare(), added to r->r */
+static void count_hazards(struct run *r, uint64_t h0)
+{
+	uint64_t h1;
+
+	if (!hazards_now(r, &h1))
+		r->r->hazards += h1 - h0;
+}
+
+/* One device: the program, its check and its trace. */
+static int run_one(struct run *r, const char *plan_path)
+{
+	uint64_t h0;
+	int ret;
+
+	r->hb = dp_happens_new(r->m, r->e);
+	if (!r->hb)
+		return dp_err_code(r->e);
+	ret = run_prepare(r, plan_path);
+	if (ret)
+		goto out;
+	h0 = r->hz_seen;
+	r->r->transfers = r->nx;
+	ret = submit_all(r);
+	if (ret)
+		goto out;
+	count_hazards(r, h0);
+	ret = run_check(r);
+	if (!ret && r->o->trace)
+		write_trace(r, 1, r->o->trace);
+out:
+	run_free(r);
+	return ret;
+}
+
+/* ---- many devices --------------------------------------------------------- */
+
+/*
+ * The host's reduction across nd devices, in place in every buf[d] (bytes
+ * each): the communicator's ring order (xms_coll_expect()), chunk c of
+ * the elements, [count c / nd, count (c + 1) / nd), folded from device c
+ * on, each next device adding its own to what arrived (dst = own op
+ * arrived), and the result copied to every device.
+ */
+static int reduce_devices(uint8_t *const *buf, uint32_t nd, uint64_t bytes,
+			  uint32_t esz, uint32_t op, uint32_t type)
+{
+	uint64_t count = bytes / esz, off, len;
+	uint8_t *out = malloc(bytes ? bytes : 1), *mine = malloc(bytes ? bytes : 1);
+	uint32_t c, k;
+
+	if (!out || !mine)
+		return free(out), free(mine), -ENOMEM;
+	for (c = 0; c < nd; c++) {
+		off = count * c / nd * esz;
+		len = count * (c + 1) / nd * esz - off;
+		memcpy(out + off, buf[c] + off, len);
+		for (k = 1; k < nd; k++) {
+			memcpy(mine, buf[(c + k) % nd] + off, len);
+			dp_reduce_buf(mine, out + off, len, op, type);
+			memcpy(out + off, mine, len);
+		}
+	}
+	for (c = 0; c < nd; c++)
+		memcpy(buf[c], out, bytes);
+	free(out);
+	free(mine);
+	return 0;
+}
+
+/*
+ * Collective j's results folded across the devices: segment k, which
+ * the reduce-scatter left whole at member k and the cross-device step
+ * all-reduces there, in every result that holds it whole (after an
+ * all-gather, the one result of all members, every segment; after a
+ * reduce-scatter alone, member k's).
+ */
+static int cross_fold(struct run *rs, uint32_t nd, size_t j, uint8_t **buf)
+{
+	const struct ring *g = &rs[0].crec[j].g;
+	uint64_t off, len;
+	uint32_t d, p, k;
+	int ret = 0;
+
+	for (p = 0; p < ring_owners(g) && !ret; p++)
+		for (k = 0; k < g->n && !ret; k++) {
+			if (!g->ag && k != p)
+				continue;
+			seg(g, k, &off, &len);
+			for (d = 0; d < nd; d++)
+				buf[d] = rs[d].crec[j].g.mb[p].res + off;
+			ret = reduce_devices(buf, nd, len, g->esz, g->op, g->type);
+		}
+	return ret;
+}
+
+/*
+ * The collectives' results, in the order they ran: each device's ring's
+ * (ring_compute(), from versions earlier collectives' results may
+ * already be), then, for a reducing one, folded across the devices.
+ */
+static int cross_results(struct run *rs, uint32_t nd)
+{
+	uint8_t **buf = calloc(nd, sizeof(*buf));
+	size_t j;
+	uint32_t d;
+	int ret = buf ? 0 : -ENOMEM;
+
+	for (j = 0; !ret && j < rs[0].ncrec; j++) {
+		for (d = 0; d < nd && !ret; d++)
+			ret = ring_compute(&rs[d], &rs[d].crec[j].g);
+		if (!ret && rs[0].crec[j].cross)
+			ret = cross_fold(rs, nd, j, buf);
+	}
+	free(buf);
+	return ret == -ENOMEM ? dp_nomem(rs[0].e) : ret;
+}
+
+/* the latest modeled now of the devices' files */
+static int devices_now(struct run *rs, uint32_t nd, uint64_t *now)
+{
+	struct xmemsim_dma_info di;
+	uint32_t d;
+	int ret;
+
+	*now = 0;
+	for (d = 0; d < nd; d++) {
+		ret = xms_dma_info(rs[d].dev, &di);
+		if (ret)
+			return dp_fail(rs[0].e, "DMA_INFO of device %u: %s", d, strerror(-ret)), ret;
+		if (*now < di.now_ns)
+			*now = di.now_ns;
+	}
+	return 0;
+}
+
+/*
+ * The test-only fault site "D:C:NAME": device D's core C's tensor NAME,
+ * a collective's, has the first 64 bytes (at most) of the segment it
+ * takes across devices, [off, off + len), altered before it goes (a
+ * device that contributes a wrong gradient), for the content check to
+ * catch on every device.
+ */
+static int alter(struct run *rs, uint32_t nd, const struct member *mb,
+		 uint64_t off, uint64_t len)
+{
+	const char *f = rs[0].o->fault_alter;
+	unsigned int d, c;
+	uint8_t b[64];
+	char name[128];
+	uint64_t a, n = len < sizeof(b) ? len : sizeof(b), k;
+	int ret;
+
+	if (!f || sscanf(f, "%u:%u:%127s", &d, &c, name) != 3 || d >= nd || c != mb->core ||
+	    strcmp(name, tensor_name(&rs[0], c, mb->data)) || !n)
+		return 0;
+	a = rs[d].addr[c][mb->data] + off;
+	ret = xms_read(rs[d].dev, a, b, n);
+	for (k = 0; k < n; k++)
+		b[k] ^= 0xa5;
+	if (!ret)
+		ret = xms_write(rs[d].dev, a, b, n);
+	return ret ? dp_fail(rs[0].e, "fault_alter: %s", strerror(-ret)), ret : 0;
+}
+
+/*
+ * Each device's receive buffer of the cross-device steps: a plan's bytes
+ * cannot be exported as a dma-buf (the plan's, not the file's to give),
+ * so the communicator reduces out of place, into a buffer of the run's
+ * as large as the tensor (each member's segment at its offset), and
+ * each member copies its segment back (copy_back()).
+ */
+static int bounce_alloc(struct run *rs, uint32_t nd)
+{
+	uint64_t need = 0;
+	uint32_t d;
+	size_t j;
+	int ret = 0;
+
+	for (j = 0; j < rs[0].ncrec; j++)
+		if (rs[0].crec[j].cross && need < rs[0].crec[j].g.bytes)
+			need = rs[0].crec[j].g.bytes;
+	for (d = 0; d < nd && need && !ret; d++)
+		ret = dev_alloc(&rs[d], need, &rs[d].bounce, "the cross-device buffers");
+	return ret;
+}
+
+/*
+ * The members' segments back into their tensors on device r, each a DMA
+ * on the member's queue that starts no earlier than not_before, waited
+ * for (a segment of no elements: a marker on the core's scratch).
+ */
+static int copy_back(struct run *r, const struct ring *g, uint64_t not_before)
+{
+	uint64_t tk[64], off, len;
+	struct xmemsim_dma_wait w;
+	uint32_t p, k, eng, q;
+	int ret = 0;
+
+	for (p = 0; p < g->n && !ret; p += k) {
+		for (k = 0; p + k < g->n && k < 64; k++) {
+			const struct member *mb = &g->mb[p + k];
+			uint64_t s = r->scratch_dev + (uint64_t)mb->core * 64 + 32;
+			struct xmemsim_dma_desc d = {
+				.src = s, .dst = s + 8, .len = 8,
+				.wait_sem = XMEMSIM_SEM_NONE, .signal_sem = XMEMSIM_SEM_NONE,
+				.not_before_ns = not_before,
+			};
+
+			seg(g, p + k, &off, &len);
+			if (len) {
+				d.src = r->bounce + off;
+				d.dst = r->addr[mb->core][mb->data] + off;
+				d.len = len;
+			}
+			core_queue(r, mb->core, &eng, &q);
+			d.engine = eng;
+			d.queue = q;
+			ret = xms_dma_submit(r->dev, &d, 1, &tk[k]);
+			if (ret)
+				break;
+		}
+		while (k-- > 0) {
+			int r2 = xms_dma_wait(r->dev, tk[k], r->o->timeout_ns ? r->o->timeout_ns :
+					      10000000000LL, &w);
+
+			if (!ret)
+				ret = r2 ? r2 : w.status;
+		}
+	}
+	if (ret)
+		dp_fail(r->e, "%scopying the cross-device result back: %s", r->who, strerror(-ret));
+	return ret;
+}
+
+/*
+ * The cross-device step of collective j: member p's segment p, which the
+ * device's reduce-scatter left whole there, all-reduced across the
+ * devices, the same core of every device, by the communicator (the ring
+ * over links; one call a member, one after another) into the receive
+ * buffer, then copied back on every device.
+ */
+static int cross_step(struct run *rs, uint32_t nd, struct xms_comm *comm, size_t j)
+{
+	const struct ring *g = &rs[0].crec[j].g;
+	uint64_t *addr = calloc(2 * (size_t)nd, sizeof(*addr)), now = 0, off, len;
+	uint32_t p, d;
+	int ret = addr ? 0 : dp_nomem(rs[0].e);
+
+	for (p = 0; p < g->n && !ret; p++) {
+		const struct member *mb = &g->mb[p];
+
+		seg(g, p, &off, &len);
+		for (d = 0; d < nd; d++) {
+			addr[d] = rs[d].addr[mb->core][mb->data] + off;
+			addr[nd + d] = rs[d].bounce + off;
+		}
+		ret = alter(rs, nd, mb, off, len);
+		if (!ret && len)
+			ret = xms_all_reduce(comm, addr, addr + nd, len / g->esz, g->type,
+					     g->op, NULL);
+		if (ret && !rs[0].e->msg[0])
+			dp_fail(rs[0].e, "core %u '%s': '%s' across %u devices (xms_all_reduce): %s",
+				mb->core, inst_name(&rs[0], mb->core, mb->inst),
+				tensor_name(&rs[0], mb->core, mb->data), nd, strerror(-ret));
+	}
+	free(addr);
+	if (!ret)
+		ret = devices_now(rs, nd, &now);
+	for (d = 0; d < nd && !ret; d++)
+		ret = copy_back(&rs[d], &rs[0].crec[j].g, now);
+	return ret;
+}
+
+/*
+ * The devices' programs, segment by segment: every device's transfers up
+ * to the next collective that reduces, all of them reaped; then its
+ * cross-device step; then the next segment, whose transfers start no
+ * earlier than the step's end (not_before_ns). res->cross_ns: the steps'
+ * modeled time, from the latest device's segment end to the latest
+ * device's step end.
+ */
+static int run_segments(struct run *rs, uint32_t nd, struct xms_comm *comm,
+			uint64_t *end)
+{
+	size_t j = 0, n = rs[0].ncrec;
+	uint64_t before, after = 0;
+	uint32_t d;
+	int ret = 0;
+
+	rs[0].step = calloc(n ? n : 1, sizeof(*rs[0].step));
+	if (!rs[0].step)
+		return dp_nomem(rs[0].e);
+	for (;;) {
+		while (j < n && !rs[0].crec[j].cross)
+			j++;
+		for (d = 0; d < nd && !ret; d++)
+			ret = submit_to(&rs[d], j < n ? rs[d].crec[j].g.split : rs[d].nx);
+		if (ret || j == n)
+			break;
+		ret = devices_now(rs, nd, &before);
+		if (!ret)
+			ret = cross_step(rs, nd, comm, j);
+		if (!ret)
+			ret = devices_now(rs, nd, &after);
+		if (ret)
+			break;
+		rs[0].r->cross_ns += after - before;
+		rs[0].step[j][0] = before;
+		rs[0].step[j][1] = after;
+		for (d = 0; d < nd; d++)
+			rs[d].not_before = after;
+		j++;
+	}
+	*end = after;
+	return ret;
+}
+
+/* The devices' checks: their counts summed, the span over all of them. */
+static int check_devices(struct run *rs, uint32_t nd, uint64_t last_cross)
+{
+	uint64_t t1 = last_cross;
+	uint32_t d;
+	size_t k;
+	int ret = 0;
+
+	for (d = 0; d < nd && !ret; d++) {
+		ret = run_check(&rs[d]);
+		for (k = 0; k < rs[d].nx; k++)
+			if (t1 < rs[d].x[k].end)
+				t1 = rs[d].x[k].end;
+	}
+	rs[0].r->span_ns = rs[0].nx ? t1 - first_start(rs, nd) : 0;
+	return ret;
+}
+
+static const char *device_sysfs(uint32_t d, char *buf, size_t len)
+{
+	if (!d)
+		return RUN_SYSFS;
+	snprintf(buf, len, "%s%u", RUN_SYSFS, d);
+	return buf;
+}
+
+/* Each device's run: its file, its names, its own pool; emitted. */
+static int prepare_devices(struct run *rs, uint32_t nd, struct xms_comm *comm,
+			   const char *plan_path, uint64_t *h0, char (*names)[2][48])
+{
+	uint32_t d;
+	int ret = 0;
+
+	for (d = 0; d < nd && !ret; d++) {
+		struct run *r = &rs[d];
+
+		r->dev = xms_comm_dev(comm, (int)d);
+		r->sysfs = device_sysfs(d, names[d][0], sizeof(names[d][0]));
+		snprintf(names[d][1], sizeof(names[d][1]), "device %u ", d);
+		r->who = names[d][1];
+		r->seed = POOL_SEED + ((uint64_t)d << 48);
+		r->defer = 1;
+		r->hb = dp_happens_new(r->m, r->e);
+		ret = r->hb ? run_prepare(r, plan_path) : dp_err_code(r->e);
+		h0[d] = r->hz_seen;
+		r->r->transfers += r->nx;
+	}
+	if (!ret)
+		ret = bounce_alloc(rs, nd);
+	return ret ? ret : cross_results(rs, nd);
+}
+
+/* dp_plan_run() on opts->devices devices (dp_device.h, "Many devices") */
+static int run_many(const char *plan_path, struct run *proto)
+{
+	uint32_t nd = proto->o->devices, d;
+	char (*names)[2][48] = calloc(nd, sizeof(*names));
+	uint64_t *h0 = calloc(nd, sizeof(*h0)), last = 0;
+	struct run *rs = calloc(nd, sizeof(*rs));
+	struct xms_comm *comm = NULL;
+	int ret = names && h0 && rs ? 0 : dp_nomem(proto->e);
+
+	if (!ret && (ret = xms_comm_init_all(&comm, (int)nd, NULL)))
+		dp_fail(proto->e, "devices 0 to %u as a communicator (xms_comm_init_all): %s%s",
+			nd - 1, strerror(-ret), ret == -ENOENT ? " (load xmemsim with devices=N)" : "");
+	for (d = 0; !ret && d < nd; d++)
+		rs[d] = *proto;
+	if (!ret)
+		ret = prepare_devices(rs, nd, comm, plan_path, h0, names);
+	if (!ret)
+		ret = run_segments(rs, nd, comm, &last);
+	for (d = 0; !ret && d < nd; d++)
+		count_hazards(&rs[d], h0[d]);
+	if (!ret)
+		ret = check_devices(rs, nd, last);
+	if (!ret && proto->o->trace)
+		write_trace(rs, nd, proto->o->trace);
+	for (d = 0; rs && d < nd; d++)
+		if (rs[d].m)
+			run_free(&rs[d]);
+	if (comm)
+		xms_comm_destroy(comm);
+	free(rs);
+	free(h0);
+	free(names);
+	return ret;
+}
+
 int dp_plan_run(struct xms_dev *dev, const char *plan_path,
 		const struct dp_model *m, const struct dp_run_opts *opts,
 		struct dp_run_result *res, struct dp_err *e)
 {
 	static const struct dp_run_opts none;
-	struct run r = { .dev = dev, .m = m, .o = opts ? opts : &none, .r = res, .e = e };
-	uint64_t h0 = 0, h1 = 0;
-	size_t nv0, k;
+	struct run r = { .dev = dev, .m = m, .o = opts ? opts : &none, .r = res, .e = e,
+			 .seed = POOL_SEED, .sysfs = RUN_SYSFS, .who = "" };
 	uint32_t c;
-	int ret;
 
 	memset(res, 0, sizeof(*res));
 	res->ncores = m->nc;
+	res->devices = r.o->devices > 1 ? r.o->devices : 1;
 	for (c = 0; c < m->nc; c++)
 		res->ninst += m->c[c].ni;
-	r.hb = dp_happens_new(m, e);
-	if (!r.hb)
-		return dp_err_code(e);
-	ret = run_setup(&r);
-	if (!ret)
-		ret = dp_plan_load_device(dev, plan_path, &r.l, e);
-	if (!ret)
-		ret = map_tensors(&r);
-	if (!ret)
-		ret = initial_versions(&r);
-	if (ret)
-		goto out;
-	nv0 = r.nv;
-	ret = count_pass(&r);
-	if (ret)
-		goto out;
-	reset_emit(&r, nv0);
-	ret = fill_pool(&r);
-	if (!ret)
-		ret = dev_alloc(&r, r.pool_bytes, &r.pool_dev, "the pattern pool");
-	if (!ret)
-		ret = dev_alloc(&r, r.sink_bytes, &r.sink_dev, "the uses' copies");
-	if (!ret)
-		ret = dev_alloc(&r, (uint64_t)m->nc * 64, &r.scratch_dev, "the cores' scratch");
-	if (!ret && r.pad_bytes)
-		ret = dev_alloc(&r, (uint64_t)m->nc * 2 * r.pad_bytes, &r.pad_dev,
-				"the cores' compute pads");
-	if (!ret)
-		ret = emit_all(&r);
-	if (ret)
-		goto out;
-	for (c = 0; c < m->nc; c++)
-		if (res->bound_ns < r.fin[c])
-			res->bound_ns = r.fin[c];
-	ret = xms_write(dev, r.pool_dev, r.pool, r.pool_bytes);
-	for (k = 0; !ret && k < nv0; k++)	/* the bytes before the run, if read */
-		if (r.v[k].wanted)
-			ret = xms_write(dev, r.v[k].addr, r.pool + r.v[k].pool, r.v[k].bytes);
-	if (ret) {
-		dp_fail(e, "writing the patterns: %s", strerror(-ret));
-		goto out;
-	}
-	if (hazards_now(&h0) && !r.o->no_checker) {
-		dp_fail(e, "cannot read %s/dma_check_reports", RUN_SYSFS);
-		ret = -ENOENT;
-		goto out;
-	}
-	res->transfers = r.nx;
-	r.hz_seen = h0;
-	ret = submit_all(&r);
-	if (ret)
-		goto out;
-	if (!hazards_now(&h1))
-		res->hazards = h1 - h0;
-	ret = run_check(&r);
-	if (!ret && r.o->trace)
-		write_trace(&r, r.o->trace);
-out:
-	run_free(&r);
-	return ret;
+	if (r.o->devices > DP_RUN_MAX_DEVICES)
+		return dp_fail(e, "devices %u: at most %u", r.o->devices, DP_RUN_MAX_DEVICES), -EINVAL;
+	return r.o->devices > 1 ? run_many(plan_path, &r) : run_one(&r, plan_path);
 }
 
 void dp_run_summary(const struct dp_run_result *res, FILE *f)
 {
-	fprintf(f, "plan run: %" PRIu64 " instructions on %u cores, modeled span %" PRIu64
-		" ns, critical-path bound %" PRIu64 " ns, %" PRIu64 " hazards, %" PRIu64
-		" mismatches\n", res->ninst, res->ncores, res->span_ns, res->bound_ns,
-		res->hazards, res->mismatches);
+	if (res->devices > 1)
+		fprintf(f, "plan run: %" PRIu64 " instructions on %u cores x %u devices, modeled span %"
+			PRIu64 " ns (cross-device %" PRIu64 " ns, %.1f%%), critical-path bound %" PRIu64
+			" ns, %" PRIu64 " hazards, %" PRIu64 " mismatches\n", res->ninst, res->ncores,
+			res->devices, res->span_ns, res->cross_ns,
+			res->span_ns ? 100.0 * (double)res->cross_ns / (double)res->span_ns : 0.0,
+			res->bound_ns, res->hazards, res->mismatches);
+	else
+		fprintf(f, "plan run: %" PRIu64 " instructions on %u cores, modeled span %" PRIu64
+			" ns, critical-path bound %" PRIu64 " ns, %" PRIu64 " hazards, %" PRIu64
+			" mismatches\n", res->ninst, res->ncores, res->span_ns, res->bound_ns,
+			res->hazards, res->mismatches);
 }

@@ -37,6 +37,7 @@ static int prometheus;		/* --prometheus: stats as metrics */
 static int once;		/* --once: top refreshes once */
 static double interval = 1;	/* --interval S: top's refresh */
 static int chosen;		/* -d or --device: one device, also for top */
+static unsigned int plan_devices; /* --devices D: plan run on devices 0 .. D-1 */
 
 #define XM_MAX_DEVICES 32	/* the module's devices parameter, at most */
 
@@ -53,6 +54,9 @@ static void usage(FILE *f)
 		"                                object a line\n"
 		"  -p, --prometheus              stats: every figure in Prometheus' text format\n"
 		"      --once                    top: one refresh, then exit\n"
+		"      --devices=D               plan run: data-parallel on devices 0 .. D-1,\n"
+		"                                the collectives' gradients all-reduced\n"
+		"                                across them too\n"
 		"  -i, --interval=SECONDS        top: the refresh (default 1; rates over it)\n"
 		"  -h, --help                    this text\n"
 		"  -V, --version                 the version\n"
@@ -91,7 +95,8 @@ static void usage(FILE *f)
 		"                                PLAN's addresses: DMA, semaphores, rings,\n"
 		"                                the hazard checker and a content check;\n"
 		"                                TRACE: a Perfetto (JSON) trace of the run;\n"
-		"                                exit 0 only with 0 hazards and mismatches\n"
+		"                                exit 0 only with 0 hazards and mismatches;\n"
+		"                                --devices D: on D devices at once\n"
 		"  replay                        one command a line from stdin, one\n"
 		"                                result line each, all on one open file\n"
 		"  bench COLL [-b MIN] [-e MAX] [-f FACTOR] [-c 0|1] [-n N]\n"
@@ -833,11 +838,13 @@ static void put_name(FILE *f, const char *name)
  * "plan run PLAN MODEL [TRACE]": the model's program on the device with
  * the plan's addresses (dp_plan_run); its mismatch lines, then the
  * summary line. 1 when it could not run, or found a hazard or mismatch.
+ * --devices D: on devices 0 .. D-1 (not the open one), data-parallel.
  */
 static int cmd_plan_run(struct call *k)
 {
-	struct dp_run_opts o = { .log = k->out,
-				 .fault_misplace = getenv("XMEMCTL_FAULT_MISPLACE") };
+	struct dp_run_opts o = { .log = k->out, .devices = plan_devices,
+				 .fault_misplace = getenv("XMEMCTL_FAULT_MISPLACE"),
+				 .fault_alter = getenv("XMEMCTL_FAULT_ALTER") };
 	struct dp_run_result res;
 	struct dp_err e = { "" };
 	struct dp_model *m;
@@ -1250,6 +1257,7 @@ static int parse_options(int argc, char **argv, const char **dev, int *uring)
 		{ "file",    required_argument, NULL, 'f' },
 		{ "prometheus", no_argument,    NULL, 'p' },
 		{ "once",    no_argument,       NULL, 'o' },
+		{ "devices", required_argument, NULL, 'N' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
@@ -1290,6 +1298,17 @@ static int parse_options(int argc, char **argv, const char **dev, int *uring)
 		case 'f': file_arg = optarg; break;
 		case 'p': prometheus = 1; break;
 		case 'o': once = 1; break;
+		case 'N':
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end || errno || !n ||
+			    n > XM_MAX_DEVICES) {
+				fprintf(stderr, "xmemctl: --devices: '%s': a number of devices from 1 to %u\n",
+					optarg, XM_MAX_DEVICES);
+				return 2;
+			}
+			plan_devices = (unsigned int)n;
+			break;
 		case 'i':
 			interval = strtod(optarg, &end);
 			if (end == optarg || *end || !(interval >= 0 && interval <= 86400)) {
@@ -1318,7 +1337,8 @@ static int check_command(int argc, char **argv, int *is_replay)
 	if (argc && (*is_replay || find_cmd(argc, argv, &heap)) &&
 	    !(file_arg && (*is_replay || strcmp(argv[0], "write"))) &&
 	    !(prometheus && (argc != 1 || strcmp(argv[0], "stats"))) &&
-	    !(once && strcmp(argv[0], "top")))
+	    !(once && strcmp(argv[0], "top")) &&
+	    !(plan_devices && (argc < 2 || strcmp(argv[0], "plan") || strcmp(argv[1], "run"))))
 		return 0;
 	if (!argc)
 		fprintf(stderr, "xmemctl: no command (xmemctl --help lists them)\n");
