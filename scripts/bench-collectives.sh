@@ -3,7 +3,7 @@
 # device, at MIB MiB of f32 per core on 2, 4 and 8 cores, against the bound
 # the engines' bandwidth sets: a ring moves 2(n - 1)/n of each core's bytes
 # into that core, half on each of the core's two engines, so it cannot end
-# before those bytes at both engines' HBM-to-HBM bandwidth (docs/dramplan.md,
+# before those bytes at both engines' HBM-to-HBM bandwidth (docs/plan-run.md,
 # "Collectives"). Each run is a model of one all-reduce between a def
 # and a use of the tensor, planned on the host and run in the test VM by
 # xmemctl plan run (checker on, content checked against the host's

@@ -274,7 +274,7 @@ const struct dp_loaded_tensor *dp_loaded_find(const struct dp_loaded *l,
  * copies that each member pulls from its neighbour's tensor, with the
  * hazard checker on (dma_check=1; dma_check=2 refuses the first race and
  * ends the run). Then each use's copy is compared with the version that
- * program order and events say it reads (docs/dramplan.md, "The plan
+ * program order and events say it reads (docs/plan-run.md, "The plan
  * run"), each mismatch one line to opts->log naming the tensor, the
  * instruction that reads it, the one it wants and the one whose bytes it
  * has; and each race the hazard checker counts as a transfer is submitted

@@ -6,7 +6,7 @@
  * The program. Every core's instructions run in program order on one
  * queue of their own (model core c: device core c % cores, its engine
  * (c / cores) % engines-per-core, queue c / (cores x engines-per-core);
- * docs/dramplan.md "The plan run"). An instruction is its waits (each a
+ * docs/plan-run.md "The plan run"). An instruction is its waits (each a
  * marker: 8 bytes of the core's own scratch copied), its uses, its
  * compute time (a copy in the core's own pad that lasts it), then its
  * defs, then its signals: a use copies the tensor's bytes to a sink of
