@@ -2340,6 +2340,10 @@ static int run_many(const char *plan_path, struct run *proto)
 	if (!ret && (ret = xms_comm_init_all(&comm, (int)nd, NULL)))
 		dp_fail(proto->e, "devices 0 to %u as a communicator (xms_comm_init_all): %s%s",
 			nd - 1, strerror(-ret), ret == -ENOENT ? " (load xmemsim with devices=N)" : "");
+	/* the ring at every size: its order is the one the check folds in */
+	if (!ret && (ret = xms_comm_set_algo(comm, XMS_ALGO_RING)))
+		dp_fail(proto->e, "the communicator's ring (xms_comm_set_algo): %s",
+			strerror(-ret));
 	for (d = 0; !ret && d < nd; d++)
 		rs[d] = *proto;
 	if (!ret)
