@@ -666,6 +666,85 @@ TEST(two_devices_take_turns_on_a_shared_link)
 }
 
 /*
+ * uid 65534's bookings hold no link of root's: each user's transfers take
+ * turns only with its own. uid 65534, given root's dma-buf of device 2,
+ * fills link 1 -> 2 from T on with 16 transfers of device 1 and keeps its
+ * files open; root's transfer 0 -> 2 (by 1) asked for T starts at T.
+ */
+TEST(another_users_bookings_hold_no_link)
+{
+	struct xmemsim_dma_desc d = {
+		.len = LEN / 2, .wait_sem = NONE, .signal_sem = NONE,
+	};
+	struct xmemsim_dmabuf_import im;
+	struct xmemsim_dma_info n0;
+	struct xmemsim_dma_wait w;
+	struct xms_dev x0, y2;
+	uint64_t a0, b2, t, at;
+	int f2, ready[2], st;
+	pid_t pid;
+	char c;
+
+	if (!have_dmabuf || ndev < 4)
+		SKIP(have_dmabuf ? "needs 4 devices" : "no XMEMSIM_FEAT_DMABUF");
+	if (geteuid())
+		SKIP("needs root, to become uid 65534");
+	REQUIRE(open_dev(0, &x0) == 0 && open_dev(2, &y2) == 0);
+	REQUIRE(xms_alloc(&y2, HBM, LEN, 4096, 0, &b2, NULL) == 0);
+	REQUIRE(export(&y2, b2, LEN, &f2) == 0);
+	REQUIRE(xms_alloc(&x0, HBM, LEN, 4096, 0, &a0, NULL) == 0);
+	REQUIRE(xms_dma_info(&x0, &n0) == 0 && pipe(ready) == 0);
+	at = n0.now_ns + 1000000;
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (!pid) {
+		struct xmemsim_dma_desc e[16];
+		struct xms_dev x1;
+		uint64_t a1;
+		int k, bad = 0;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534) ||
+		    open_dev(1, &x1) || xms_alloc(&x1, HBM, LEN, 4096, 0, &a1, NULL) ||
+		    import(&x1, f2, &im))
+			_exit(100);
+		for (k = 0; k < 16; k++) {
+			e[k] = d;
+			e[k].src = a1;
+			e[k].dst = im.addr + (k % 2) * (LEN / 2);
+			e[k].engine = (uint32_t)k % 2;
+			e[k].not_before_ns = at;
+		}
+		if (xms_dma_submit(&x1, e, 16, &t))
+			_exit(101);
+		for (k = 0; k < 16; k++)
+			bad |= xms_dma_wait(&x1, t + k, -1, &w) || w.status;
+		if (bad || write(ready[1], "r", 1) != 1)
+			_exit(102);
+		pause();	/* its files, and so its bookings, stay */
+		_exit(0);
+	}
+	close(ready[1]);
+	CHECK(read(ready[0], &c, 1) == 1);
+	close(ready[0]);
+	REQUIRE(import(&x0, f2, &im) == 0);
+	d.src = a0;
+	d.dst = im.addr;
+	d.not_before_ns = at;
+	CHECK(xms_dma_submit(&x0, &d, 1, &t) == 0);
+	CHECK(xms_dma_wait(&x0, t, -1, &w) == 0 && !w.status);
+	printf("# T %llu: root's 0 -> 2 by 1 ran %llu..%llu beside uid 65534's 16 transfers over link 1 -> 2 from T\n",
+	       (unsigned long long)at, (unsigned long long)w.start_ns,
+	       (unsigned long long)w.end_ns);
+	CHECK(w.start_ns == at);
+	CHECK_EQ_U64(w.end_ns - w.start_ns, expect_ns(LEN / 2, 2, 0));
+	kill(pid, SIGKILL);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+	close(f2);
+	xms_close(&x0);
+	xms_close(&y2);
+}
+
+/*
  * Host memory as the kernel shares it: a memfd made a dma-buf by udmabuf,
  * imported as host memory, read and written by DMA over the host link.
  */
